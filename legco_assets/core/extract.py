@@ -1,0 +1,184 @@
+"""Read a document's text layer, page by page, and render page images.
+
+One entry point, :func:`extract_document`, chooses the reader by content: PDFs go through
+pypdfium2 (fast, opens every real paper we have, including AES with an empty password) and
+fall back to pypdf only when PDFium cannot open the file; DOCX, TXT and Markdown become a
+single page. The bytes are read once and hashed, so the text always matches the sha256 we
+record even if the file is replaced while we read it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import DocumentError
+from .records import ExtractedDocument, Page
+
+TEXT_SUFFIXES = {".txt": "txt", ".md": "md", ".markdown": "md"}
+SUPPORTED_SUFFIXES = {".pdf", ".docx", *TEXT_SUFFIXES}
+
+
+@dataclass(frozen=True)
+class SourceBytes:
+    """A file's content read once, with its hash."""
+
+    path: Path
+    data: bytes
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+
+def read_source(path: str | Path) -> SourceBytes:
+    """Read the whole file; missing or unreadable files become a DocumentError."""
+    p = Path(path)
+    if p.suffix.lower() not in SUPPORTED_SUFFIXES:
+        raise DocumentError(p, f"unsupported file type {p.suffix or '(none)'} (supported: PDF, DOCX, TXT, Markdown)")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise DocumentError(p, f"cannot read file ({exc.strerror or exc})") from exc
+    if not data:
+        raise DocumentError(p, "empty file (0 bytes)")
+    return SourceBytes(p, data)
+
+
+def document_kind(source: SourceBytes) -> str:
+    suffix = source.path.suffix.lower()
+    if suffix == ".pdf":
+        return "pdf"
+    if suffix == ".docx":
+        return "docx"
+    return TEXT_SUFFIXES[suffix]
+
+
+def extract_document(source: SourceBytes) -> ExtractedDocument:
+    """Text per page (raw only; :mod:`preprocess` fills ``cleaned``)."""
+    kind = document_kind(source)
+    if kind == "pdf":
+        extractor, texts = _pdf_texts(source)
+    elif kind == "docx":
+        extractor, texts = "python-docx", [_docx_text(source)]
+    else:
+        extractor, texts = "text", [source.data.decode("utf-8", errors="replace").lstrip("\ufeff")]
+    if kind != "pdf" and not "".join(texts).strip():
+        raise DocumentError(source.path, "empty document (no text)")
+    pages = [Page(number=i + 1, raw=t) for i, t in enumerate(texts)]
+    return ExtractedDocument(path=str(source.path), kind=kind, extractor=extractor, pages=pages)
+
+
+def _normalise_newlines(text: str) -> str:
+    # PDFium separates lines with \r\n and marks soft hyphens with \x02 / \ufffe.
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x02", "").replace("\ufffe", "")
+
+
+def _pdf_texts(source: SourceBytes) -> tuple[str, list[str]]:
+    if not source.data.lstrip()[:5].startswith(b"%PDF"):
+        raise DocumentError(source.path, "not a PDF (the file does not start with %PDF)")
+    try:
+        return "pypdfium2", _pdfium_texts(source)
+    except DocumentError:
+        raise
+    except Exception as pdfium_error:  # PDFium refused the file: try the pure-Python reader
+        try:
+            return "pypdf", _pypdf_texts(source)
+        except DocumentError:
+            raise
+        except Exception:
+            raise DocumentError(source.path, _pdf_reason(pdfium_error)) from pdfium_error
+
+
+def _pdf_reason(exc: Exception) -> str:
+    message = str(exc).lower()
+    if "password" in message:
+        return "encrypted PDF (a password is required to open it)"
+    return "corrupt or truncated PDF (cannot be parsed)"
+
+
+def _pdfium_texts(source: SourceBytes) -> list[str]:
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(source.data)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise DocumentError(source.path, "encrypted PDF (a password is required to open it)") from exc
+        raise
+    try:
+        if len(pdf) == 0:
+            raise DocumentError(source.path, "PDF has no pages")
+        texts = []
+        for index in range(len(pdf)):
+            page = pdf[index]
+            textpage = page.get_textpage()
+            texts.append(_normalise_newlines(textpage.get_text_range()))
+            textpage.close()
+            page.close()
+        return texts
+    finally:
+        pdf.close()
+
+
+def _pypdf_texts(source: SourceBytes) -> list[str]:
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(source.data))
+    if reader.is_encrypted and not reader.decrypt(""):
+        raise DocumentError(source.path, "encrypted PDF (a password is required to open it)")
+    if len(reader.pages) == 0:
+        raise DocumentError(source.path, "PDF has no pages")
+    return [_normalise_newlines(page.extract_text() or "") for page in reader.pages]
+
+
+def _docx_text(source: SourceBytes) -> str:
+    """Paragraphs and tables in body order; tables become Markdown straight away."""
+    import docx
+    from docx.table import Table as DocxTable
+    from docx.text.paragraph import Paragraph
+
+    from .markdown_tables import to_markdown
+
+    try:
+        document = docx.Document(io.BytesIO(source.data))
+    except Exception as exc:
+        raise DocumentError(source.path, "corrupt DOCX (cannot be parsed)") from exc
+    blocks: list[str] = []
+    for child in document.element.body.iterchildren():
+        tag = child.tag.rsplit("}", 1)[-1]
+        if tag == "p":
+            blocks.append(Paragraph(child, document).text)
+        elif tag == "tbl":
+            rows = [[cell.text.strip() for cell in row.cells] for row in DocxTable(child, document).rows]
+            if rows:
+                blocks.append(to_markdown(rows[0], rows[1:]))
+    return "\n".join(blocks)
+
+
+def render_page_png(pdf_bytes: bytes, page_number: int, dpi: int = 150) -> bytes:
+    """PNG of one page (1-based) at ``dpi``, for the vision stage."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(pdf_bytes)
+    try:
+        page = pdf[page_number - 1]
+        image = page.render(scale=dpi / 72).to_pil()
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", optimize=False)
+        page.close()
+        return buffer.getvalue()
+    finally:
+        pdf.close()
+
+
+def pdf_page_count(pdf_bytes: bytes) -> int:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(pdf_bytes)
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()

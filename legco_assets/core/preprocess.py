@@ -1,0 +1,118 @@
+"""Turn raw page text into cleaned page text.
+
+What is removed never carries meaning for retrieval and would otherwise leak into chunks:
+page labels (``E-3``) and date lines under them, page numbers (``- 2 -``, two-up ``46 47``),
+the ``(E)`` corner header of page 1, and running headers that repeat at the top or bottom of
+most pages. Only the first and last few lines of a page are candidates, so a number or date
+in the body is never touched. Also repaired: letter-spaced Chinese (``新 規 定``), the CJK
+stroke ``㇐`` that some PDFs emit for ``一``, and Kangxi radicals that stand for ideographs.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+
+from . import markers
+from .records import Page
+
+EDGE_LINES = 3  # how many lines at each end of a page may be furniture
+_CHAR_FIXES = {"\u31d0": "一", "\u31d1": "丨", "\u00ad": ""}
+_CJK_PAREN_SPACE = re.compile(r"\(\s*([一二三四五六七八九十百]+)\s*\)")
+
+
+def normalise_chars(text: str) -> str:
+    """Map look-alike code points to the ideographs readers and tokenisers expect."""
+    out = []
+    for ch in text:
+        if ch in _CHAR_FIXES:
+            out.append(_CHAR_FIXES[ch])
+        elif "\u2e80" <= ch <= "\u2fdf" or "\uf900" <= ch <= "\ufaff":
+            out.append(unicodedata.normalize("NFKC", ch))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def is_letter_spaced(text: str) -> bool:
+    """True when most CJK characters on the page are followed by a single space."""
+    cjk = len(markers.CJK_CHAR.findall(text))
+    return cjk >= 10 and len(markers.CJK_SPACED.findall(text)) >= 0.3 * cjk
+
+
+def join_letter_spacing(text: str) -> str:
+    return markers.CJK_GAP.sub("", text)
+
+
+def _squash(line: str) -> str:
+    return re.sub(r"\s+", "", line)
+
+
+def is_furniture(line: str, page_number: int) -> bool:
+    """A footer, header or page-number line, judged on the line alone."""
+    s = line.strip()
+    if not s:
+        return False
+    squashed = _squash(s)
+    if markers.PAGE_LABEL.match(s) or markers.PAGE_DATE.match(s) or markers.PAGE_NUMBER.match(s):
+        return True
+    # footers printed letter-spaced, e.g. "2 0 9 / 2 0 2 5"
+    if " " in s and (markers.PAGE_DATE.match(squashed) or re.fullmatch(r"\d{1,3}\d{1,2}/\d{4}", squashed)):
+        return True
+    return page_number == 1 and bool(markers.FIRST_PAGE_HEADER.match(s))
+
+
+def _running_key(line: str) -> str:
+    """Digits (page numbers, dates) are wildcards and may sit at either end (odd/even pages)."""
+    return re.sub(r"\d+", "#", _squash(line)).strip("#")
+
+
+def running_headers(pages: list[list[str]]) -> set[str]:
+    """Lines (digits ignored) that sit at a page edge on at least half the pages (min 3)."""
+    counts: Counter[str] = Counter()
+    for lines in pages:
+        body = [ln for ln in lines if ln.strip()]
+        edge = body[:EDGE_LINES] + body[-EDGE_LINES:]
+        counts.update({_running_key(ln) for ln in edge})
+    threshold = max(3, (len(pages) + 1) // 2)
+    return {key for key, n in counts.items() if n >= threshold and len(key) >= 2}
+
+
+def _strip_edges(lines: list[str], page_number: int, running: set[str]) -> list[str]:
+    """Drop furniture from both ends, stopping at the first line of real content."""
+
+    def furniture(line: str) -> bool:
+        return not line.strip() or is_furniture(line, page_number) or _running_key(line) in running
+
+    start, end = 0, len(lines)
+    removed = 0
+    while start < end and removed < EDGE_LINES * 2 and furniture(lines[start]):
+        removed += bool(lines[start].strip())
+        start += 1
+    removed = 0
+    while end > start and removed < EDGE_LINES * 2 and furniture(lines[end - 1]):
+        removed += bool(lines[end - 1].strip())
+        end -= 1
+    return lines[start:end]
+
+
+def clean_text(text: str) -> str:
+    """Character and spacing repairs that apply to any text, paged or not."""
+    text = normalise_chars(text)
+    if is_letter_spaced(text):
+        text = join_letter_spacing(text)
+    text = _CJK_PAREN_SPACE.sub(r"(\1)", text)
+    lines = [ln.rstrip() for ln in text.split("\n")]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+def clean_pages(pages: list[Page]) -> list[Page]:
+    """Fill ``cleaned`` on every page (returns new Page objects; raw text is kept)."""
+    split = [normalise_chars(p.raw).split("\n") for p in pages]
+    running = running_headers(split) if len(pages) >= 3 else set()
+    cleaned = []
+    for page, lines in zip(pages, split):
+        kept = _strip_edges(lines, page.number, running)
+        cleaned.append(Page(number=page.number, raw=page.raw, cleaned=clean_text("\n".join(kept))))
+    return cleaned

@@ -1,0 +1,207 @@
+"""The records that flow between stages, as plain dataclasses with JSON round-trips.
+
+Every stage writes one of these to the data dir and the next stage reads it back, so a
+Dagster asset can re-run from stored upstream results without re-parsing the PDF.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+def _from_dict(cls: type, data: dict[str, Any]) -> Any:
+    """Build a dataclass from a dict, ignoring keys a newer/older version added."""
+    names = {f.name for f in fields(cls)}
+    return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass
+class Page:
+    """One page's text: ``raw`` as extracted, ``cleaned`` without footers/headers."""
+
+    number: int  # 1-based
+    raw: str
+    cleaned: str = ""
+
+
+@dataclass
+class ExtractedDocument:
+    """The text layer of a document and which extractor produced it."""
+
+    path: str
+    kind: str  # pdf | docx | txt | md
+    extractor: str  # pypdfium2 | pypdf | python-docx | text
+    pages: list[Page]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ExtractedDocument":
+        pages = [_from_dict(Page, p) for p in data["pages"]]
+        return cls(path=data["path"], kind=data["kind"], extractor=data["extractor"], pages=pages)
+
+
+@dataclass
+class DocumentText:
+    """Cleaned pages joined into one string, with the offset where each page starts.
+
+    Structure detection and chunking work on this one string; ``page_at`` maps any char
+    offset back to its 1-based page number.
+    """
+
+    text: str
+    page_starts: list[int]
+    separator: str = "\n\n"
+
+    @classmethod
+    def from_pages(cls, pages: list[Page]) -> "DocumentText":
+        parts: list[str] = []
+        starts: list[int] = []
+        pos = 0
+        for i, page in enumerate(pages):
+            if i:
+                parts.append("\n\n")
+                pos += 2
+            starts.append(pos)
+            parts.append(page.cleaned)
+            pos += len(page.cleaned)
+        return cls(text="".join(parts), page_starts=starts)
+
+    def page_at(self, offset: int) -> int:
+        """1-based page of the character at ``offset``."""
+        return max(1, bisect.bisect_right(self.page_starts, offset))
+
+    def span_pages(self, start: int, end: int) -> tuple[int, int]:
+        """First and last page holding non-blank text of ``text[start:end]``."""
+        segment = self.text[start:end]
+        lead = len(segment) - len(segment.lstrip())
+        trail = len(segment) - len(segment.rstrip())
+        first = start + lead
+        last = max(first, end - trail - 1)
+        return self.page_at(first), self.page_at(last)
+
+
+@dataclass
+class Table:
+    """A table found on a page, as rows of cells and as Markdown."""
+
+    page: int
+    header: list[str]
+    rows: list[list[str]]
+    markdown: str
+    method: str  # geometric | heuristic | vision
+    bbox: list[float] | None = None  # x0, top, x1, bottom in PDF points
+    continues_from_previous: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Table":
+        return _from_dict(cls, data)
+
+
+@dataclass
+class Section:
+    """One unit of document structure; the question strategy chunks these.
+
+    ``char_start``/``char_end`` index :attr:`DocumentText.text`; ``answer_start`` is where the
+    answer begins inside that span (None when the section is not a pair).
+    """
+
+    type: str  # qa | narrative | speaking_notes | table | toc | heading_only
+    heading: str | None
+    parent_topic: str | None
+    start_page: int
+    end_page: int
+    char_start: int
+    char_end: int
+    text: str
+    qa_id: str | None = None
+    question: str | None = None
+    answer: str | None = None
+    answer_start: int | None = None
+    has_table: bool = False
+    source: str = "rules"  # rules | llm
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Section":
+        return _from_dict(cls, data)
+
+
+@dataclass
+class Chunk:
+    """A retrieval unit; :meth:`to_record` gives the DESIGN.md chunk record."""
+
+    document_id: str
+    strategy: str
+    index: int
+    text: str
+    page_start: int
+    page_end: int
+    section_type: str
+    token_count: int
+    has_table: bool = False
+    question_id: str | None = None
+    question_index: int | None = None
+    question_text: str | None = None
+    section_heading: str | None = None
+    part: int | None = None
+    parts: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return f"{self.document_id}:{self.strategy}:{self.index}"
+
+    def metadata(self, filename: str, content_sha256: str, is_latest_version: bool = True) -> dict[str, Any]:
+        """Scalar-only metadata (Chroma's rule); Q&A keys are absent, not empty, elsewhere."""
+        meta: dict[str, Any] = {
+            "strategy_type": self.strategy,
+            "section_type": self.section_type,
+            "has_table": self.has_table,
+            "page_start": self.page_start,
+            "page_end": self.page_end,
+            "chunk_index": self.index,
+            "token_count": self.token_count,
+            "filename": filename,
+            "content_sha256": content_sha256,
+            "is_latest_version": is_latest_version,
+        }
+        optional = {
+            "question_id": self.question_id,
+            "question_index": self.question_index,
+            "question_text": self.question_text,
+            "section_heading": self.section_heading,
+            "part": self.part,
+            "parts": self.parts,
+            "char_start": self.char_start,
+            "char_end": self.char_end,
+        }
+        meta.update({k: v for k, v in optional.items() if v is not None})
+        meta.update({k: v for k, v in self.extra.items() if v is not None})
+        return meta
+
+    def to_record(self, filename: str, content_sha256: str, is_latest_version: bool = True) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "document_id": self.document_id,
+            "text": self.text,
+            "page_number": self.page_start,
+            "metadata": self.metadata(filename, content_sha256, is_latest_version),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Chunk":
+        return _from_dict(cls, data)

@@ -1,0 +1,121 @@
+"""Settings read from the environment (see ``.env.example``).
+
+One frozen dataclass, built once per run, so every stage sees the same values and tests can
+build their own without touching ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from pathlib import Path
+from typing import Mapping
+
+
+class Strategy(str, Enum):
+    """The chunking strategies; the value is what users type and what ids carry."""
+
+    token = "token"
+    question = "question"
+
+    @classmethod
+    def parse(cls, value: str) -> "Strategy":
+        """Turn user input into a strategy, with an error that lists the valid ones."""
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            valid = ", ".join(s.value for s in cls)
+            raise ValueError(f"unknown strategy {value!r} (valid: {valid})") from None
+
+
+def _bool(value: str | None, default: bool) -> bool:
+    if value is None or value.strip() == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _int(value: str | None, default: int | None) -> int | None:
+    if value is None or value.strip() == "":
+        return default
+    return int(value)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable; defaults are the embedded, offline set-up."""
+
+    data_dir: Path = Path("data")
+    inbox: Path = Path("data/inbox")
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+    qa_max_chunk_tokens: int = 3000
+    qa_include_internal_refs: bool = True
+    default_strategy: Strategy = Strategy.token
+    structure_mode: str = "auto"  # auto | rules | llm
+    image_dpi: int = 150
+    llm_base_url: str | None = None
+    llm_api_key: str | None = field(default=None, repr=False)
+    llm_model_name: str | None = None
+    llm_max_concurrency: int = 8
+    llm_max_calls_per_document: int | None = None
+    llm_timeout_s: float = 60.0
+    qa_vision_enabled: bool = False
+    qa_cache_vision_results: bool = True
+    embedding_model: str = "use-multilingual"
+    embedding_base_url: str | None = None
+    embedding_api_key: str | None = field(default=None, repr=False)
+    chroma_path: Path | None = None
+    chroma_host: str | None = None
+    chroma_port: int = 8000
+
+    @property
+    def llm_enabled(self) -> bool:
+        """An LLM is used only when an endpoint and a model are both configured."""
+        return bool(self.llm_base_url and self.llm_model_name)
+
+    @property
+    def documents_dir(self) -> Path:
+        return self.data_dir / "documents"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.chroma_path or (self.data_dir / "chroma")
+
+    def with_(self, **changes: object) -> "Settings":
+        return replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Read the documented variables; unset ones keep the embedded defaults."""
+        e = os.environ if env is None else env
+        data_dir = Path(e.get("LEGCO_DATA_DIR") or "data")
+        return cls(
+            data_dir=data_dir,
+            inbox=Path(e.get("LEGCO_INBOX") or data_dir / "inbox"),
+            chunk_size=_int(e.get("CHUNK_SIZE"), 1000) or 1000,
+            chunk_overlap=_int(e.get("CHUNK_OVERLAP"), 200) or 0,
+            qa_max_chunk_tokens=_int(e.get("QA_MAX_CHUNK_TOKENS"), 3000) or 3000,
+            qa_include_internal_refs=_bool(e.get("QA_INCLUDE_INTERNAL_REFS"), True),
+            default_strategy=Strategy.parse(e.get("DEFAULT_CHUNKING_STRATEGY") or "token"),
+            structure_mode=(e.get("QA_STRUCTURE_MODE") or "auto").lower(),
+            image_dpi=_int(e.get("PAGE_IMAGE_DPI"), 150) or 150,
+            llm_base_url=e.get("LLM_BASE_URL") or None,
+            llm_api_key=e.get("LLM_API_KEY") or None,
+            llm_model_name=e.get("LLM_MODEL_NAME") or None,
+            llm_max_concurrency=_int(e.get("LLM_MAX_CONCURRENCY"), 8) or 8,
+            llm_max_calls_per_document=_int(e.get("LLM_MAX_CALLS_PER_DOCUMENT"), None),
+            llm_timeout_s=float(e.get("LLM_TIMEOUT_S") or 60.0),
+            qa_vision_enabled=_bool(e.get("QA_VISION_ENABLED"), False),
+            qa_cache_vision_results=_bool(e.get("QA_CACHE_VISION_RESULTS"), True),
+            embedding_model=e.get("EMBEDDING_MODEL") or "use-multilingual",
+            embedding_base_url=e.get("EMBEDDING_BASE_URL") or None,
+            embedding_api_key=e.get("EMBEDDING_API_KEY") or None,
+            chroma_path=Path(e["CHROMA_PATH"]) if e.get("CHROMA_PATH") else None,
+            chroma_host=e.get("CHROMA_HOST") or None,
+            chroma_port=_int(e.get("CHROMA_PORT"), 8000) or 8000,
+        )

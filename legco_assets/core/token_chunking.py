@@ -1,0 +1,92 @@
+"""The token strategy: sliding tiktoken windows that end at natural boundaries.
+
+Windows are computed on one string (the document's cleaned pages joined), so a window may
+cross a page break; its ``page_start`` is the page where it starts. Each chunk records its
+``char_start``/``char_end`` in that string, which makes the overlap exact: dropping
+``prev.char_end - next.char_start`` characters from each next chunk gives back the text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
+from .records import Chunk, DocumentText
+from .tokens import count_tokens, token_char_offsets
+
+OVERLAP_SLACK = 0.15  # the overlap may move this far to start on a boundary
+
+
+def token_windows(
+    text: str, size: int, overlap: int = 0, patterns: tuple[re.Pattern[str], ...] = BOUNDARY_PATTERNS
+) -> list[tuple[int, int]]:
+    """(start, end) char spans of windows of at most ``size`` tokens covering ``text``."""
+    if size <= 0:
+        raise ValueError("chunk size must be positive")
+    if not 0 <= overlap < size:
+        raise ValueError("chunk overlap must be at least 0 and below the chunk size")
+    offsets = token_char_offsets(text)
+    spans: list[tuple[int, int]] = []
+    start = 0
+    while start < len(text):
+        end = _window_end(text, offsets, start, size, patterns)
+        spans.append((start, end))
+        if end >= len(text):
+            break
+        start = _next_start(text, offsets, start, end, overlap)
+    return spans
+
+
+def _window_end(text: str, offsets: list[int], start: int, size: int, patterns: tuple[re.Pattern[str], ...]) -> int:
+    first = bisect.bisect_left(offsets, start)
+    limit = len(text) if first + size >= len(offsets) else offsets[first + size]
+    end = best_cut(text, start, limit, start + (limit - start) // 2, patterns)
+    # the token count of a slice can differ from the whole text's: verify and shrink
+    while end - start > 1 and count_tokens(text[start:end]) > size:
+        limit = start + max(1, int((end - start) * 0.95))
+        end = best_cut(text, start, limit, start + (limit - start) // 2, patterns)
+    return max(end, start + 1)
+
+
+def _next_start(text: str, offsets: list[int], start: int, end: int, overlap: int) -> int:
+    if overlap == 0:
+        return end
+    last = bisect.bisect_left(offsets, end)
+    back = lambda n: offsets[max(0, last - n)]  # noqa: E731 - char offset n tokens before end
+    target = back(overlap)
+    low, high = back(int(overlap * (1 + OVERLAP_SLACK))), back(int(overlap * (1 - OVERLAP_SLACK)))
+    candidate = snap_start(text, target, low, high)
+    return candidate if start < candidate < end else max(start + 1, min(target, end - 1))
+
+
+@dataclass(frozen=True)
+class TokenChunkingStrategy:
+    """Token windows of ``chunk_size`` with ``chunk_overlap``, page-aware."""
+
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+    name: str = "token"
+
+    def chunk(self, document_id: str, doc: DocumentText) -> list[Chunk]:
+        chunks = []
+        for index, (start, end) in enumerate(token_windows(doc.text, self.chunk_size, self.chunk_overlap)):
+            text = doc.text[start:end]
+            first, last = doc.span_pages(start, end)
+            chunks.append(
+                Chunk(
+                    document_id=document_id,
+                    strategy=self.name,
+                    index=index,
+                    text=text,
+                    page_start=first,
+                    page_end=last,
+                    section_type="token",
+                    token_count=count_tokens(text),
+                    has_table="\n|---" in text or text.startswith("| "),
+                    char_start=start,
+                    char_end=end,
+                )
+            )
+        return chunks
