@@ -1,0 +1,355 @@
+"""Put Markdown tables into chunk text in place of the cell-per-line text they came from.
+
+Extracted text gives a table as one cell (or a few cells) per line. :func:`embed_tables`
+finds that run of lines inside a text (a page's cleaned text, or a section that may span a
+page break ``"\\n\\n"``) and replaces it with the table's Markdown. Matching ignores all
+whitespace (thin spaces in ``11 991``, letter-spacing, line breaks inside a cell) and the
+look-alike characters :func:`preprocess.normalise_chars` repairs, and is tried two ways:
+
+1. the cells in reading order (header, then rows) as one contiguous run of characters;
+2. a run of whole lines holding exactly the table's characters in any order (PDF text order
+   inside a table is not always row by row).
+
+A table that continues on the next page (``continues_from_previous`` on the later part,
+same number of columns) is stitched: the first part is replaced by one Markdown table with
+the header once, and the continuation's lines are removed. When the text holds only one of
+the parts, that part gets its own Markdown, so nothing is lost or duplicated across chunks.
+
+:func:`split_markdown_table` cuts an oversized table into pieces that each repeat the header.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from .markdown_tables import to_markdown
+from .preprocess import normalise_chars
+from .records import Page, Table
+from .tokens import count_tokens
+
+_MIN_TABLE_CHARS = 4  # a table with fewer non-blank characters is too ambiguous to place
+
+
+@dataclass
+class _Squashed:
+    """``text`` without whitespace, and the original offset of each kept character."""
+
+    chars: str
+    offsets: list[int]
+
+    @classmethod
+    def of(cls, text: str) -> "_Squashed":
+        keep = [(i, ch) for i, ch in enumerate(normalise_chars_per_char(text)) if not ch.isspace()]
+        return cls("".join(ch for _, ch in keep), [i for i, _ in keep])
+
+
+def normalise_chars_per_char(text: str) -> str:
+    """:func:`normalise_chars` applied char by char, keeping one output char per input
+    char (so offsets still line up); a char that would vanish becomes a space."""
+    out = []
+    for ch in text:
+        fixed = normalise_chars(ch)
+        out.append(fixed[:1] if fixed else " ")
+    return "".join(out)
+
+
+def _squash(text: str) -> str:
+    return "".join(normalise_chars(text).split())
+
+
+def table_cells(table: Table, with_header: bool = True) -> list[str]:
+    """The table's non-empty cells in reading order, whitespace removed."""
+    cells = list(table.header) if with_header else []
+    for row in table.rows:
+        cells.extend(row)
+    return [s for s in (_squash(c) for c in cells) if s]
+
+
+# -- locating a table inside a text ------------------------------------------------------------
+def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen ``[start, end)`` to whole lines when only whitespace lies beside it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip():
+        line_start = start
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if text[end:line_end].strip():
+        line_end = end
+    return line_start, line_end
+
+
+def _find_sequence(text: str, sq: _Squashed, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+    pos = sq.chars.find(needle)
+    while pos >= 0:
+        start = sq.offsets[pos]
+        end = sq.offsets[pos + len(needle) - 1] + 1
+        span = _line_bounds(text, start, end)
+        if not _overlaps(span, taken):
+            return span
+        pos = sq.chars.find(needle, pos + 1)
+    return None
+
+
+def _find_anagram(text: str, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """A run of whole lines whose characters are exactly the needle's, in any order."""
+    target = Counter(needle)
+    lines: list[tuple[int, int, str]] = []
+    pos = 0
+    for line in text.split("\n"):
+        lines.append((pos, pos + len(line), _squash(line)))
+        pos += len(line) + 1
+    for i, (start, _, first) in enumerate(lines):
+        if not first or first not in needle:
+            continue
+        total = 0
+        counts: Counter[str] = Counter()
+        for j in range(i, len(lines)):
+            squashed = lines[j][2]
+            if squashed and squashed not in needle:
+                break
+            counts.update(squashed)
+            total += len(squashed)
+            if total > len(needle):
+                break
+            if total == len(needle):
+                if counts == target:
+                    span = (start, lines[j][1])
+                    if not _overlaps(span, taken):
+                        return span
+                break
+    return None
+
+
+def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
+    return any(span[0] < b and a < span[1] for a, b in taken)
+
+
+def locate_table(text: str, table: Table, taken: list[tuple[int, int]] | None = None) -> tuple[int, int] | None:
+    """Char span of ``table``'s raw text inside ``text`` (whole lines where possible), or
+    None. A continuation part is also tried without its header (pages need not repeat it)."""
+    taken = taken or []
+    sq = _Squashed.of(text)
+    variants = [True, False] if table.continues_from_previous else [True]
+    for with_header in variants:
+        needle = "".join(table_cells(table, with_header))
+        if len(needle) < _MIN_TABLE_CHARS:
+            continue
+        span = _find_sequence(text, sq, needle, taken) or _find_anagram(text, needle, taken)
+        if span:
+            return span
+    return None
+
+
+# -- stitching parts that continue across pages -----------------------------------------------
+def _width(table: Table) -> int:
+    return max([len(table.header)] + [len(r) for r in table.rows])
+
+
+def table_chains(tables: list[Table]) -> list[list[Table]]:
+    """Group tables into chains: a part with ``continues_from_previous`` on the page after
+    the previous part (same number of columns) joins that part's chain."""
+    ordered = sorted(range(len(tables)), key=lambda i: (tables[i].page, (tables[i].bbox or [0, 0])[1], i))
+    chains: list[list[Table]] = []
+    last_on_page: dict[int, list[Table]] = {}
+    for i in ordered:
+        table = tables[i]
+        previous = last_on_page.get(table.page - 1)
+        if table.continues_from_previous and previous and previous[-1].page == table.page - 1 and _width(previous[-1]) == _width(table):
+            previous.append(table)
+            chain = previous
+        else:
+            chain = [table]
+            chains.append(chain)
+        last_on_page[table.page] = chain
+    return chains
+
+
+def _same_header(a: list[str], b: list[str]) -> bool:
+    return [_squash(c) for c in a] == [_squash(c) for c in b]
+
+
+def stitch(chain: list[Table]) -> Table:
+    """One table from the parts of a chain: the first part's header once, then every row
+    (a continuation's repeated header row is dropped)."""
+    first = chain[0]
+    rows = [list(r) for r in first.rows]
+    for part in chain[1:]:
+        part_rows = [list(r) for r in part.rows]
+        if part_rows and _same_header(part_rows[0], first.header):
+            part_rows = part_rows[1:]
+        if not _same_header(part.header, first.header) and any(_squash(c) for c in part.header):
+            part_rows.insert(0, list(part.header))
+        rows.extend(part_rows)
+    return replace(first, rows=rows, markdown=to_markdown(first.header, rows))
+
+
+# -- replacing ---------------------------------------------------------------------------------
+def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """Replace non-overlapping spans: a table gets a blank line either side, a removed
+    continuation leaves one paragraph break; the rest of the text is kept as it was."""
+    out = ""
+    pos = 0
+    pending_break = False
+
+    def emit(segment: str) -> None:
+        nonlocal out, pending_break
+        if pending_break:
+            segment = segment.lstrip()
+            if not segment:
+                return
+            out = out.rstrip() + ("\n\n" if out.strip() else "")
+            pending_break = False
+        out += segment
+
+    for start, end, new in sorted(edits):
+        emit(text[pos:start])
+        if new:
+            out = out.rstrip()
+            out += ("\n\n" if out else "") + new
+        pending_break = True
+        pos = end
+    emit(text[pos:])
+    return out
+
+
+def _plan(text: str, tables: list[Table]) -> tuple[list[tuple[int, int, str]], int]:
+    edits: list[tuple[int, int, str]] = []
+    taken: list[tuple[int, int]] = []
+    embedded = 0
+    for chain in table_chains(tables):
+        spans = []
+        for part in chain:
+            span = locate_table(text, part, taken)
+            if span:
+                taken.append(span)
+            spans.append(span)
+        found = [(part, span) for part, span in zip(chain, spans) if span]
+        if not found:
+            continue
+        # consecutive found parts are stitched; a gap (a part outside this text) breaks the run
+        runs: list[list[tuple[Table, tuple[int, int]]]] = []
+        previous_index = None
+        for index, (part, span) in enumerate(zip(chain, spans)):
+            if span is None:
+                previous_index = None
+                continue
+            if previous_index is not None and previous_index == index - 1:
+                runs[-1].append((part, span))
+            else:
+                runs.append([(part, span)])
+            previous_index = index
+        for run in runs:
+            parts = [p for p, _ in run]
+            if parts[0] is chain[0]:
+                markdown = stitch(parts).markdown if len(parts) > 1 else parts[0].markdown
+            else:
+                # a continuation without its first part: give it the chain's header
+                head = stitch([chain[0], *parts])
+                markdown = to_markdown(head.header, head.rows[len(chain[0].rows):])
+            first_span = run[0][1]
+            edits.append((first_span[0], first_span[1], markdown))
+            for _, span in run[1:]:
+                edits.append((span[0], span[1], ""))
+            embedded += 1
+    return edits, embedded
+
+
+def embed_tables(text: str, tables: list[Table]) -> tuple[str, int]:
+    """Replace each table's raw text in ``text`` by its Markdown (stitching continued parts).
+
+    Returns the new text and how many tables were embedded (a stitched table counts once).
+    Tables whose text is not in ``text`` are ignored, so callers may pass every table of the
+    document.
+    """
+    if not tables or not text:
+        return text, 0
+    edits, embedded = _plan(text, tables)
+    if not edits:
+        return text, 0
+    return _apply(text, edits), embedded
+
+
+def embed_tables_in_pages(pages: list[Page], tables: list[Table]) -> list[Page]:
+    """Pages with ``cleaned`` holding Markdown tables (for the token strategy).
+
+    A table continued on the next page is stitched onto the page where it starts, and its
+    continuation lines are removed from the later page.
+    """
+    by_number = {p.number: p for p in pages}
+    edits: dict[int, list[tuple[int, int, str]]] = {p.number: [] for p in pages}
+    taken: dict[int, list[tuple[int, int]]] = {p.number: [] for p in pages}
+    for chain in table_chains(tables):
+        located = []
+        for part in chain:
+            page = by_number.get(part.page)
+            span = locate_table(page.cleaned, part, taken[part.page]) if page else None
+            if span:
+                taken[part.page].append(span)
+            located.append((part, span))
+        index = 0
+        while index < len(located):
+            part, span = located[index]
+            if span is None:
+                index += 1
+                continue
+            run = [(part, span)]
+            while index + len(run) < len(located) and located[index + len(run)][1] is not None:
+                run.append(located[index + len(run)])
+            parts = [p for p, _ in run]
+            if index == 0:
+                markdown = stitch(parts).markdown if len(parts) > 1 else parts[0].markdown
+            else:
+                head = stitch([chain[0], *parts])
+                markdown = to_markdown(head.header, head.rows[len(chain[0].rows):])
+            edits[parts[0].page].append((span[0], span[1], markdown))
+            for later, later_span in run[1:]:
+                edits[later.page].append((later_span[0], later_span[1], ""))
+            index += len(run)
+    out = []
+    for page in pages:
+        page_edits = edits[page.number]
+        cleaned = _apply(page.cleaned, page_edits).strip() if page_edits else page.cleaned
+        out.append(Page(number=page.number, raw=page.raw, cleaned=cleaned))
+    return out
+
+
+# -- splitting an oversized table ---------------------------------------------------------------
+def split_markdown_table(markdown: str, max_tokens: int) -> list[str]:
+    """The table whole when it fits in ``max_tokens``; otherwise pieces of whole rows, each
+    starting with the header row and separator. A single row longer than the limit becomes
+    a piece of its own (rows are never cut)."""
+    markdown = markdown.strip("\n")
+    if count_tokens(markdown) <= max_tokens:
+        return [markdown]
+    lines = markdown.split("\n")
+    if len(lines) < 3:
+        return [markdown]
+    head = lines[:2]
+    head_tokens = count_tokens("\n".join(head) + "\n")
+    pieces: list[list[str]] = []
+    current: list[str] = []
+    used = head_tokens
+    for row in lines[2:]:
+        cost = count_tokens(row + "\n")
+        if current and used + cost > max_tokens:
+            pieces.append(current)
+            current, used = [], head_tokens
+        current.append(row)
+        used += cost
+    if current:
+        pieces.append(current)
+    # token counts of joined lines may differ slightly from the sum: move rows to fix that
+    out: list[str] = []
+    i = 0
+    while i < len(pieces):
+        rows = pieces[i]
+        while len(rows) > 1 and count_tokens("\n".join(head + rows)) > max_tokens:
+            moved = rows.pop()
+            if i + 1 < len(pieces):
+                pieces[i + 1].insert(0, moved)
+            else:
+                pieces.append([moved])
+        out.append("\n".join(head + rows))
+        i += 1
+    return out
