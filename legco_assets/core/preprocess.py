@@ -79,21 +79,44 @@ def running_headers(pages: list[list[str]]) -> set[str]:
     return {key for key, n in counts.items() if n >= threshold and len(key) >= 2}
 
 
+def _prints_page_number(line: str) -> bool:
+    """A furniture line that shows the page number (``E-3``, ``- 2 -``, ``2 09/2025``)."""
+    s = line.strip()
+    squashed = _squash(s)
+    if markers.PAGE_LABEL.match(s) or markers.PAGE_NUMBER.match(s):
+        return True
+    return bool(re.match(r"\d{1,4}\s+\S", s) and markers.PAGE_DATE.match(s)) or bool(
+        re.fullmatch(r"\d{1,3}\d{1,2}/\d{4}", squashed)
+    )
+
+
+def _edge_length(lines: list[str], page_number: int, running: set[str]) -> int:
+    """How many leading ``lines`` are furniture.
+
+    A page prints its number once per edge, so once a line carrying the number has gone a
+    later bare number (``3`` above a question, a table cell ``12``) is content, not a footer.
+    """
+    count = removed = 0
+    number_seen = False
+    for line in lines:
+        if removed >= EDGE_LINES * 2:
+            break
+        if line.strip():
+            bare_number = bool(markers.PAGE_NUMBER.match(line.strip()))
+            if bare_number and number_seen:
+                break
+            if not (is_furniture(line, page_number) or _running_key(line) in running):
+                break
+            number_seen = number_seen or _prints_page_number(line)
+            removed += 1
+        count += 1
+    return count
+
+
 def _strip_edges(lines: list[str], page_number: int, running: set[str]) -> list[str]:
     """Drop furniture from both ends, stopping at the first line of real content."""
-
-    def furniture(line: str) -> bool:
-        return not line.strip() or is_furniture(line, page_number) or _running_key(line) in running
-
-    start, end = 0, len(lines)
-    removed = 0
-    while start < end and removed < EDGE_LINES * 2 and furniture(lines[start]):
-        removed += bool(lines[start].strip())
-        start += 1
-    removed = 0
-    while end > start and removed < EDGE_LINES * 2 and furniture(lines[end - 1]):
-        removed += bool(lines[end - 1].strip())
-        end -= 1
+    start = _edge_length(lines, page_number, running)
+    end = len(lines) - _edge_length(lines[start:][::-1], page_number, running)
     return lines[start:end]
 
 
