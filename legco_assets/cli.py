@@ -1,0 +1,217 @@
+"""``legco-assets``: chunk, ingest, query and inspect LegCo papers.
+
+``chunk`` runs the pure core in memory and never imports Dagster (it must start fast);
+``ingest`` registers partitions in the persistent Dagster instance (``DAGSTER_HOME``,
+default ``data/dagster_home``, shared with ``dagster dev``) and materialises the same asset
+graph the UI shows, so its runs appear there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+STRATEGY_CHOICES = ("token", "question")
+
+
+def _settings() -> Any:
+    from legco_assets.core.settings import Settings
+
+    return Settings.from_env()
+
+
+def _strategy(value: str) -> Any:
+    from legco_assets.core.settings import Strategy
+
+    try:
+        return Strategy.parse(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _fail(message: str) -> None:
+    print(f"legco-assets: error: {message}", file=sys.stderr)
+
+
+# -- chunk ------------------------------------------------------------------------------------
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from legco_assets.core.errors import DocumentError
+    from legco_assets.core.pipeline import chunk_file
+
+    settings = _settings()
+    strategy = args.strategy or settings.default_strategy
+    try:
+        records = chunk_file(args.file, strategy, settings, use_llm=not args.no_llm)
+    except DocumentError as exc:
+        _fail(str(exc))
+        return 1
+    out = sys.stdout
+    for record in records:
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return 0
+
+
+# -- ingest -----------------------------------------------------------------------------------
+def _expand(paths: Sequence[str]) -> list[Path]:
+    from legco_assets.core.extract import SUPPORTED_SUFFIXES
+
+    files: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES))
+        else:
+            files.append(p)
+    return files
+
+
+def dagster_instance(settings: Any) -> Any:
+    """The persistent instance under the data dir (or ``DAGSTER_HOME`` when set)."""
+    home = Path(os.environ.get("DAGSTER_HOME") or settings.data_dir / "dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ["DAGSTER_HOME"] = str(home)
+    from dagster import DagsterInstance
+
+    return DagsterInstance.get()
+
+
+def _failure_message(result: Any) -> str:
+    """The innermost error of the first failed step, as one line."""
+    for event in result.all_events:
+        if event.is_step_failure:
+            error = event.event_specific_data.error
+            while error.cause is not None:
+                error = error.cause
+            return error.message.strip().splitlines()[-1].split(": ", 1)[-1] if ":" in error.message else error.message.strip()
+    return "run failed"
+
+
+def _stage_lines(result: Any) -> list[str]:
+    lines = []
+    for event in result.all_events:
+        if event.event_type_value == "ASSET_MATERIALIZATION":
+            mat = event.event_specific_data.materialization
+            meta = mat.metadata
+            facts = [f"{k}={meta[k].value}" for k in ("pages", "characters", "images", "tables", "sections", "qa_pairs", "chunks", "ids_written") if k in meta]
+            lines.append(f"    {mat.asset_key.to_user_string():<19} {' '.join(facts)}")
+    return lines
+
+
+def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout) -> dict[str, Any]:
+    """Register and materialise each file; a failure never stops the others."""
+    import dagster as dg
+
+    from legco_assets.core.documents import DocumentIndex
+    from legco_assets.defs.assets import ALL_ASSETS, chunks, vector_index
+    from legco_assets.defs.jobs import strategy_run_config
+    from legco_assets.defs.partitions import documents_partitions
+    from legco_assets.defs.resources import resources_from_env
+
+    instance = dagster_instance(settings)
+    index = DocumentIndex(settings.documents_dir)
+    keys = [index.register(f) for f in files]
+    existing = set(instance.get_dynamic_partitions(documents_partitions.name))
+    instance.add_dynamic_partitions(documents_partitions.name, [k for k in dict.fromkeys(keys) if k not in existing])
+    summary: dict[str, Any] = {"documents": 0, "failed": [], "pages": 0, "chunks": {s.value: 0 for s in strategies}}
+    for n, (key, path) in enumerate(zip(keys, files), start=1):
+        print(f"[{n}/{len(files)}] {path.name} → partition {key}", file=out, flush=True)
+        for i, strategy in enumerate(strategies):
+            started = time.perf_counter()
+            result = dg.materialize(
+                ALL_ASSETS,
+                selection=None if i == 0 else [chunks, vector_index],
+                partition_key=key,
+                instance=instance,
+                resources=resources_from_env(),
+                run_config=strategy_run_config(strategy),
+                raise_on_error=False,
+                tags={"legco/strategy": strategy.value, "legco/source": "cli"},
+            )
+            for line in _stage_lines(result):
+                print(line, file=out, flush=True)
+            if not result.success:
+                message = _failure_message(result)
+                _fail(f"{path}: {message}")
+                summary["failed"].append({"file": str(path), "error": message})
+                break
+            print(f"    {strategy.value} done in {time.perf_counter() - started:.1f}s", file=out, flush=True)
+            summary["chunks"][strategy.value] += _count_chunks(settings, key, strategy)
+        else:
+            summary["documents"] += 1
+            summary["pages"] += _count_pages(settings, key)
+    return summary
+
+
+def _count_chunks(settings: Any, key: str, strategy: Any) -> int:
+    from legco_assets.core.pipeline import Artifacts
+
+    return len(Artifacts(settings, key).read_chunks(strategy))
+
+
+def _count_pages(settings: Any, key: str) -> int:
+    from legco_assets.core.pipeline import Artifacts
+
+    return Artifacts(settings, key).source().pages
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from legco_assets.core.settings import Strategy
+
+    settings = _settings()
+    files = _expand(args.paths or [str(settings.inbox)])
+    if not files:
+        _fail("no PDF, DOCX, TXT or Markdown files found in " + ", ".join(args.paths or [str(settings.inbox)]))
+        return 1
+    strategies = list(Strategy) if args.strategy == "both" else [_strategy(args.strategy) if args.strategy else settings.default_strategy]
+    started = time.perf_counter()
+    summary = ingest_files(files, strategies, settings)
+    per_strategy = ", ".join(f"{k} {v}" for k, v in summary["chunks"].items())
+    print(
+        f"ingested {summary['documents']} document(s), {summary['pages']} pages; chunks: {per_strategy}; "
+        f"failed {len(summary['failed'])}; {time.perf_counter() - started:.1f}s"
+    )
+    return 1 if summary["failed"] else 0
+
+
+# -- parser -----------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line (``legco-assets: error: …``) and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        _fail(message)
+        sys.exit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="legco-assets", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    chunk = sub.add_parser("chunk", help="print a file's chunks as JSON Lines")
+    chunk.add_argument("file")
+    chunk.add_argument("--strategy", type=_strategy, help="token | question (default: DEFAULT_CHUNKING_STRATEGY)")
+    chunk.add_argument("--no-llm", action="store_true", help="never call an LLM, even if LLM_* is set")
+    chunk.set_defaults(func=cmd_chunk)
+
+    ingest = sub.add_parser("ingest", help="register files as partitions and materialise the asset graph")
+    ingest.add_argument("paths", nargs="*", help="files or folders (default: the inbox)")
+    ingest.add_argument("--strategy", choices=[*STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY")
+    ingest.set_defaults(func=cmd_ingest)
+
+    from legco_assets import cli_views
+
+    cli_views.add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Document ids and the key → file index.
+
+A partition key must be readable and stable across re-runs, and Dagster keys accept CJK, so
+the id is the file name's stem, lower-cased, with runs of other characters turned into
+``-``. The index file (``documents/index.json`` under the data dir) keeps the explicit
+key → path mapping and each key's known versions; two different files with the same stem
+get a short hash of their path appended.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .markers import CJK
+
+_KEEP = re.compile(f"[^0-9a-z{CJK}]+")
+_LOCK = threading.Lock()
+
+
+def slug(path: str | Path) -> str:
+    stem = unicodedata.normalize("NFKC", Path(path).stem).lower()
+    key = _KEEP.sub("-", stem).strip("-")[:80]
+    return key or "document"
+
+
+@dataclass
+class DocumentEntry:
+    document_id: str
+    path: str
+    versions: list[str] = field(default_factory=list)  # sha256 of each version seen, oldest first
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file and rename, so a killed run never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+class DocumentIndex:
+    """The persistent key → file mapping (one small JSON file)."""
+
+    def __init__(self, documents_dir: Path):
+        self.path = documents_dir / "index.json"
+
+    def _load(self) -> dict[str, DocumentEntry]:
+        if not self.path.exists():
+            return {}
+        raw: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8"))
+        return {k: DocumentEntry(**v) for k, v in raw.items()}
+
+    def _save(self, entries: dict[str, DocumentEntry]) -> None:
+        data = {k: asdict(v) for k, v in sorted(entries.items())}
+        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1))
+
+    def register(self, path: str | Path) -> str:
+        """The document id for ``path``, adding it to the index if new."""
+        resolved = str(Path(path).resolve())
+        with _LOCK:
+            entries = self._load()
+            for key, entry in entries.items():
+                if entry.path == resolved:
+                    return key
+            key = slug(path)
+            if key in entries:
+                key = f"{key}-{hashlib.sha1(resolved.encode()).hexdigest()[:6]}"
+            entries[key] = DocumentEntry(document_id=key, path=resolved)
+            self._save(entries)
+            return key
+
+    def record_version(self, document_id: str, sha256: str) -> tuple[int, str | None]:
+        """Note a version; returns (its 1-based number, the previous latest sha or None)."""
+        with _LOCK:
+            entries = self._load()
+            entry = entries[document_id]
+            previous = entry.versions[-1] if entry.versions else None
+            if sha256 not in entry.versions:
+                entry.versions.append(sha256)
+                self._save(entries)
+            return entry.versions.index(sha256) + 1, previous
+
+    def get(self, document_id: str) -> DocumentEntry | None:
+        return self._load().get(document_id)
+
+    def all(self) -> dict[str, DocumentEntry]:
+        return self._load()

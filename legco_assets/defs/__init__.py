@@ -1,0 +1,1 @@
+"""Dagster definitions: thin wrappers that call :mod:`legco_assets.core.pipeline`."""

@@ -1,0 +1,253 @@
+"""The asset graph, one dynamic partition per document.
+
+Each asset calls one ``stage_*`` function of the core, which reads its inputs from the
+document's artifact folder and writes its output there; dependencies are declared with
+``deps`` so materialising a subset re-uses stored upstream results (DESIGN.md). Metadata is
+what a person reads in the UI.
+"""
+
+
+import time
+from collections import Counter
+from typing import Any
+
+import dagster as dg
+from pydantic import Field
+
+from legco_assets.core import pipeline
+from legco_assets.core.quality import chunk_checks
+from legco_assets.core.settings import Settings, Strategy
+
+from .partitions import documents_partitions
+from .resources import ChromaResource, LegcoSettings, LLMResource
+
+_DEFAULTS = Settings.from_env()
+CHUNK_CHECKS = ["every_page_covered", "no_chunk_over_token_limit", "no_footer_leaked", "no_empty_chunk"]
+
+
+class ChunkingConfig(dg.Config):
+    """Run config of ``chunks`` and ``vector_index``: which strategy and its limits."""
+
+    strategy: Strategy = Field(
+        default=_DEFAULTS.default_strategy,
+        description="token: sliding tiktoken windows; question: one chunk per Q&A pair, "
+        "narrative by heading, speaking notes per bullet. Both coexist in Chroma.",
+    )
+    chunk_size: int = Field(default=_DEFAULTS.chunk_size, gt=0, description="Token window size (token strategy, narrative).")
+    chunk_overlap: int = Field(default=_DEFAULTS.chunk_overlap, ge=0, description="Tokens shared by consecutive windows.")
+    qa_max_chunk_tokens: int = Field(
+        default=_DEFAULTS.qa_max_chunk_tokens, gt=0, description="A Q&A pair above this is split; each part repeats the question."
+    )
+    qa_include_internal_refs: bool = Field(
+        default=_DEFAULTS.qa_include_internal_refs, description="Keep [內部參考…]/[Internal reference…] notes in answers."
+    )
+
+    def apply(self, settings: Settings) -> Settings:
+        return settings.with_(
+            chunk_size=self.chunk_size,
+            chunk_overlap=self.chunk_overlap,
+            qa_max_chunk_tokens=self.qa_max_chunk_tokens,
+            qa_include_internal_refs=self.qa_include_internal_refs,
+        )
+
+
+class PageImagesConfig(dg.Config):
+    dpi: int = Field(default=_DEFAULTS.image_dpi, ge=36, le=600, description="Render resolution of page PNGs.")
+    all_pages: bool = Field(
+        default=False, description="Render every page; by default only what the vision stage needs (page 1 otherwise)."
+    )
+
+
+def _md_table(header: list[str], rows: list[list[Any]]) -> str:
+    from legco_assets.core.markdown_tables import to_markdown
+
+    return to_markdown(header, [[str(c) for c in row] for row in rows])
+
+
+def _first_line(text: str, limit: int = 80) -> str:
+    line = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
+    return line[:limit] + ("…" if len(line) > limit else "")
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    group_name="ingest",
+    kinds={"pdf", "python"},
+    code_version="1",
+    description="The registered file: sha256, pages, language, title; its bytes are snapshotted and its text layer read once.",
+)
+def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> dg.MaterializeResult:
+    info = pipeline.stage_source(legco.settings(), context.partition_key)
+    return dg.MaterializeResult(
+        metadata={
+            "path": dg.MetadataValue.path(info.path),
+            "filename": info.filename,
+            "sha256": info.sha256,
+            "pages": info.pages,
+            "language": info.language,
+            "title": info.title,
+            "kind": info.kind,
+            "size_bytes": info.size_bytes,
+            "version": info.version,
+        },
+        data_version=dg.DataVersion(info.sha256),
+    )
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[source_document],
+    group_name="ingest",
+    kinds={"python"},
+    code_version="1",
+    description="Text per page: raw as extracted and cleaned (footers, page numbers, running headers removed).",
+)
+def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings) -> dg.MaterializeResult:
+    extracted = pipeline.stage_page_text(legco.settings(), context.partition_key)
+    chars = [len(p.cleaned) for p in extracted.pages]
+    return dg.MaterializeResult(
+        metadata={
+            "extractor": extracted.extractor,
+            "pages": len(extracted.pages),
+            "characters": sum(chars),
+            "characters_per_page": dg.MetadataValue.json(dict(enumerate(chars, start=1))),
+            "page_1_preview": dg.MetadataValue.md("```\n" + extracted.pages[0].cleaned[:600] + "\n```"),
+        }
+    )
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[source_document],
+    group_name="ingest",
+    kinds={"png"},
+    code_version="1",
+    description="PNG per page (pypdfium2) for the vision stage; page 1 only unless vision or all_pages is on.",
+)
+def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    settings = legco.settings()
+    all_pages = config.all_pages or (settings.llm_enabled and settings.qa_vision_enabled)
+    paths = pipeline.stage_page_images(settings, context.partition_key, config.dpi, all_pages)
+    metadata: dict[str, Any] = {"images": len(paths), "dpi": config.dpi, "all_pages": all_pages}
+    if paths:
+        metadata["first_page_image"] = dg.MetadataValue.path(str(paths[0].resolve()))
+    return dg.MaterializeResult(metadata=metadata)
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[page_images, page_text],
+    group_name="structure",
+    kinds={"python"},
+    code_version="1",
+    description="Markdown tables per page: geometric (ruling lines + character boxes) or a vision LLM when configured, cached by content hash.",
+)
+def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    settings = legco.settings()
+    started = time.perf_counter()
+    result = pipeline.stage_tables(settings, context.partition_key, llm.client(settings))
+    tables = result.tables if result else []
+    per_page = Counter(t.page for t in tables)
+    methods = Counter(t.method for t in tables)
+    metadata: dict[str, Any] = {
+        "tables": len(tables),
+        "tables_per_page": dg.MetadataValue.json({str(k): v for k, v in sorted(per_page.items())}),
+        "methods": dg.MetadataValue.json(dict(methods)),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    if result is not None:
+        metadata.update({k: v for k, v in result.stats.items() if isinstance(v, (int, float))})
+        for warning in result.warnings:
+            context.log.warning(warning)
+    if tables:
+        metadata["first_table"] = dg.MetadataValue.md(f"page {tables[0].page}\n\n" + tables[0].markdown)
+    return dg.MaterializeResult(metadata=metadata)
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[page_text],
+    group_name="structure",
+    kinds={"python"},
+    code_version="1",
+    description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans and pages; rules first, LLM when unsure.",
+)
+def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    settings = legco.settings()
+    sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
+    rows = [[s.type, s.qa_id or "", (s.heading or "")[:40], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    return dg.MaterializeResult(
+        metadata={
+            "sections": len(sections),
+            "qa_pairs": sum(s.type == "qa" for s in sections),
+            "by_type": dg.MetadataValue.json(dict(Counter(s.type for s in sections))),
+            "structure": dg.MetadataValue.md(_md_table(["type", "id", "heading", "pages", "table"], rows[:200])),
+        }
+    )
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[document_structure, page_tables, page_text],
+    group_name="chunking",
+    kinds={"python"},
+    code_version="1",
+    check_specs=[dg.AssetCheckSpec(name, asset="chunks", blocking=True) for name in CHUNK_CHECKS],
+    description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
+)
+def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    settings = config.apply(legco.settings())
+    records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
+    pages = pipeline.Artifacts(settings, context.partition_key).pages()
+    limit = settings.chunk_size if config.strategy is Strategy.token else settings.qa_max_chunk_tokens
+    checks = chunk_checks(records, [p.number for p in pages if p.cleaned.strip()], limit)
+    return dg.MaterializeResult(
+        metadata=_chunk_metadata(records, config.strategy),
+        check_results=[
+            dg.AssetCheckResult(check_name=c.name, passed=c.passed, description=c.description, metadata={"details": dg.MetadataValue.json(c.details)})
+            for c in checks
+        ],
+    )
+
+
+def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[str, Any]:
+    rows = []
+    for r in records[:60]:
+        m = r["metadata"]
+        pages = f"{m['page_start']}–{m['page_end']}" if m["page_end"] != m["page_start"] else str(m["page_start"])
+        rows.append([m.get("question_id", ""), (m.get("section_heading") or "")[:30], pages, _first_line(r["text"], 60), m["token_count"]])
+    return {
+        "strategy": strategy.value,
+        "chunks": len(records),
+        "by_section_type": dg.MetadataValue.json(dict(Counter(r["metadata"]["section_type"] for r in records))),
+        "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
+        "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
+        "preview": dg.MetadataValue.md(_md_table(["question", "heading", "pages", "first line", "tokens"], rows)),
+    }
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[chunks],
+    group_name="retrieval",
+    kinds={"chromadb"},
+    code_version="1",
+    description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
+)
+def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
+    settings = legco.settings()
+    collection = chroma.collection(settings)
+    result = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
+    return dg.MaterializeResult(
+        metadata={
+            "collection": collection.name,
+            "strategy": config.strategy.value,
+            "ids_written": result.written,
+            "stale_ids_deleted": result.deleted,
+            "previous_version_chunks_archived": result.archived,
+            "first_ids": dg.MetadataValue.json(result.ids[:10]),
+        }
+    )
+
+
+ALL_ASSETS = [source_document, page_text, page_images, page_tables, document_structure, chunks, vector_index]

@@ -1,0 +1,43 @@
+"""``inbox_sensor``: a partition and one run per new or changed inbox file.
+
+The run key is the file's sha256, so the same content is never ingested twice; a changed
+file (new sha256) is a new version of the same partition.
+"""
+
+
+import json
+
+import dagster as dg
+
+from legco_assets.core.documents import DocumentIndex
+from legco_assets.core.inbox import scan_inbox
+
+from .jobs import JOBS
+from .partitions import documents_partitions
+from .resources import LegcoSettings
+
+
+@dg.sensor(
+    jobs=list(JOBS.values()),
+    minimum_interval_seconds=10,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Watches LEGCO_INBOX; adds a partition per new/changed file and runs the default strategy's job.",
+)
+def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.SensorResult:
+    settings = legco.settings()
+    state = json.loads(context.cursor) if context.cursor else {}
+    changed, state = scan_inbox(settings.inbox, state)
+    if not changed:
+        return dg.SensorResult(skip_reason=f"no new or changed files in {settings.inbox}", cursor=json.dumps(state))
+    index = DocumentIndex(settings.documents_dir)
+    keys = [index.register(f.path) for f in changed]
+    job = JOBS[settings.default_strategy]
+    requests = [
+        dg.RunRequest(run_key=f.sha256, partition_key=key, job_name=job.name, tags={"legco/file": f.path.name})
+        for key, f in zip(keys, changed)
+    ]
+    return dg.SensorResult(
+        run_requests=requests,
+        dynamic_partitions_requests=[documents_partitions.build_add_request(sorted(set(keys)))],
+        cursor=json.dumps(state),
+    )

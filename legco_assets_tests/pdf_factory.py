@@ -1,0 +1,43 @@
+"""Tiny English PDFs built on the fly (fpdf2 core fonts: no font file needed).
+
+For behaviour that needs a particular byte-level shape (encryption, truncation, page
+count); the LegCo-shaped papers are the committed fixtures in ``fixtures/pdfs``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from fpdf import FPDF
+
+
+def make_pdf(path: Path, pages: list[list[str]], footer: str | None = "E-{n}") -> Path:
+    """One text line per entry; ``footer`` (with ``{n}``) and a date line on every page."""
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=timezone.utc))  # reproducible bytes
+    pdf.set_font("Helvetica", size=11)
+    pdf.set_auto_page_break(False)
+    for n, lines in enumerate(pages, start=1):
+        pdf.add_page()
+        y = 20
+        for line in lines:
+            pdf.text(20, y, line)
+            y += 6
+        if footer:
+            pdf.text(100, 280, footer.format(n=n))
+            pdf.text(95, 286, "2025-05-15")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pdf.output(str(path))
+    return path
+
+
+def encrypt_pdf(source: Path, target: Path, user_password: str) -> Path:
+    """AES-256 encrypted copy (pypdf + cryptography)."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(str(source)))
+    writer.encrypt(user_password=user_password, owner_password="owner-secret", algorithm="AES-256")
+    with target.open("wb") as handle:
+        writer.write(handle)
+    return target

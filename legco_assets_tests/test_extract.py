@@ -1,0 +1,88 @@
+"""Reading the text layer: pages from 1, encrypted/corrupt/odd inputs give one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import docx
+import pytest
+
+from legco_assets.core.errors import DocumentError
+from legco_assets.core.extract import _pypdf_texts, extract_document, read_source
+
+from .conftest import CORPUS
+from .pdf_factory import encrypt_pdf, make_pdf
+
+LINES = [["Question one is here", "Answer one follows"], ["Second page text", "More on page two"]]
+
+
+def test_pages_numbered_from_one_with_pypdfium2(tmp_path: Path) -> None:
+    doc = extract_document(read_source(make_pdf(tmp_path / "a.pdf", LINES)))
+    assert doc.extractor == "pypdfium2"
+    assert [p.number for p in doc.pages] == [1, 2]
+    assert "Second page text" in doc.pages[1].raw and "E-2" in doc.pages[1].raw
+
+
+def test_pypdf_reader_gives_the_same_pages(tmp_path: Path) -> None:
+    source = read_source(make_pdf(tmp_path / "a.pdf", LINES))
+    texts = _pypdf_texts(source)
+    assert len(texts) == 2 and "Question one is here" in texts[0]
+
+
+def test_encrypted_with_empty_user_password_opens(tmp_path: Path) -> None:
+    plain = make_pdf(tmp_path / "plain.pdf", LINES)
+    doc = extract_document(read_source(encrypt_pdf(plain, tmp_path / "enc.pdf", "")))
+    assert "Answer one follows" in doc.pages[0].raw
+
+
+def test_encrypted_with_unknown_password_is_a_clean_error(tmp_path: Path) -> None:
+    plain = make_pdf(tmp_path / "plain.pdf", LINES)
+    locked = encrypt_pdf(plain, tmp_path / "locked.pdf", "secret")
+    with pytest.raises(DocumentError, match="encrypted PDF"):
+        extract_document(read_source(locked))
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("fake.pdf", b"PK\x03\x04 this is a zip", "not a PDF"),
+        ("empty.pdf", b"", "empty file"),
+        ("empty.txt", b"   \n", "empty document"),
+        ("notes.xls", b"data", "unsupported file type"),
+    ],
+)
+def test_bad_inputs_name_the_file_and_reason(tmp_path: Path, name: str, content: bytes, reason: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(DocumentError) as err:
+        extract_document(read_source(path))
+    assert reason in str(err.value) and str(path) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_truncated_pdf_is_a_clean_error(tmp_path: Path) -> None:
+    data = make_pdf(tmp_path / "a.pdf", LINES).read_bytes()
+    (tmp_path / "cut.pdf").write_bytes(data[: len(data) // 3])
+    with pytest.raises(DocumentError, match="corrupt or truncated"):
+        extract_document(read_source(tmp_path / "cut.pdf"))
+
+
+def test_docx_txt_and_markdown_are_one_page(tmp_path: Path) -> None:
+    document = docx.Document()
+    document.add_paragraph("問 A1：排水系統？")
+    table = document.add_table(rows=2, cols=2)
+    for r, row in enumerate([["項目", "數量"], ["泵房", "11 991"]]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    document.save(str(tmp_path / "a.docx"))
+    (tmp_path / "b.md").write_text("# Title\n\nQ1 What?\n", encoding="utf-8")
+    word = extract_document(read_source(tmp_path / "a.docx"))
+    assert word.extractor == "python-docx" and len(word.pages) == 1
+    assert "| 泵房 | 11 991 |" in word.pages[0].raw
+    assert extract_document(read_source(tmp_path / "b.md")).pages[0].raw.startswith("# Title")
+
+
+@pytest.mark.skipif(not CORPUS.exists(), reason="real corpus (../shared/corpus/real) not present")
+def test_real_aes_encrypted_guides_open() -> None:
+    for name in ("ld_ECO_guide_with_FAQ_en.pdf", "ld_EO_concise_guide_tc.pdf"):
+        doc = extract_document(read_source(CORPUS / "hkgov" / name))
+        assert len(doc.pages) == 64 and sum(len(p.raw) for p in doc.pages) > 30_000
