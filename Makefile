@@ -1,0 +1,33 @@
+# The README's commands. Everything runs from the repo root with the project's .venv.
+export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
+
+.PHONY: setup demo test test-fast ui validate fixtures bench clean
+
+setup:
+	@bash scripts/bootstrap.sh
+
+demo: setup  ## ingest the sample papers with both strategies (embedded Dagster + Chroma, no LLM)
+	@mkdir -p $(DAGSTER_HOME)
+	.venv/bin/legco-assets ingest data/samples --strategy both
+
+test: setup  ## the whole test suite
+	bash scripts/run_tests.sh
+
+test-fast: setup  ## everything but the browser test
+	.venv/bin/python -m pytest -m "not browser"
+
+ui: setup  ## the Dagster UI on http://127.0.0.1:3000 (assets, partitions, lineage)
+	@mkdir -p $(DAGSTER_HOME)
+	.venv/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
+
+validate: setup
+	.venv/bin/dagster definitions validate -w workspace.yaml
+
+fixtures: setup  ## regenerate the committed fixture PDFs (needs a CJK font, see README)
+	.venv/bin/python -m legco_assets_tests.fixtures.generate_fixtures
+
+bench: setup
+	.venv/bin/python scripts/bench_token_path.py
+
+clean:
+	rm -rf data/dagster_home data/documents data/chroma data/cache
