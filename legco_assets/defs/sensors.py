@@ -1,7 +1,8 @@
 """``inbox_sensor``: a partition and one run per new or changed inbox file.
 
-The run key is the file's sha256, so the same content is never ingested twice; a changed
-file (new sha256) is a new version of the same partition.
+The run key is ``<document_id>@<sha256>``, so the same content is never ingested twice into
+a partition (two identical files in two partitions still both run); a changed file (new
+sha256) is a new version of the same partition.
 """
 
 
@@ -33,7 +34,7 @@ def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> d
     keys = [index.register(f.path) for f in changed]
     job = JOBS[settings.default_strategy]
     requests = [
-        dg.RunRequest(run_key=f.sha256, partition_key=key, job_name=job.name, tags={"legco/file": f.path.name})
+        dg.RunRequest(run_key=f"{key}@{f.sha256}", partition_key=key, job_name=job.name, tags={"legco/file": f.path.name})
         for key, f in zip(keys, changed)
     ]
     return dg.SensorResult(

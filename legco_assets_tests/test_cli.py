@@ -1,0 +1,61 @@
+"""The command line: JSON Lines only on stdout, one-line errors, no Dagster for ``chunk``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .pdf_factory import make_pdf
+from .test_token_chunking import _english_paper
+
+
+def _run(*args: str, env_dir: Path | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    env = {**os.environ}
+    if env_dir:
+        env.update(LEGCO_DATA_DIR=str(env_dir / "data"), DAGSTER_HOME=str(env_dir / "dagster_home"))
+    return subprocess.run([sys.executable, "-m", "legco_assets.cli", *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_chunk_prints_chunk_records_only(tmp_path: Path) -> None:
+    paper = _english_paper(tmp_path / "paper.pdf", pages=5)
+    done = _run("chunk", str(paper), "--strategy", "token")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert records and all(r["id"] == f"paper:token:{i}" for i, r in enumerate(records))
+    first = records[0]
+    assert set(first) == {"id", "document_id", "text", "page_number", "metadata"}
+    meta = first["metadata"]
+    assert meta["strategy_type"] == "token" and meta["filename"] == "paper.pdf" and meta["is_latest_version"] is True
+    assert len(meta["content_sha256"]) == 64 and meta["page_start"] == first["page_number"] == 1
+    assert "question_id" not in meta, "Q&A keys are absent on token chunks"
+
+
+def test_chunk_never_imports_dagster(tmp_path: Path) -> None:
+    paper = make_pdf(tmp_path / "p.pdf", [["Q1 What is the allowance rate for the elderly in this scheme?", "It is paid monthly."] * 20])
+    code = (
+        "import sys, io, contextlib; from legco_assets import cli\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): rc = cli.main(['chunk', {str(paper)!r}, '--strategy', 'token'])\n"
+        "assert rc == 0; print('dagster' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_unknown_strategy_is_one_line_listing_valid_ones() -> None:
+    done = _run("chunk", "x.pdf", "--strategy", "paragraph")
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0
+    assert "token" in done.stderr and "question" in done.stderr and done.stdout == ""
+
+
+def test_bad_file_is_one_line_naming_it(tmp_path: Path) -> None:
+    bad = tmp_path / "renamed.pdf"
+    bad.write_text("not a pdf at all")
+    done = _run("chunk", str(bad))
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.strip() == f"legco-assets: error: {bad}: not a PDF (the file does not start with %PDF)"

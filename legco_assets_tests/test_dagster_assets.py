@@ -1,0 +1,118 @@
+"""The asset graph: full materialisation, stage re-runs from stored results, the sensor."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from legco_assets.core import extract
+from legco_assets.core.documents import DocumentIndex
+from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.vector_store import open_collection, stored_chunks
+from legco_assets.definitions import defs
+from legco_assets.defs.assets import ALL_ASSETS, chunks, vector_index
+from legco_assets.defs.jobs import strategy_run_config
+from legco_assets.defs.partitions import documents_partitions
+from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
+from legco_assets.defs.sensors import inbox_sensor
+
+from .test_token_chunking import _english_paper
+
+
+def _resources(data: Path) -> dict:
+    return {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+
+
+def _materialize(instance: dg.DagsterInstance, data: Path, key: str, strategy: Strategy, selection=None) -> dg.ExecuteInProcessResult:
+    return dg.materialize(
+        ALL_ASSETS,
+        selection=selection,
+        partition_key=key,
+        instance=instance,
+        resources=_resources(data),
+        run_config=strategy_run_config(strategy),
+    )
+
+
+@pytest.fixture
+def registered(tmp_path: Path) -> tuple[Path, str]:
+    data = tmp_path / "data"
+    paper = _english_paper(tmp_path / "inbox" / "Paper One (E).pdf", pages=6)
+    key = DocumentIndex(data / "documents").register(paper)
+    return data, key
+
+
+def test_definitions_load() -> None:
+    dg.Definitions.validate_loadable(defs)
+    assert {a.key.to_user_string() for a in ALL_ASSETS} == {
+        "source_document", "page_text", "page_images", "page_tables", "document_structure", "chunks", "vector_index"
+    }
+
+
+def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, monkeypatch) -> None:
+    data, key = registered
+    assert key == "paper-one-e"
+    parses = {"n": 0}
+    original = extract._pdfium_texts
+
+    def counting(source):
+        parses["n"] += 1
+        return original(source)
+
+    monkeypatch.setattr(extract, "_pdfium_texts", counting)
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        result = _materialize(instance, data, key, Strategy.token)
+        assert result.success and parses["n"] == 1
+        meta = result.asset_materializations_for_node("chunks")[0].metadata
+        assert meta["strategy"].value == "token" and meta["chunks"].value >= 2
+        checks = result.get_asset_check_evaluations()
+        assert checks and all(c.passed for c in checks)
+
+        rerun = _materialize(instance, data, key, Strategy.question, selection=[chunks, vector_index])
+        assert rerun.success and parses["n"] == 1, "chunks/vector_index re-used stored upstream results"
+
+        # both strategies coexist in Chroma, ids are deterministic and re-runs never duplicate
+        _materialize(instance, data, key, Strategy.token, selection=[chunks, vector_index])
+        settings = Settings(data_dir=data)
+        stored = stored_chunks(open_collection(settings))
+        ids = [c["id"] for c in stored]
+        assert len(ids) == len(set(ids))
+        assert {c["metadata"]["strategy_type"] for c in stored} == {"token", "question"}
+        token_ids = sorted(i for i in ids if ":token:" in i)
+        expected = [json.loads(line)["id"] for line in (data / "documents" / key / "chunks-token.jsonl").read_text().splitlines()]
+        assert token_ids == sorted(expected)
+
+
+def test_unregistered_partition_is_refused(tmp_path: Path) -> None:
+    with dg.instance_for_test() as instance:
+        with pytest.raises(dg.DagsterUnknownPartitionError):
+            _materialize(instance, tmp_path / "data", "never-added", Strategy.token)
+
+
+def test_inbox_sensor_adds_partitions_and_never_ingests_twice(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    inbox = data / "inbox"
+    first = _english_paper(inbox / "第一號文件 draft.pdf", pages=2)
+    shutil.copy(first, inbox / "copy.pdf")
+    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(inbox))}
+    with dg.instance_for_test() as instance:
+        ctx = dg.build_sensor_context(instance=instance, resources=resources)
+        result = inbox_sensor(ctx)
+        keys = sorted(r.partition_key for r in result.run_requests)
+        assert keys == ["copy", "第一號文件-draft"]
+        sha = extract.read_source(first).sha256
+        assert sorted(r.run_key for r in result.run_requests) == [f"{k}@{sha}" for k in keys]
+        assert sorted(result.dynamic_partitions_requests[0].partition_keys) == keys
+
+        again = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
+        assert not again.run_requests and again.skip_reason
+
+        _english_paper(inbox / "copy.pdf", pages=3)  # changed content: a new version
+        changed = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
+        assert [r.partition_key for r in changed.run_requests] == ["copy"]
+        assert changed.run_requests[0].run_key != result.run_requests[0].run_key

@@ -1,0 +1,89 @@
+"""Token strategy: limits, overlap, boundaries, pages, and exact reconstruction."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from legco_assets.core.extract import extract_document, read_source
+from legco_assets.core.preprocess import clean_pages, is_furniture
+from legco_assets.core.records import DocumentText, Page
+from legco_assets.core.token_chunking import TokenChunkingStrategy, token_windows
+from legco_assets.core.tokens import count_tokens
+
+from .conftest import FIXTURES
+from .pdf_factory import make_pdf
+
+WORDS = "drainage capacity resettlement compensation licence vehicle allowance elderly safety site inspection budget".split()
+
+
+def _english_paper(path: Path, pages: int = 14) -> Path:
+    rng = random.Random(7)
+    body = []
+    for _ in range(pages):
+        lines = []
+        for _ in range(38):
+            words = [rng.choice(WORDS) for _ in range(rng.randint(8, 12))]
+            lines.append(" ".join(words) + rng.choice([".", ",", ";", ""]))
+        body.append(lines)
+    return make_pdf(path, body)
+
+
+def _doc(path: Path) -> DocumentText:
+    return DocumentText.from_pages(clean_pages(extract_document(read_source(path)).pages))
+
+
+def _papers(tmp_path: Path) -> list[Path]:
+    papers = [_english_paper(tmp_path / "english.pdf")]
+    papers += sorted(FIXTURES.glob("paper_*.pdf"))
+    return papers
+
+
+def test_limits_overlap_pages_and_reconstruction(tmp_path: Path) -> None:
+    for paper in _papers(tmp_path):
+        doc = _doc(paper)
+        chunks = TokenChunkingStrategy(1000, 200).chunk("doc", doc)
+        assert len(chunks) >= 2, paper
+        assert all(c.token_count <= 1000 for c in chunks)
+        for prev, nxt in zip(chunks, chunks[1:]):
+            assert nxt.char_start < prev.char_end, "consecutive windows overlap"
+            assert 160 <= count_tokens(doc.text[nxt.char_start : prev.char_end]) <= 240
+        rebuilt = chunks[0].text + "".join(b.text[a.char_end - b.char_start :] for a, b in zip(chunks, chunks[1:]))
+        assert rebuilt == doc.text
+        pages = clean_pages(extract_document(read_source(paper)).pages)
+        for chunk in chunks:
+            head = chunk.text.strip().split("\n")[0][:20]
+            assert head in pages[chunk.page_start - 1].cleaned, (paper.name, chunk.index)
+            assert chunk.page_start <= chunk.page_end
+            assert not [ln for ln in chunk.text.split("\n") if ln.strip() and is_furniture(ln, 0) and not ln.strip().isdigit()]
+
+
+def test_window_prefers_paragraph_then_sentence_boundaries() -> None:
+    para = "第一段的內容。" * 40
+    text = "\n\n".join([para] * 6)
+    spans = token_windows(text, 300, 0)
+    assert all(text[end - 2 : end] == "\n\n" or end == len(text) or text[end - 1] == "。" for _, end in spans)
+    english = ("This is a sentence about drainage. " * 60).strip()
+    for _, end in token_windows(english, 120, 20)[:-1]:
+        assert english[:end].rstrip().endswith(".")
+
+
+def test_hard_cut_only_when_no_boundary_and_never_splits_a_character() -> None:
+    text = "排水系統容量" * 400  # no punctuation, no spaces
+    spans = token_windows(text, 250, 50)
+    assert all(count_tokens(text[s:e]) <= 250 for s, e in spans)
+    assert "".join(text[s:e] for s, e in spans[:1]) and spans[-1][1] == len(text)
+
+
+def test_short_text_is_one_chunk_on_page_one() -> None:
+    doc = DocumentText.from_pages([Page(1, "x", "Q1 What is the rate?\nIt is $3,815.")])
+    chunks = TokenChunkingStrategy().chunk("d", doc)
+    assert len(chunks) == 1 and chunks[0].page_start == 1 and chunks[0].id == "d:token:0"
+
+
+@pytest.mark.parametrize(("size", "overlap"), [(0, 0), (100, 100), (100, -1)])
+def test_invalid_limits_are_refused(size: int, overlap: int) -> None:
+    with pytest.raises(ValueError):
+        token_windows("text", size, overlap)
