@@ -67,6 +67,31 @@ def table_cells(table: Table, with_header: bool = True) -> list[str]:
 
 
 # -- locating a table inside a text ------------------------------------------------------------
+class TextIndex:
+    """A text prepared for locating tables: squashed characters with their offsets, and each
+    line's span and character counts. Build once, locate many tables."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.squashed = _Squashed.of(text)
+        self.lines: list[tuple[int, int, Counter[str], int]] = []  # start, end, counts, size
+        pos = 0
+        for line in text.split("\n"):
+            squashed = _squash(line)
+            self.lines.append((pos, pos + len(line), Counter(squashed), len(squashed)))
+            pos += len(line) + 1
+
+    def line_at(self, offset: int) -> int:
+        lo, hi = 0, len(self.lines) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.lines[mid][0] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+
 def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """Widen ``[start, end)`` to whole lines when only whitespace lies beside it."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -79,66 +104,91 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     return line_start, line_end
 
 
-def _find_sequence(text: str, sq: _Squashed, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+def _find_sequence(index: TextIndex, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+    sq = index.squashed
     pos = sq.chars.find(needle)
     while pos >= 0:
         start = sq.offsets[pos]
         end = sq.offsets[pos + len(needle) - 1] + 1
-        span = _line_bounds(text, start, end)
+        span = _line_bounds(index.text, start, end)
         if not _overlaps(span, taken):
             return span
         pos = sq.chars.find(needle, pos + 1)
     return None
 
 
-def _find_anagram(text: str, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """A run of whole lines whose characters are exactly the needle's, in any order."""
+def _find_anagram(index: TextIndex, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """A run of whole lines holding exactly the needle's characters, in any order (PDF text
+    may read a row's wrapped cells line by line across the row)."""
     target = Counter(needle)
-    lines: list[tuple[int, int, str]] = []
-    pos = 0
-    for line in text.split("\n"):
-        lines.append((pos, pos + len(line), _squash(line)))
-        pos += len(line) + 1
-    for i, (start, _, first) in enumerate(lines):
-        if not first or first not in needle:
+    lines = index.lines
+    for i, (start, _, first, size) in enumerate(lines):
+        if not size or not first <= target:
             continue
+        remaining = target.copy()
         total = 0
-        counts: Counter[str] = Counter()
         for j in range(i, len(lines)):
-            squashed = lines[j][2]
-            if squashed and squashed not in needle:
+            counts, size_j = lines[j][2], lines[j][3]
+            if not counts <= remaining:
                 break
-            counts.update(squashed)
-            total += len(squashed)
-            if total > len(needle):
-                break
+            remaining -= counts
+            total += size_j
             if total == len(needle):
-                if counts == target:
-                    span = (start, lines[j][1])
-                    if not _overlaps(span, taken):
-                        return span
+                span = (start, lines[j][1])
+                if not _overlaps(span, taken):
+                    return span
                 break
     return None
+
+
+def _absorb_header(index: TextIndex, span: tuple[int, int], header: list[str]) -> tuple[int, int] | None:
+    """Extend a span found for the body rows back over the header's lines: whole lines made
+    only of header characters (a header cell spanning columns is repeated in ``header`` but
+    printed once). None when no header line is there."""
+    budget = Counter("".join(_squash(c) for c in header))
+    if not budget or index.text[index.lines[index.line_at(span[0])][0]:span[0]].strip():
+        return None
+    line = index.line_at(span[0]) - 1
+    start = None
+    while line >= 0:
+        begin, _, counts, size = index.lines[line]
+        if size:
+            if not counts <= budget:
+                break
+            budget -= counts
+            start = begin
+        line -= 1
+    return (start, span[1]) if start is not None else None
 
 
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
     return any(span[0] < b and a < span[1] for a, b in taken)
 
 
-def locate_table(text: str, table: Table, taken: list[tuple[int, int]] | None = None) -> tuple[int, int] | None:
+def locate_table(
+    text: str | TextIndex, table: Table, taken: list[tuple[int, int]] | None = None
+) -> tuple[int, int] | None:
     """Char span of ``table``'s raw text inside ``text`` (whole lines where possible), or
-    None. A continuation part is also tried without its header (pages need not repeat it)."""
+    None. Tried in order: header and rows as one run (in reading order, then in any order);
+    the rows, extended back over the header's lines; for a continuation part, the rows
+    alone (a page need not repeat the header)."""
+    index = text if isinstance(text, TextIndex) else TextIndex(text)
     taken = taken or []
-    sq = _Squashed.of(text)
-    variants = [True, False] if table.continues_from_previous else [True]
-    for with_header in variants:
-        needle = "".join(table_cells(table, with_header))
-        if len(needle) < _MIN_TABLE_CHARS:
-            continue
-        span = _find_sequence(text, sq, needle, taken) or _find_anagram(text, needle, taken)
+    needle = "".join(table_cells(table))
+    if len(needle) >= _MIN_TABLE_CHARS:
+        span = _find_sequence(index, needle, taken) or _find_anagram(index, needle, taken)
         if span:
             return span
-    return None
+    body = "".join(table_cells(table, with_header=False))
+    if len(body) < _MIN_TABLE_CHARS:
+        return None
+    span = _find_sequence(index, body, taken) or _find_anagram(index, body, taken)
+    if span is None:
+        return None
+    widened = _absorb_header(index, span, table.header)
+    if widened and not _overlaps(widened, taken):
+        return widened
+    return span if table.continues_from_previous else None
 
 
 # -- stitching parts that continue across pages -----------------------------------------------
@@ -217,10 +267,11 @@ def _plan(text: str, tables: list[Table]) -> tuple[list[tuple[int, int, str]], i
     edits: list[tuple[int, int, str]] = []
     taken: list[tuple[int, int]] = []
     embedded = 0
+    text_index = TextIndex(text)
     for chain in table_chains(tables):
         spans = []
         for part in chain:
-            span = locate_table(text, part, taken)
+            span = locate_table(text_index, part, taken)
             if span:
                 taken.append(span)
             spans.append(span)
@@ -279,11 +330,14 @@ def embed_tables_in_pages(pages: list[Page], tables: list[Table]) -> list[Page]:
     by_number = {p.number: p for p in pages}
     edits: dict[int, list[tuple[int, int, str]]] = {p.number: [] for p in pages}
     taken: dict[int, list[tuple[int, int]]] = {p.number: [] for p in pages}
+    indexes: dict[int, TextIndex] = {}
     for chain in table_chains(tables):
         located = []
         for part in chain:
             page = by_number.get(part.page)
-            span = locate_table(page.cleaned, part, taken[part.page]) if page else None
+            if page is not None and part.page not in indexes:
+                indexes[part.page] = TextIndex(page.cleaned)
+            span = locate_table(indexes[part.page], part, taken[part.page]) if page else None
             if span:
                 taken[part.page].append(span)
             located.append((part, span))

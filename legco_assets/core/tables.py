@@ -1,0 +1,798 @@
+"""Find the tables on a document's pages: the pure function behind the ``page_tables`` asset.
+
+Without an LLM (the default) tables come from page geometry, read straight from PDFium:
+
+* **Gate.** Every page's path objects are read (bounds only, a few microseconds each); only a
+  page whose ruling lines and rectangles could form a grid (at least 3 horizontal and 3
+  vertical edges) gets any further work. Most pages stop here, which keeps the stage at
+  hundreds of pages per second.
+* **Grid.** Thin rectangles and axis-aligned line segments become horizontal and vertical
+  edges; edges are snapped, joined, and grouped into connected components (a component is a
+  table). Its distinct x and y positions make a grid; a missing ruling line between two grid
+  cells merges them (a spanned cell). Tables drawn without outer side borders still work:
+  the ends of the ruling lines close the grid.
+* **Cells.** Each character (PDFium text page, tight boxes) goes to the cell holding its
+  centre; a cell's text is its lines top to bottom, characters left to right, with a space
+  only where the PDF has one between non-CJK characters (so ``11 991`` stays one cell and
+  justified Chinese is not letter-spaced).
+* **Header.** The first row, plus the rows its cells span down into (multi-row headers are
+  merged per column: ``2020-21 Estimate``).
+
+pdfplumber gives the same grids but is 10-30x slower per table page (see
+``scripts/bench_tables.py``), so it is not used here.
+
+Tables without any ruling lines are not reconstructed from text alone: aligned-column
+guessing on LegCo papers (justified Chinese, two-up spreads, bullet lists of amounts) is not
+reliable enough to rewrite an answer's text without an LLM. With a vision LLM configured
+(:mod:`vision_tables`), pages with a detected table are read from their image instead.
+
+A table at the bottom of a page followed at the top of the next page by a table with the
+same columns, with no text in between, is marked ``continues_from_previous``; when the later
+part does not repeat the header, it gets the first part's header and all its rows as rows.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import time
+from bisect import bisect_right
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Iterable
+
+from .markdown_tables import to_markdown
+from .preprocess import normalise_chars
+from .records import Page, Table
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .llm import LLMClient
+
+SNAP = 3.0  # points: edges closer than this are one line
+THIN = 3.0  # points: a filled rectangle thinner than this is a ruling line
+MIN_EDGE = 4.0  # points: shorter edges (dots, corners) are ignored
+_CJK_RANGES = ((0x2E80, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0x2FFFF))
+
+
+def is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+
+
+@dataclass
+class TablesResult:
+    """What ``page_tables`` stores: the tables and what it took to find them."""
+
+    tables: list[Table]
+    pages_with_tables: list[int]
+    vision_pages: int = 0
+    warnings: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TablesResult":
+        return cls(
+            tables=[Table.from_dict(t) for t in data.get("tables", [])],
+            pages_with_tables=list(data.get("pages_with_tables", [])),
+            vision_pages=int(data.get("vision_pages", 0)),
+            warnings=list(data.get("warnings", [])),
+            stats=dict(data.get("stats", {})),
+        )
+
+
+# -- page geometry --------------------------------------------------------------------------------
+@dataclass
+class _Edge:
+    pos: float  # y (top-based) of a horizontal edge, x of a vertical one
+    lo: float  # x0 / top
+    hi: float  # x1 / bottom
+
+
+@dataclass
+class _Char:
+    ch: str
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    base: float  # baseline, top-based
+    size: float
+    space_before: bool  # PDFium put a space (printed or inferred from a gap) before it
+    printed_space: bool = False  # the PDF itself has a space character there
+
+    @property
+    def cx(self) -> float:
+        return (self.x0 + self.x1) / 2
+
+    @property
+    def cy(self) -> float:
+        return (self.top + self.bottom) / 2
+
+
+Matrix = tuple[float, float, float, float, float, float]
+_IDENTITY: Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+
+def _mul(m: Matrix, n: Matrix) -> Matrix:
+    """``m`` then ``n`` (PDF row-vector convention)."""
+    a, b, c, d, e, f = m
+    A, B, C, D, E, F = n
+    return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F)
+
+
+def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
+    a, b, c, d, e, f = m
+    return a * x + c * y + e, b * x + d * y + f
+
+
+class _PageReader:
+    """Reads edges and characters of one PDFium page through the raw API (fast)."""
+
+    def __init__(self, raw: Any, page: Any, height: float) -> None:
+        self.raw = raw
+        self.page = page
+        self.height = height
+        self._f = [ctypes.c_float() for _ in range(4)]
+        self._u = [ctypes.c_uint() for _ in range(4)]
+        self.fills: list[tuple[float, float, float, float, tuple[int, int, int]]] = []
+
+    def _paint(self, obj: Any) -> tuple[bool, tuple[int, int, int] | None]:
+        """(stroked, fill colour) of a path; white or transparent paint counts as none."""
+        raw = self.raw
+        fill_mode = ctypes.c_int()
+        stroke = ctypes.c_int()
+        if not raw.FPDFPath_GetDrawMode(obj, ctypes.byref(fill_mode), ctypes.byref(stroke)):
+            return True, None
+        r, g, b, a = self._u
+
+        def painted(getter: Any) -> tuple[int, int, int] | None:
+            if not getter(obj, r, g, b, a):
+                return (0, 0, 0)
+            if a.value == 0 or (r.value > 245 and g.value > 245 and b.value > 245):
+                return None
+            return (r.value, g.value, b.value)
+
+        stroked = bool(stroke.value) and painted(raw.FPDFPageObj_GetStrokeColor) is not None
+        fill = painted(raw.FPDFPageObj_GetFillColor) if fill_mode.value else None
+        return stroked, fill
+
+    def _box(self, x0: float, y0: float, x1: float, y1: float, h: list[_Edge], v: list[_Edge], fill_only: tuple[int, int, int] | None = None) -> None:
+        """A rectangle (or a thin one: a ruling line) in PDF coordinates. A filled box with
+        no outline is kept aside: its sides are lines only where its colour ends."""
+        x0, x1 = min(x0, x1), max(x0, x1)
+        top, bottom = self.height - max(y0, y1), self.height - min(y0, y1)
+        width, tall = x1 - x0, bottom - top
+        if width < MIN_EDGE and tall < MIN_EDGE:
+            return
+        if tall <= THIN:
+            h.append(_Edge((top + bottom) / 2, x0, x1))
+        elif width <= THIN:
+            v.append(_Edge((x0 + x1) / 2, top, bottom))
+        elif fill_only is not None:
+            self.fills.append((x0, top, x1, bottom, fill_only))
+        else:
+            h.append(_Edge(top, x0, x1))
+            h.append(_Edge(bottom, x0, x1))
+            v.append(_Edge(x0, top, bottom))
+            v.append(_Edge(x1, top, bottom))
+
+    def _fill_edges(self, h: list[_Edge], v: list[_Edge]) -> None:
+        """Sides of filled boxes, except where a box of the same colour continues across
+        them (word processors shade a cell one text line at a time)."""
+        fills = self.fills
+        if len(fills) > 400:  # a drawing, not a table: treat every box as outlined
+            for x0, top, x1, bottom, _ in fills:
+                h += [_Edge(top, x0, x1), _Edge(bottom, x0, x1)]
+                v += [_Edge(x0, top, bottom), _Edge(x1, top, bottom)]
+            return
+
+        def covered(lo: float, hi: float, spans: list[tuple[float, float]]) -> bool:
+            got = sum(max(0.0, min(b, hi) - max(a, lo)) for a, b in spans)
+            return got >= 0.8 * (hi - lo)
+
+        probe = 0.6  # just across a side: same colour there means the side is not drawn
+        for x0, top, x1, bottom, colour in fills:
+            same = [f for f in fills if f[4] == colour]
+            above = [(f[0], f[2]) for f in same if f[1] < top - probe < f[3]]
+            below = [(f[0], f[2]) for f in same if f[1] < bottom + probe < f[3]]
+            left = [(f[1], f[3]) for f in same if f[0] < x0 - probe < f[2]]
+            right = [(f[1], f[3]) for f in same if f[0] < x1 + probe < f[2]]
+            if not covered(x0, x1, above):
+                h.append(_Edge(top, x0, x1))
+            if not covered(x0, x1, below):
+                h.append(_Edge(bottom, x0, x1))
+            if not covered(top, bottom, left):
+                v.append(_Edge(x0, top, bottom))
+            if not covered(top, bottom, right):
+                v.append(_Edge(x1, top, bottom))
+
+    def _segment(self, p: tuple[float, float], q: tuple[float, float], h: list[_Edge], v: list[_Edge]) -> None:
+        (x0, y0), (x1, y1) = p, q
+        if abs(y0 - y1) <= 0.5 and abs(x1 - x0) >= MIN_EDGE:
+            h.append(_Edge(self.height - (y0 + y1) / 2, min(x0, x1), max(x0, x1)))
+        elif abs(x0 - x1) <= 0.5 and abs(y1 - y0) >= MIN_EDGE:
+            v.append(_Edge((x0 + x1) / 2, self.height - max(y0, y1), self.height - min(y0, y1)))
+
+    def _matrix(self, obj: Any) -> Matrix:
+        m = self.raw.FS_MATRIX()
+        if not self.raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
+            return _IDENTITY
+        return (m.a, m.b, m.c, m.d, m.e, m.f)
+
+    def _path(self, obj: Any, outer: Matrix, h: list[_Edge], v: list[_Edge]) -> None:
+        raw = self.raw
+        stroked, fill = self._paint(obj)
+        if not stroked and fill is None:
+            return
+        fill_only = fill if not stroked else None
+        count = raw.FPDFPath_CountSegments(obj)
+        if count <= 5 and outer == _IDENTITY:
+            # a rectangle or a single line: the object's bounds say it all
+            l, b, r, t = self._f
+            if raw.FPDFPageObj_GetBounds(obj, l, b, r, t):
+                if count <= 2 or self._is_box(obj, count):
+                    self._box(l.value, b.value, r.value, t.value, h, v, fill_only)
+                    return
+        matrix = _mul(self._matrix(obj), outer)
+        x, y = ctypes.c_float(), ctypes.c_float()
+        start = previous = None
+        for index in range(count):
+            seg = raw.FPDFPath_GetPathSegment(obj, index)
+            if not seg or not raw.FPDFPathSegment_GetPoint(seg, x, y):
+                continue
+            point = _apply(matrix, x.value, y.value)
+            kind = raw.FPDFPathSegment_GetType(seg)
+            if kind == raw.FPDF_SEGMENT_MOVETO:
+                start = previous = point
+                continue
+            if kind == raw.FPDF_SEGMENT_LINETO and previous is not None:
+                self._segment(previous, point, h, v)
+            previous = point
+            if raw.FPDFPathSegment_GetClose(seg) and start is not None:
+                self._segment(point, start, h, v)
+                previous = start
+
+    def _is_box(self, obj: Any, count: int) -> bool:
+        """True when a short path is an axis-aligned rectangle (not a diagonal or curve)."""
+        raw = self.raw
+        x, y = ctypes.c_float(), ctypes.c_float()
+        points = []
+        for index in range(count):
+            seg = raw.FPDFPath_GetPathSegment(obj, index)
+            if raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_BEZIERTO:
+                return False
+            raw.FPDFPathSegment_GetPoint(seg, x, y)
+            points.append((x.value, y.value))
+        for (x0, y0), (x1, y1) in zip(points, points[1:]):
+            if abs(x0 - x1) > 0.5 and abs(y0 - y1) > 0.5:
+                return False
+        return True
+
+    def edges(self) -> tuple[list[_Edge], list[_Edge]]:
+        raw = self.raw
+        h: list[_Edge] = []
+        v: list[_Edge] = []
+        stack: list[tuple[Any, Matrix, int]] = []
+        count = raw.FPDFPage_CountObjects(self.page)
+        for index in range(count):
+            stack.append((raw.FPDFPage_GetObject(self.page, index), _IDENTITY, 0))
+        while stack:
+            obj, outer, depth = stack.pop()
+            kind = raw.FPDFPageObj_GetType(obj)
+            if kind == raw.FPDF_PAGEOBJ_PATH:
+                self._path(obj, outer, h, v)
+            elif kind == raw.FPDF_PAGEOBJ_FORM and depth < 3:
+                inner = _mul(self._matrix(obj), outer)
+                for index in range(raw.FPDFFormObj_CountObjects(obj)):
+                    stack.append((raw.FPDFFormObj_GetObject(obj, index), inner, depth + 1))
+        self._fill_edges(h, v)
+        return h, v
+
+    def chars(self, textpage: Any) -> list[_Char]:
+        raw = self.raw
+        l, r, b, t = (ctypes.c_double() for _ in range(4))
+        ox, oy = ctypes.c_double(), ctypes.c_double()
+        loose = raw.FS_RECTF()
+        out: list[_Char] = []
+        space = printed = False
+        for index in range(raw.FPDFText_CountChars(textpage)):
+            ch = chr(raw.FPDFText_GetUnicode(textpage, index) or 32)
+            if ch.isspace() or ch in "\x00\x02\ufffe":
+                if ch.isspace():
+                    space = True
+                    printed = printed or (ch not in "\r\n" and not raw.FPDFText_IsGenerated(textpage, index))
+                continue
+            if not raw.FPDFText_GetCharBox(textpage, index, l, r, b, t):
+                continue
+            top, bottom = self.height - t.value, self.height - b.value
+            x0, x1 = l.value, r.value
+            # loose boxes (advance width, ascent/descent) make gaps between glyphs honest
+            # ("1" has a narrow ink box); tight boxes keep lines apart, except for flat
+            # glyphs such as "一" and "─"
+            if raw.FPDFText_GetLooseCharBox(textpage, index, ctypes.byref(loose)):
+                x0, x1 = loose.left, loose.right
+                loose_top, loose_bottom = self.height - loose.top, self.height - loose.bottom
+                if bottom - top < 0.4 * (loose_bottom - loose_top):
+                    top, bottom = loose_top, loose_bottom
+            raw.FPDFText_GetCharOrigin(textpage, index, ox, oy)
+            size = raw.FPDFText_GetFontSize(textpage, index) or (bottom - top) or 10.0
+            out.append(
+                _Char(
+                    ch=normalise_chars(ch) or ch,
+                    x0=x0,
+                    top=top,
+                    x1=x1,
+                    bottom=bottom,
+                    base=self.height - oy.value,
+                    size=float(size),
+                    space_before=space,
+                    printed_space=printed,
+                )
+            )
+            space = printed = False
+        return out
+
+
+# -- edges to grids -------------------------------------------------------------------------------
+def _merge_edges(edges: list[_Edge]) -> list[_Edge]:
+    """Snap edges at (nearly) the same position and join those that overlap or touch."""
+    if not edges:
+        return []
+    edges = sorted(edges, key=lambda e: e.pos)
+    groups: list[list[_Edge]] = [[edges[0]]]
+    for edge in edges[1:]:
+        if edge.pos - groups[-1][-1].pos <= SNAP:
+            groups[-1].append(edge)
+        else:
+            groups.append([edge])
+    merged: list[_Edge] = []
+    for group in groups:
+        pos = sum(e.pos for e in group) / len(group)
+        for edge in sorted(group, key=lambda e: e.lo):
+            if merged and merged[-1].pos == pos and edge.lo <= merged[-1].hi + SNAP:
+                merged[-1].hi = max(merged[-1].hi, edge.hi)
+            else:
+                merged.append(_Edge(pos, edge.lo, edge.hi))
+    return merged
+
+
+def _cluster(values: Iterable[float], tol: float = SNAP) -> list[float]:
+    out: list[list[float]] = []
+    for value in sorted(values):
+        if out and value - out[-1][-1] <= tol:
+            out[-1].append(value)
+        else:
+            out.append([value])
+    return [sum(c) / len(c) for c in out]
+
+
+def _components(h: list[_Edge], v: list[_Edge]) -> list[tuple[list[_Edge], list[_Edge]]]:
+    """Groups of edges that touch each other (one group per table)."""
+    parent = list(range(len(h) + len(v)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, he in enumerate(h):
+        for j, ve in enumerate(v):
+            if he.lo - SNAP <= ve.pos <= he.hi + SNAP and ve.lo - SNAP <= he.pos <= ve.hi + SNAP:
+                a, b = find(i), find(len(h) + j)
+                if a != b:
+                    parent[a] = b
+    groups: dict[int, tuple[list[_Edge], list[_Edge]]] = {}
+    for i, he in enumerate(h):
+        groups.setdefault(find(i), ([], []))[0].append(he)
+    for j, ve in enumerate(v):
+        groups.setdefault(find(len(h) + j), ([], []))[1].append(ve)
+    return [g for g in groups.values() if g[0] and g[1]]
+
+
+def _covered(edges: list[_Edge], pos: float, lo: float, hi: float) -> bool:
+    """Is the span ``lo..hi`` at ``pos`` (mostly) drawn by one of ``edges``?"""
+    need = (hi - lo) * 0.6
+    got = 0.0
+    for edge in edges:
+        if abs(edge.pos - pos) <= SNAP:
+            got += max(0.0, min(edge.hi, hi) - max(edge.lo, lo))
+    return got >= need
+
+
+@dataclass
+class _Grid:
+    xs: list[float]
+    ys: list[float]
+    cells: list[tuple[int, int, int, int]]  # r0, c0, r1, c1 (inclusive) of each logical cell
+
+    @property
+    def bbox(self) -> list[float]:
+        return [round(self.xs[0], 2), round(self.ys[0], 2), round(self.xs[-1], 2), round(self.ys[-1], 2)]
+
+
+def _grid(h: list[_Edge], v: list[_Edge]) -> _Grid | None:
+    xs = _cluster(e.pos for e in v)
+    ys = _cluster(e.pos for e in h)
+    # open sides: the ends of the ruling lines close the grid
+    left, right = min(e.lo for e in h), max(e.hi for e in h)
+    top, bottom = min(e.lo for e in v), max(e.hi for e in v)
+    virtual_x = set()
+    virtual_y = set()
+    if left < xs[0] - SNAP:
+        xs.insert(0, left)
+        virtual_x.add(0)
+    if right > xs[-1] + SNAP:
+        xs.append(right)
+        virtual_x.add(len(xs) - 1)
+    if top < ys[0] - SNAP:
+        ys.insert(0, top)
+        virtual_y.add(0)
+    if bottom > ys[-1] + SNAP:
+        ys.append(bottom)
+        virtual_y.add(len(ys) - 1)
+    rows, cols = len(ys) - 1, len(xs) - 1
+    if rows < 2 or cols < 2:
+        return None
+    parent = list(range(rows * cols))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(a: int, b: int) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    for r in range(rows):
+        for c in range(cols - 1):
+            if not _covered(v, xs[c + 1], ys[r], ys[r + 1]):
+                union(r * cols + c, r * cols + c + 1)
+    for r in range(rows - 1):
+        for c in range(cols):
+            if not _covered(h, ys[r + 1], xs[c], xs[c + 1]):
+                union(r * cols + c, (r + 1) * cols + c)
+    spans: dict[int, list[int]] = {}
+    for i in range(rows * cols):
+        root = find(i)
+        r, c = divmod(i, cols)
+        span = spans.setdefault(root, [r, c, r, c])
+        span[0], span[1] = min(span[0], r), min(span[1], c)
+        span[2], span[3] = max(span[2], r), max(span[3], c)
+    cells = [tuple(s) for s in spans.values()]
+    if len(cells) < 4:
+        return None
+    return _Grid(xs=xs, ys=ys, cells=sorted(cells))  # type: ignore[arg-type]
+
+
+def _lines(chars: list[_Char]) -> list[list[_Char]]:
+    """Group characters into visual lines: a character joins the line whose vertical extent
+    holds its centre (so superscript footnote marks stay on their line)."""
+    lines: list[tuple[list[float], list[_Char]]] = []
+    for ch in sorted(chars, key=lambda c: (c.top, c.x0)):
+        for extent, members in reversed(lines[-3:]):
+            if extent[0] - 0.5 <= ch.cy <= extent[1] + 0.5 or ch.top <= (extent[0] + extent[1]) / 2 <= ch.bottom:
+                members.append(ch)
+                extent[0], extent[1] = min(extent[0], ch.top), max(extent[1], ch.bottom)
+                break
+        else:
+            lines.append(([ch.top, ch.bottom], [ch]))
+    lines.sort(key=lambda item: item[0][0])
+    return [sorted(members, key=lambda c: c.x0) for _, members in lines]
+
+
+def _line_text(line: list[_Char]) -> str:
+    height = max(c.bottom - c.top for c in line)
+    out = [line[0].ch]
+    for prev, ch in zip(line, line[1:]):
+        cjk = is_cjk(prev.ch[-1]) + is_cjk(ch.ch[0])
+        if cjk == 0:
+            spaced = ch.space_before or ch.x0 - prev.x1 > 0.45 * height
+        else:  # CJK never gets an inferred space (justified and letter-spaced text)
+            spaced = cjk == 1 and ch.printed_space
+        if spaced:
+            out.append(" ")
+        out.append(ch.ch)
+    return "".join(out)
+
+
+def _join_lines(texts: list[str]) -> str:
+    """Lines of one cell: a space where Latin text wraps, none where CJK text does."""
+    if not texts:
+        return ""
+    joined = texts[0]
+    for text in texts[1:]:
+        if joined and text and (is_cjk(joined[-1]) or is_cjk(text[0])):
+            joined += text
+        else:
+            joined += " " + text
+    return " ".join(joined.split())
+
+
+def _cell_text(chars: list[_Char]) -> str:
+    """Lines top to bottom, characters left to right, spaces only between non-CJK text."""
+    return _join_lines([_line_text(line) for line in _lines(chars)]) if chars else ""
+
+
+_NUMERIC = re.compile(r"^[(+\-−–$]*\d[\d,.\s]*[%)]*\S{0,2}$")
+
+
+def _split_band(cells: list[tuple[int, list[list[_Char]], float]]) -> list[dict[int, str]] | None:
+    """Rows packed into one ruled band (no lines between them): each cell has the same
+    number of text lines, level across the band, at least one column of numbers, and no
+    text line that wraps (reaches the cell's right side). Else None: one row."""
+    filled = [(col, lines, width) for col, lines, width in cells if lines]
+    if len(filled) < 2:
+        return None
+    k = len(filled[0][1])
+    if k < 2 or any(len(lines) != k for _, lines, _ in filled):
+        return None
+    for i in range(k):
+        centres = [(lines[i][0].top + lines[i][0].bottom) / 2 for _, lines, _ in filled]
+        height = max(c.bottom - c.top for _, lines, _ in filled for c in lines[i])
+        if max(centres) - min(centres) > 0.6 * height:
+            return None
+    texts = {col: [_line_text(line) for line in lines] for col, lines, _ in filled}
+    numeric = [col for col, lines in texts.items() if all(_NUMERIC.match(t) for t in lines)]
+    if not numeric:
+        return None
+    for col, lines, width in filled:
+        if col in numeric:
+            continue
+        for line in lines[:-1]:
+            if line[-1].x1 - line[0].x0 > 0.75 * width:
+                return None
+    return [{col: texts[col][i] for col in texts} for i in range(k)]
+
+
+def _table_from_grid(page_number: int, grid: _Grid, chars: list[_Char]) -> Table | None:
+    xs, ys = grid.xs, grid.ys
+    rows, cols = len(ys) - 1, len(xs) - 1
+    owner: dict[tuple[int, int], int] = {}
+    for index, (r0, c0, r1, c1) in enumerate(grid.cells):
+        for r in range(r0, r1 + 1):
+            for c in range(c0, c1 + 1):
+                owner[(r, c)] = index
+    buckets: list[list[_Char]] = [[] for _ in grid.cells]
+    for ch in chars:
+        if not (xs[0] <= ch.cx <= xs[-1] and ys[0] <= ch.cy <= ys[-1]):
+            continue
+        c = min(cols - 1, max(0, bisect_right(xs, ch.cx) - 1))
+        r = min(rows - 1, max(0, bisect_right(ys, ch.cy) - 1))
+        buckets[owner[(r, c)]].append(ch)
+    lines = [_lines(b) for b in buckets]
+    texts = [_join_lines([_line_text(line) for line in cell]) for cell in lines]
+    if sum(1 for t in texts if t) < 3:
+        return None
+    header_rows = 1
+    for (r0, c0, r1, c1) in grid.cells:
+        if r0 == 0:
+            header_rows = max(header_rows, r1 + 1)
+    header_rows = min(header_rows, rows - 1)
+    # matrix: a cell's text at its top-left; a header cell spanning columns repeats across
+    # them (so merged header rows read "2020-21 Estimate"), a body cell does not
+    matrix = [["" for _ in range(cols)] for _ in range(rows)]
+    for index, (r0, c0, r1, c1) in enumerate(grid.cells):
+        if r0 < header_rows:
+            for c in range(c0, c1 + 1):
+                matrix[r0][c] = texts[index]
+        else:
+            matrix[r0][c0] = texts[index]
+    # body bands holding several unruled rows become several rows
+    expanded: list[list[str]] = matrix[:header_rows]
+    for r in range(header_rows, rows):
+        band = [i for i, (r0, c0, r1, c1) in enumerate(grid.cells) if r0 <= r <= r1]
+        split = None
+        if all(grid.cells[i][0] == grid.cells[i][2] == r for i in band):
+            split = _split_band([(grid.cells[i][1], lines[i], xs[grid.cells[i][3] + 1] - xs[grid.cells[i][1]]) for i in band])
+        if split:
+            for sub in split:
+                expanded.append([sub.get(c, "") for c in range(cols)])
+        else:
+            expanded.append(matrix[r])
+    matrix = expanded
+    # drop columns and rows with no text at all (slivers between double rules)
+    keep_cols = [c for c in range(cols) if any(row[c] for row in matrix)]
+    matrix = [[row[c] for c in keep_cols] for row in matrix]
+    head_part = matrix[:header_rows]
+    body = [row for row in matrix[header_rows:] if any(row)]
+    if len(keep_cols) < 2 or not body:
+        return None
+    # boxes stacked on each other (notes, call-outs) are not a table: a table has at least
+    # two rows, header included, with two or more different texts side by side
+    if sum(1 for row in matrix if len({t for t in row if t}) >= 2) < 2:
+        return None
+    header = []
+    for c in range(len(keep_cols)):
+        parts: list[str] = []
+        for row in head_part:
+            if row[c] and row[c] not in parts:
+                parts.append(row[c])
+        header.append(" ".join(parts))
+    return Table(
+        page=page_number,
+        header=header,
+        rows=body,
+        markdown=to_markdown(header, body),
+        method="geometric",
+        bbox=grid.bbox,
+    )
+
+
+def _page_tables(raw: Any, pdf: Any, page_number: int) -> list[Table]:
+    page = raw.FPDF_LoadPage(pdf, page_number - 1)
+    if not page:
+        return []
+    try:
+        height = raw.FPDF_GetPageHeightF(page)
+        reader = _PageReader(raw, page, height)
+        h, v = reader.edges()
+        if len(h) < 3 or len(v) < 3:
+            return []
+        h, v = _merge_edges(h), _merge_edges(v)
+        groups = [g for g in _components(h, v) if len(g[0]) >= 2 and len(g[1]) >= 1]
+        grids = [g for g in (_grid(gh, gv) for gh, gv in groups) if g is not None]
+        if not grids:
+            return []
+        textpage = raw.FPDFText_LoadPage(page)
+        try:
+            chars = reader.chars(textpage)
+        finally:
+            raw.FPDFText_ClosePage(textpage)
+        tables = [t for t in (_table_from_grid(page_number, g, chars) for g in grids) if t is not None]
+        # nested grids (a boxed page frame around a real table): keep the innermost tables
+        return _drop_containers(sorted(tables, key=lambda t: (t.bbox or [0, 0])[1]))
+    finally:
+        raw.FPDF_ClosePage(page)
+
+
+def _drop_containers(tables: list[Table]) -> list[Table]:
+    def inside(a: list[float], b: list[float]) -> bool:
+        return a[0] >= b[0] - SNAP and a[1] >= b[1] - SNAP and a[2] <= b[2] + SNAP and a[3] <= b[3] + SNAP
+
+    out = []
+    for t in tables:
+        if any(o is not t and o.bbox and t.bbox and inside(o.bbox, t.bbox) and o.bbox != t.bbox for o in tables):
+            continue
+        out.append(t)
+    return out
+
+
+def geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None = None) -> dict[int, list[Table]]:
+    """Tables per 1-based page number, from ruling lines and character boxes (PDFium)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    pdf = pdfium.PdfDocument(pdf_bytes)
+    try:
+        numbers = list(page_numbers) if page_numbers is not None else list(range(1, len(pdf) + 1))
+        out: dict[int, list[Table]] = {}
+        for number in numbers:
+            if 1 <= number <= len(pdf):
+                found = _page_tables(raw, pdf.raw, number)
+                if found:
+                    out[number] = found
+        return out
+    finally:
+        pdf.close()
+
+
+# -- tables that continue on the next page ----------------------------------------------------------
+_CONTINUED_MARK = re.compile(r"(續|continued|cont['’]d)", re.IGNORECASE)
+
+
+def _squashed_cells(cells: list[str]) -> list[str]:
+    return ["".join(c.split()) for c in cells]
+
+
+def _width(table: Table) -> int:
+    return max([len(table.header)] + [len(r) for r in table.rows])
+
+
+def _page_text(page: Page | None) -> str:
+    if page is None:
+        return ""
+    return page.cleaned if page.cleaned.strip() else page.raw
+
+
+def _ends_page(table: Table, page: Page | None) -> bool:
+    """Nothing but page furniture follows ``table`` on its page."""
+    from .table_embedding import locate_table
+
+    text = _page_text(page)
+    span = locate_table(text, table) if text else None
+    return span is not None and not text[span[1]:].strip()
+
+
+def _starts_page(table: Table, page: Page | None) -> bool:
+    """Nothing (or only a short "continued" line) precedes ``table`` on its page."""
+    from .table_embedding import locate_table
+
+    text = _page_text(page)
+    if not text:
+        return False
+    candidate = replace(table, continues_from_previous=True)
+    span = locate_table(text, candidate)
+    if span is None:
+        return False
+    before = text[: span[0]].strip()
+    return not before or (len(before) <= 40 and "\n" not in before and bool(_CONTINUED_MARK.search(before)))
+
+
+def link_continuations(by_page: dict[int, list[Table]], pages: list[Page]) -> list[Table]:
+    """All tables in page order, a table that goes on over a page break marked
+    ``continues_from_previous`` on its later part. The later part must have the same number
+    of columns, be the first thing on its page, and the earlier part the last thing on its
+    page. When the later page does not repeat the header, its first row is data: it moves
+    into the rows and the part takes the first part's header."""
+    page_of = {p.number: p for p in pages}
+    out: list[Table] = []
+    numbers = sorted(by_page)
+    for number in numbers:
+        tables = list(by_page[number])
+        previous = by_page.get(number - 1)
+        if tables and previous:
+            first, last = tables[0], previous[-1]
+            if _width(first) == _width(last) and _ends_page(last, page_of.get(number - 1)):
+                same_header = _squashed_cells(first.header) == _squashed_cells(last.header)
+                if same_header and _starts_page(first, page_of.get(number)):
+                    tables[0] = replace(first, continues_from_previous=True)
+                elif not same_header:
+                    rows = [list(first.header)] + [list(r) for r in first.rows]
+                    moved = replace(first, header=list(last.header), rows=rows, continues_from_previous=True)
+                    if _starts_page(moved, page_of.get(number)):
+                        tables[0] = replace(moved, markdown=to_markdown(moved.header, rows))
+                by_page[number] = tables
+        out.extend(tables)
+    return out
+
+
+# -- the page_tables function --------------------------------------------------------------------
+def find_tables(pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "LLMClient | None" = None) -> TablesResult:
+    """Tables on the document's pages (the ``page_tables`` asset's pure function).
+
+    Geometry first (always; it is fast and the fallback for every page). With a vision LLM
+    configured (``settings.llm_enabled`` and ``settings.qa_vision_enabled``; ``llm`` or one
+    built from ``settings``), the pages with a detected table are read from their image and a
+    valid reply replaces the geometric tables of that page; a failed or invalid reply keeps
+    them and adds a warning. ``stats`` holds what this call spent (LLM calls made/cached,
+    failures, tokens, seconds) and ``seconds`` for the whole call.
+    """
+    from .llm import LLMClient
+
+    started = time.perf_counter()
+    numbers = [p.number for p in pages] if pages else None
+    by_page = geometric_tables(pdf_bytes, numbers)
+    warnings: list[str] = []
+    stats: dict[str, Any] = {"geometric_tables": sum(len(t) for t in by_page.values())}
+    vision_pages = 0
+    if settings.llm_enabled and settings.qa_vision_enabled:
+        client = llm if llm is not None else LLMClient.from_settings(settings)
+        if client is not None:
+            from .vision_tables import read_tables_from_images
+
+            before = client.stats.as_dict()
+            outcome = read_tables_from_images(pdf_bytes, pages, sorted(by_page), settings, client)
+            after = client.stats.as_dict()
+            stats.update({key: round(after[key] - before[key], 3) for key in after})
+            for number, tables in outcome.tables.items():
+                by_page[number] = tables
+            warnings.extend(outcome.warnings)
+            vision_pages = outcome.pages
+            stats.update(outcome.counts)
+    tables = link_continuations({k: v for k, v in by_page.items() if v}, pages)
+    stats["tables"] = len(tables)
+    stats["seconds"] = round(time.perf_counter() - started, 3)
+    return TablesResult(
+        tables=tables,
+        pages_with_tables=sorted({t.page for t in tables}),
+        vision_pages=vision_pages,
+        warnings=warnings,
+        stats=stats,
+    )
