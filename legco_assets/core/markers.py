@@ -28,4 +28,56 @@ PAGE_NUMBER = re.compile(
 FIRST_PAGE_HEADER = re.compile(r"^\([A-Z]{1,2}\)$")  # (E) in the top corner of page 1
 
 # --- document structure -------------------------------------------------------------------
-TOC_LEADER = re.compile(r"(?:\.{4,}|…{2,}|·{4,}|_{4,}|\s\.\s\.\s\.)\s*\d{1,4}\s*$")
+TOC_LEADER = re.compile(r"(?:\.{3,}|…{2,}|·{4,}|_{4,}|\s\.\s\.\s\.)\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*$")
+TOC_TITLE = re.compile(r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents)(?:\s+(?:Page|頁數|頁次|頁))?\s*$", re.IGNORECASE)
+# inside a table of contents only: an entry that ends with its page (``前言 2``, ``… 46 - 60``)
+TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
+
+# questions and answers; ``id`` is the label as printed (A1, B 2, 12), ``text`` the rest of the line
+ZH_QUESTION = re.compile(r"^問\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})\s*[:：︰]\s*(?P<text>.*)$")
+ZH_ANSWER = re.compile(r"^答\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})\s*[:：︰]\s*(?P<text>.*)$")
+EN_QUESTION = re.compile(r"^(?P<letter>[QO])\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)(?P<text>(?:[^\d\s].*)?)$")
+EN_ANSWER = re.compile(r"^A\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)(?P<text>.*)$")
+# ``1 新規定如何操作？`` / ``3 How to ascertain …`` / a bare ``3`` above the question text
+NUMBERED_QUESTION = re.compile(r"^(?P<num>\d{1,2})(?:\s*[.．、)]\s*|\s+|$)(?P<text>(?:[^\d\s.．、)].*)?)$")
+QUESTION_END = re.compile(r"[?？][」』”’\"')）]*\s*$")
+# hansard: ``1. 林健鋒議員：…`` asks, ``勞工及福利局局長：主席，…`` replies
+HANSARD_QUESTION = re.compile(
+    r"^(?P<num>\d{1,2})\s*[.．]\s*(?P<speaker>[\u4e00-\u9fff]{2,6}議員)\s*(?:[(（]譯文[)）])?\s*[:：]\s*(?P<text>.*)$"
+)
+HANSARD_REPLY = re.compile(
+    r"^(?P<speaker>[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長))\s*(?:[(（]譯文[)）])?\s*[:：]\s*(?P<text>主席.*)$"
+)
+
+# headings
+TOPIC_HEADING = re.compile(
+    r"^[(（]\s*(?P<label>[A-Z]|\d{1,2}|[IVXL]{1,6}|[一二三四五六七八九十]{1,3})\s*[)）]\s*(?P<text>\S.*)$"
+)
+CHAPTER_HEADING = re.compile(r"^(?:第[一二三四五六七八九十百\d]+\s*(?:部分|[章部篇節])|(?:Chapter|Part)\s+(?:\d{1,2}|[IVX]{1,5})\b)")
+ANNEX_HEADING = re.compile(
+    r"^(?:附\s*錄|附\s*件|附\s*表|Appendix|Annex(?:ure)?)\s*(?:[A-Z]|\d{1,2}|[IVX]{1,5}|[一二三四五六七八九十]{1,3})?(?:\s+\S.*|\s*[(（].*)?$",
+    re.IGNORECASE,
+)
+CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|'d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
+FAQ_TITLE = re.compile(
+    r"^(?:Frequently\s+Asked\s+Questions|FAQs?|常見問題(?:解答)?|問與答|Questions?\s+and\s+Answers?)(?:\s+(?:on|about|regarding|for|關於)\b.*)?\s*[:：]?\s*$",
+    re.IGNORECASE,
+)
+SPEAKING_NOTES = re.compile(r"^(?:發言要點|發言稿|讲话要点|Speaking\s+Notes?)\s*[:：]?\s*$", re.IGNORECASE)
+STANDBY_QA = re.compile(
+    r"^(?:備用問答|備用問題(?:及答案|及答覆)?|Standby\s+(?:Questions?\s+and\s+Answers?|Q\s*(?:&|and)\s*As?|Questions?))\s*[:：]?\s*$",
+    re.IGNORECASE,
+)
+
+# text shapes used to judge headings and tables
+SENTENCE_END = re.compile(r"[。．.!?！？;；][」』”’\"')）\]］】]*\s*$")
+CLAUSE_END = re.compile(r"[,，、:：]\s*$")
+CJK_CLAUSE_PUNCT = re.compile(r"[，。；：？！、]")
+BULLET = re.compile(r"^\s*(?P<glyph>[⚫●•➢▪■◆◇○◦‧・►▶❖✓✔]|[-–](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*(?P<text>\S.*)$")
+NUMBERED_ITEM = re.compile(r"^\s*(?:\d{1,2}|[a-z])[.)．、]\s*\S")
+
+# notes inside answers: internal references (droppable) and follow-ups (always kept)
+INTERNAL_REF = re.compile(r"[\[［【]\s*(?:內部參考|内部参考|內部資料|Internal\s+reference)", re.IGNORECASE)
+FOLLOW_UP = re.compile(r"[\[［【]\s*(?:如被追問|如被追问|If\s+pressed)", re.IGNORECASE)
+BRACKET_CLOSE = re.compile(r"[\]］】]")
+MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)

@@ -1,0 +1,306 @@
+"""The question strategy: one chunk per Q&A pair, narrative by heading, notes by bullet.
+
+Chunks are built from the sections :mod:`structure` found (or an LLM produced):
+
+* ``qa`` -- marker line(s) and question, then the whole answer. A pair over ``max_tokens`` is
+  cut on paragraph, then line, then sentence boundaries; every piece starts with the
+  question again and carries the pair's metadata plus ``part``/``parts``.
+* ``narrative`` / ``table`` -- paragraph-bounded windows of ``chunk_size`` tokens, each
+  prefixed with the heading (and the heading above it).
+* ``speaking_notes`` -- one chunk per top-level bullet, its sub-bullets included, prefixed
+  with the heading.
+* ``toc`` / ``heading_only`` -- no chunk.
+
+A document without pairs falls back to its sections (``extra["fallback"] = "sections"``) or,
+when it has no headings at all, to plain token windows (``"token"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import markers
+from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
+from .records import Chunk, DocumentText, Section, Table
+from .structure import drop_internal_refs, join_pages
+from .token_chunking import TokenChunkingStrategy, token_windows
+from .tokens import count_tokens, encoding
+
+CHUNKED_TYPES = {"qa", "narrative", "table", "speaking_notes"}
+MIN_BODY_TOKENS = 64  # below this a heading prefix is dropped rather than starve the body
+
+
+@dataclass
+class _Draft:
+    """A chunk before its index is known."""
+
+    text: str
+    section: Section
+    section_type: str
+    has_table: bool
+    limit: int
+
+
+@dataclass(frozen=True)
+class QuestionChunkingStrategy:
+    """Chunks by question; see the module docstring for the rules."""
+
+    max_tokens: int = 3000
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+    include_internal_refs: bool = True
+    name: str = "question"
+
+    def chunk(
+        self, document_id: str, doc: DocumentText, sections: list[Section], tables: list[Table] | None = None
+    ) -> list[Chunk]:
+        """Chunks of ``doc`` in document order; ``Chunk.index`` is the position in the list."""
+        if not any(s.type == "qa" for s in sections):
+            return self._fallback(document_id, doc, sections, tables)
+        chunks: list[Chunk] = []
+        question_index = 0
+        for section in sections:
+            if section.type == "qa":
+                chunks.extend(self._qa_chunks(document_id, doc, section, question_index, tables))
+                question_index += 1
+            elif section.type in CHUNKED_TYPES:
+                chunks.extend(self._section_chunks(document_id, doc, section, tables))
+        return _numbered(chunks)
+
+    # -- text of a section -------------------------------------------------------------------
+    def _tidy(self, doc: DocumentText, start: int, end: int) -> str:
+        text = join_pages(doc, start, end)
+        return text if self.include_internal_refs else drop_internal_refs(text)
+
+    def _spans_ok(self, doc: DocumentText, section: Section) -> bool:
+        """Sections from the rules index ``doc``; ones from elsewhere may not."""
+        return 0 <= section.char_start < section.char_end <= len(doc.text)
+
+    def _section_text(self, doc: DocumentText, section: Section) -> str:
+        if self._spans_ok(doc, section):
+            return self._tidy(doc, section.char_start, section.char_end)
+        return section.text if self.include_internal_refs else drop_internal_refs(section.text)
+
+    def _qa_parts(self, doc: DocumentText, section: Section) -> tuple[str, str]:
+        """(marker line(s) + question, answer) as they read in the paper."""
+        start = section.answer_start
+        if self._spans_ok(doc, section) and start is not None and section.char_start < start <= section.char_end:
+            return self._tidy(doc, section.char_start, start), self._tidy(doc, start, section.char_end)
+        text = self._section_text(doc, section)
+        answer = section.answer or ""
+        if answer and text.endswith(answer):
+            return text[: len(text) - len(answer)].strip(), answer
+        return text, ""
+
+    # -- pairs ---------------------------------------------------------------------------------
+    def _qa_chunks(
+        self, document_id: str, doc: DocumentText, section: Section, question_index: int, tables: list[Table] | None
+    ) -> list[Chunk]:
+        head, body = self._qa_parts(doc, section)
+        body, embedded = _embed(body, _section_tables(section, tables))
+        has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
+        pieces = self._qa_pieces(head, body)
+        chunks = []
+        for part, text in enumerate(pieces, start=1):
+            chunk = _make_chunk(document_id, self.name, text, section, "qa", has_table)
+            chunk.question_id = section.qa_id
+            chunk.question_index = question_index
+            chunk.question_text = section.question or head
+            if len(pieces) > 1:
+                chunk.part, chunk.parts = part, len(pieces)
+            chunks.append(chunk)
+        return chunks
+
+    def _qa_pieces(self, head: str, body: str) -> list[str]:
+        """The pair whole, or cut so that every piece repeats the question and fits."""
+        whole = f"{head}\n{body}" if body else head
+        if count_tokens(whole) <= self.max_tokens:
+            return [whole]
+        head = _truncate(head, self.max_tokens // 2)
+        budget = self.max_tokens - count_tokens(head) - 2
+        return _prefixed_windows(head, body, budget, self.max_tokens, 0, LINE_FIRST_PATTERNS)
+
+    # -- narrative, tables, speaking notes -----------------------------------------------------------
+    def _section_chunks(
+        self, document_id: str, doc: DocumentText, section: Section, tables: list[Table] | None, fallback: str | None = None
+    ) -> list[Chunk]:
+        text, embedded = _embed(self._section_text(doc, section), _section_tables(section, tables))
+        has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(text))
+        prefix = _heading_prefix(section)
+        body = _strip_heading(text, section.heading)
+        units = _bullet_units(body) if section.type == "speaking_notes" else [body]
+        chunks = []
+        for unit in (u for u in units if u.strip()):
+            for piece in self._windows(prefix, unit):
+                chunk = _make_chunk(document_id, self.name, piece, section, section.type, has_table)
+                chunk.section_heading = section.heading
+                if fallback:
+                    chunk.extra["fallback"] = fallback
+                chunks.append(chunk)
+        return chunks
+
+    def _windows(self, prefix: str, body: str) -> list[str]:
+        """``prefix`` + pieces of ``body`` of at most ``chunk_size`` tokens, cut at paragraphs."""
+        whole = f"{prefix}\n{body}" if prefix else body
+        if count_tokens(whole) <= self.chunk_size:
+            return [whole]
+        budget = self.chunk_size - count_tokens(prefix) - 2 if prefix else self.chunk_size
+        if budget < MIN_BODY_TOKENS:
+            prefix, budget = "", self.chunk_size
+        overlap = min(self.chunk_overlap, budget // 2)
+        return _prefixed_windows(prefix, body, budget, self.chunk_size, overlap, BOUNDARY_PATTERNS)
+
+    # -- documents without pairs -------------------------------------------------------------
+    def _fallback(
+        self, document_id: str, doc: DocumentText, sections: list[Section], tables: list[Table] | None
+    ) -> list[Chunk]:
+        """Sections when the paper has headings; token windows when it has none."""
+        structured = any(s.heading for s in sections if s.type in CHUNKED_TYPES | {"toc"})
+        if structured:
+            chunks = [
+                c
+                for s in sections
+                if s.type in CHUNKED_TYPES
+                for c in self._section_chunks(document_id, doc, s, tables, fallback="sections")
+            ]
+            return _numbered(chunks)
+        return self._token_fallback(document_id, doc, tables)
+
+    def _token_fallback(self, document_id: str, doc: DocumentText, tables: list[Table] | None) -> list[Chunk]:
+        if tables:
+            doc = _embedded_doc(doc, tables)
+        overlap = min(self.chunk_overlap, self.chunk_size - 1)
+        chunks = TokenChunkingStrategy(self.chunk_size, overlap, self.name).chunk(document_id, doc)
+        for chunk in chunks:
+            chunk.section_type = "narrative"
+            chunk.extra["fallback"] = "token"
+        return chunks
+
+
+# -- helpers ------------------------------------------------------------------------------------
+def _numbered(chunks: list[Chunk]) -> list[Chunk]:
+    for index, chunk in enumerate(chunks):
+        chunk.index = index
+    return chunks
+
+
+def _make_chunk(document_id: str, strategy: str, text: str, section: Section, section_type: str, has_table: bool) -> Chunk:
+    return Chunk(
+        document_id=document_id,
+        strategy=strategy,
+        index=0,
+        text=text,
+        page_start=section.start_page,
+        page_end=section.end_page,
+        section_type=section_type,
+        token_count=count_tokens(text),
+        has_table=has_table,
+        section_heading=section.heading,
+        char_start=section.char_start,
+        char_end=section.char_end,
+    )
+
+
+def _section_tables(section: Section, tables: list[Table] | None) -> list[Table]:
+    if not tables:
+        return []
+    return [t for t in tables if section.start_page <= t.page <= section.end_page]
+
+
+def _embed(text: str, tables: list[Table]) -> tuple[str, int]:
+    """Markdown in place of the tables' cell-per-line text (the table stage's own function)."""
+    if not tables:
+        return text, 0
+    from .table_embedding import embed_tables
+
+    return embed_tables(text, tables)
+
+
+def _embedded_doc(doc: DocumentText, tables: list[Table]) -> DocumentText:
+    """The document with every page's tables embedded, for token windows."""
+    from .records import Page
+    from .table_embedding import embed_tables_in_pages
+
+    ends = doc.page_starts[1:] + [len(doc.text) + len(doc.separator)]
+    pages = [
+        Page(number=n + 1, raw="", cleaned=doc.text[start : end - len(doc.separator)])
+        for n, (start, end) in enumerate(zip(doc.page_starts, ends))
+    ]
+    return DocumentText.from_pages(embed_tables_in_pages(pages, tables))
+
+
+def _truncate(text: str, max_tokens: int) -> str:
+    """``text`` cut to ``max_tokens`` (a question longer than half a chunk is rare)."""
+    tokens = encoding().encode(text, disallowed_special=())
+    if len(tokens) <= max_tokens:
+        return text
+    return encoding().decode(tokens[: max_tokens - 1]).rstrip("\ufffd") + "…"
+
+
+def _prefixed_windows(prefix: str, body: str, budget: int, limit: int, overlap: int, patterns: tuple) -> list[str]:
+    """Windows of ``body`` with ``prefix`` in front, shrinking the budget until each fits.
+
+    A slice's token count can differ from its count inside the whole text, so each piece is
+    checked; a piece over ``limit`` shrinks the budget by a tenth and the cut is redone.
+    """
+    while True:
+        spans = token_windows(body, max(1, budget), min(overlap, max(0, budget - 1)), patterns)
+        pieces = [body[a:b].strip() for a, b in spans]
+        pieces = [f"{prefix}\n{p}" if prefix else p for p in pieces if p]
+        if all(count_tokens(p) <= limit for p in pieces) or budget <= 1:
+            return pieces
+        budget = int(budget * 0.9)
+
+
+def _heading_prefix(section: Section) -> str:
+    """Parent heading and heading, one per line, for narrative and notes chunks."""
+    lines = [h for h in (section.parent_topic, section.heading) if h]
+    return "\n".join(dict.fromkeys(lines))
+
+
+def _strip_heading(text: str, heading: str | None) -> str:
+    """``text`` without its leading heading line(s), which the prefix repeats."""
+    if not heading:
+        return text
+    target = "".join(heading.split())
+    seen = ""
+    lines = text.split("\n")
+    for n, line in enumerate(lines[:4]):
+        seen += "".join(line.split())
+        if seen == target:
+            return "\n".join(lines[n + 1 :]).strip()
+        if not target.startswith(seen):
+            break
+    return text
+
+
+def _bullet_units(text: str) -> list[str]:
+    """Speaking notes split into top-level bullets, each with its sub-bullets.
+
+    A bullet that ends with a colon opens a sub-list; the sub-list's glyph (``➢``, ``•``,
+    ``i.``) keeps its items under the parent until a bullet with another glyph appears.
+    Text before the first bullet is a unit of its own.
+    """
+    units: list[list[str]] = [[]]
+    parent_glyph: str | None = None
+    child_glyph: str | None = None
+    opens_list = False
+    for line in text.split("\n"):
+        m = markers.BULLET.match(line)
+        glyph = _glyph_kind(m["glyph"]) if m else None
+        if glyph and child_glyph is None and opens_list and glyph != parent_glyph:
+            child_glyph = glyph
+        if glyph is None or glyph == child_glyph:
+            units[-1].append(line)
+        else:
+            parent_glyph, child_glyph = glyph, None
+            units.append([line])
+        opens_list = bool(markers.CLAUSE_END.search(line)) and child_glyph is None
+    return ["\n".join(u).strip() for u in units if "".join(u).strip()]
+
+
+def _glyph_kind(glyph: str) -> str:
+    """``i.``, ``ii.``, ``(iii)`` are one kind of bullet."""
+    stripped = glyph.strip("().")
+    return "roman" if stripped and set(stripped) <= set("ivx") else glyph
+

@@ -1,0 +1,698 @@
+"""Find the structure of a paper: Q&A pairs, topic headings, speaking notes, narrative, TOC.
+
+One pass over the lines of :class:`DocumentText` with compiled regexes from :mod:`markers`
+finds *events* (a question, a heading, a section marker, a table of contents); each event
+opens a section that runs to the next event. Look-ahead is bounded (a question's own lines,
+a few lines after a heading), so detection is linear in the length of the text.
+
+Why the rules look the way they do (see the corpus notes in DESIGN.md):
+
+* answer markers (``答 A1：``, ``A1 …``) count only right after their question, so appendix
+  rows and page labels that read ``A1`` never become pairs;
+* bare numbered questions (``1 新規定如何操作？``) count only in documents without explicit
+  markers, only in sequence, and only when the text ends with a question mark within a few
+  lines, so numbered lists and chapter lists stay narrative;
+* inside an answer a topic heading ends the answer only when a question follows it (or it is
+  the next letter / roman numeral of the topics seen so far), so ``(1)`` list items stay put;
+* a short line without punctuation right before a question, after a finished sentence, is a
+  topic line (``Licensing``, ``業務經營者``, ``Others``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import markers
+from .records import DocumentText, Section
+
+ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
+EN_ANSWER_SEARCH_LINES = 8
+QUESTION_WRAP_LINES = 5  # an implicit-answer question must end (``?``) within this many lines
+HEADING_LOOKAHEAD = 3  # a topic heading inside an answer needs a question this close below
+HEADING_MAX_WIDTH = 64  # display width (CJK = 2) of a heading line
+TABLE_RUN = 6  # consecutive short cell lines that make a cell-per-line table
+LEVEL1 = {"level1", "speaking", "standby"}
+_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
+_CN_DIGITS = "一二三四五六七八九十"
+
+
+# -- small text helpers -----------------------------------------------------------------------
+def display_width(text: str) -> int:
+    """Width as printed: a CJK character counts twice, so one limit fits both scripts."""
+    return sum(2 if markers.CJK_CHAR.match(ch) else 1 for ch in text)
+
+
+def join_wrapped(lines: list[str]) -> str:
+    """Join a wrapped sentence: no space between CJK characters, one space otherwise."""
+    out = ""
+    for line in (ln.strip() for ln in lines):
+        if not line:
+            continue
+        if out and not (markers.CJK_CHAR.match(out[-1]) and markers.CJK_CHAR.match(line[0])):
+            out += " "
+        out += line
+    return out
+
+
+def heading_like(text: str) -> bool:
+    """A line short enough and bare enough (no sentence or clause punctuation) to be a title."""
+    s = text.strip()
+    if not s or display_width(s) > HEADING_MAX_WIDTH or markers.CJK_CLAUSE_PUNCT.search(s):
+        return False
+    return not (markers.SENTENCE_END.search(s) or markers.CLAUSE_END.search(s))
+
+
+def bare_topic_like(text: str) -> bool:
+    """A stand-alone topic line: title-like, starting with a capital or CJK, no list marker."""
+    s = text.strip()
+    if not heading_like(s) or display_width(s) > 48 or len(s.split()) > 8 or ": " in s:
+        return False
+    if markers.BULLET.match(s) or markers.NUMBERED_ITEM.match(s) or s[0].isdigit():
+        return False
+    return s[0].isupper() or bool(markers.CJK_CHAR.match(s[0])) and s[0] not in "（「『【〔"
+
+
+def join_pages(doc: DocumentText, start: int, end: int) -> str:
+    """``doc.text[start:end]`` with page separators reduced to one newline, stripped.
+
+    Cleaned pages are joined with ``"\\n\\n"``; inside a section that blank line is a page
+    break, not a paragraph break, so the answer reads on as one text.
+    """
+    parts: list[str] = []
+    pos = start
+    k = bisect.bisect_right(doc.page_starts, start)
+    while k < len(doc.page_starts) and doc.page_starts[k] <= end:
+        separator = doc.page_starts[k] - len(doc.separator)
+        if separator > pos:
+            parts.append(doc.text[pos:separator])
+        pos = max(pos, doc.page_starts[k])
+        k += 1
+    parts.append(doc.text[pos:end])
+    return "\n".join(p.strip("\n") for p in parts if p.strip()).strip()
+
+
+def drop_internal_refs(text: str) -> str:
+    """Remove ``[內部參考…]`` / ``[Internal reference…]`` notes; ``[如被追問…]`` stays.
+
+    A note runs to its closing bracket, or to the end of its paragraph when the bracket is
+    missing; a line left empty goes too.
+    """
+    out: list[str] = []
+    pos = 0
+    for match in markers.INTERNAL_REF.finditer(text):
+        if match.start() < pos:
+            continue
+        close = markers.BRACKET_CLOSE.search(text, match.end())
+        paragraph_end = text.find("\n\n", match.end())
+        paragraph_end = len(text) if paragraph_end < 0 else paragraph_end
+        end = close.end() if close and close.start() < paragraph_end else paragraph_end
+        out.append(text[pos : match.start()])
+        pos = end
+    out.append(text[pos:])
+    kept = "".join(out)
+    return re.sub(r"\n[ \t]*(?=\n)", "\n", kept).strip() if kept != text else text
+
+
+def _row_like(line: str) -> bool:
+    """A table row flattened onto one line: 3-10 fields, one a figure, and no clause
+    punctuation (prose has it, cells rarely do)."""
+    fields = line.split()
+    if not 3 <= len(fields) <= 10 or markers.CJK_CLAUSE_PUNCT.search(line) or markers.SENTENCE_END.search(line):
+        return False
+    return any(any(ch.isdigit() for ch in f) for f in fields)
+
+
+def _cell_like(line: str) -> bool:
+    """One short cell on its own line."""
+    return display_width(line) <= 30 and not markers.SENTENCE_END.search(line) and not markers.BULLET.match(line)
+
+
+def looks_tabular(text: str) -> bool:
+    """Cheap rules-only test for a table in extracted text.
+
+    True for a Markdown table; for three or more lines in a row shaped like cells or rows, two
+    of them rows (``荔枝角雨水排放隧道 3.7 135 2012 1 765``); or for six or more short cell
+    lines in a row, two of them with figures (a cell-per-line table).
+    """
+    if markers.MARKDOWN_TABLE_RULE.search(text):
+        return True
+    run = rows = figures = 0
+    for line in text.split("\n"):
+        s = line.strip()
+        row, cell = bool(s) and _row_like(s), bool(s) and _cell_like(s)
+        if not (row or cell):
+            run = rows = figures = 0
+            continue
+        run, rows = run + 1, rows + row
+        figures += any(ch.isdigit() for ch in s)
+        if (run >= 3 and rows >= 2) or (run >= TABLE_RUN and figures >= 2):
+            return True
+    return False
+
+
+def _label_value(label: str) -> tuple[str, int] | None:
+    """Style and ordinal of a heading label: ``B`` -> (letter, 2), ``III`` -> (roman, 3)."""
+    if label.isdigit():
+        return "digit", int(label)
+    if label and all(ch in _ROMAN for ch in label) and len(label) > 1 or label in {"I", "V", "X"}:
+        total = 0
+        for ch, nxt in zip(label, label[1:] + " "):
+            value = _ROMAN[ch]
+            total += -value if nxt in _ROMAN and _ROMAN[nxt] > value else value
+        return "roman", total
+    if len(label) == 1 and "A" <= label <= "Z":
+        return "letter", ord(label) - 64
+    if label and all(ch in _CN_DIGITS for ch in label):
+        return "cn", _cn_value(label)
+    return None
+
+
+def _cn_value(label: str) -> int:
+    if label == "十":
+        return 10
+    if label.startswith("十"):
+        return 10 + _CN_DIGITS.index(label[1]) + 1
+    if "十" in label:
+        tens, _, units = label.partition("十")
+        return (_CN_DIGITS.index(tens) + 1) * 10 + (_CN_DIGITS.index(units) + 1 if units else 0)
+    return _CN_DIGITS.index(label) + 1
+
+
+# -- detection --------------------------------------------------------------------------------
+@dataclass
+class _Question:
+    qa_id: str
+    line: int
+    q_end: int  # first line after the question's own lines
+    answer_line: int | None  # the explicit answer marker's line; None: the answer follows q_end
+    first_text: str  # question text on the marker line
+    answer_text: str = ""  # answer text on the answer marker line
+
+
+@dataclass
+class _Event:
+    kind: str  # question | topic | level1 | speaking | standby | toc
+    line: int
+    context: str  # narrative | speaking | qa: where the event was found
+    head_end: int  # first line after the event's own lines (toc: after the region)
+    question: _Question | None = None
+
+
+@dataclass
+class _Detector:
+    doc: DocumentText
+    include_internal_refs: bool = True
+    lines: list[str] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    events: list[_Event] = field(default_factory=list)
+    context: str = "narrative"
+    numbered_mode: bool = False
+    hansard_mode: bool = False
+    last_number: int | None = None  # last numbered (implicit) question accepted
+    pair_count: int = 0
+    last_question_line: int = 0
+    raw_lengths: list[int] = field(default_factory=list)
+    topic_labels: dict[str, int] = field(default_factory=dict)  # style -> last ordinal
+
+    def __post_init__(self) -> None:
+        raw = self.doc.text.split("\n")
+        pos = 0
+        for line in raw:
+            self.offsets.append(pos)
+            self.raw_lengths.append(len(line.rstrip()))
+            pos += len(line) + 1
+        self.lines = [ln.strip() for ln in raw]
+        explicit = sum(1 for s in self.lines if markers.ZH_QUESTION.match(s) or _en_q(s))
+        hansard = sum(1 for s in self.lines if markers.HANSARD_QUESTION.match(s))
+        self.hansard_mode = hansard >= 2 and explicit < 2
+        self.numbered_mode = explicit < 2 and not self.hansard_mode
+        self.last_question_line = max(
+            (k for k, s in enumerate(self.lines) if _question_like(s, self.numbered_mode)), default=len(self.lines)
+        )
+
+    # navigation
+    def _next_nonblank(self, i: int, limit: int) -> list[int]:
+        """Indexes of up to ``limit`` non-blank lines after line ``i``."""
+        found: list[int] = []
+        k = i + 1
+        while k < len(self.lines) and len(found) < limit:
+            if self.lines[k]:
+                found.append(k)
+            k += 1
+        return found
+
+    def _prev_nonblank(self, i: int) -> int | None:
+        k = i - 1
+        while k >= 0 and not self.lines[k]:
+            k -= 1
+        return k if k >= 0 else None
+
+    def _starts_block(self, i: int) -> bool:
+        """Line ``i`` opens a block: first of a page/paragraph, after a sentence or a heading."""
+        if i == 0 or not self.lines[i - 1]:
+            return True
+        if self.events and self.events[-1].head_end == i:
+            return True
+        return bool(markers.SENTENCE_END.search(self.lines[i - 1]))
+
+    # the pass
+    def run(self) -> list[_Event]:
+        i = 0
+        while i < len(self.lines):
+            i = self._step(i) if self.lines[i] else i + 1
+        return self.events
+
+    def _step(self, i: int) -> int:
+        s = self.lines[i]
+        toc_end = self._toc_end(i)
+        if toc_end:
+            self.events.append(_Event("toc", i, self.context, toc_end))
+            return toc_end
+        for kind, pattern, context in (
+            ("speaking", markers.SPEAKING_NOTES, "speaking"),
+            ("standby", markers.STANDBY_QA, "qa"),
+            ("standby", markers.FAQ_TITLE, "qa"),
+        ):
+            if pattern.match(s) and heading_like(s):
+                self.context = context
+                self.events.append(_Event(kind, i, context, i + 1))
+                return i + 1
+        question = self._question_at(i)
+        if question:
+            return self._add_question(question)
+        return self._heading_at(i)
+
+    # table of contents
+    def _toc_end(self, i: int) -> int:
+        """End of a table of contents starting at line ``i`` (0 when none starts here)."""
+        titled = bool(markers.TOC_TITLE.match(self.lines[i]))
+        if not titled and not (markers.TOC_LEADER.search(self.lines[i]) and self._front_matter(i)):
+            return 0
+        end = i + 1
+        while True:
+            ahead = self._next_nonblank(end - 1, 3)
+            if not ahead or not any(self._toc_entry(k, titled) for k in ahead):
+                return end
+            first_entry = next(k for k in ahead if self._toc_entry(k, titled))
+            end = first_entry + 1
+
+    def _front_matter(self, i: int) -> bool:
+        """Leader lines make a contents list only before the body (appendix tables use them too)."""
+        pages = len(self.doc.page_starts)
+        return not self.pair_count and self.doc.page_at(self.offsets[i]) <= max(3, pages // 10)
+
+    def _toc_entry(self, k: int, titled: bool) -> bool:
+        s = self.lines[k]
+        return bool(markers.TOC_LEADER.search(s) or titled and markers.TOC_PAGE_REF.search(s))
+
+    # questions
+    def _question_at(self, i: int) -> _Question | None:
+        s = self.lines[i]
+        m = markers.ZH_QUESTION.match(s)
+        if m:
+            return self._explicit_question(i, re.sub(r"\s", "", m["id"]).upper(), m["text"], _zh_answer)
+        m = _en_q(s)
+        if m and (m["letter"] == "Q" or self.pair_count):
+            return self._en_question(i, m)
+        if self.hansard_mode:
+            m = markers.HANSARD_QUESTION.match(s)
+            if m:
+                return self._explicit_question(i, m["num"], m["text"], _hansard_reply, limit=400)
+        if self.numbered_mode:
+            return self._numbered_question(i)
+        return None
+
+    def _explicit_question(self, i: int, qa_id: str, text: str, answer_of: Any, limit: int = ANSWER_SEARCH_LINES) -> _Question:
+        """A question whose answer has its own marker; the question runs up to that marker."""
+        for k in self._next_nonblank(i, limit):
+            answer = answer_of(self.lines[k])
+            if answer is not None:
+                return _Question(qa_id or str(self.pair_count + 1), i, k, k, text, answer)
+            if self._question_start(k) or self._section_marker(k):
+                break
+        end = self._question_end(i, text, require_mark=False) or i + 1
+        return _Question(qa_id or str(self.pair_count + 1), i, end, None, text)
+
+    def _en_question(self, i: int, m: re.Match[str]) -> _Question:
+        """``Q7 …``: answered by ``A7 …`` right below, else by the text after the question."""
+        qa_id = f"{m['letter']}{int(m['num'])}"
+        ended = bool(markers.QUESTION_END.search(m["text"]))
+        for k in self._next_nonblank(i, EN_ANSWER_SEARCH_LINES):
+            a = markers.EN_ANSWER.match(self.lines[k])
+            if a and int(a["num"]) == int(m["num"]):
+                return _Question(qa_id, i, k, k, m["text"], a["text"])
+            if ended or self._question_start(k) or self._section_marker(k):
+                break
+            ended = bool(markers.QUESTION_END.search(self.lines[k]))
+        return _Question(qa_id, i, self._question_end(i, m["text"], require_mark=False) or i + 1, None, m["text"])
+
+    def _numbered_question(self, i: int) -> _Question | None:
+        m = markers.NUMBERED_QUESTION.match(self.lines[i])
+        if not m:
+            return None
+        number = int(m["num"])
+        expected = self.last_number is None or self.last_number < number <= self.last_number + 2
+        if not expected or (self.last_number is None and number > 20):
+            return None
+        end = self._question_end(i, m["text"], require_mark=True)
+        if end is None:
+            return None
+        self.last_number = number
+        return _Question(str(number), i, end, None, m["text"])
+
+    def _question_end(self, i: int, first_text: str, require_mark: bool) -> int | None:
+        """First line after a question that ends with ``?`` within a few lines.
+
+        Without a question mark the question is its first line (or, with ``require_mark``,
+        there is no question: a numbered list item or a chapter title).
+        """
+        if markers.QUESTION_END.search(first_text):
+            return i + 1
+        if first_text and markers.SENTENCE_END.search(first_text):
+            return None if require_mark else i + 1
+        ahead = self._next_nonblank(i, QUESTION_WRAP_LINES)
+        for k in ahead:
+            s = self.lines[k]
+            if self._question_start(k) or self._section_marker(k) or markers.BULLET.match(s):
+                break
+            if markers.QUESTION_END.search(s):
+                return k + 1
+            if markers.SENTENCE_END.search(s):
+                break
+        if require_mark:
+            return None
+        return i + 1 if first_text or not ahead else ahead[0] + 1
+
+    def _question_start(self, k: int) -> bool:
+        """Cheap test (no look-ahead) for a line that opens a question."""
+        s = self.lines[k]
+        if markers.ZH_QUESTION.match(s) or _en_q(s):
+            return True
+        if self.hansard_mode and markers.HANSARD_QUESTION.match(s):
+            return True
+        if self.numbered_mode and self.last_number is not None:
+            m = markers.NUMBERED_QUESTION.match(s)
+            return bool(m) and self.last_number < int(m["num"]) <= self.last_number + 2
+        return False
+
+    def _section_marker(self, k: int) -> bool:
+        s = self.lines[k]
+        return bool(markers.SPEAKING_NOTES.match(s) or markers.STANDBY_QA.match(s))
+
+    def _add_question(self, q: _Question) -> int:
+        self._bare_topic_before(q.line)
+        self.context = "qa"
+        self.pair_count += 1
+        self.events.append(_Event("question", q.line, "qa", q.q_end, q))
+        return (q.answer_line + 1) if q.answer_line is not None else q.q_end
+
+    def _bare_topic_before(self, i: int) -> None:
+        """Mark a topic line (``Licensing``, ``Others``) sitting right above question ``i``:
+        after a finished sentence, or right under a section marker such as ``備用問答``."""
+        j = self._prev_nonblank(i)
+        if j is None or not bare_topic_like(self.lines[j]):
+            return
+        last = self.events[-1] if self.events else None
+        if last and j < last.head_end:
+            return  # the question's own lines, or a heading's
+        if last and last.kind == "topic" and last.head_end == j:
+            return  # a heading wrapped onto a second line
+        if last and last.question and j <= self._answer_first_line(last.question):
+            return  # the previous answer's only line
+        before = self._prev_nonblank(j)
+        after_marker = bool(last and last.kind in LEVEL1 and last.head_end == j)
+        if after_marker or before is None or markers.SENTENCE_END.search(self.lines[before]):
+            self.events.append(_Event("topic", j, self.context, j + 1))
+
+    def _answer_first_line(self, q: _Question) -> int:
+        if q.answer_line is not None:
+            return q.answer_line
+        ahead = self._next_nonblank(q.q_end - 1, 1)
+        return ahead[0] if ahead else q.q_end
+
+    # headings
+    def _heading_at(self, i: int) -> int:
+        s = self.lines[i]
+        if markers.CONTINUED.search(s):
+            return i + 1  # ``Appendix 1 (cont.)`` carries on the section above
+        if self._trailing_matter(i):
+            self.context = "narrative"
+            self.events.append(_Event("level1", i, self.context, i + 1))
+            return i + 1
+        m = markers.TOPIC_HEADING.match(s)
+        if m and heading_like(s) and self._topic_ok(i, m["label"]):
+            self.events.append(_Event("topic", i, self.context, i + 1))
+            return i + 1
+        level1 = markers.CHAPTER_HEADING.match(s) or markers.ANNEX_HEADING.match(s)
+        if level1 and heading_like(_after_label(s, level1.end())) and (_bare_label(s, level1.end()) or self._starts_block(i)):
+            self.context = "narrative" if self.context != "speaking" or markers.ANNEX_HEADING.match(s) else self.context
+            self.events.append(_Event("level1", i, self.context, i + 1))
+            return i + 1
+        if self.context == "narrative" and self._narrative_heading(i):
+            self.events.append(_Event("topic", i, self.context, i + 1))
+        return i + 1
+
+    def _trailing_matter(self, i: int) -> bool:
+        """After the last question, a title at the top of a page (after a finished answer)
+        starts what follows the Q&A (a forms list, contacts), not more of the last answer."""
+        if self.context != "qa" or i <= self.last_question_line or self.lines[i - 1]:
+            return False
+        before = self._prev_nonblank(i)
+        return bare_topic_like(self.lines[i]) and before is not None and bool(markers.SENTENCE_END.search(self.lines[before]))
+
+    def _topic_ok(self, i: int, label: str) -> bool:
+        """Outside answers any ``(A) 標題`` is a heading; inside one it must lead to a question
+        or continue the lettered / roman topics already seen."""
+        value = _label_value(label)
+        accepted = self.context != "qa" or any(self._question_start(k) for k in self._next_nonblank(i, HEADING_LOOKAHEAD))
+        if not accepted and value and value[0] in {"letter", "roman"}:
+            accepted = self.topic_labels.get(value[0]) == value[1] - 1
+        if accepted and value:
+            self.topic_labels[value[0]] = value[1]
+        return accepted
+
+    def _narrative_heading(self, i: int) -> bool:
+        """A bare title line in running text: after a finished sentence or at a page top, and
+        followed by a longer line (a table's short cells never qualify)."""
+        s = self.lines[i]
+        if not bare_topic_like(s) or not self._starts_block(i):
+            return False
+        ahead = self._next_nonblank(i, 1)
+        if not ahead:
+            return False
+        nxt = self.lines[ahead[0]]
+        return display_width(nxt) >= max(24, 1.5 * display_width(s)) and not heading_like(nxt)
+
+
+def _after_label(s: str, label_end: int) -> str:
+    """A chapter title after its label and an optional colon (``第四章：休息日``)."""
+    rest = s[label_end:].lstrip()
+    return rest[1:].strip() if rest[:1] in {":", "：", "︰"} else rest or s
+
+
+def _bare_label(s: str, label_end: int) -> bool:
+    """``Chapter 1`` alone, or ``第二部分：設施容量``: a label no sentence starts with."""
+    rest = s[label_end:].lstrip()
+    return not rest or rest[:1] in {":", "：", "︰"}
+
+
+def _en_q(s: str) -> re.Match[str] | None:
+    """``Q1 …`` / ``O2 …`` with text after it (``Q3 2024`` is a quarter, not a question)."""
+    m = markers.EN_QUESTION.match(s)
+    return m if m and (m["text"] or s.rstrip()[-1:].isdigit()) else None
+
+
+def _question_like(s: str, numbered: bool) -> bool:
+    """Any line that may open a question, for the document-wide pre-scan."""
+    if markers.ZH_QUESTION.match(s) or _en_q(s) or markers.HANSARD_QUESTION.match(s):
+        return True
+    return numbered and bool(markers.NUMBERED_QUESTION.match(s))
+
+
+def _zh_answer(s: str) -> str | None:
+    m = markers.ZH_ANSWER.match(s)
+    return m["text"] if m else None
+
+
+def _hansard_reply(s: str) -> str | None:
+    m = markers.HANSARD_REPLY.match(s)
+    return m["text"] if m else None
+
+
+# -- sections ---------------------------------------------------------------------------------
+@dataclass
+class _Builder:
+    """Turns events into sections, tracking the topic and the level-1 heading above."""
+
+    det: _Detector
+    level1: str | None = None
+    topic: str | None = None
+    sections: list[Section] = field(default_factory=list)
+
+    @property
+    def doc(self) -> DocumentText:
+        return self.det.doc
+
+    def build(self, events: list[_Event]) -> list[Section]:
+        first = events[0].line if events else len(self.det.lines)
+        self._narrative(0, first, None, None, "narrative")
+        for n, event in enumerate(events):
+            end = events[n + 1].line if n + 1 < len(events) else len(self.det.lines)
+            self._event(event, end)
+        return self.sections
+
+    def _span(self, first: int, end: int) -> tuple[int, int] | None:
+        """Char span of lines ``[first, end)`` without surrounding blank lines."""
+        lines, offsets = self.det.lines, self.det.offsets
+        while first < end and not lines[first]:
+            first += 1
+        while end > first and not lines[end - 1]:
+            end -= 1
+        if first >= end:
+            return None
+        return offsets[first], offsets[end - 1] + self.det.raw_lengths[end - 1]
+
+    def _text(self, start: int, end: int) -> str:
+        text = join_pages(self.doc, start, end)
+        return text if self.det.include_internal_refs else drop_internal_refs(text)
+
+    def _event(self, event: _Event, end: int) -> None:
+        if event.kind == "toc":
+            self._add("toc", event.line, event.head_end, "Table of Contents", self.level1)
+            self._narrative(event.head_end, end, self.topic or self.level1, None, event.context)
+        elif event.kind == "question" and event.question:
+            self._question(event.question, end)
+        else:
+            self._heading(event, end)
+
+    def _heading(self, event: _Event, end: int) -> None:
+        head_end = self._heading_lines(event.line, end)
+        heading = join_wrapped(self.det.lines[event.line : head_end])
+        if event.kind in LEVEL1:
+            self.level1, self.topic, parent = heading, None, None
+        else:
+            self.topic, parent = heading, self.level1
+        kind = "speaking_notes" if event.context == "speaking" else "narrative"
+        if self._span(head_end, end) is None:
+            kind = "heading_only"
+        self._add(kind, event.line, end, heading, parent)
+
+    def _heading_lines(self, line: int, end: int) -> int:
+        """A heading may wrap onto up to two more title-like lines when nothing else follows
+        before the next event (``(VII) Procedures for … / of Permanent Loss …``)."""
+        rest = [k for k in range(line + 1, end) if self.det.lines[k]]
+        if 0 < len(rest) <= 2 and all(heading_like(self.det.lines[k]) for k in rest):
+            return end
+        return line + 1
+
+    def _narrative(self, first: int, end: int, heading: str | None, parent: str | None, context: str) -> None:
+        kind = "speaking_notes" if context == "speaking" else "narrative"
+        self._add(kind, first, end, heading, parent)
+
+    def _add(self, kind: str, first: int, end: int, heading: str | None, parent: str | None) -> Section | None:
+        span = self._span(first, end)
+        if span is None:
+            return None
+        start, stop = span
+        text = self._text(start, stop)
+        if kind == "narrative" and _mostly_cells(text):
+            kind = "table"
+        first_page, last_page = self.doc.span_pages(start, stop)
+        section = Section(kind, heading, parent, first_page, last_page, start, stop, text, has_table=looks_tabular(text))
+        self.sections.append(section)
+        return section
+
+    def _question(self, q: _Question, end: int) -> None:
+        heading = self.topic or self.level1
+        parent = self.level1 if self.topic else None
+        section = self._add("qa", q.line, end, heading, parent)
+        if section is None:
+            return
+        lines = self.det.lines
+        question = join_wrapped([q.first_text] + lines[q.line + 1 : q.q_end])
+        answer_first = q.answer_line if q.answer_line is not None else q.q_end
+        answer_span = self._span(answer_first, end) if answer_first < end else None
+        section.qa_id, section.question = q.qa_id, question
+        if answer_span is None:
+            section.answer, section.answer_start = "", None
+            return
+        section.answer_start = answer_span[0]
+        answer = self._text(answer_span[0], section.char_end)
+        if q.answer_line is not None:
+            answer = _strip_answer_marker(answer, lines[q.answer_line], q.answer_text)
+        section.answer = answer
+        section.has_table = looks_tabular(answer)
+
+
+def _strip_answer_marker(answer: str, marker_line: str, marker_text: str) -> str:
+    """The answer without its ``答 A1：`` / ``A1`` label."""
+    prefix = marker_line[: len(marker_line) - len(marker_text)] if marker_text else marker_line
+    return answer[len(prefix) :].strip() if answer.startswith(prefix) else answer
+
+
+def _mostly_cells(text: str) -> bool:
+    """A narrative block that is mostly short cell lines with figures is a table."""
+    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
+    if len(lines) < 8:
+        return False
+    cells = [ln for ln in lines if display_width(ln) <= 30 and not markers.SENTENCE_END.search(ln)]
+    figures = sum(1 for ln in cells if any(ch.isdigit() for ch in ln))
+    return len(cells) >= 0.7 * len(lines) and figures >= 0.3 * len(cells)
+
+
+# -- public API -------------------------------------------------------------------------------
+def detect_structure(doc: DocumentText, include_internal_refs: bool = True) -> list[Section]:
+    """Ordered sections of ``doc`` (rules only: ``source="rules"``).
+
+    With ``include_internal_refs=False`` the ``[內部參考…]`` / ``[Internal reference…]`` notes
+    are dropped from section text and answers; ``[如被追問…]`` follow-ups always stay.
+    """
+    detector = _Detector(doc, include_internal_refs)
+    return _Builder(detector).build(detector.run())
+
+
+def _id_parts(qa_id: str) -> tuple[str, int] | None:
+    m = re.fullmatch(r"([A-Za-z]*)(\d+)", qa_id)
+    return (m[1].upper(), int(m[2])) if m else None
+
+
+def structure_summary(sections: list[Section]) -> dict[str, Any]:
+    """What the rules found, and where they may be wrong.
+
+    ``numbering_gaps`` lists ids missing inside each prefix's run (A1, A3 -> A2);
+    ``duplicate_ids`` ids seen twice; ``questions_without_answers`` pairs whose answer is
+    empty. ``unsure`` is true when any of these is non-empty, so a caller (the LLM stage, an
+    asset check) knows when to look again.
+    """
+    pairs = [s for s in sections if s.type == "qa"]
+    ids = [s.qa_id or "" for s in pairs]
+    counts = Counter(s.type for s in sections)
+    by_prefix: dict[str, list[int]] = {}
+    for qa_id in ids:
+        parts = _id_parts(qa_id)
+        if parts:
+            by_prefix.setdefault(parts[0], []).append(parts[1])
+    gaps = [
+        f"{prefix}{n}"
+        for prefix, numbers in by_prefix.items()
+        for n in range(min(1, min(numbers)), max(numbers) + 1)
+        if n not in numbers and n > 0
+    ]
+    duplicates = sorted(qa_id for qa_id, n in Counter(ids).items() if n > 1)
+    unanswered = [s.qa_id for s in pairs if not (s.answer or "").strip()]
+    return {
+        "sections": len(sections),
+        "counts": dict(counts),
+        "pairs": len(pairs),
+        "qa_ids": ids,
+        "numbering_gaps": gaps,
+        "duplicate_ids": duplicates,
+        "questions_without_answers": unanswered,
+        "pages_with_pairs": sorted({s.start_page for s in pairs}),
+        "has_toc": counts.get("toc", 0) > 0,
+        "unsure": bool(gaps or duplicates or unanswered),
+    }
