@@ -59,3 +59,18 @@ def chunk_checks(records: list[dict[str, Any]], pages_with_text: list[int], toke
         _no_footer(records),
         _no_empty(records),
     ]
+
+
+def structure_checks(summary: dict[str, Any]) -> list[Check]:
+    """Q&A numbering and completeness, from :func:`structure.structure_summary`."""
+    gaps, dupes = summary.get("numbering_gaps", []), summary.get("duplicate_ids", [])
+    unanswered = summary.get("questions_without_answers", [])
+    return [
+        Check(
+            "qa_numbering_complete",
+            not gaps and not dupes,
+            f"{len(gaps)} gap(s), {len(dupes)} duplicate id(s) in Q&A numbering",
+            {"gaps": gaps[:50], "duplicates": dupes[:50]},
+        ),
+        Check("every_question_answered", not unanswered, f"{len(unanswered)} question(s) without an answer", {"questions": unanswered[:50]}),
+    ]

@@ -12,10 +12,10 @@ from collections import Counter
 from typing import Any
 
 import dagster as dg
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from legco_assets.core import pipeline
-from legco_assets.core.quality import chunk_checks
+from legco_assets.core.quality import Check, chunk_checks, structure_checks
 from legco_assets.core.settings import Settings, Strategy
 
 from .partitions import documents_partitions
@@ -23,6 +23,17 @@ from .resources import ChromaResource, LegcoSettings, LLMResource
 
 _DEFAULTS = Settings.from_env()
 CHUNK_CHECKS = ["every_page_covered", "no_chunk_over_token_limit", "no_footer_leaked", "no_empty_chunk"]
+STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered"]
+
+
+def _check_results(checks: list[Check], severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> list[dg.AssetCheckResult]:
+    return [
+        dg.AssetCheckResult(
+            check_name=c.name, passed=c.passed, severity=severity, description=c.description,
+            metadata={"details": dg.MetadataValue.json(c.details)},
+        )
+        for c in checks
+    ]
 
 
 class ChunkingConfig(dg.Config):
@@ -41,6 +52,12 @@ class ChunkingConfig(dg.Config):
     qa_include_internal_refs: bool = Field(
         default=_DEFAULTS.qa_include_internal_refs, description="Keep [內部參考…]/[Internal reference…] notes in answers."
     )
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> "ChunkingConfig":
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})")
+        return self
 
     def apply(self, settings: Settings) -> Settings:
         return settings.with_(
@@ -170,9 +187,14 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
     group_name="structure",
     kinds={"python"},
     code_version="1",
+    # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
+    # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
+    check_specs=[dg.AssetCheckSpec(name, asset="document_structure") for name in STRUCTURE_CHECKS],
     description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans and pages; rules first, LLM when unsure.",
 )
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    from legco_assets.core.structure import structure_summary
+
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
     rows = [[s.type, s.qa_id or "", (s.heading or "")[:40], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
@@ -182,7 +204,8 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "qa_pairs": sum(s.type == "qa" for s in sections),
             "by_type": dg.MetadataValue.json(dict(Counter(s.type for s in sections))),
             "structure": dg.MetadataValue.md(_md_table(["type", "id", "heading", "pages", "table"], rows[:200])),
-        }
+        },
+        check_results=_check_results(structure_checks(structure_summary(sections)), dg.AssetCheckSeverity.WARN),
     )
 
 
@@ -203,10 +226,7 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     checks = chunk_checks(records, [p.number for p in pages if p.cleaned.strip()], limit)
     return dg.MaterializeResult(
         metadata=_chunk_metadata(records, config.strategy),
-        check_results=[
-            dg.AssetCheckResult(check_name=c.name, passed=c.passed, description=c.description, metadata={"details": dg.MetadataValue.json(c.details)})
-            for c in checks
-        ],
+        check_results=_check_results(checks),
     )
 
 

@@ -1,0 +1,143 @@
+"""End to end in a real browser: dagster dev, the inbox sensor, and the chunks asset page.
+
+Starts ``dagster dev`` on 127.0.0.1 with a temporary ``DAGSTER_HOME`` and data dir, drops a
+paper into the inbox, waits for the sensor's run through Dagster's GraphQL API, then drives
+Debian's headless Chromium (Playwright's Python package with ``executable_path``) to the
+``chunks`` page of that partition and checks the metadata preview shows the question ids.
+Screenshots go to ``docs/screenshots/`` (the README embeds them). Run alone with
+``pytest -m browser``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, fixture_pdf
+
+pytestmark = pytest.mark.browser
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+SHOTS = REPO / "docs" / "screenshots"
+BROWSER_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _graphql(base: str, query: str) -> dict:
+    request = urllib.request.Request(
+        f"{base}/graphql", data=json.dumps({"query": query}).encode(), headers={"content-type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.load(reply)
+
+
+def _wait(predicate, timeout: float, what: str, log: Path):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except OSError:
+            pass
+        time.sleep(2)
+    raise AssertionError(f"timed out waiting for {what}; dagster dev log tail:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def dagster_dev(tmp_path: Path):
+    """``dagster dev`` in its own process group, killed whole at the end."""
+    port = _free_port()
+    data = tmp_path / "data"
+    (data / "inbox").mkdir(parents=True)
+    (tmp_path / "home").mkdir()
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(tmp_path / "home"),
+        "LEGCO_DATA_DIR": str(data),
+        "LEGCO_INBOX": str(data / "inbox"),
+        "DEFAULT_CHUNKING_STRATEGY": "question",
+    }
+    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
+        env.pop(name, None)
+    log = tmp_path / "dagster-dev.log"
+    dagster = Path(sys.executable).with_name("dagster")
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [str(dagster), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
+            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait(lambda: urllib.request.urlopen(f"{base}/server_info", timeout=5).status == 200, 180, "the webserver", log)
+        yield base, data / "inbox", log
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+def _sensor_run(base: str) -> dict | None:
+    runs = _graphql(base, "{ runsOrError { ... on Runs { results { runId status tags { key value } } } } }")
+    results = runs["data"]["runsOrError"]["results"]
+    return results[0] if results and results[0]["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None
+
+
+def _dismiss_popups(page) -> None:
+    skip = page.get_by_role("button", name="Skip")
+    if skip.count():
+        skip.first.click()
+
+
+def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
+    from playwright.sync_api import sync_playwright
+
+    base, inbox, log = dagster_dev
+    gold = json.loads(fixture_pdf("paper_b_speaking_notes.gold.json").read_text(encoding="utf-8"))
+    shutil.copy(fixture_pdf("paper_b_speaking_notes.pdf"), inbox / "LegCo 問答 paper B.pdf")
+    run = _wait(lambda: _sensor_run(base), 420, "the sensor's run", log)
+    tags = {t["key"]: t["value"] for t in run["tags"]}
+    assert run["status"] == "SUCCESS", f"run {run['runId']} ended {run['status']}:\n{log.read_text()[-3000:]}"
+    assert tags["dagster/sensor_name"] == "inbox_sensor" and tags["dagster/partition"] == "legco-問答-paper-b"
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    key = urllib.parse.quote(tags["dagster/partition"])
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        page.goto(f"{base}/assets/vector_index?view=lineage&lineageScope=upstream&lineageDepth=6")
+        page.get_by_text("document_structure").first.wait_for(timeout=60_000)
+        _dismiss_popups(page)
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(SHOTS / "asset-graph.png"))
+
+        page.goto(f"{base}/assets/chunks?view=partitions&partition={key}")
+        page.get_by_text("preview").first.wait_for(timeout=60_000)
+        _dismiss_popups(page)
+        for pair in gold["pairs"]:
+            assert page.get_by_text(pair["qa_id"], exact=True).count() >= 1, pair["qa_id"]
+        page.get_by_text("preview").first.scroll_into_view_if_needed()
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SHOTS / "chunks-partition.png"), full_page=True)
+        browser.close()
