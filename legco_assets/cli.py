@@ -81,13 +81,18 @@ def dagster_instance(settings: Any) -> Any:
 
 
 def _failure_message(result: Any) -> str:
-    """The innermost error of the first failed step, as one line."""
+    """The innermost error of the first failed step, as one line without its class name."""
     for event in result.all_events:
         if event.is_step_failure:
             error = event.event_specific_data.error
             while error.cause is not None:
                 error = error.cause
-            return error.message.strip().splitlines()[-1].split(": ", 1)[-1] if ":" in error.message else error.message.strip()
+            last = error.message.strip().splitlines()[-1]
+            prefix = f"{error.cls_name}: " if error.cls_name else ""
+            for candidate in (prefix, f"{error.cls_name.rsplit('.', 1)[-1]}: " if error.cls_name else ""):
+                if candidate and ": " in last and last.split(": ", 1)[0].endswith(candidate.rstrip(": ")):
+                    return last.split(": ", 1)[1]
+            return last
     return "run failed"
 
 
@@ -102,15 +107,29 @@ def _stage_lines(result: Any) -> list[str]:
     return lines
 
 
-def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout) -> dict[str, Any]:
-    """Register and materialise each file; a failure never stops the others."""
+def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any:
+    """One run of the strategy's named job (so the UI shows it as such); after the first
+    strategy only ``chunks`` and ``vector_index`` run, re-using the stored upstream results."""
     import dagster as dg
 
+    from legco_assets.definitions import defs
+    from legco_assets.defs.jobs import JOBS, strategy_run_config
+
+    job = defs.resolve_job_def(JOBS[strategy].name)
+    return job.execute_in_process(
+        run_config={**strategy_run_config(strategy), "loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
+        instance=instance,
+        partition_key=key,
+        raise_on_error=False,
+        asset_selection=None if upstream else [dg.AssetKey("chunks"), dg.AssetKey("vector_index")],
+        tags={"legco/strategy": strategy.value, "legco/source": "cli"},
+    )
+
+
+def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout) -> dict[str, Any]:
+    """Register and materialise each file; a failure never stops the others."""
     from legco_assets.core.documents import DocumentIndex
-    from legco_assets.defs.assets import ALL_ASSETS, chunks, vector_index
-    from legco_assets.defs.jobs import strategy_run_config
     from legco_assets.defs.partitions import documents_partitions
-    from legco_assets.defs.resources import resources_from_env
 
     instance = dagster_instance(settings)
     index = DocumentIndex(settings.documents_dir)
@@ -122,21 +141,12 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
         print(f"[{n}/{len(files)}] {path.name} → partition {key}", file=out, flush=True)
         for i, strategy in enumerate(strategies):
             started = time.perf_counter()
-            result = dg.materialize(
-                ALL_ASSETS,
-                selection=None if i == 0 else [chunks, vector_index],
-                partition_key=key,
-                instance=instance,
-                resources=resources_from_env(),
-                run_config=strategy_run_config(strategy),
-                raise_on_error=False,
-                tags={"legco/strategy": strategy.value, "legco/source": "cli"},
-            )
+            result = _run_strategy(instance, key, strategy, upstream=i == 0)
             for line in _stage_lines(result):
                 print(line, file=out, flush=True)
             if not result.success:
                 message = _failure_message(result)
-                _fail(f"{path}: {message}")
+                _fail(message if message.startswith(str(path)) else f"{path}: {message}")
                 summary["failed"].append({"file": str(path), "error": message})
                 break
             print(f"    {strategy.value} done in {time.perf_counter() - started:.1f}s", file=out, flush=True)
