@@ -778,7 +778,7 @@ def find_tables(pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "L
             from .vision_tables import read_tables_from_images
 
             before = client.stats.as_dict()
-            outcome = read_tables_from_images(pdf_bytes, pages, sorted(by_page), settings, client)
+            outcome = read_tables_from_images(pdf_bytes, pages, sorted(by_page), settings, client, by_page)
             after = client.stats.as_dict()
             stats.update({key: round(after[key] - before[key], 3) for key in after})
             for number, tables in outcome.tables.items():
