@@ -63,10 +63,19 @@ FAQ_TITLE = re.compile(
     r"^(?:Frequently\s+Asked\s+Questions|FAQs?|常見問題(?:解答)?|問與答|Questions?\s+and\s+Answers?)(?:\s+(?:on|about|regarding|for|關於)\b.*)?\s*[:：]?\s*$",
     re.IGNORECASE,
 )
+# ``1. Background`` / ``2.1 現行機制``: a numbered section title (judged further by the caller)
+NUMBERED_HEADING = re.compile(r"^(?P<num>\d{1,2})(?:\.\d{1,2})*[.．、]?\s+(?P<text>[A-Z\u4e00-\u9fff].*)$")
 SPEAKING_NOTES = re.compile(r"^(?:發言要點|發言稿|讲话要点|Speaking\s+Notes?)\s*[:：]?\s*$", re.IGNORECASE)
+# where the Q&A part starts: standby Q&A of a paper, or the questions part of a hansard
 STANDBY_QA = re.compile(
-    r"^(?:備用問答|備用問題(?:及答案|及答覆)?|Standby\s+(?:Questions?\s+and\s+Answers?|Q\s*(?:&|and)\s*As?|Questions?))\s*[:：]?\s*$",
+    r"^(?:備用問答|備用問題(?:及答案|及答覆)?|Standby\s+(?:Questions?\s+and\s+Answers?|Q\s*(?:&|and)\s*As?|Questions?)"
+    r"|議員質詢的(?:口頭|書面)答覆|(?:ORAL|WRITTEN)\s+ANSWERS\s+TO\s+QUESTIONS)\s*[:：]?\s*$",
     re.IGNORECASE,
+)
+# hansard order of business after (or before) the questions
+HANSARD_BUSINESS = re.compile(
+    r"^(?:提交文件|議案|議員議案|法案|政府法案|議員法案|下次會議|休會辯論|TABLING\s+OF\s+PAPERS|MOTIONS|MEMBERS'\s+MOTIONS"
+    r"|BILLS|GOVERNMENT\s+BILLS|MEMBERS'\s+BILLS|NEXT\s+MEETING|ADJOURNMENT(?:\s+DEBATE)?)\s*$"
 )
 
 # text shapes used to judge headings and tables

@@ -76,6 +76,12 @@ def bare_topic_like(text: str) -> bool:
     return s[0].isupper() or bool(markers.CJK_CHAR.match(s[0])) and s[0] not in "（「『【〔"
 
 
+def _title_line(text: str) -> bool:
+    """A hansard question title: short, no sentence punctuation (``、`` and figures allowed)."""
+    s = text.strip()
+    return 0 < display_width(s) <= HEADING_MAX_WIDTH and not re.search(r"[，。；：？！]", s) and not markers.SENTENCE_END.search(s)
+
+
 def join_pages(doc: DocumentText, start: int, end: int) -> str:
     """``doc.text[start:end]`` with page separators reduced to one newline, stripped.
 
@@ -117,13 +123,13 @@ def drop_internal_refs(text: str) -> str:
     return re.sub(r"\n[ \t]*(?=\n)", "\n", kept).strip() if kept != text else text
 
 
-def _row_like(line: str) -> bool:
-    """A table row flattened onto one line: 3-10 fields, one a figure, and no clause
-    punctuation (prose has it, cells rarely do)."""
+def _row_figures(line: str) -> int:
+    """How many figures a line has if it reads as a table row flattened onto one line (3-10
+    fields, no clause punctuation: prose has it, cells rarely do); 0 if it does not."""
     fields = line.split()
     if not 3 <= len(fields) <= 10 or markers.CJK_CLAUSE_PUNCT.search(line) or markers.SENTENCE_END.search(line):
-        return False
-    return any(any(ch.isdigit() for ch in f) for f in fields)
+        return 0
+    return sum(1 for f in fields if any(ch.isdigit() for ch in f))
 
 
 def _cell_like(line: str) -> bool:
@@ -134,22 +140,23 @@ def _cell_like(line: str) -> bool:
 def looks_tabular(text: str) -> bool:
     """Cheap rules-only test for a table in extracted text.
 
-    True for a Markdown table; for three or more lines in a row shaped like cells or rows, two
-    of them rows (``荔枝角雨水排放隧道 3.7 135 2012 1 765``); or for six or more short cell
-    lines in a row, two of them with figures (a cell-per-line table).
+    True for a Markdown table; for lines in a row shaped like cells or rows with two rows
+    among three lines (``荔枝角雨水排放隧道 3.7 135 2012 1 765``) or two rows of two figures
+    each (``Single elder $403,000 $10,770``); or for six or more short cell lines in a row,
+    two of them with figures (a cell-per-line table).
     """
     if markers.MARKDOWN_TABLE_RULE.search(text):
         return True
-    run = rows = figures = 0
+    run = rows = rich_rows = figures = 0
     for line in text.split("\n"):
         s = line.strip()
-        row, cell = bool(s) and _row_like(s), bool(s) and _cell_like(s)
-        if not (row or cell):
-            run = rows = figures = 0
+        row_figures = _row_figures(s) if s else 0
+        if not (row_figures or s and _cell_like(s)):
+            run = rows = rich_rows = figures = 0
             continue
-        run, rows = run + 1, rows + row
+        run, rows, rich_rows = run + 1, rows + bool(row_figures), rich_rows + (row_figures >= 2)
         figures += any(ch.isdigit() for ch in s)
-        if (run >= 3 and rows >= 2) or (run >= TABLE_RUN and figures >= 2):
+        if (run >= 3 and rows >= 2) or rich_rows >= 2 or (run >= TABLE_RUN and figures >= 2):
             return True
     return False
 
@@ -214,6 +221,7 @@ class _Detector:
     hansard_mode: bool = False
     last_number: int | None = None  # last numbered (implicit) question accepted
     pair_count: int = 0
+    section_number: int | None = None  # last numbered narrative heading accepted
     last_question_line: int = 0
     raw_lengths: list[int] = field(default_factory=list)
     topic_labels: dict[str, int] = field(default_factory=dict)  # style -> last ordinal
@@ -404,17 +412,18 @@ class _Detector:
         return bool(markers.SPEAKING_NOTES.match(s) or markers.STANDBY_QA.match(s))
 
     def _add_question(self, q: _Question) -> int:
-        self._bare_topic_before(q.line)
+        self._bare_topic_before(q.line, relaxed=self.hansard_mode)
         self.context = "qa"
         self.pair_count += 1
         self.events.append(_Event("question", q.line, "qa", q.q_end, q))
         return (q.answer_line + 1) if q.answer_line is not None else q.q_end
 
-    def _bare_topic_before(self, i: int) -> None:
+    def _bare_topic_before(self, i: int, relaxed: bool = False) -> None:
         """Mark a topic line (``Licensing``, ``Others``) sitting right above question ``i``:
-        after a finished sentence, or right under a section marker such as ``備用問答``."""
+        after a finished sentence, or right under a section marker such as ``備用問答``
+        (``relaxed``: anywhere; a hansard titles every question)."""
         j = self._prev_nonblank(i)
-        if j is None or not bare_topic_like(self.lines[j]):
+        if j is None or not (bare_topic_like(self.lines[j]) or relaxed and _title_line(self.lines[j])):
             return
         last = self.events[-1] if self.events else None
         if last and j < last.head_end:
@@ -425,7 +434,7 @@ class _Detector:
             return  # the previous answer's only line
         before = self._prev_nonblank(j)
         after_marker = bool(last and last.kind in LEVEL1 and last.head_end == j)
-        if after_marker or before is None or markers.SENTENCE_END.search(self.lines[before]):
+        if relaxed or after_marker or before is None or markers.SENTENCE_END.search(self.lines[before]):
             self.events.append(_Event("topic", j, self.context, j + 1))
 
     def _answer_first_line(self, q: _Question) -> int:
@@ -447,14 +456,37 @@ class _Detector:
         if m and heading_like(s) and self._topic_ok(i, m["label"]):
             self.events.append(_Event("topic", i, self.context, i + 1))
             return i + 1
-        level1 = markers.CHAPTER_HEADING.match(s) or markers.ANNEX_HEADING.match(s)
+        if self.hansard_mode and markers.HANSARD_BUSINESS.match(s):
+            self.context = "narrative"
+            self.events.append(_Event("level1", i, self.context, i + 1))
+            return i + 1
+        level1 = markers.CHAPTER_HEADING.match(s) or self._annex_heading(s)
         if level1 and heading_like(_after_label(s, level1.end())) and (_bare_label(s, level1.end()) or self._starts_block(i)):
             self.context = "narrative" if self.context != "speaking" or markers.ANNEX_HEADING.match(s) else self.context
             self.events.append(_Event("level1", i, self.context, i + 1))
             return i + 1
-        if self.context == "narrative" and self._narrative_heading(i):
+        if self.context == "narrative" and (self._numbered_heading(i) or self._narrative_heading(i)):
             self.events.append(_Event("topic", i, self.context, i + 1))
         return i + 1
+
+    def _numbered_heading(self, i: int) -> bool:
+        """``1. Background``: a short numbered title after a finished sentence, numbered in
+        sequence (a list's items follow a colon or each other, so they never qualify)."""
+        s = self.lines[i]
+        m = markers.NUMBERED_HEADING.match(s)
+        if not m or not heading_like(s) or display_width(s) > 56 or not self._starts_block(i):
+            return False
+        number = int(m["num"])
+        if self.section_number is not None and number != self.section_number + 1:
+            return False
+        self.section_number = number
+        return True
+
+    def _annex_heading(self, s: str) -> re.Match[str] | None:
+        """An annex heading; in a hansard an annex inside a reply belongs to that reply."""
+        if self.hansard_mode and self.context == "qa":
+            return None
+        return markers.ANNEX_HEADING.match(s)
 
     def _trailing_matter(self, i: int) -> bool:
         """After the last question, a title at the top of a page (after a finished answer)

@@ -1,0 +1,314 @@
+"""Structure detection: pairs, topics, speaking notes, TOC and the traps that must not pair.
+
+Inline texts stand for cleaned pages (each argument of :func:`doc_of` is one page); the
+fixture papers check the same rules end to end against their gold annotations.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from legco_assets.core.extract import extract_document, read_source
+from legco_assets.core.preprocess import clean_pages
+from legco_assets.core.records import DocumentText, Page, Section
+from legco_assets.core.structure import detect_structure, drop_internal_refs, looks_tabular, structure_summary
+
+from .conftest import fixture_pdf
+
+
+def doc_of(*pages: str) -> DocumentText:
+    return DocumentText.from_pages([Page(number=n + 1, raw=t, cleaned=t) for n, t in enumerate(pages)])
+
+
+def pairs(doc: DocumentText, **kwargs: bool) -> list[Section]:
+    return [s for s in detect_structure(doc, **kwargs) if s.type == "qa"]
+
+
+def squash(text: str | None) -> str:
+    return re.sub(r"\s", "", text or "")
+
+
+# -- Chinese 問/答 pairs --------------------------------------------------------------------------
+ZH_PAPER = doc_of(
+    "備用問答\n(A) 排水系統\n問 A1：政府會否檢視現有雨水排放隧道的設計容量，並考慮興建\n新隧道？\n"
+    "答 A1：渠務署現時營運四條雨水排放隧道。\n因應氣候變化，設計標準已提高。\n"
+    "問A2:全港仍有多少個水浸黑點？",
+    "答A2:全港仍有五個水浸黑點。\n有關工程會在2027年完成。\n(B) 工地安全\n問 B1︰承建商須採取甚麼措施？\n"
+    "答 B1︰承建商須按指引採取以下措施：\n(1) 停止戶外工作\n(2) 加固棚架\n工務部門會巡查工地。",
+)
+
+
+def test_zh_pairs_ids_questions_and_answers() -> None:
+    found = pairs(ZH_PAPER)
+    assert [s.qa_id for s in found] == ["A1", "A2", "B1"]
+    assert found[0].question == "政府會否檢視現有雨水排放隧道的設計容量，並考慮興建新隧道？"
+    assert found[0].answer == "渠務署現時營運四條雨水排放隧道。\n因應氣候變化，設計標準已提高。"
+    assert found[2].answer.endswith("(2) 加固棚架\n工務部門會巡查工地。")  # a (1) list stays in the answer
+
+
+def test_zh_question_and_answer_on_different_pages() -> None:
+    a2 = pairs(ZH_PAPER)[1]
+    assert (a2.start_page, a2.end_page) == (1, 2)
+    assert a2.question == "全港仍有多少個水浸黑點？"
+    assert a2.answer.startswith("全港仍有五個水浸黑點。")
+    assert "(B) 工地安全" not in a2.text
+
+
+def test_topic_headings_and_parent() -> None:
+    found = pairs(ZH_PAPER)
+    assert [s.heading for s in found] == ["(A) 排水系統", "(A) 排水系統", "(B) 工地安全"]
+    assert {s.parent_topic for s in found} == {"備用問答"}
+    headings = [s for s in detect_structure(ZH_PAPER) if s.type == "heading_only"]
+    assert [s.heading for s in headings] == ["備用問答", "(A) 排水系統", "(B) 工地安全"]
+
+
+def test_section_spans_index_the_document() -> None:
+    for section in detect_structure(ZH_PAPER):
+        assert ZH_PAPER.text[section.char_start : section.char_start + 2].strip()
+        if section.answer_start is not None:
+            assert section.char_start < section.answer_start < section.char_end
+            assert ZH_PAPER.text[section.answer_start] == "答"
+
+
+def test_page_separator_inside_an_answer_is_one_newline() -> None:
+    a2 = pairs(ZH_PAPER)[1]
+    assert "\n\n" not in a2.text
+    assert a2.text.startswith("問A2:全港仍有多少個水浸黑點？\n答A2:")
+
+
+# -- Q-only pairs, bare topic lines, Others ------------------------------------------------------
+EN_Q_ONLY = doc_of(
+    "Licensing\nQ1 Who needs a licence to operate a platform?\nAny company that matches riders with drivers.\n"
+    "It must apply to the Commissioner.\nQ2 How long is a licence valid\nfor?\nFive years.\n"
+    "Vehicles\nQ3 What vehicles qualify?\nPrivate cars under 12 years old.\nOthers\n"
+    "O1 Will the fees be reviewed?\nYes, every two years."
+)
+
+
+def test_q_only_pairs_and_bare_topics() -> None:
+    found = pairs(EN_Q_ONLY)
+    assert [s.qa_id for s in found] == ["Q1", "Q2", "Q3", "O1"]
+    assert [s.heading for s in found] == ["Licensing", "Licensing", "Vehicles", "Others"]
+    assert found[1].question == "How long is a licence valid for?"
+    assert found[1].answer == "Five years."
+    assert found[0].answer.endswith("It must apply to the Commissioner.")
+    assert "Vehicles" not in found[1].text and "Others" not in found[2].text
+
+
+def test_quarter_labels_are_not_questions() -> None:
+    doc = doc_of("Visitor arrivals\nQ3 2024 figures rose by 5%.\nQ4 2024 figures fell.")
+    assert pairs(doc) == []
+
+
+# -- numbered FAQ -----------------------------------------------------------------------------
+NUMBERED_FAQ = doc_of(
+    "Frequently Asked Questions\n1 How to apply the new requirement?\nAn employee employed for four weeks.\n"
+    "2 When will the new requirement take effect? Will this\napply retrospectively?\nFrom 18 January 2026.",
+    "3\nHow to ascertain whether an employee is being\nemployed under a continuous contract?\nAdd up the hours.\n"
+    "1. the first condition;\n2. the second condition.\n4 Will the amendments affect\nholiday pay?\nNo.",
+)
+
+
+def test_numbered_questions_wrap_and_bare_number() -> None:
+    found = pairs(NUMBERED_FAQ)
+    assert [s.qa_id for s in found] == ["1", "2", "3", "4"]
+    assert found[1].question == "When will the new requirement take effect? Will this apply retrospectively?"
+    assert found[2].question == "How to ascertain whether an employee is being employed under a continuous contract?"
+    assert found[2].start_page == 2
+    assert found[2].answer.endswith("2. the second condition.")  # a numbered list inside an answer
+
+
+def test_numbered_chapter_list_without_questions_gives_no_pairs() -> None:
+    doc = doc_of("The Ordinance does not apply to:\n1. casual employees; or\n2. outworkers; or\n3. family members.")
+    assert pairs(doc) == []
+
+
+# -- Q1 / A1 with the appendix trap ---------------------------------------------------------------
+ECO_LIKE = doc_of(
+    "Appendix 2 List of occupational diseases\nA. CAUSED BY PHYSICAL AGENTS\nA1 Inflammation, ulceration\n"
+    "Any occupation involving exposure.\n10 years.\nA2 Heat cataract Any occupation involving rays.\n3 years.",
+    "Frequently Asked Questions on\nCommon Issues\n(I) Compulsory Insurance\n"
+    "Q1 What should an employer take note of when taking out an\ninsurance policy?\n"
+    "A1 When taking out a policy, employers should note:\n No deduction from earnings;\n"
+    "(II) Notification of Accident\nQ2 Is an employer required to notify his insurer?\n"
+    "A2 The employer must notify the Commissioner for Labour.",
+)
+
+
+def test_appendix_rows_labelled_a1_are_not_answers() -> None:
+    found = pairs(ECO_LIKE)
+    assert [s.qa_id for s in found] == ["Q1", "Q2"]
+    assert [s.start_page for s in found] == [2, 2]
+    assert found[0].question == "What should an employer take note of when taking out an insurance policy?"
+    assert found[0].answer.startswith("When taking out a policy")
+    assert found[1].heading == "(II) Notification of Accident"
+    assert found[1].parent_topic == "Frequently Asked Questions on Common Issues"
+
+
+def test_page_label_a1_on_annex_page_is_not_an_answer() -> None:
+    doc = doc_of("Annex\nA1\nWritten reply\nThe figures are as follows.")
+    assert pairs(doc) == []
+
+
+# -- speaking notes, TOC -----------------------------------------------------------------------
+SPEAKING = doc_of(
+    "目錄\n發言要點 ........ 1\n備用問答 ........ 2\n問 B1 平台牌照 ........ 2",
+    "發言要點\n⚫ 主席，多謝委員會。\n● 框架包括：\n➢ 平台牌照；\n➢ 車輛許可證。",
+    "備用問答\n問 B1：平台牌照的申請資格為何？\n答 B1：須為本地公司。",
+)
+
+
+def test_speaking_notes_toc_and_standby() -> None:
+    sections = detect_structure(SPEAKING)
+    kinds = [s.type for s in sections]
+    assert kinds == ["toc", "speaking_notes", "heading_only", "qa"]
+    notes = sections[1]
+    assert notes.heading == "發言要點" and notes.start_page == 2
+    assert sections[3].qa_id == "B1" and sections[3].heading == "備用問答"
+
+
+def test_toc_entries_that_look_like_questions_are_skipped() -> None:
+    doc = doc_of("Contents\nQ1 What is a licence? ........ 3\nQ2 Who applies? ........ 4", "Q1 What is a licence?\nA permit.")
+    found = pairs(doc)
+    assert len(found) == 1 and found[0].start_page == 2
+
+
+def test_leader_lines_in_an_appendix_table_are_not_a_toc() -> None:
+    body = "\n".join(f"Paragraph {n} of the guide." for n in range(30))
+    pages = [body] * 20 + ["Appendix 1 List of injuries\n1. Loss of 2 limbs ........ 100\n2. Loss of both hands .... 100"]
+    assert not [s for s in detect_structure(doc_of(*pages)) if s.type == "toc"]
+
+
+# -- notes inside answers -------------------------------------------------------------------------
+NOTES = doc_of(
+    "問 A1：會否延長過渡期？\n答 A1：現階段沒有計劃。\n[內部參考：業界估計約有一萬二千名司機，\n數字未經核實。]\n"
+    "[如被追問：會否設立過渡期？我們建議設立十二個月的過渡期。]\n我們會適時匯報。\n"
+    "問 A2：何時生效？\n答 A2：明年。\n[Internal reference: not for release.]"
+)
+
+
+def test_internal_refs_and_follow_ups_stay_in_their_answer() -> None:
+    a1, a2 = pairs(NOTES)
+    assert "[內部參考" in a1.answer and "[如被追問" in a1.answer and a1.answer.endswith("我們會適時匯報。")
+    assert "[Internal reference" in a2.answer
+
+
+def test_internal_refs_can_be_dropped_but_not_follow_ups() -> None:
+    a1, a2 = pairs(NOTES, include_internal_refs=False)
+    assert "內部參考" not in a1.answer and "內部參考" not in a1.text
+    assert "[如被追問：會否設立過渡期？" in a1.answer and a1.answer.endswith("我們會適時匯報。")
+    assert a2.answer == "明年。"
+    assert drop_internal_refs("甲。[內部參考：乙] 丙。") == "甲。 丙。"
+
+
+# -- hansard ------------------------------------------------------------------------------------
+def test_hansard_member_questions_and_replies() -> None:
+    doc = doc_of(
+        "議員質詢的書面答覆\n公共設施的通道受阻\n7. 梁美芬議員：主席，政府可否告知本會：\n(一) 是否知悉有關情況？\n"
+        "發展局局長：主席，現答覆如下：\n(一) 屋宇署已跟進。\n處理酷刑聲請\n8. 郭榮鏗議員(譯文)：主席，政府可否告知本會？\n"
+        "保安局局長：主席，答覆如下。"
+    )
+    found = pairs(doc)
+    assert [s.qa_id for s in found] == ["7", "8"]
+    assert [s.heading for s in found] == ["公共設施的通道受阻", "處理酷刑聲請"]
+    assert found[0].answer.startswith("主席，現答覆如下：")
+
+
+# -- tables, summary --------------------------------------------------------------------------------
+def test_table_shapes() -> None:
+    rows = "隧道 長度 啟用年份\n荔枝角 3.7 2012\n荃灣 5.1 2013\n總計 8.8 –"
+    assert looks_tabular(rows)
+    assert looks_tabular("| a | b |\n|---|---|\n| 1 | 2 |")
+    assert not looks_tabular("渠務署已於2024年完成檢討，並把設計標準提高約百分之十一，\n以反映本世紀末的預計雨量增幅。")
+
+
+def test_summary_reports_gaps_duplicates_and_missing_answers() -> None:
+    doc = doc_of("問 A1：甲？\n答 A1：乙。\n問 A3：丙？\n答 A3：\n問 A3：丁？\n答 A3：戊。")
+    summary = structure_summary(detect_structure(doc))
+    assert summary["pairs"] == 3 and summary["qa_ids"] == ["A1", "A3", "A3"]
+    assert summary["numbering_gaps"] == ["A2"]
+    assert summary["duplicate_ids"] == ["A3"]
+    assert summary["questions_without_answers"] == ["A3"]
+    assert summary["unsure"] is True
+    assert structure_summary(detect_structure(ZH_PAPER))["unsure"] is False
+
+
+def test_empty_and_plain_documents() -> None:
+    assert detect_structure(doc_of("")) == []
+    plain = detect_structure(doc_of("Just one paragraph of text without any structure."))
+    assert [s.type for s in plain] == ["narrative"]
+
+
+def test_detection_is_linear_and_fast() -> None:
+    page = ZH_PAPER.text.replace("A", "C").replace("B", "D") + "\n" + "渠務署會繼續監察排水情況。\n" * 30
+    small, large = doc_of(*[page] * 50), doc_of(*[page] * 500)
+    detect_structure(small)
+    started = time.perf_counter()
+    detect_structure(small)
+    t_small = time.perf_counter() - started
+    started = time.perf_counter()
+    sections = detect_structure(large)
+    t_large = time.perf_counter() - started
+    assert len([s for s in sections if s.type == "qa"]) == 1500
+    assert t_large < 2.0  # 500 pages: far above 50 pages/s
+    assert t_large < 25 * t_small  # 10x the text, not 100x the time
+
+
+# -- fixture papers against their gold ---------------------------------------------------------------
+def fixture_doc(name: str) -> tuple[DocumentText, dict]:
+    path = fixture_pdf(name)
+    gold = json.loads(Path(str(path).replace(".pdf", ".gold.json")).read_text(encoding="utf-8"))
+    doc = DocumentText.from_pages(clean_pages(extract_document(read_source(path)).pages))
+    return doc, gold
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("paper_e_qa.pdf", 15), ("paper_l_faq.pdf", 24), ("paper_b_speaking_notes.pdf", 3), ("paper_a_tables.pdf", 0)],
+)
+def test_fixture_pairs_match_gold(name: str, expected: int) -> None:
+    doc, gold = fixture_doc(name)
+    found = pairs(doc)
+    assert len(gold["pairs"]) == expected
+    assert [s.qa_id for s in found] == [g["qa_id"] for g in gold["pairs"]]
+    for section, g in zip(found, gold["pairs"]):
+        assert section.start_page == g["page"], g["qa_id"]
+        assert section.end_page == g["answer_end_page"], g["qa_id"]
+        assert section.heading == g["heading"], g["qa_id"]
+        assert squash(section.question) == squash(g["question"]), g["qa_id"]
+        assert squash(section.answer).startswith(squash(g["answer_first_line"])), g["qa_id"]
+        assert squash(section.answer).endswith(squash(g["answer_last_line"])), g["qa_id"]
+        assert section.has_table == g["has_table"], g["qa_id"]
+
+
+def test_fixture_e_topics_and_others() -> None:
+    doc, gold = fixture_doc("paper_e_qa.pdf")
+    found = pairs(doc)
+    assert sum(1 for s in found if s.qa_id.startswith("O")) == 3
+    assert {s.heading for s in found} == set(gold["topic_headings"])
+    assert structure_summary(detect_structure(doc))["unsure"] is False
+
+
+def test_fixture_l_toc_narrative_and_topics() -> None:
+    doc, gold = fixture_doc("paper_l_faq.pdf")
+    sections = detect_structure(doc)
+    toc = [s for s in sections if s.type == "toc"]
+    assert len(toc) == 1 and toc[0].start_page == gold["toc_lines"][0]["page"]
+    narrative = [s.heading for s in sections if s.type == "narrative" and s.heading]
+    assert narrative == [h for h in gold["narrative_headings"] if h != "Standby Questions and Answers"]
+    assert [s.heading for s in sections if s.type == "heading_only"] == ["Standby Questions and Answers", *gold["topic_headings"]]
+    summary = structure_summary(sections)
+    assert summary["qa_ids"] == [f"Q{n}" for n in range(1, 25)] and not summary["unsure"]
+
+
+def test_fixture_b_speaking_notes_section() -> None:
+    doc, gold = fixture_doc("paper_b_speaking_notes.pdf")
+    notes = [s for s in detect_structure(doc) if s.type == "speaking_notes"]
+    assert len(notes) == 1 and notes[0].heading == "發言要點"
+    for bullet in gold["speaking_note_bullets"]:
+        assert squash(bullet) in squash(notes[0].text)
