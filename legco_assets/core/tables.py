@@ -633,7 +633,7 @@ def _page_tables(raw: Any, pdf: Any, page_number: int) -> list[Table]:
         height = raw.FPDF_GetPageHeightF(page)
         reader = _PageReader(raw, page, height)
         h, v = reader.edges()
-        if len(h) < 3 or len(v) < 3:
+        if len(h) < 2 or not v:  # no grid possible: most pages stop here
             return []
         h, v = _merge_edges(h), _merge_edges(v)
         groups = [g for g in _components(h, v) if len(g[0]) >= 2 and len(g[1]) >= 1]
