@@ -170,7 +170,7 @@ class LLMClient:
             self.stats.add(calls=1)
             try:
                 reply = self._client.chat.completions.create(**kwargs)
-            except OpenAIError as exc:
+            except (OpenAIError, ValueError) as exc:  # ValueError: a 200 reply whose body is not JSON
                 self.stats.add(failures=1, seconds=time.perf_counter() - started)
                 raise LLMError(f"LLM call failed: {type(exc).__name__}") from None
         usage = getattr(reply, "usage", None)
