@@ -433,7 +433,7 @@ class _Detector:
         if last and last.question and j <= self._answer_first_line(last.question):
             return  # the previous answer's only line
         before = self._prev_nonblank(j)
-        after_marker = bool(last and last.kind in LEVEL1 and last.head_end == j)
+        after_marker = bool(last and last.kind in LEVEL1 | {"toc"} and (before is None or before < last.head_end))
         if relaxed or after_marker or before is None or markers.SENTENCE_END.search(self.lines[before]):
             self.events.append(_Event("topic", j, self.context, j + 1))
 
@@ -616,8 +616,9 @@ class _Builder:
     def _heading_lines(self, line: int, end: int) -> int:
         """A heading may wrap onto up to two more title-like lines when nothing else follows
         before the next event (``(VII) Procedures for … / of Permanent Loss …``)."""
-        rest = [k for k in range(line + 1, end) if self.det.lines[k]]
-        if 0 < len(rest) <= 2 and all(heading_like(self.det.lines[k]) for k in rest):
+        lines = self.det.lines
+        rest = [k for k in range(line + 1, end) if lines[k]]
+        if end < len(lines) and 0 < len(rest) <= 2 and all(heading_like(lines[k]) and not _row_figures(lines[k]) for k in rest):
             return end
         return line + 1
 
