@@ -235,7 +235,11 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[s
     for r in records[:60]:
         m = r["metadata"]
         pages = f"{m['page_start']}–{m['page_end']}" if m["page_end"] != m["page_start"] else str(m["page_start"])
-        rows.append([m.get("question_id", ""), (m.get("section_heading") or "")[:30], pages, _first_line(r["text"], 60), m["token_count"]])
+        body = r["text"]
+        heading = m.get("section_heading")
+        if heading and body.lstrip().startswith(heading):  # headings are prepended to narrative/notes
+            body = body.lstrip()[len(heading) :]
+        rows.append([m.get("question_id", ""), (heading or "")[:30], pages, _first_line(body, 60), m["token_count"]])
     return {
         "strategy": strategy.value,
         "chunks": len(records),
