@@ -13,7 +13,7 @@ import shutil
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import markers
 from .documents import DocumentIndex, atomic_write_text
@@ -24,6 +24,9 @@ from .preprocess import clean_pages
 from .records import Chunk, DocumentText, ExtractedDocument, Page, Section, Table
 from .settings import Settings, Strategy
 from .token_chunking import TokenChunkingStrategy
+
+if TYPE_CHECKING:
+    from .llm_structure import StructureResult
 
 MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page number, not text
 
@@ -144,12 +147,14 @@ def text_pages(source: SourceBytes) -> tuple[ExtractedDocument, list[Page]]:
     return extracted, pages
 
 
-def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> list[Section]:
-    """Rules first (the embedded default); the LLM path plugs in here when configured."""
-    from .structure import detect_structure
+def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> "StructureResult":
+    """Rules first; the LLM (when configured) where the rules are unsure or with
+    ``QA_STRUCTURE_MODE=llm``. ``.sections`` are the sections, the rest is how they were found
+    (path, LLM calls/cached/tokens/seconds, dropped items, notes) for ``structure.json``."""
+    from .llm_structure import resolve_structure
 
     doc = DocumentText.from_pages(pages)
-    return detect_structure(doc, include_internal_refs=settings.qa_include_internal_refs)
+    return resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
 
 
 def find_page_tables(source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> Any:
@@ -186,19 +191,22 @@ def build_chunks(
         chunk_overlap=settings.chunk_overlap,
         include_internal_refs=settings.qa_include_internal_refs,
     )
-    return strategy_impl.chunk(document_id, doc, sections if sections is not None else find_structure(pages, settings), tables)
+    return strategy_impl.chunk(document_id, doc, sections if sections is not None else find_structure(pages, settings).sections, tables)
 
 
 def chunk_file(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True) -> list[dict[str, Any]]:
     """The whole pipeline in memory for one file: chunk records, nothing written."""
     source = read_source(path)
     extracted, pages = text_pages(source)
-    if extracted.kind == "pdf":
-        require_text(path, pages)
     llm = LLMClient.from_settings(settings) if use_llm else None
+    if extracted.kind == "pdf":
+        from .transcribe import transcribe_scanned
+
+        pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
+        require_text(path, pages)
     tables_result = find_page_tables(source, pages, settings, llm)
     tables = tables_result.tables if tables_result else []
-    sections = find_structure(pages, settings, llm) if strategy is Strategy.question else None
+    sections = find_structure(pages, settings, llm).sections if strategy is Strategy.question else None
     from .documents import slug
 
     chunks = build_chunks(slug(path), strategy, pages, settings, sections, tables)
@@ -239,12 +247,21 @@ def stage_source(settings: Settings, document_id: str) -> SourceInfo:
     return info
 
 
-def stage_page_text(settings: Settings, document_id: str) -> ExtractedDocument:
-    """Clean the stored text layer (footers/headers out, raw kept)."""
+def stage_page_text(settings: Settings, document_id: str, llm: LLMClient | None = None) -> ExtractedDocument:
+    """Clean the stored text layer (footers/headers out, raw kept); with a vision LLM,
+    scanned pages are transcribed first (``transcription.json`` records what that did)."""
     art = Artifacts(settings, document_id)
     extracted = ExtractedDocument.from_dict(art.read_json("raw_text.json"))
     extracted.pages = clean_pages(extracted.pages)
     if extracted.kind == "pdf":
+        from .transcribe import transcribe_scanned
+
+        llm = llm or (LLMClient.from_settings(settings) if settings.qa_vision_enabled else None)
+        transcription = transcribe_scanned(art.source_bytes(), extracted.pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE)
+        extracted.pages = transcription.pages
+        if transcription.transcribed:
+            extracted.extractor += "+vision"
+        art.write_json("transcription.json", transcription.metadata())
         require_text(art.source().path, extracted.pages)
     art.write_json("page_text.json", extracted.to_dict())
     return extracted
@@ -270,10 +287,12 @@ def stage_page_images(settings: Settings, document_id: str, dpi: int, all_pages:
 
 
 def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None = None) -> list[Section]:
+    """Sections to ``structure.json``; its ``"llm"`` entry says how they were found and what
+    the LLM cost (calls, cached, tokens, seconds), for the asset's metadata."""
     art = Artifacts(settings, document_id)
-    sections = find_structure(art.pages(), settings, llm)
-    art.write_json("structure.json", {"sections": [s.to_dict() for s in sections]})
-    return sections
+    result = find_structure(art.pages(), settings, llm)
+    art.write_json("structure.json", {"sections": [s.to_dict() for s in result.sections], "llm": result.metadata()})
+    return result.sections
 
 
 def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = None) -> Any:
