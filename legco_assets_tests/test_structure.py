@@ -103,6 +103,17 @@ def test_q_only_pairs_and_bare_topics() -> None:
 def test_quarter_labels_are_not_questions() -> None:
     doc = doc_of("Visitor arrivals\nQ3 2024 figures rose by 5%.\nQ4 2024 figures fell.")
     assert pairs(doc) == []
+    table = doc_of("Quarter\nArrivals\nQ1\n2,345\nQ2\n3,456\nQ3\n4,567")
+    assert pairs(table) == []
+
+
+def test_bare_q_label_above_its_question() -> None:
+    doc = doc_of("Q1\nWho needs a licence?\nAny operator.\nQ2\nHow long is it valid?\nFive years.")
+    found = pairs(doc)
+    assert [(s.qa_id, s.question, s.answer) for s in found] == [
+        ("Q1", "Who needs a licence?", "Any operator."),
+        ("Q2", "How long is it valid?", "Five years."),
+    ]
 
 
 # -- numbered FAQ -----------------------------------------------------------------------------
@@ -204,6 +215,8 @@ def test_internal_refs_can_be_dropped_but_not_follow_ups() -> None:
     assert "[如被追問：會否設立過渡期？" in a1.answer and a1.answer.endswith("我們會適時匯報。")
     assert a2.answer == "明年。"
     assert drop_internal_refs("甲。[內部參考：乙] 丙。") == "甲。 丙。"
+    assert drop_internal_refs("甲。\n[內部參考：乙，\n丙。]\n丁。") == "甲。\n丁。"
+    assert drop_internal_refs("甲。\n[Internal reference: no closing bracket\n\n乙。") == "甲。\n\n乙。"
 
 
 # -- hansard ------------------------------------------------------------------------------------

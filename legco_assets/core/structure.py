@@ -43,7 +43,7 @@ _CN_DIGITS = "一二三四五六七八九十"
 # -- small text helpers -----------------------------------------------------------------------
 def display_width(text: str) -> int:
     """Width as printed: a CJK character counts twice, so one limit fits both scripts."""
-    return sum(2 if markers.CJK_CHAR.match(ch) else 1 for ch in text)
+    return len(text) + len(markers.CJK_CHAR.findall(text))
 
 
 def join_wrapped(lines: list[str]) -> str:
@@ -79,7 +79,9 @@ def bare_topic_like(text: str) -> bool:
 def _title_line(text: str) -> bool:
     """A hansard question title: short, no sentence punctuation (``、`` and figures allowed)."""
     s = text.strip()
-    return 0 < display_width(s) <= HEADING_MAX_WIDTH and not re.search(r"[，。；：？！]", s) and not markers.SENTENCE_END.search(s)
+    if not 0 < display_width(s) <= HEADING_MAX_WIDTH or markers.SENTENCE_END.search(s):
+        return False
+    return not markers.CJK_CLAUSE_PUNCT.search(s.replace("、", ""))
 
 
 def join_pages(doc: DocumentText, start: int, end: int) -> str:
@@ -105,7 +107,7 @@ def drop_internal_refs(text: str) -> str:
     """Remove ``[內部參考…]`` / ``[Internal reference…]`` notes; ``[如被追問…]`` stays.
 
     A note runs to its closing bracket, or to the end of its paragraph when the bracket is
-    missing; a line left empty goes too.
+    missing; a note on lines of its own takes its line break with it.
     """
     out: list[str] = []
     pos = 0
@@ -116,11 +118,15 @@ def drop_internal_refs(text: str) -> str:
         paragraph_end = text.find("\n\n", match.end())
         paragraph_end = len(text) if paragraph_end < 0 else paragraph_end
         end = close.end() if close and close.start() < paragraph_end else paragraph_end
+        own_line = match.start() == 0 or text[match.start() - 1] == "\n"
+        if own_line and text[end : end + 1] == "\n":
+            end += 1
         out.append(text[pos : match.start()])
         pos = end
+    if not out:
+        return text
     out.append(text[pos:])
-    kept = "".join(out)
-    return re.sub(r"\n[ \t]*(?=\n)", "\n", kept).strip() if kept != text else text
+    return "".join(out).strip()
 
 
 def _row_figures(line: str) -> int:
@@ -134,7 +140,7 @@ def _row_figures(line: str) -> int:
 
 def _cell_like(line: str) -> bool:
     """One short cell on its own line."""
-    return display_width(line) <= 30 and not markers.SENTENCE_END.search(line) and not markers.BULLET.match(line)
+    return len(line) <= 30 and display_width(line) <= 30 and not markers.SENTENCE_END.search(line) and not markers.BULLET.match(line)
 
 
 def looks_tabular(text: str) -> bool:
@@ -234,7 +240,7 @@ class _Detector:
             self.raw_lengths.append(len(line.rstrip()))
             pos += len(line) + 1
         self.lines = [ln.strip() for ln in raw]
-        explicit = sum(1 for s in self.lines if markers.ZH_QUESTION.match(s) or _en_q(s))
+        explicit = sum(1 for s in self.lines if _explicit_marker(s))
         hansard = sum(1 for s in self.lines if markers.HANSARD_QUESTION.match(s))
         self.hansard_mode = hansard >= 2 and explicit < 2
         self.numbered_mode = explicit < 2 and not self.hansard_mode
@@ -325,7 +331,9 @@ class _Detector:
             return self._explicit_question(i, re.sub(r"\s", "", m["id"]).upper(), m["text"], _zh_answer)
         m = _en_q(s)
         if m and (m["letter"] == "Q" or self.pair_count):
-            return self._en_question(i, m)
+            question = self._en_question(i, m)
+            if question:
+                return question
         if self.hansard_mode:
             m = markers.HANSARD_QUESTION.match(s)
             if m:
@@ -345,8 +353,11 @@ class _Detector:
         end = self._question_end(i, text, require_mark=False) or i + 1
         return _Question(qa_id or str(self.pair_count + 1), i, end, None, text)
 
-    def _en_question(self, i: int, m: re.Match[str]) -> _Question:
-        """``Q7 …``: answered by ``A7 …`` right below, else by the text after the question."""
+    def _en_question(self, i: int, m: re.Match[str]) -> _Question | None:
+        """``Q7 …``: answered by ``A7 …`` right below, else by the text after the question.
+
+        A bare ``Q1`` line (a quarter in a table, or a label above its question) counts only
+        with an ``A1`` below it or a question mark within a few lines."""
         qa_id = f"{m['letter']}{int(m['num'])}"
         ended = bool(markers.QUESTION_END.search(m["text"]))
         for k in self._next_nonblank(i, EN_ANSWER_SEARCH_LINES):
@@ -356,7 +367,8 @@ class _Detector:
             if ended or self._question_start(k) or self._section_marker(k):
                 break
             ended = bool(markers.QUESTION_END.search(self.lines[k]))
-        return _Question(qa_id, i, self._question_end(i, m["text"], require_mark=False) or i + 1, None, m["text"])
+        end = self._question_end(i, m["text"], require_mark=not m["text"])
+        return _Question(qa_id, i, end, None, m["text"]) if end else None
 
     def _numbered_question(self, i: int) -> _Question | None:
         m = markers.NUMBERED_QUESTION.match(self.lines[i])
@@ -462,7 +474,7 @@ class _Detector:
             return i + 1
         level1 = markers.CHAPTER_HEADING.match(s) or self._annex_heading(s)
         if level1 and heading_like(_after_label(s, level1.end())) and (_bare_label(s, level1.end()) or self._starts_block(i)):
-            self.context = "narrative" if self.context != "speaking" or markers.ANNEX_HEADING.match(s) else self.context
+            self.context = "narrative"
             self.events.append(_Event("level1", i, self.context, i + 1))
             return i + 1
         if self.context == "narrative" and (self._numbered_heading(i) or self._narrative_heading(i)):
@@ -536,6 +548,12 @@ def _en_q(s: str) -> re.Match[str] | None:
     """``Q1 …`` / ``O2 …`` with text after it (``Q3 2024`` is a quarter, not a question)."""
     m = markers.EN_QUESTION.match(s)
     return m if m and (m["text"] or s.rstrip()[-1:].isdigit()) else None
+
+
+def _explicit_marker(s: str) -> bool:
+    """``問 A1：…`` or ``Q1 …`` with its text: the document labels its questions."""
+    m = _en_q(s)
+    return bool(markers.ZH_QUESTION.match(s) or m and m["text"])
 
 
 def _question_like(s: str, numbered: bool) -> bool:
