@@ -197,12 +197,17 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
 
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
+    how = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")["llm"]
     rows = [[s.type, s.qa_id or "", (s.heading or "")[:40], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
             "qa_pairs": sum(s.type == "qa" for s in sections),
             "by_type": dg.MetadataValue.json(dict(Counter(s.type for s in sections))),
+            "found_by": how["source"],
+            "llm_reason": how["reason"] or "not asked",
+            "llm_dropped": dg.MetadataValue.json(how["dropped"]),
+            **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
             "structure": dg.MetadataValue.md(_md_table(["type", "id", "heading", "pages", "table"], rows[:200])),
         },
         check_results=_check_results(structure_checks(structure_summary(sections)), dg.AssetCheckSeverity.WARN),
