@@ -38,7 +38,7 @@ import re
 import time
 from bisect import bisect_right
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .markdown_tables import to_markdown
 from .preprocess import normalise_chars
@@ -664,23 +664,27 @@ def _drop_containers(tables: list[Table]) -> list[Table]:
     return out
 
 
-def geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None = None) -> dict[int, list[Table]]:
-    """Tables per 1-based page number, from ruling lines and character boxes (PDFium)."""
+def iter_geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None = None) -> Iterator[tuple[int, list[Table]]]:
+    """``(page number, tables)`` for each page with a table, page by page (PDFium)."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
     pdf = pdfium.PdfDocument(pdf_bytes)
     try:
-        numbers = list(page_numbers) if page_numbers is not None else list(range(1, len(pdf) + 1))
-        out: dict[int, list[Table]] = {}
+        count = len(pdf)
+        numbers = list(page_numbers) if page_numbers is not None else list(range(1, count + 1))
         for number in numbers:
-            if 1 <= number <= len(pdf):
+            if 1 <= number <= count:
                 found = _page_tables(raw, pdf.raw, number)
                 if found:
-                    out[number] = found
-        return out
+                    yield number, found
     finally:
         pdf.close()
+
+
+def geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None = None) -> dict[int, list[Table]]:
+    """Tables per 1-based page number, from ruling lines and character boxes (PDFium)."""
+    return dict(iter_geometric_tables(pdf_bytes, page_numbers))
 
 
 # -- tables that continue on the next page ----------------------------------------------------------
@@ -768,24 +772,37 @@ def find_tables(pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "L
 
     started = time.perf_counter()
     numbers = [p.number for p in pages] if pages else None
-    by_page = geometric_tables(pdf_bytes, numbers)
+    by_page: dict[int, list[Table]] = {}
     warnings: list[str] = []
-    stats: dict[str, Any] = {"geometric_tables": sum(len(t) for t in by_page.values())}
+    stats: dict[str, Any] = {}
     vision_pages = 0
+    client = None
     if settings.llm_enabled and settings.qa_vision_enabled:
         client = llm if llm is not None else LLMClient.from_settings(settings)
-        if client is not None:
-            from .vision_tables import read_tables_from_images
 
-            before = client.stats.as_dict()
-            outcome = read_tables_from_images(pdf_bytes, pages, sorted(by_page), settings, client, by_page)
-            after = client.stats.as_dict()
-            stats.update({key: round(after[key] - before[key], 3) for key in after})
-            for number, tables in outcome.tables.items():
-                by_page[number] = tables
-            warnings.extend(outcome.warnings)
-            vision_pages = outcome.pages
-            stats.update(outcome.counts)
+    def detected() -> Iterator[int]:
+        for number, tables in iter_geometric_tables(pdf_bytes, numbers):
+            by_page[number] = tables
+            yield number
+
+    if client is None:
+        for _ in detected():
+            pass
+    else:
+        from .vision_tables import read_tables_from_images
+
+        before = client.stats.as_dict()
+        # pages go to the vision model as soon as geometry has found a table on them
+        outcome = read_tables_from_images(pdf_bytes, pages, detected(), settings, client, by_page)
+        after = client.stats.as_dict()
+        stats.update({key: round(after[key] - before[key], 3) for key in after})
+        warnings.extend(outcome.warnings)
+        vision_pages = outcome.pages
+        stats.update(outcome.counts)
+    stats["geometric_tables"] = sum(len(t) for t in by_page.values())
+    if client is not None:
+        for number, tables in outcome.tables.items():
+            by_page[number] = tables
     tables = link_continuations({k: v for k, v in by_page.items() if v}, pages)
     stats["tables"] = len(tables)
     stats["seconds"] = round(time.perf_counter() - started, 3)

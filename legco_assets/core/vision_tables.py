@@ -3,7 +3,9 @@
 Pages go through :meth:`LLMClient.complete` (cache key = sha256 of the page PNG + model +
 :data:`PROMPT_VERSION`), up to ``settings.llm_max_concurrency`` at a time: pages are rendered
 one by one on the calling thread (PDFium is not thread-safe) and each is submitted to a thread
-pool as soon as it is rendered, so rendering overlaps the calls. Retries on 429/5xx/timeouts
+pool as soon as it is rendered; the workers encode the PNG (the same bytes as
+:func:`extract.render_page_png` at ``settings.image_dpi``) and make the call, so rendering,
+encoding and calls overlap. Retries on 429/5xx/timeouts
 are the ``openai`` client's. A reply replaces the geometric tables of its page only when it is
 valid: at least one Markdown table with two or more columns and a body row, every cell of
 which appears in the page's text layer (whitespace ignored). Anything else (a failed call, a
@@ -14,11 +16,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import re
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
 
-from .extract import render_page_png
 from .llm import LLMClient, LLMError
 from .markdown_tables import to_markdown
 from .preprocess import normalise_chars
@@ -141,31 +145,65 @@ def ask_page(llm: LLMClient, png: bytes) -> str:
     return llm.complete(KIND, PROMPT_VERSION, messages, cache_payload=hashlib.sha256(png).hexdigest(), max_tokens=4096)
 
 
-def read_tables_from_images(
-    pdf_bytes: bytes,
-    pages: list[Page],
-    page_numbers: list[int],
-    settings: Settings,
-    llm: LLMClient,
-    geometric: dict[int, list[Table]] | None = None,
-) -> VisionOutcome:
-    """Ask the vision model about ``page_numbers``; see the module docstring."""
-    text_of = {p.number: p.raw or p.cleaned for p in pages}
-    geometric = geometric or {}
-    outcome = VisionOutcome(counts={"vision_replaced": 0, "vision_failed": 0, "vision_invalid": 0, "vision_no_table": 0})
-    if not page_numbers:
-        return outcome
-    workers = max(1, settings.llm_max_concurrency)
-    futures: dict[Future[str], int] = {}
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vision") as pool:
-        for number in page_numbers:
+def _rendered_pages(pdf_bytes: bytes, numbers: Iterable[int], dpi: int, outcome: "VisionOutcome") -> Iterator[tuple[int, Any]]:
+    """Page images (PIL), rendered on this thread: PDFium is not thread-safe. The PNG
+    encoding, the slow part, happens in the workers (Pillow releases the GIL there)."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(pdf_bytes)
+    try:
+        for number in numbers:
             try:
-                png = render_page_png(pdf_bytes, number, settings.image_dpi)
+                page = pdf[number - 1]
+                image = page.render(scale=dpi / 72).to_pil().copy()
+                page.close()
             except Exception as exc:  # a page PDFium cannot render keeps its geometric tables
                 outcome.warnings.append(f"page {number}: cannot render the page image ({type(exc).__name__}); kept geometric tables")
                 outcome.counts["vision_failed"] += 1
                 continue
-            futures[pool.submit(ask_page, llm, png)] = number
+            yield number, image
+    finally:
+        pdf.close()
+
+
+def page_png(image: Any) -> bytes:
+    """The PNG bytes :func:`extract.render_page_png` gives for the same page and DPI."""
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", optimize=False)
+    return buffer.getvalue()
+
+
+def _encode_and_ask(llm: LLMClient, image: Any) -> str:
+    return ask_page(llm, page_png(image))
+
+
+def read_tables_from_images(
+    pdf_bytes: bytes,
+    pages: list[Page],
+    page_numbers: Iterable[int],
+    settings: Settings,
+    llm: LLMClient,
+    geometric: dict[int, list[Table]] | None = None,
+) -> VisionOutcome:
+    """Ask the vision model about ``page_numbers`` (may be a lazy iterator: each page is
+    rendered and sent as soon as it is yielded); see the module docstring. ``geometric`` (read
+    once all pages are sent) gives a vision table the bbox of the geometric table it replaces
+    when both found the same number of tables on the page."""
+    text_of = {p.number: p.raw or p.cleaned for p in pages}
+    geometric = {} if geometric is None else geometric  # filled lazily by the caller
+    outcome = VisionOutcome(counts={"vision_replaced": 0, "vision_failed": 0, "vision_invalid": 0, "vision_no_table": 0})
+    # twice as many threads as call slots: while ``llm_max_concurrency`` threads wait on
+    # replies (LLMClient's semaphore), the others encode the next pages' PNGs
+    workers = 2 * max(1, settings.llm_max_concurrency)
+    futures: dict[Future[str], int] = {}
+    # rendered pages waiting for a thread stay few (a page image is ~6 MB at 150 DPI)
+    backlog = threading.BoundedSemaphore(workers + 2)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="vision") as pool:
+        for number, image in _rendered_pages(pdf_bytes, page_numbers, settings.image_dpi, outcome):
+            backlog.acquire()
+            future = pool.submit(_encode_and_ask, llm, image)
+            future.add_done_callback(lambda _: backlog.release())
+            futures[future] = number
         outcome.pages = len(futures)
         for future in as_completed(futures):
             number = futures[future]
