@@ -1,0 +1,342 @@
+"""Measure retrieval on gold questions: which strategy and mode finds the answer, how soon.
+
+Why this exists: chunking by question is only worth its complexity if a reader finds the
+answer sooner. The eval ingests the fixture papers itself (``pipeline.chunk_file`` for each
+strategy, then ``vector_store.replace_document`` into a Chroma under a temp data dir, no
+Dagster), adds the seed's baseline (1000-character windows, 200 overlap, over the same
+cleaned text) and asks every gold question in every mode.
+
+What counts as a hit: a retrieved chunk of the right document that holds the END of the
+right answer. The end is the tail of the gold answer text, compared with whitespace, table
+pipes and Markdown rule lines removed (tables are rendered as Markdown in chunks but listed
+cell by cell in the gold), at least the gold ``answer_last_line`` and at least
+``MIN_ANCHOR`` characters, grown until it occurs exactly once in the document's text, so a
+boilerplate last line ("完成。") cannot match another answer.
+
+Metrics, per strategy and mode: Hit@1, Hit@5, MRR over the first ``depth`` (10) results,
+nDCG@5 with binary relevance (the ideal counts every stored chunk holding the end), and the
+characters of context read before the answer: the summed ``len(text)`` of the ranked chunks
+up to and including the first hit (all ``depth`` chunks when there is none).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import statistics
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from .records import Chunk, DocumentText
+from .retrieval import DEFAULT_FUSION, Candidate, Fusion, Hit, Mode, Retriever, Scope, fuse, ranked_hits
+from .settings import Settings, Strategy
+
+REPO = Path(__file__).resolve().parents[2]
+GOLD_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "gold_questions.json"
+FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
+BASELINE = "baseline"
+BASELINE_SIZE, BASELINE_OVERLAP = 1000, 200
+MIN_ANCHOR = 20
+DEPTH = 10
+_IGNORED = re.compile(r"-{3,}|[\s|]")
+
+
+@dataclass(frozen=True)
+class GoldQuestion:
+    """A paraphrased question and where its answer is: document file, question id, page."""
+
+    id: str
+    question: str
+    document: str  # file name of the paper, e.g. paper_e_qa.pdf
+    qa_id: str
+    page: int
+    lang: str  # language of the question (zh | en)
+
+
+def load_gold_questions(path: Path = GOLD_QUESTIONS) -> list[GoldQuestion]:
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [GoldQuestion(**{k: q[k] for k in GoldQuestion.__dataclass_fields__}) for q in data["questions"]]
+
+
+def normalise(text: str) -> str:
+    """Text without whitespace, table pipes or Markdown rule lines (see module docstring)."""
+    return _IGNORED.sub("", text)
+
+
+def answer_anchor(answer_text: str, last_line: str, document_text: str) -> str:
+    """The shortest normalised tail of the answer (≥ the last line, ≥ MIN_ANCHOR chars)
+    that occurs exactly once in the normalised document text."""
+    answer, doc = normalise(answer_text), normalise(document_text)
+    size = min(len(answer), max(MIN_ANCHOR, len(normalise(last_line))))
+    while size < len(answer) and doc.count(answer[-size:]) > 1:
+        size += 1
+    anchor = answer[-size:]
+    if doc.count(anchor) != 1:
+        raise ValueError(f"the end of the answer ({anchor[-40:]!r}) is not found exactly once in the document")
+    return anchor
+
+
+def holds_answer_end(record: dict[str, Any], document_id: str, anchor: str) -> bool:
+    """The hit rule: the right document, and the chunk holds the answer's end."""
+    return record["document_id"] == document_id and anchor in normalise(record["text"])
+
+
+# -- the papers --------------------------------------------------------------------------------
+@dataclass
+class Paper:
+    """One fixture paper as ingested for the eval."""
+
+    path: Path
+    document_id: str
+    sha256: str
+    text: str  # cleaned pages joined, as every strategy sees it
+    anchors: dict[str, str]  # qa_id -> normalised answer end
+    pages: list[Any] = field(default_factory=list, repr=False)
+
+
+def load_paper(path: Path) -> Paper:
+    """Extract and clean ``path`` and read the answer ends of its ``.gold.json``."""
+    from .documents import slug
+    from .extract import read_source
+    from .pipeline import text_pages
+
+    source = read_source(path)
+    _, pages = text_pages(source)
+    text = DocumentText.from_pages(pages).text
+    gold = json.loads(path.with_suffix(".gold.json").read_text(encoding="utf-8"))
+    anchors = {p["qa_id"]: answer_anchor(p["answer_text"], p["answer_last_line"], text) for p in gold["pairs"]}
+    return Paper(path, slug(path), source.sha256, text, anchors, pages)
+
+
+def char_windows(text: str, size: int = BASELINE_SIZE, overlap: int = BASELINE_OVERLAP) -> list[tuple[int, int]]:
+    """(start, end) of fixed character windows covering ``text`` (the seed's baseline)."""
+    step = size - overlap
+    spans = []
+    for start in range(0, max(len(text), 1), step):
+        spans.append((start, min(len(text), start + size)))
+        if start + size >= len(text):
+            break
+    return spans
+
+
+def baseline_records(paper: Paper) -> list[dict[str, Any]]:
+    """The baseline's chunk records (strategy ``baseline``) over the paper's cleaned text."""
+    from .tokens import count_tokens
+
+    doc = DocumentText.from_pages(paper.pages)
+    chunks = []
+    for i, (start, end) in enumerate(char_windows(doc.text)):
+        first, last = doc.span_pages(start, end)
+        chunk_text = doc.text[start:end]
+        chunks.append(
+            Chunk(paper.document_id, BASELINE, i, chunk_text, first, last, "window", count_tokens(chunk_text), char_start=start, char_end=end)
+        )
+    return [c.to_record(paper.path.name, paper.sha256) for c in chunks]
+
+
+def ingest_papers(papers: Sequence[Paper], strategies: Sequence[str], settings: Settings) -> Any:
+    """Chunk every paper with every strategy into the Chroma of ``settings``; the collection."""
+    from .pipeline import chunk_file
+    from .vector_store import open_collection, replace_document
+
+    collection = open_collection(settings)
+    for paper in papers:
+        for strategy in strategies:
+            if strategy == BASELINE:
+                records = baseline_records(paper)
+            else:
+                records = chunk_file(paper.path, Strategy.parse(strategy), settings, use_llm=False)
+            replace_document(collection, records, paper.document_id, strategy, paper.sha256)
+    return collection
+
+
+# -- scoring -----------------------------------------------------------------------------------
+@dataclass
+class QuestionResult:
+    """How one question fared with one strategy and mode."""
+
+    question_id: str
+    strategy: str
+    mode: str
+    lang: str
+    cross_language: bool
+    first_hit: int | None  # 1-based rank of the first hit within the depth
+    relevant: list[bool]  # hit flag per ranked chunk
+    ideal: int  # stored chunks that hold the answer's end
+    context_chars: int
+
+    @property
+    def ndcg5(self) -> float:
+        dcg = sum(1 / math.log2(i + 2) for i, rel in enumerate(self.relevant[:5]) if rel)
+        idcg = sum(1 / math.log2(i + 2) for i in range(min(5, self.ideal)))
+        return dcg / idcg if idcg else 0.0
+
+
+def score_ranking(hits: Sequence[Hit], document_id: str, anchor: str, ideal: int) -> tuple[int | None, list[bool], int]:
+    """First-hit rank, hit flags and characters read until the first hit."""
+    relevant = [holds_answer_end(h.record, document_id, anchor) for h in hits]
+    first = next((i for i, rel in enumerate(relevant, start=1) if rel), None)
+    read = hits[:first] if first else hits
+    return first, relevant, sum(len(h.text) for h in read)
+
+
+@dataclass
+class EvalRow:
+    """One line of the eval table."""
+
+    strategy: str
+    mode: str
+    questions: int
+    hit1: float
+    hit5: float
+    mrr: float
+    ndcg5: float
+    context_chars: float  # mean characters read until the answer (all ``depth`` chunks on a miss)
+    subset: str = "all"
+
+
+def summarise(results: Iterable[QuestionResult], subset: str = "all") -> list[EvalRow]:
+    """Average the per-question results per (strategy, mode), in first-seen order."""
+    groups: dict[tuple[str, str], list[QuestionResult]] = {}
+    for r in results:
+        groups.setdefault((r.strategy, r.mode), []).append(r)
+    rows = []
+    for (strategy, mode), group in groups.items():
+        rows.append(
+            EvalRow(
+                strategy=strategy,
+                mode=mode,
+                questions=len(group),
+                hit1=statistics.fmean(r.first_hit == 1 for r in group),
+                hit5=statistics.fmean(bool(r.first_hit and r.first_hit <= 5) for r in group),
+                mrr=statistics.fmean(1 / r.first_hit if r.first_hit else 0.0 for r in group),
+                ndcg5=statistics.fmean(r.ndcg5 for r in group),
+                context_chars=statistics.fmean(r.context_chars for r in group),
+                subset=subset,
+            )
+        )
+    return rows
+
+
+def format_table(rows: Sequence[EvalRow]) -> str:
+    """The eval table as Markdown (readable in a terminal and in Dagster metadata)."""
+    lines = [
+        "| strategy | mode | subset | n | Hit@1 | Hit@5 | MRR | nDCG@5 | chars to answer |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.strategy} | {r.mode} | {r.subset} | {r.questions} | {r.hit1:.3f} | {r.hit5:.3f} | {r.mrr:.3f} | "
+            f"{r.ndcg5:.3f} | {r.context_chars:,.0f} |"
+        )
+    return "\n".join(lines)
+
+
+# -- running -----------------------------------------------------------------------------------
+Rankings = dict[str, list[Candidate]]
+
+
+def collect_rankings(
+    retriever: Retriever,
+    questions: Sequence[GoldQuestion],
+    papers: dict[str, Paper],
+    strategies: Sequence[str],
+    per_document: bool = False,
+) -> dict[tuple[str, str], Rankings]:
+    """Every ranker's candidates for every (question, strategy), computed once so that
+    every mode and every fusion weight is scored on the same candidates."""
+    depth = max(DEPTH, retriever.fusion.depth)
+    out = {}
+    for strategy in strategies:
+        for q in questions:
+            doc = papers[q.document].document_id if per_document else None
+            out[(q.id, strategy)] = retriever.rankings(q.question, strategy, depth, doc)
+    return out
+
+
+def rank(rankings: Rankings, query: str, mode: Mode, fusion: Fusion, scope: Scope) -> list[Hit]:
+    """The first ``DEPTH`` hits of one mode, from precomputed rankings."""
+    if mode is Mode.hybrid:
+        return fuse(query, rankings, fusion, scope)[:DEPTH]
+    return ranked_hits(rankings[mode.value][:DEPTH], mode.value)
+
+
+def score_all(
+    retriever: Retriever,
+    questions: Sequence[GoldQuestion],
+    papers: dict[str, Paper],
+    rankings: dict[tuple[str, str], Rankings],
+    strategies: Sequence[str],
+    modes: Sequence[Mode],
+    fusion: Fusion,
+) -> list[QuestionResult]:
+    """Score every (strategy, mode, question) with the hit rule."""
+    results = []
+    for strategy in strategies:
+        scope = retriever.scope(strategy)
+        for mode in modes:
+            for q in questions:
+                paper = papers[q.document]
+                anchor = paper.anchors[q.qa_id]
+                ideal = sum(holds_answer_end(r, paper.document_id, anchor) for r in scope.records)
+                hits = rank(rankings[(q.id, strategy)], q.question, mode, fusion, scope)
+                first, relevant, chars = score_ranking(hits, paper.document_id, anchor, ideal)
+                cross = q.lang != _paper_lang(paper)
+                results.append(QuestionResult(q.id, strategy, mode.value, q.lang, cross, first, relevant, ideal, chars))
+    return results
+
+
+def _paper_lang(paper: Paper) -> str:
+    from .bm25_index import script_of
+
+    return script_of(paper.text)
+
+
+@dataclass
+class EvalReport:
+    """Everything one eval run measured."""
+
+    rows: list[EvalRow]
+    results: list[QuestionResult]
+    strategies: list[str]
+    fusion: Fusion
+    papers: dict[str, str]  # file name -> document id
+
+    def table(self) -> str:
+        return format_table(self.rows)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rows": [asdict(r) for r in self.rows], "fusion": asdict(self.fusion), "papers": self.papers}
+
+
+def breakdown(results: Sequence[QuestionResult]) -> list[EvalRow]:
+    """All questions, then same-language and cross-language questions separately."""
+    rows = summarise(results)
+    rows += summarise([r for r in results if not r.cross_language], "same-language")
+    rows += summarise([r for r in results if r.cross_language], "cross-language")
+    return rows
+
+
+def run_eval(
+    work_dir: Path,
+    gold_path: Path = GOLD_QUESTIONS,
+    papers_dir: Path = FIXTURE_PAPERS,
+    strategies: Sequence[str] = ("question", "token", BASELINE),
+    modes: Sequence[Mode] = (Mode.hybrid, Mode.vector, Mode.bm25),
+    fusion: Fusion = DEFAULT_FUSION,
+    settings: Settings | None = None,
+) -> EvalReport:
+    """Ingest the papers the gold questions refer to into ``work_dir`` and score them."""
+    questions = load_gold_questions(gold_path)
+    papers = {name: load_paper(Path(papers_dir) / name) for name in dict.fromkeys(q.document for q in questions)}
+    missing = [q.id for q in questions if q.qa_id not in papers[q.document].anchors]
+    if missing:
+        raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
+    settings = settings or Settings(data_dir=Path(work_dir), inbox=Path(work_dir) / "inbox")
+    collection = ingest_papers(list(papers.values()), strategies, settings)
+    retriever = Retriever.open(settings, fusion, collection)
+    rankings = collect_rankings(retriever, questions, papers, strategies)
+    results = score_all(retriever, questions, papers, rankings, strategies, modes, fusion)
+    return EvalReport(breakdown(results), results, list(strategies), fusion, {n: p.document_id for n, p in papers.items()})

@@ -1,0 +1,357 @@
+"""Search the stored chunks: BM25, Chroma vectors, and their fusion; what is stored, per version.
+
+Why hybrid: BM25 finds exact figures, names and ordinance titles that an embedding blurs;
+the multilingual embedding finds paraphrases and answers an English question about a
+Chinese paper, where BM25 is at chance. A third ranker compares the query with the
+*question* of each Q&A chunk (``question_text``, embedded on its own): a user's question is
+closest to the paper's question, not to a long answer full of figures, and this is what the
+question strategy gives retrieval that token windows cannot.
+
+The rankings are fused by weighted reciprocal rank fusion (``weight / (k + rank)``, k = 60).
+BM25's vote for a chunk is scaled by how much of the query the chunk matched (IDF-weighted
+coverage, :meth:`.bm25_index.Bm25Index.coverage`): this routes by language without a
+language detector, since an English query covers next to nothing of a Chinese chunk, and it
+also silences BM25 when an English question about a Chinese paper matches stray words of an
+English paper. The weights are the ones the gold-question eval (:mod:`.evaluation`,
+``docs/retrieval.md``) shows best.
+
+Filters are the same for every ranker: strategy, optionally one document, and the latest
+version only unless ``all_versions`` is asked for. The BM25 index of a (strategy, versions)
+scope is loaded from ``data/cache/bm25`` and rebuilt only when the stored chunks change
+(:func:`.bm25_index.load_or_build`); question vectors come from the embedding cache.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .bm25_index import Bm25Index, load_or_build, script_of
+from .vector_store import stored_chunks, with_retries
+
+RRF_K = 60
+RECORD_KEYS = ("document_id", "page_number")  # stored as Chroma metadata, top-level in records
+
+
+class Mode(str, Enum):
+    """How to rank: fused, chunk embeddings only, or BM25 only."""
+
+    hybrid = "hybrid"
+    vector = "vector"
+    bm25 = "bm25"
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Weights of the reciprocal rank fusion (hybrid mode).
+
+    A chunk's fused score is the sum over rankers of ``weight / (k + rank)``; BM25's weight
+    is multiplied by ``coverage ** coverage_power`` (see the module docstring) and by
+    ``cross_script_bm25_weight`` when the chunk is not in the query's script. ``depth``
+    candidates are taken from each ranker before fusing."""
+
+    k: int = RRF_K
+    vector_weight: float = 1.0
+    question_weight: float = 2.0
+    bm25_weight: float = 1.0
+    coverage_power: float = 2.0
+    cross_script_bm25_weight: float = 1.0
+    depth: int = 50
+
+    def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
+        """The weight of BM25's vote for one chunk."""
+        weight = self.bm25_weight * candidate.coverage**self.coverage_power
+        return weight if query_script == chunk_script else weight * self.cross_script_bm25_weight
+
+
+DEFAULT_FUSION = Fusion()
+DEFAULT_MODE = Mode.hybrid
+PLAIN_RRF = Fusion(question_weight=0.0, coverage_power=0.0)  # the textbook fusion, for comparison
+
+
+@dataclass
+class Candidate:
+    """A chunk as one ranker saw it. ``coverage`` is BM25's (1.0 for the other rankers)."""
+
+    record: dict[str, Any]
+    score: float
+    coverage: float = 1.0
+
+    @property
+    def id(self) -> str:
+        return str(self.record["id"])
+
+
+@dataclass
+class Hit:
+    """One ranked chunk: the DESIGN.md chunk record plus its rank and score.
+
+    ``ranks`` holds its 1-based rank in each ranker that found it (``vector``,
+    ``question``, ``bm25``)."""
+
+    record: dict[str, Any]
+    rank: int
+    score: float
+    ranks: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return str(self.record["id"])
+
+    @property
+    def text(self) -> str:
+        return str(self.record["text"])
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.record["metadata"]
+
+    def to_json(self) -> dict[str, Any]:
+        """The chunk record with ``rank`` and ``score`` (the ``query --json`` line)."""
+        return {**self.record, "rank": self.rank, "score": round(self.score, 6)}
+
+
+def record_from_stored(chunk_id: str, text: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    """Chroma's (id, document, metadata) back into the chunk record shape of DESIGN.md."""
+    meta = {k: v for k, v in metadata.items() if k not in RECORD_KEYS}
+    return {
+        "id": chunk_id,
+        "document_id": metadata.get("document_id"),
+        "text": text,
+        "page_number": metadata.get("page_number", metadata.get("page_start")),
+        "metadata": meta,
+    }
+
+
+def chunk_filter(strategy: str | None, document: str | None = None, all_versions: bool = False) -> dict[str, Any] | None:
+    """The Chroma ``where`` clause for the query filters (None when nothing is filtered)."""
+    clauses: list[dict[str, Any]] = []
+    if strategy:
+        clauses.append({"strategy_type": strategy})
+    if document:
+        clauses.append({"document_id": document})
+    if not all_versions:
+        clauses.append({"is_latest_version": True})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+@dataclass
+class Scope:
+    """The chunks of one (strategy, versions) scope: records, BM25 index, question vectors."""
+
+    records: list[dict[str, Any]]
+    index: Bm25Index
+    documents: np.ndarray  # document id per row, for the document filter
+    question_rows: np.ndarray  # rows that have a question_text
+    question_vectors: np.ndarray  # unit vectors of those questions, one per question row
+    count: int  # collection.count() when loaded: a cheap staleness signal
+    built: bool  # the BM25 index was (re)built on load rather than read from the cache
+    seconds: float
+    position: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.position = {r["id"]: i for i, r in enumerate(self.records)}
+
+    def script(self, chunk_id: str, text: str) -> str:
+        """The chunk's script, from the index (computed once per build) when it is there."""
+        row = self.position.get(chunk_id)
+        return self.index.scripts[row] if row is not None else script_of(text)
+
+
+def _unit_rows(vectors: list[Any]) -> np.ndarray:
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.size == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+
+
+class Retriever:
+    """Ranked search over one Chroma collection.
+
+    Keeps each scope's chunks, BM25 index and question vectors in memory; a scope is
+    reloaded when the collection's size changes (a new document or version was written),
+    so a long-lived process sees new chunks without a restart. ``embedder`` is the
+    collection's embedding function: the query is embedded once per search, by the same
+    model (and the same ``embed_query`` prefixing) as the stored chunks."""
+
+    def __init__(
+        self,
+        collection: Any,
+        embedder: Callable[..., Any],
+        cache_dir: Path | None = None,
+        fusion: Fusion = DEFAULT_FUSION,
+    ):
+        self.collection = collection
+        self.embedder = embedder
+        self.cache_dir = cache_dir
+        self.fusion = fusion
+        self._scopes: dict[tuple[str, bool], Scope] = {}
+
+    @classmethod
+    def open(cls, settings: Any, fusion: Fusion = DEFAULT_FUSION, collection: Any | None = None) -> "Retriever":
+        """The configured collection and embedding function, BM25 cached under the data dir."""
+        from .embeddings import embedding_function
+        from .vector_store import open_collection
+
+        return cls(collection or open_collection(settings), embedding_function(settings), settings.cache_dir / "bm25", fusion)
+
+    # -- scopes ----------------------------------------------------------------------------
+    def scope(self, strategy: str, all_versions: bool = False) -> Scope:
+        """The loaded scope, (re)loading it when absent or when the collection changed."""
+        key = (strategy, all_versions)
+        count = with_retries(self.collection.count)
+        current = self._scopes.get(key)
+        if current is None or current.count != count:
+            current = self._load_scope(strategy, all_versions, count)
+            self._scopes[key] = current
+        return current
+
+    def _load_scope(self, strategy: str, all_versions: bool, count: int) -> Scope:
+        started = time.perf_counter()
+        stored = sorted(stored_chunks(self.collection, chunk_filter(strategy, None, all_versions)), key=lambda c: c["id"])
+        name = f"{strategy}-{'all' if all_versions else 'latest'}"
+        index, built = load_or_build(self.cache_dir, name, stored)
+        records = [record_from_stored(c["id"], c["text"], c["metadata"]) for c in stored]
+        rows = [i for i, r in enumerate(records) if r["metadata"].get("question_text")]
+        vectors = self.embedder([records[i]["metadata"]["question_text"] for i in rows]) if rows else []
+        return Scope(
+            records=records,
+            index=index,
+            documents=np.array([r["document_id"] for r in records], dtype=object),
+            question_rows=np.array(rows, dtype=np.int64),
+            question_vectors=_unit_rows(vectors),
+            count=count,
+            built=built,
+            seconds=time.perf_counter() - started,
+        )
+
+    def embed_query(self, query: str) -> np.ndarray:
+        embed = getattr(self.embedder, "embed_query", self.embedder)
+        return np.asarray(embed([query])[0], dtype=np.float32)
+
+    # -- rankers ---------------------------------------------------------------------------
+    def bm25_ranking(self, query: str, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
+        """Best ``n`` chunks by BM25 (positive scores only), with their query coverage."""
+        mask = (scope.documents == document) if document else None
+        return [Candidate(scope.records[i], score, cov) for i, score, cov in scope.index.top(query, n, mask)]
+
+    def vector_ranking(
+        self, vector: np.ndarray, strategy: str, n: int, document: str | None = None, all_versions: bool = False
+    ) -> list[Candidate]:
+        """Best ``n`` chunks by cosine similarity of their text in Chroma."""
+        where = chunk_filter(strategy, document, all_versions)
+        got = with_retries(
+            lambda: self.collection.query(
+                query_embeddings=[vector.tolist()], n_results=n, where=where, include=["documents", "metadatas", "distances"]
+            )
+        )
+        rows = zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0])
+        return [Candidate(record_from_stored(i, d, m), 1.0 - float(dist)) for i, d, m, dist in rows]
+
+    def question_ranking(self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
+        """Best ``n`` Q&A chunks by cosine similarity of their question alone."""
+        if not len(scope.question_rows):
+            return []
+        rows = scope.question_rows
+        sims = scope.question_vectors @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
+        if document:
+            keep = scope.documents[rows] == document
+            rows, sims = rows[keep], sims[keep]
+        order = np.argsort(-sims, kind="stable")[:n]
+        return [Candidate(scope.records[int(rows[j])], float(sims[j])) for j in order]
+
+    def rankings(
+        self, query: str, strategy: str, n: int, document: str | None = None, all_versions: bool = False
+    ) -> dict[str, list[Candidate]]:
+        """Every ranker's best ``n`` candidates (the input of :func:`fuse`)."""
+        scope = self.scope(strategy, all_versions)
+        vector = self.embed_query(query)
+        return {
+            "vector": self.vector_ranking(vector, strategy, n, document, all_versions),
+            "question": self.question_ranking(vector, scope, n, document),
+            "bm25": self.bm25_ranking(query, scope, n, document),
+        }
+
+    # -- search ----------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        strategy: str = "token",
+        mode: Mode | str = DEFAULT_MODE,
+        document: str | None = None,
+        all_versions: bool = False,
+    ) -> list[Hit]:
+        """The ``k`` best chunks for ``query``, best first."""
+        mode = Mode(mode)
+        if not query.strip() or k <= 0:
+            return []
+        if mode is Mode.bm25:
+            return ranked_hits(self.bm25_ranking(query, self.scope(strategy, all_versions), k, document), "bm25")
+        if mode is Mode.vector:
+            return ranked_hits(self.vector_ranking(self.embed_query(query), strategy, k, document, all_versions), "vector")
+        candidates = self.rankings(query, strategy, max(k, self.fusion.depth), document, all_versions)
+        return fuse(query, candidates, self.fusion, self.scope(strategy, all_versions))[:k]
+
+
+def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
+    """One ranker's candidates as hits (its own score, its own order)."""
+    return [Hit(c.record, i, c.score, {ranker: i}) for i, c in enumerate(candidates, start=1)]
+
+
+def fuse(query: str, rankings: dict[str, list[Candidate]], fusion: Fusion, scope: Scope | None = None) -> list[Hit]:
+    """Weighted reciprocal rank fusion of the rankers' candidates, best first."""
+    query_script = script_of(query)
+    fixed = {"vector": fusion.vector_weight, "question": fusion.question_weight}
+    scores: dict[str, float] = defaultdict(float)
+    records: dict[str, dict[str, Any]] = {}
+    ranks: dict[str, dict[str, int]] = defaultdict(dict)
+    for ranker, candidates in rankings.items():
+        for rank, cand in enumerate(candidates, start=1):
+            if ranker == "bm25":
+                chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
+                weight = fusion.bm25_vote(cand, query_script, chunk_script)
+            else:
+                weight = fixed[ranker]
+            scores[cand.id] += weight / (fusion.k + rank)
+            records.setdefault(cand.id, cand.record)
+            ranks[cand.id][ranker] = rank
+    order = sorted(scores, key=lambda i: -scores[i])
+    return [Hit(records[i], n, scores[i], ranks[i]) for n, i in enumerate(order, start=1)]
+
+
+# -- what is stored ---------------------------------------------------------------------------
+def stored_versions(collection: Any, document_id: str | None = None) -> list[dict[str, Any]]:
+    """Per document, strategy and version: the latest flag, file name and chunk count.
+
+    Latest versions first within a document and strategy; the basis of ``legco-assets
+    documents`` and of the ``vector_index`` metadata table."""
+    where = {"document_id": document_id} if document_id else None
+    groups: dict[tuple[str, str, str, bool, str], int] = defaultdict(int)
+    for chunk in stored_chunks(collection, where):
+        m = chunk["metadata"]
+        key = (m["document_id"], m["strategy_type"], m["content_sha256"][:12], bool(m["is_latest_version"]), m["filename"])
+        groups[key] += 1
+    ordered = sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], not kv[0][3], kv[0][2]))
+    return [
+        {"document_id": d, "strategy": s, "version": v, "latest": latest, "filename": f, "chunks": n}
+        for (d, s, v, latest, f), n in ordered
+    ]
+
+
+def versions_markdown(rows: list[dict[str, Any]]) -> str:
+    """The stored-versions table as Markdown (for Dagster metadata)."""
+    lines = ["| document | strategy | version | latest | chunks |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {r['document_id']} | {r['strategy']} | {r['version']} | {'yes' if r['latest'] else 'no'} | {r['chunks']} |"
+        for r in rows
+    ]
+    return "\n".join(lines)
