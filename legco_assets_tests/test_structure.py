@@ -232,6 +232,37 @@ def test_hansard_member_questions_and_replies() -> None:
     assert found[0].answer.startswith("主席，現答覆如下：")
 
 
+def test_english_hansard_questions_and_replies() -> None:
+    doc = doc_of(
+        "WRITTEN ANSWERS TO QUESTIONS\nFuel Prices\n4. DR ELIZABETH QUAT (in Chinese): President, will the Government inform"
+        " this Council:\n(1) whether it will review the prices;\nSECRETARY FOR THE ENVIRONMENT (in Chinese): President,\n"
+        "(1) Retail prices are set by the oil companies.\nPublic Library Services\n5. MR ABRAHAM SHEK: President, will the"
+        " Government inform this Council of the opening hours?\nSECRETARY FOR HOME AFFAIRS: President, my reply is as follows."
+    )
+    found = pairs(doc)
+    assert [(s.qa_id, s.heading) for s in found] == [("4", "Fuel Prices"), ("5", "Public Library Services")]
+    assert found[0].answer.startswith("President,\n(1) Retail prices")
+    assert found[1].parent_topic == "WRITTEN ANSWERS TO QUESTIONS"
+
+
+def test_marker_variants() -> None:
+    doc = doc_of(
+        "一、背景\n本文件介紹資助計劃。\n二、常見問題\nQ: What is the scheme?\nA: A subsidy.\nQuestion 3: When?\n"
+        "Answer 3: Now.\nQ. How much?\nA. Ten dollars.\n問題1：甚麼是計劃？\n答案1：資助。"
+    )
+    found = pairs(doc)
+    assert [(s.question, s.answer) for s in found] == [
+        ("What is the scheme?", "A subsidy."),
+        ("When?", "Now."),
+        ("How much?", "Ten dollars."),
+        ("甚麼是計劃？", "資助。"),
+    ]
+    assert [s.qa_id for s in found][:2] == ["Q1", "Q3"]
+    assert {s.heading for s in found} == {"二、常見問題"}
+    narrative = [s for s in detect_structure(doc) if s.type == "narrative"]
+    assert [s.heading for s in narrative] == ["一、背景"]
+
+
 # -- tables, summary --------------------------------------------------------------------------------
 def test_table_shapes() -> None:
     rows = "隧道 長度 啟用年份\n荔枝角 3.7 2012\n荃灣 5.1 2013\n總計 8.8 –"

@@ -34,24 +34,35 @@ TOC_TITLE = re.compile(r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents
 TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
 
 # questions and answers; ``id`` is the label as printed (A1, B 2, 12), ``text`` the rest of the line
-ZH_QUESTION = re.compile(r"^問\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})\s*[:：︰]\s*(?P<text>.*)$")
-ZH_ANSWER = re.compile(r"^答\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})\s*[:：︰]\s*(?P<text>.*)$")
-EN_QUESTION = re.compile(r"^(?P<letter>[QO])\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)(?P<text>(?:[^\d\s].*)?)$")
-EN_ANSWER = re.compile(r"^A\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)(?P<text>.*)$")
+ZH_QUESTION = re.compile(r"^問(?:題)?\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})\s*[:：︰]\s*(?P<text>.*)$")
+ZH_ANSWER = re.compile(r"^答(?:案|覆)?\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})\s*[:：︰]\s*(?P<text>.*)$")
+# ``Q7 …``, ``Q7. …``, ``Question 7: …``, ``O1 …`` (Others); unnumbered: ``Q: …`` / ``Q. …``
+EN_QUESTION = re.compile(
+    r"^(?P<letter>Q|O|Question)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)"
+    r"(?P<text>(?:[^\d\s].*)?)$"
+)
+EN_ANSWER = re.compile(
+    r"^(?:A|Answer)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)(?P<text>.*)$"
+)
 # ``1 新規定如何操作？`` / ``3 How to ascertain …`` / a bare ``3`` above the question text
 NUMBERED_QUESTION = re.compile(r"^(?P<num>\d{1,2})(?:\s*[.．、)]\s*|\s+|$)(?P<text>(?:[^\d\s.．、)].*)?)$")
 QUESTION_END = re.compile(r"[?？][」』”’\"')）]*\s*$")
-# hansard: ``1. 林健鋒議員：…`` asks, ``勞工及福利局局長：主席，…`` replies
+# hansard: ``1. 林健鋒議員：…`` / ``1. MR JEFFREY LAM (in Chinese): …`` asks,
+# ``勞工及福利局局長：主席，…`` / ``SECRETARY FOR … (in Chinese): President, …`` replies (text after the match)
 HANSARD_QUESTION = re.compile(
-    r"^(?P<num>\d{1,2})\s*[.．]\s*(?P<speaker>[\u4e00-\u9fff]{2,6}議員)\s*(?:[(（]譯文[)）])?\s*[:：]\s*(?P<text>.*)$"
+    r"^(?P<num>\d{1,2})\s*[.．]\s*(?:[\u4e00-\u9fff]{2,6}議員\s*(?:[(（]譯文[)）])?\s*[:：]"
+    r"|(?:MR|MS|MRS|MISS|DR|PROF|IR)\s+[A-Z][A-Z' .,-]*?\s*(?:\(in\s+\w+\))?\s*:)\s*(?P<text>.*)$"
 )
 HANSARD_REPLY = re.compile(
-    r"^(?P<speaker>[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長))\s*(?:[(（]譯文[)）])?\s*[:：]\s*(?P<text>主席.*)$"
+    r"^(?:[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長)\s*(?:[(（]譯文[)）])?\s*[:：]"
+    r"|(?:(?:UNDER|PERMANENT|CHIEF|FINANCIAL)\s+)?SECRETARY\b[A-Z ,'&-]*?\s*(?:\(in\s+\w+\))?\s*:)\s*(?=主席|President)"
 )
 
 # headings
+# ``(A) 排水系統``, ``(1) …``, ``(II) …``, ``(一) …``, ``一、背景``, ``A. CAUSED BY …``
 TOPIC_HEADING = re.compile(
-    r"^[(（]\s*(?P<label>[A-Z]|\d{1,2}|[IVXL]{1,6}|[一二三四五六七八九十]{1,3})\s*[)）]\s*(?P<text>\S.*)$"
+    r"^(?:[(（]\s*(?P<label>[A-Z]|\d{1,2}|[IVXL]{1,6}|[一二三四五六七八九十]{1,3})\s*[)）]"
+    r"|(?P<cn>[一二三四五六七八九十]{1,3})\s*、|(?P<letter>[A-Z])\.(?=\s))\s*(?P<text>\S.*)$"
 )
 CHAPTER_HEADING = re.compile(r"^(?:第[一二三四五六七八九十百\d]+\s*(?:部分|[章部篇節])|(?:Chapter|Part)\s+(?:\d{1,2}|[IVX]{1,5})\b)")
 ANNEX_HEADING = re.compile(
@@ -65,7 +76,9 @@ FAQ_TITLE = re.compile(
 )
 # ``1. Background`` / ``2.1 現行機制``: a numbered section title (judged further by the caller)
 NUMBERED_HEADING = re.compile(r"^(?P<num>\d{1,2})(?:\.\d{1,2})*[.．、]?\s+(?P<text>[A-Z\u4e00-\u9fff].*)$")
-SPEAKING_NOTES = re.compile(r"^(?:發言要點|發言稿|讲话要点|Speaking\s+Notes?)\s*[:：]?\s*$", re.IGNORECASE)
+SPEAKING_NOTES = re.compile(
+    r"^(?:發言要點|發言稿|講話要點|讲话要点|致辭要點|Speaking\s+(?:Notes?|Points))\s*[:：]?\s*$", re.IGNORECASE
+)
 # where the Q&A part starts: standby Q&A of a paper, or the questions part of a hansard
 STANDBY_QA = re.compile(
     r"^(?:備用問答|備用問題(?:及答案|及答覆)?|Standby\s+(?:Questions?\s+and\s+Answers?|Q\s*(?:&|and)\s*As?|Questions?)"

@@ -79,7 +79,7 @@ def bare_topic_like(text: str) -> bool:
 def _title_line(text: str) -> bool:
     """A hansard question title: short, no sentence punctuation (``、`` and figures allowed)."""
     s = text.strip()
-    if not 0 < display_width(s) <= HEADING_MAX_WIDTH or markers.SENTENCE_END.search(s):
+    if not 0 < display_width(s) <= 2 * HEADING_MAX_WIDTH or markers.SENTENCE_END.search(s):
         return False
     return not markers.CJK_CLAUSE_PUNCT.search(s.replace("、", ""))
 
@@ -358,11 +358,12 @@ class _Detector:
 
         A bare ``Q1`` line (a quarter in a table, or a label above its question) counts only
         with an ``A1`` below it or a question mark within a few lines."""
-        qa_id = f"{m['letter']}{int(m['num'])}"
+        letter = "Q" if m["letter"] == "Question" else m["letter"]
+        qa_id = f"{letter}{int(m['num']) if m['num'] else self.pair_count + 1}"
         ended = bool(markers.QUESTION_END.search(m["text"]))
         for k in self._next_nonblank(i, EN_ANSWER_SEARCH_LINES):
             a = markers.EN_ANSWER.match(self.lines[k])
-            if a and int(a["num"]) == int(m["num"]):
+            if a and (a["num"] and m["num"] and int(a["num"]) == int(m["num"]) or not (a["num"] or m["num"])):
                 return _Question(qa_id, i, k, k, m["text"], a["text"])
             if ended or self._question_start(k) or self._section_marker(k):
                 break
@@ -465,7 +466,7 @@ class _Detector:
             self.events.append(_Event("level1", i, self.context, i + 1))
             return i + 1
         m = markers.TOPIC_HEADING.match(s)
-        if m and heading_like(s) and self._topic_ok(i, m["label"]):
+        if m and heading_like(m["text"]) and self._topic_ok(i, m["label"] or m["cn"] or m["letter"]):
             self.events.append(_Event("topic", i, self.context, i + 1))
             return i + 1
         if self.hansard_mode and markers.HANSARD_BUSINESS.match(s):
@@ -570,7 +571,7 @@ def _zh_answer(s: str) -> str | None:
 
 def _hansard_reply(s: str) -> str | None:
     m = markers.HANSARD_REPLY.match(s)
-    return m["text"] if m else None
+    return s[m.end() :] if m else None
 
 
 # -- sections ---------------------------------------------------------------------------------
