@@ -102,6 +102,17 @@ def test_split_falls_back_to_sentences_inside_one_long_paragraph() -> None:
     assert all(p.text.endswith("。") for p in pieces)
 
 
+def test_a_long_markdown_table_is_split_with_its_header() -> None:
+    rows = "\n".join(f"| {2000 + n} 年度 | {n * 137} 宗 |" for n in range(150))
+    doc = doc_of(f"問 A1：過去的個案數目為何？\n答 A1：數字如下：\n| 年份 | 個案 |\n|---|---|\n{rows}\n以上數字已包括所有地區。")
+    pieces = chunk(doc, max_tokens=250)
+    assert len(pieces) > 3 and all(p.has_table and p.token_count <= 250 for p in pieces)
+    for piece in pieces:
+        if "年度 |" in piece.text:
+            assert "| 年份 | 個案 |\n|---|---|" in piece.text
+    assert sum(p.text.count("年度 |") for p in pieces) == 150
+
+
 # -- narrative and speaking notes ------------------------------------------------------------------
 def test_speaking_notes_one_chunk_per_top_level_bullet() -> None:
     notes = [c for c in chunk(PAPER) if c.section_type == "speaking_notes"]

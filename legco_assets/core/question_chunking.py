@@ -118,6 +118,7 @@ class QuestionChunkingStrategy:
             return [whole]
         head = _truncate(head, self.max_tokens // 2)
         budget = self.max_tokens - count_tokens(head) - 2
+        body = _split_big_tables(body, budget)
         return _prefixed_windows(head, body, budget, self.max_tokens, 0, LINE_FIRST_PATTERNS)
 
     # -- narrative, tables, speaking notes -----------------------------------------------------------
@@ -148,6 +149,7 @@ class QuestionChunkingStrategy:
         if budget < MIN_BODY_TOKENS:
             prefix, budget = "", self.chunk_size
         overlap = min(self.chunk_overlap, budget // 2)
+        body = _split_big_tables(body, budget)
         return _prefixed_windows(prefix, body, budget, self.chunk_size, overlap, BOUNDARY_PATTERNS)
 
     # -- documents without pairs -------------------------------------------------------------
@@ -227,6 +229,29 @@ def _embedded_doc(doc: DocumentText, tables: list[Table]) -> DocumentText:
         for n, (start, end) in enumerate(zip(doc.page_starts, ends))
     ]
     return DocumentText.from_pages(embed_tables_in_pages(pages, tables))
+
+
+def _split_big_tables(text: str, budget: int) -> str:
+    """Markdown tables longer than ``budget`` cut into header-repeating pieces, one per
+    paragraph, so that a window boundary falls between pieces and every piece reads alone."""
+    if "|" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    k = 0
+    while k < len(lines):
+        end = k
+        while end < len(lines) and lines[end].lstrip().startswith("|"):
+            end += 1
+        if end - k >= 3 and markers.MARKDOWN_TABLE_RULE.match(lines[k + 1].strip()):
+            from .table_embedding import split_markdown_table
+
+            out.append("\n\n".join(split_markdown_table("\n".join(lines[k:end]), budget)))
+            k = end
+        else:
+            out.append(lines[k])
+            k += 1
+    return "\n".join(out)
 
 
 def _truncate(text: str, max_tokens: int) -> str:
