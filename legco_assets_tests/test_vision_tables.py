@@ -198,7 +198,7 @@ def test_vision_off_or_no_llm_makes_no_calls(llm_server: FakeLLMServer, paper_e:
     result = find_tables(paper_e.data, paper_e.pages, settings, client)
     assert llm_server.calls["chat"] == 0 and result.vision_pages == 0
     assert result.tables == paper_e.geometric().tables
-    assert "llm_calls" not in result.stats
+    assert result.stats["llm_calls"] == 0 and result.stats["llm_cached"] == 0
 
 
 # -- reply parsing and validation ----------------------------------------------------------------

@@ -774,7 +774,8 @@ def find_tables(pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "L
     numbers = [p.number for p in pages] if pages else None
     by_page: dict[int, list[Table]] = {}
     warnings: list[str] = []
-    stats: dict[str, Any] = {}
+    # the same keys with or without an LLM, so the asset's metadata always reads the same
+    stats: dict[str, Any] = {key: 0 for key in ("llm_calls", "llm_cached", "llm_failures", "llm_tokens_in", "llm_tokens_out", "llm_seconds")}
     vision_pages = 0
     client = None
     if settings.llm_enabled and settings.qa_vision_enabled:
