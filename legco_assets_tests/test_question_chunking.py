@@ -143,6 +143,21 @@ def test_narrative_is_split_under_its_heading_and_parent() -> None:
         assert c.section_heading == "1. Background"
 
 
+def test_narrative_pieces_report_their_own_pages() -> None:
+    pages = [
+        "\n".join(f"Page {n} paragraph {k}: the scheme is reviewed every year by the department." for k in range(40))
+        for n in range(1, 5)
+    ]
+    pages[0] = "1. Background\n" + pages[0]
+    chunks = chunk(doc_of(*pages), chunk_size=300, chunk_overlap=0)
+    assert len(chunks) > 4 and all(c.extra["fallback"] == "sections" for c in chunks)
+    assert chunks[0].page_start == 1 and chunks[-1].page_end == 4
+    for c in chunks:
+        first_page = int(c.text.split("\n")[1].split()[1])
+        last_page = int(c.text.split("\n")[-1].split()[1])
+        assert (c.page_start, c.page_end) == (first_page, last_page)
+
+
 # -- fallbacks ----------------------------------------------------------------------------------
 def test_no_pairs_with_headings_falls_back_to_sections() -> None:
     doc = doc_of("第一部分：工程項目預算\n項目 預算\n甲 100\n乙 200\n第二部分：設施容量\n地區 數目\n東區 3")

@@ -22,23 +22,45 @@ from dataclasses import dataclass
 from . import markers
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
 from .records import Chunk, DocumentText, Section, Table
-from .structure import drop_internal_refs, join_pages
+from .structure import drop_internal_refs, join_pages, looks_tabular
 from .token_chunking import TokenChunkingStrategy, token_windows
 from .tokens import count_tokens, encoding
 
 CHUNKED_TYPES = {"qa", "narrative", "table", "speaking_notes"}
 MIN_BODY_TOKENS = 64  # below this a heading prefix is dropped rather than starve the body
+SEPARATOR_SLACK = 400  # chars a piece may grow by in the document (page breaks, notes dropped)
 
 
 @dataclass
-class _Draft:
-    """A chunk before its index is known."""
+class _PageFinder:
+    """Pages of the successive pieces of one section.
 
-    text: str
+    A piece's first and last lines are searched for in the document, moving forward from the
+    previous piece, so each chunk reports the pages it really spans (a long narrative section
+    covers many). When a line cannot be found (text rewritten by table embedding) the piece
+    gets the section's pages.
+    """
+
+    doc: DocumentText
     section: Section
-    section_type: str
-    has_table: bool
-    limit: int
+    valid: bool
+    cursor: int = 0
+
+    def __post_init__(self) -> None:
+        self.cursor = self.section.char_start
+
+    def pages(self, body: str) -> tuple[int, int]:
+        # lines long enough to be unambiguous (not a bare ``1`` cell), and not Markdown
+        lines = [ln.strip() for ln in body.split("\n") if len(ln.strip()) >= 8 and not ln.lstrip().startswith("|")]
+        if not self.valid or not lines:
+            return self.section.start_page, self.section.end_page
+        start = self.doc.text.find(lines[0][:120], self.cursor, self.section.char_end)
+        if start < 0:
+            return self.section.start_page, self.section.end_page
+        window_end = min(self.section.char_end, start + len(body) + SEPARATOR_SLACK)
+        last = self.doc.text.rfind(lines[-1][-120:], start, window_end)
+        self.cursor = start + 1
+        return self.doc.page_at(start), self.doc.page_at(max(start, last))
 
 
 @dataclass(frozen=True)
@@ -130,11 +152,13 @@ class QuestionChunkingStrategy:
         prefix = _heading_prefix(section)
         body = _strip_heading(text, section.heading)
         units = _bullet_units(body) if section.type == "speaking_notes" else [body]
+        finder = _PageFinder(doc, section, self._spans_ok(doc, section))
         chunks = []
         for unit in (u for u in units if u.strip()):
             for piece in self._windows(prefix, unit):
-                chunk = _make_chunk(document_id, self.name, piece, section, section.type, has_table)
-                chunk.section_heading = section.heading
+                own = piece[len(prefix) + 1 :] if prefix and piece.startswith(prefix + "\n") else piece
+                chunk = _make_chunk(document_id, self.name, piece, section, section.type, has_table and _tabular(own))
+                chunk.page_start, chunk.page_end = finder.pages(own)
                 if fallback:
                     chunk.extra["fallback"] = fallback
                 chunks.append(chunk)
@@ -201,6 +225,11 @@ def _make_chunk(document_id: str, strategy: str, text: str, section: Section, se
         char_start=section.char_start,
         char_end=section.char_end,
     )
+
+
+def _tabular(text: str) -> bool:
+    """Whether one piece of a section holds (part of) its table."""
+    return bool(markers.MARKDOWN_TABLE_RULE.search(text)) or looks_tabular(text)
 
 
 def _section_tables(section: Section, tables: list[Table] | None) -> list[Table]:
