@@ -16,7 +16,13 @@ import pytest
 from legco_assets.core.extract import extract_document, read_source
 from legco_assets.core.preprocess import clean_pages
 from legco_assets.core.records import DocumentText, Page, Section
-from legco_assets.core.structure import detect_structure, drop_internal_refs, looks_tabular, structure_summary
+from legco_assets.core.structure import (
+    detect_structure,
+    drop_internal_refs,
+    looks_tabular,
+    structure_summary,
+    unchunked_pages,
+)
 
 from .conftest import fixture_pdf
 
@@ -348,6 +354,7 @@ def test_fixture_l_toc_narrative_and_topics() -> None:
     assert [s.heading for s in sections if s.type == "heading_only"] == ["Standby Questions and Answers", *gold["topic_headings"]]
     summary = structure_summary(sections)
     assert summary["qa_ids"] == [f"Q{n}" for n in range(1, 25)] and not summary["unsure"]
+    assert unchunked_pages(sections) == [toc[0].start_page]
 
 
 def test_fixture_b_speaking_notes_section() -> None:

@@ -162,7 +162,7 @@ class QuestionChunkingStrategy:
                 if fallback:
                     chunk.extra["fallback"] = fallback
                 chunks.append(chunk)
-        return chunks
+        return _cover_section_pages(chunks, section)
 
     def _windows(self, prefix: str, body: str) -> list[str]:
         """``prefix`` + pieces of ``body`` of at most ``chunk_size`` tokens, cut at paragraphs."""
@@ -225,6 +225,19 @@ def _make_chunk(document_id: str, strategy: str, text: str, section: Section, se
         char_start=section.char_start,
         char_end=section.char_end,
     )
+
+
+def _cover_section_pages(chunks: list[Chunk], section: Section) -> list[Chunk]:
+    """Make a section's pieces cover all its pages: the first starts where the section
+    starts, the last ends where it ends, and a page between two pieces (where the found lines
+    were Markdown or a rewritten note) belongs to the piece before it."""
+    if not chunks:
+        return chunks
+    chunks[0].page_start = section.start_page
+    chunks[-1].page_end = max(chunks[-1].page_end, section.end_page)
+    for before, after in zip(chunks, chunks[1:]):
+        before.page_end = max(before.page_end, after.page_start - 1)
+    return chunks
 
 
 def _tabular(text: str) -> bool:

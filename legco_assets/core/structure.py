@@ -707,6 +707,17 @@ def detect_structure(doc: DocumentText, include_internal_refs: bool = True) -> l
     return _Builder(detector).build(detector.run())
 
 
+def unchunked_pages(sections: list[Section]) -> list[int]:
+    """Pages that hold only a table of contents or bare headings, which the question strategy
+    never chunks; a page-coverage check should not expect a chunk there."""
+    skipped: set[int] = set()
+    chunked: set[int] = set()
+    for section in sections:
+        pages = range(section.start_page, section.end_page + 1)
+        (skipped if section.type in {"toc", "heading_only"} else chunked).update(pages)
+    return sorted(skipped - chunked)
+
+
 def _id_parts(qa_id: str) -> tuple[str, int] | None:
     m = re.fullmatch(r"([A-Za-z]*)(\d+)", qa_id)
     return (m[1].upper(), int(m[2])) if m else None
