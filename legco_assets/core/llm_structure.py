@@ -48,6 +48,7 @@ WINDOW_CHARS = 12000  # characters of page text per call (about 12k tokens of Ch
 OVERLAP_PAGES = 1  # a pair that starts at a window's last page is whole in the next one
 MIN_QUESTION_CHARS = 4  # normalised characters; shorter strings match by accident
 MIN_HEADING_CHARS = 2
+MIN_ANSWER_CHARS = 2  # a one-character answer start ("是") would match anywhere: ignored
 LABEL_PREFIX_CHARS = 12  # a printed label (``問 A1：``) sits this close before a question
 
 PAGE_BREAK = re.compile(r"\[\s*PAGE_BREAK\s*:\s*\d+\s*\]")
@@ -233,7 +234,8 @@ def build_messages(window: Window, plain_json: bool) -> list[dict[str, Any]]:
     """System prompt (plus plain JSON instructions when ``response_format`` is unavailable)
     and the window's text fenced as data."""
     system = SYSTEM_PROMPT + (PLAIN_JSON_INSTRUCTIONS if plain_json else "")
-    user = f"Pages {window.first_page} to {window.last_page}.\n<document>\n{window.text}\n</document>"
+    fenced = window.text.replace("</document>", "</ document>")  # the text cannot close its own fence
+    user = f"Pages {window.first_page} to {window.last_page}.\n<document>\n{fenced}\n</document>"
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
@@ -375,6 +377,7 @@ class Locator:
             self.drops.injection += 1
             return None
         answer = needle(item["answer_start"])
+        answer = answer if len(answer) >= MIN_ANSWER_CHARS else ""
         answer_span = self.norm.find(answer, span[1]) if answer else None
         if answer and answer_span is None:
             self.drops.unlocated += 1
