@@ -513,12 +513,23 @@ class _Detector:
         """Outside answers any ``(A) 標題`` is a heading; inside one it must lead to a question
         or continue the lettered / roman topics already seen."""
         value = _label_value(label)
-        accepted = self.context != "qa" or any(self._question_start(k) for k in self._next_nonblank(i, HEADING_LOOKAHEAD))
+        accepted = self.context != "qa" or self._question_below(i)
         if not accepted and value and value[0] in {"letter", "roman"}:
             accepted = self.topic_labels.get(value[0]) == value[1] - 1
         if accepted and value:
             self.topic_labels[value[0]] = value[1]
         return accepted
+
+    def _question_below(self, i: int) -> bool:
+        """A question follows heading ``i``, with at most its wrapped title lines between
+        (another labelled item or a sentence in between means ``i`` was a list item)."""
+        for k in self._next_nonblank(i, HEADING_LOOKAHEAD):
+            if self._question_start(k):
+                return True
+            s = self.lines[k]
+            if markers.TOPIC_HEADING.match(s) or markers.BULLET.match(s) or not heading_like(s):
+                return False
+        return False
 
     def _narrative_heading(self, i: int) -> bool:
         """A bare title line in running text: after a finished sentence or at a page top, and
