@@ -624,7 +624,9 @@ class _Builder:
 
     def _event(self, event: _Event, end: int) -> None:
         if event.kind == "toc":
-            self._add("toc", event.line, event.head_end, "Table of Contents", self.level1)
+            title = self.det.lines[event.line]
+            heading = title if markers.TOC_TITLE.match(title) else "Table of Contents"
+            self._add("toc", event.line, event.head_end, heading, self.level1)
             self._narrative(event.head_end, end, self.topic or self.level1, None, event.context)
         elif event.kind == "question" and event.question:
             self._question(event.question, end)
@@ -694,6 +696,7 @@ class _Builder:
 def _strip_answer_marker(answer: str, marker_line: str, marker_text: str) -> str:
     """The answer without its ``答 A1：`` / ``A1`` label."""
     prefix = marker_line[: len(marker_line) - len(marker_text)] if marker_text else marker_line
+    answer = answer.lstrip()
     return answer[len(prefix) :].strip() if answer.startswith(prefix) else answer
 
 
