@@ -124,14 +124,25 @@ def _pdfium_texts(source: SourceBytes) -> list[str]:
 
 
 def _pypdf_texts(source: SourceBytes) -> list[str]:
+    """The fallback reader, for files PDFium refused. pypdf logs its repairs ("EOF marker
+    not found", …) as warnings/errors, which reach stderr when nobody configured logging
+    (``legco-assets chunk``); we report our own one-line reason instead, so they are muted."""
+    import logging
+
     from pypdf import PdfReader
 
-    reader = PdfReader(io.BytesIO(source.data))
-    if reader.is_encrypted and not reader.decrypt(""):
-        raise DocumentError(source.path, "encrypted PDF (a password is required to open it)")
-    if len(reader.pages) == 0:
-        raise DocumentError(source.path, "PDF has no pages")
-    return [_normalise_newlines(page.extract_text() or "") for page in reader.pages]
+    pypdf_logger = logging.getLogger("pypdf")
+    level = pypdf_logger.level
+    pypdf_logger.setLevel(logging.CRITICAL)
+    try:
+        reader = PdfReader(io.BytesIO(source.data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise DocumentError(source.path, "encrypted PDF (a password is required to open it)")
+        if len(reader.pages) == 0:
+            raise DocumentError(source.path, "PDF has no pages")
+        return [_normalise_newlines(page.extract_text() or "") for page in reader.pages]
+    finally:
+        pypdf_logger.setLevel(level)
 
 
 def _docx_text(source: SourceBytes) -> str:
