@@ -58,6 +58,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 # -- ingest -----------------------------------------------------------------------------------
 def _expand(paths: Sequence[str]) -> list[Path]:
+    """Files named or found under folders, each once: a file named twice (or also found
+    through its folder) is one document, so it is ingested and counted once."""
     from legco_assets.core.extract import SUPPORTED_SUFFIXES
 
     files: list[Path] = []
@@ -67,7 +69,10 @@ def _expand(paths: Sequence[str]) -> list[Path]:
             files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES))
         else:
             files.append(p)
-    return files
+    unique: dict[Path, Path] = {}
+    for f in files:
+        unique.setdefault(f.resolve(), f)
+    return list(unique.values())
 
 
 def dagster_instance(settings: Any) -> Any:
@@ -81,11 +86,13 @@ def dagster_instance(settings: Any) -> Any:
 
 
 def _failure_message(result: Any) -> str:
-    """The innermost error of the first failed step, as one line without its class name."""
+    """The error our code raised in the first failed step, as one line without its class
+    name. Dagster wraps it (``DagsterExecutionStepExecutionError``); its own ``__cause__``
+    (e.g. the PdfiumError behind "corrupt or truncated PDF") is detail, not the message."""
     for event in result.all_events:
         if event.is_step_failure:
             error = event.event_specific_data.error
-            while error.cause is not None:
+            while error.cause is not None and (error.cls_name or "").startswith("Dagster"):
                 error = error.cause
             last = error.message.strip().splitlines()[-1]
             prefix = f"{error.cls_name}: " if error.cls_name else ""
