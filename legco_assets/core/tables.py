@@ -636,6 +636,8 @@ def _page_tables(raw: Any, pdf: Any, page_number: int) -> list[Table]:
         if len(h) < 2 or not v:  # no grid possible: most pages stop here
             return []
         h, v = _merge_edges(h), _merge_edges(v)
+        if len(h) * len(v) > 250_000:  # a chart or map, not a table: skip its O(h*v) grouping
+            return []
         groups = [g for g in _components(h, v) if len(g[0]) >= 2 and len(g[1]) >= 1]
         grids = [g for g in (_grid(gh, gv) for gh, gv in groups) if g is not None]
         if not grids:
