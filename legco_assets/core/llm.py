@@ -86,6 +86,7 @@ class LLMClient:
             max_retries=self.max_retries,
         )
         self._slots = threading.Semaphore(max(1, self.max_concurrency))
+        self._budget_lock = threading.Lock()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "LLMClient | None":
@@ -101,6 +102,7 @@ class LLMClient:
             max_concurrency=settings.llm_max_concurrency,
             timeout_s=settings.llm_timeout_s,
             max_calls=settings.llm_max_calls_per_document,
+            max_tokens_budget=settings.llm_max_tokens_per_document,
         )
 
     def fresh_stats(self) -> LLMStats:
@@ -128,12 +130,16 @@ class LLMClient:
             tmp.write_text(json.dumps({"content": content}, ensure_ascii=False), encoding="utf-8")
             tmp.replace(path)
 
-    def _check_budget(self) -> None:
-        if self.max_calls is not None and self.stats.calls >= self.max_calls:
-            raise LLMBudgetExceeded(f"LLM call budget reached ({self.max_calls} calls per document)")
-        spent = self.stats.tokens_in + self.stats.tokens_out
-        if self.max_tokens_budget is not None and spent >= self.max_tokens_budget:
-            raise LLMBudgetExceeded(f"LLM token budget reached ({self.max_tokens_budget} tokens per document)")
+    def _reserve_call(self) -> None:
+        """Check the budgets and count the call in one step, so concurrent callers can
+        never overshoot ``max_calls`` (the call is counted even if it then fails)."""
+        with self._budget_lock:
+            if self.max_calls is not None and self.stats.calls >= self.max_calls:
+                raise LLMBudgetExceeded(f"LLM call budget reached ({self.max_calls} calls per document)")
+            spent = self.stats.tokens_in + self.stats.tokens_out
+            if self.max_tokens_budget is not None and spent >= self.max_tokens_budget:
+                raise LLMBudgetExceeded(f"LLM token budget reached ({self.max_tokens_budget} tokens per document)")
+            self.stats.add(calls=1)
 
     # -- calls ---------------------------------------------------------------------------
     def complete(
@@ -152,7 +158,7 @@ class LLMClient:
         if hit is not None:
             self.stats.add(cached=1)
             return hit
-        self._check_budget()
+        self._reserve_call()
         content = self._call(messages, response_format, max_tokens)
         self._store(key, content)
         return content
@@ -167,7 +173,6 @@ class LLMClient:
             kwargs["max_tokens"] = max_tokens
         started = time.perf_counter()
         with self._slots:
-            self.stats.add(calls=1)
             try:
                 reply = self._client.chat.completions.create(**kwargs)
             except (OpenAIError, ValueError) as exc:  # ValueError: a 200 reply whose body is not JSON

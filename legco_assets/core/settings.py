@@ -59,6 +59,7 @@ class Settings:
     llm_model_name: str | None = None
     llm_max_concurrency: int = 8
     llm_max_calls_per_document: int | None = None
+    llm_max_tokens_per_document: int | None = None
     llm_timeout_s: float = 60.0
     qa_vision_enabled: bool = False
     qa_cache_vision_results: bool = True
@@ -109,6 +110,7 @@ class Settings:
             llm_model_name=e.get("LLM_MODEL_NAME") or None,
             llm_max_concurrency=_int(e.get("LLM_MAX_CONCURRENCY"), 8) or 8,
             llm_max_calls_per_document=_int(e.get("LLM_MAX_CALLS_PER_DOCUMENT"), None),
+            llm_max_tokens_per_document=_int(e.get("LLM_MAX_TOKENS_PER_DOCUMENT"), None),
             llm_timeout_s=float(e.get("LLM_TIMEOUT_S") or 60.0),
             qa_vision_enabled=_bool(e.get("QA_VISION_ENABLED"), False),
             qa_cache_vision_results=_bool(e.get("QA_CACHE_VISION_RESULTS"), True),

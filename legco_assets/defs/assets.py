@@ -119,8 +119,9 @@ def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> 
     code_version="1",
     description="Text per page: raw as extracted and cleaned (footers, page numbers, running headers removed).",
 )
-def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings) -> dg.MaterializeResult:
-    extracted = pipeline.stage_page_text(legco.settings(), context.partition_key)
+def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    settings = legco.settings()
+    extracted = pipeline.stage_page_text(settings, context.partition_key, llm.client(settings))
     chars = [len(p.cleaned) for p in extracted.pages]
     return dg.MaterializeResult(
         metadata={
