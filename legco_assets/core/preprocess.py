@@ -18,21 +18,17 @@ from . import markers
 from .records import Page
 
 EDGE_LINES = 3  # how many lines at each end of a page may be furniture
-_CHAR_FIXES = {"\u31d0": "一", "\u31d1": "丨", "\u00ad": ""}
+_CHAR_FIXES = str.maketrans({"\u31d0": "一", "\u31d1": "丨", "\u00ad": ""})
+_COMPAT_IDEOGRAPHS = re.compile("[\u2e80-\u2fdf\uf900-\ufaff]")  # radicals, compatibility ideographs
 _CJK_PAREN_SPACE = re.compile(r"\(\s*([一二三四五六七八九十百]+)\s*\)")
 
 
 def normalise_chars(text: str) -> str:
     """Map look-alike code points to the ideographs readers and tokenisers expect."""
-    out = []
-    for ch in text:
-        if ch in _CHAR_FIXES:
-            out.append(_CHAR_FIXES[ch])
-        elif "\u2e80" <= ch <= "\u2fdf" or "\uf900" <= ch <= "\ufaff":
-            out.append(unicodedata.normalize("NFKC", ch))
-        else:
-            out.append(ch)
-    return "".join(out)
+    text = text.translate(_CHAR_FIXES)
+    if _COMPAT_IDEOGRAPHS.search(text):
+        text = _COMPAT_IDEOGRAPHS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
+    return text
 
 
 def is_letter_spaced(text: str) -> bool:
