@@ -10,6 +10,7 @@ key is never logged, stored or put into an error message.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import threading
@@ -162,6 +163,22 @@ class LLMClient:
         content = self._call(messages, response_format, max_tokens)
         self._store(key, content)
         return content
+
+    def ask_image(self, kind: str, prompt_version: str, system: str, instruction: str, png: bytes, max_tokens: int = 4096) -> str:
+        """One page image (base64 PNG in Chat Completions ``image_url`` content), cached by
+        sha256 of the image bytes + model + prompt version."""
+        b64 = base64.b64encode(png).decode("ascii")
+        messages = [
+            {"role": "system", "content": system},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": instruction},
+                    {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64}"}},
+                ],
+            },
+        ]
+        return self.complete(kind, prompt_version, messages, cache_payload=hashlib.sha256(png).hexdigest(), max_tokens=max_tokens)
 
     def _call(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None, max_tokens: int | None) -> str:
         from openai import OpenAIError

@@ -14,8 +14,6 @@ its (empty) text layer and adds a note; the pipeline's ``require_text`` then dec
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import re
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -98,18 +96,7 @@ def scanned_pages(pdf_bytes: bytes, pages: list[Page], min_chars: int) -> list[i
 
 def ask_page(llm: LLMClient, png: bytes) -> str:
     """One page image through the cached client; raises :class:`LLMError` on failure."""
-    b64 = base64.b64encode(png).decode("ascii")
-    messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {
-            "role": "user",
-            "content": [
-                {"type": "text", "text": USER_PROMPT},
-                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64}"}},
-            ],
-        },
-    ]
-    return llm.complete(KIND, PROMPT_VERSION, messages, cache_payload=hashlib.sha256(png).hexdigest(), max_tokens=4096)
+    return llm.ask_image(KIND, PROMPT_VERSION, SYSTEM_PROMPT, USER_PROMPT, png)
 
 
 def reply_text(reply: str) -> str:

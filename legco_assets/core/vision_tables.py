@@ -14,8 +14,6 @@ budget reached, no table, invented text) keeps the geometric result and adds a w
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import io
 import re
 import threading
@@ -131,18 +129,7 @@ def validate_reply(reply: str, page_text: str) -> tuple[list[tuple[list[str], li
 
 def ask_page(llm: LLMClient, png: bytes) -> str:
     """One page image through the cached client; raises :class:`LLMError` on failure."""
-    b64 = base64.b64encode(png).decode("ascii")
-    messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
-        {
-            "role": "user",
-            "content": [
-                {"type": "text", "text": USER_PROMPT},
-                {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{b64}"}},
-            ],
-        },
-    ]
-    return llm.complete(KIND, PROMPT_VERSION, messages, cache_payload=hashlib.sha256(png).hexdigest(), max_tokens=4096)
+    return llm.ask_image(KIND, PROMPT_VERSION, SYSTEM_PROMPT, USER_PROMPT, png)
 
 
 def _rendered_pages(pdf_bytes: bytes, numbers: Iterable[int], dpi: int, outcome: "VisionOutcome") -> Iterator[tuple[int, Any]]:
