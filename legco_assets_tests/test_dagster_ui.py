@@ -77,3 +77,14 @@ def test_metadata_uses_dagster_types(tmp_path: Path) -> None:
     assert isinstance(text["characters_per_page"], dg.JsonMetadataValue) and text["extractor"].value == "pypdfium2"
     chunk_meta = result.asset_materializations_for_node("chunks")[0].metadata
     assert isinstance(chunk_meta["preview"], dg.MarkdownMetadataValue) and "| question |" in chunk_meta["preview"].value
+
+
+def test_contents_page_does_not_fail_page_coverage_for_the_question_strategy(tmp_path: Path) -> None:
+    from .conftest import fixture_pdf
+
+    result = _run(tmp_path, fixture_pdf("paper_l_faq.pdf"), {"ops": {"chunks": {"config": {"strategy": "question"}}, "vector_index": {"config": {"strategy": "question"}}}})
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    assert all(c.passed for c in checks.values()), {k: c.description for k, c in checks.items() if not c.passed}
+    assert result.asset_materializations_for_node("vector_index")
+    structure = result.asset_materializations_for_node("document_structure")[0].metadata
+    assert structure["qa_pairs"].value == 24 and structure["found_by"].value == "rules"

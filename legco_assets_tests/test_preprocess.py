@@ -57,3 +57,12 @@ def test_letter_spaced_chinese_is_joined_and_stroke_one_fixed() -> None:
 def test_normal_chinese_with_spaces_between_cells_is_left_alone() -> None:
     text = "本段是正常的中文段落，沒有字距問題，只有 一 處空格。" * 3
     assert clean_text(text) == text
+
+
+def test_annex_pages_running_header_with_page_label_is_removed() -> None:
+    bodies = ["排水系統的正文內容。", "安置補償的正文內容。", "網約車規管正文內容。", "長者津貼的正文內容。"]
+    texts = [f"立法會 ─ 2012年11月21日 {1495 + i}\n{b}" for i, b in enumerate(bodies)]
+    texts += ["立法會 ─ 2012年11月21日 A1\n附錄I\n書面答覆的內容。", "A2 立法會 ─ 2012年11月21日\n附錄的第二頁內容。"]
+    pages = _pages(*texts)
+    assert all("立法會 ─" not in p.cleaned for p in pages)
+    assert pages[4].cleaned.startswith("附錄I")

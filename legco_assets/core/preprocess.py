@@ -59,9 +59,13 @@ def is_furniture(line: str, page_number: int) -> bool:
     return page_number == 1 and bool(markers.FIRST_PAGE_HEADER.match(s))
 
 
+_KEY_EDGES = re.compile(r"^(?:[A-Z]?#)+|(?:[A-Z]?#)+$")  # page numbers and annex labels (A2) at either end
+
+
 def _running_key(line: str) -> str:
-    """Digits (page numbers, dates) are wildcards and may sit at either end (odd/even pages)."""
-    return re.sub(r"\d+", "#", _squash(line)).strip("#")
+    """Digits (page numbers, dates) are wildcards; page numbers and annex page labels may sit
+    at either end (odd/even pages, ``… A1`` on annex pages)."""
+    return _KEY_EDGES.sub("", re.sub(r"\d+", "#", _squash(line)))
 
 
 def running_headers(pages: list[list[str]]) -> set[str]:

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from .preprocess import is_furniture
+from . import markers
 
 
 @dataclass
@@ -35,12 +35,22 @@ def _within_limit(records: list[dict[str, Any]], limit: int) -> Check:
     return Check("no_chunk_over_token_limit", not over, f"{len(over)} chunk(s) over {limit} tokens", {"chunks": over[:20]})
 
 
+def leaked_footer(line: str) -> bool:
+    """A page label (``E-3``), a footer date line (``2025-05-15``) or a ``- 2 -`` mark alone
+    on a line. Narrower than the cleaner's furniture test on purpose: inside a chunk a bare
+    year pair (``2022 2023``) or a letter's date is content."""
+    s = line.strip()
+    return bool(markers.PAGE_LABEL.match(s) or _FOOTER_DATE.fullmatch(s) or _DASH_PAGE.fullmatch(s))
+
+
+_FOOTER_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DASH_PAGE = re.compile(r"-\s*\d{1,4}\s*-")
+
+
 def _no_footer(records: list[dict[str, Any]]) -> Check:
     leaked = []
     for r in records:
-        lines = [ln for ln in r["text"].split("\n") if ln.strip()]
-        # only page labels and date lines: a bare number inside an answer is content
-        bad = [ln for ln in lines if is_furniture(ln, 0) and not re.fullmatch(r"\s*\d+\s*", ln)]
+        bad = [ln for ln in r["text"].split("\n") if leaked_footer(ln)]
         if bad:
             leaked.append({"id": r["id"], "line": bad[0]})
     return Check("no_footer_leaked", not leaked, f"{len(leaked)} chunk(s) contain a footer/header line", {"examples": leaked[:10]})

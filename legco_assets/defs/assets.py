@@ -227,9 +227,14 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
 def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = config.apply(legco.settings())
     records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
-    pages = pipeline.Artifacts(settings, context.partition_key).pages()
+    art = pipeline.Artifacts(settings, context.partition_key)
+    expected = {p.number for p in art.pages() if p.cleaned.strip()}
+    if config.strategy is Strategy.question:  # a contents page is never chunked, by design
+        from legco_assets.core.structure import unchunked_pages
+
+        expected -= set(unchunked_pages(art.sections()))
     limit = settings.chunk_size if config.strategy is Strategy.token else settings.qa_max_chunk_tokens
-    checks = chunk_checks(records, [p.number for p in pages if p.cleaned.strip()], limit)
+    checks = chunk_checks(records, sorted(expected), limit)
     return dg.MaterializeResult(
         metadata=_chunk_metadata(records, config.strategy),
         check_results=_check_results(checks),
@@ -256,18 +261,33 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[s
     }
 
 
+RETRIEVAL_CHECK = "retrieval_hit_at_5"
+
+
 @dg.asset(
     partitions_def=documents_partitions,
     deps=[chunks],
     group_name="retrieval",
     kinds={"chromadb"},
-    code_version="1",
+    code_version="2",
+    check_specs=[
+        dg.AssetCheckSpec(
+            RETRIEVAL_CHECK,
+            asset="vector_index",
+            blocking=False,
+            description="Hybrid search finds the answers to this document's gold questions (Hit@5, searching this "
+            "document only) at least as often as recorded; evaluated only for papers with gold files.",
+        )
+    ],
     description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
 )
 def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
+    from legco_assets.core.retrieval import stored_versions, versions_markdown
+
     settings = legco.settings()
     collection = chroma.collection(settings)
     result = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
+    versions = stored_versions(collection, context.partition_key)
     return dg.MaterializeResult(
         metadata={
             "collection": collection.name,
@@ -276,7 +296,34 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
             "stale_ids_deleted": result.deleted,
             "previous_version_chunks_archived": result.archived,
             "first_ids": dg.MetadataValue.json(result.ids[:10]),
-        }
+            "stored_versions": dg.MetadataValue.md(versions_markdown(versions)),
+        },
+        check_results=[_retrieval_check(settings, collection, context.partition_key, config.strategy)],
+    )
+
+
+def _retrieval_check(settings: Settings, collection: Any, document_id: str, strategy: Strategy) -> dg.AssetCheckResult:
+    """Hit@5 on the document's gold questions against its recorded baseline (passes, marked
+    not evaluated, for a document without gold questions)."""
+    from legco_assets.core.evaluation import check_stored_document
+
+    outcome = check_stored_document(settings, collection, document_id, strategy.value)
+    if outcome is None:
+        return dg.AssetCheckResult(
+            check_name=RETRIEVAL_CHECK, passed=True, description="not evaluated: no gold questions for this document", metadata={"evaluated": False}
+        )
+    baseline = "none recorded" if outcome.baseline is None else f"{outcome.baseline:.3f}"
+    return dg.AssetCheckResult(
+        check_name=RETRIEVAL_CHECK,
+        passed=outcome.passed,
+        description=f"{strategy.value}: Hit@5 {outcome.hit5:.3f} on {outcome.questions} gold questions (baseline {baseline})",
+        metadata={
+            "evaluated": True,
+            "hit_at_5": outcome.hit5,
+            "baseline": outcome.baseline if outcome.baseline is not None else -1.0,
+            "questions": outcome.questions,
+            "misses": dg.MetadataValue.json(outcome.misses),
+        },
     )
 
 
