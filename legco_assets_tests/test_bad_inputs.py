@@ -26,7 +26,7 @@ import pytest
 
 from legco_assets.core.documents import DocumentIndex
 from legco_assets.core.extract import extract_document, read_source
-from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.settings import Settings
 from legco_assets.core.vector_store import open_collection, stored_chunks
 from legco_assets.defs.assets import ALL_ASSETS
 from legco_assets.defs.jobs import JOBS
