@@ -1,0 +1,79 @@
+"""The same definitions on Dagster's multiprocess executor (each step its own process).
+
+Why: past one machine the graph runs under a run launcher and an executor that put steps in
+separate processes (multiprocess here; dagster-k8s / dagster-celery, see docs/scaling.md).
+That works only if no step relies on in-memory state from another: every stage reads its
+inputs from the document's artifact folder and the resources are rebuilt from the
+environment in each process. This runs ``ingest_token_job`` that way on a temporary instance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from legco_assets.core.settings import Settings, Strategy
+from legco_assets.defs.assets import ALL_ASSETS
+from legco_assets.defs.jobs import JOBS, strategy_run_config
+from legco_assets.defs.partitions import documents_partitions
+from legco_assets.defs.resources import resources_from_env
+
+# Every step process imports this module to rebuild the job: keep its imports to what the
+# job needs (the test's helpers are imported inside the test).
+
+
+def token_job_from_env() -> dg.JobDefinition:
+    """``ingest_token_job`` as a code location builds it: each step process imports this
+    function again (``reconstructable``) and wires the resources from its environment."""
+    defs = dg.Definitions(assets=ALL_ASSETS, jobs=[JOBS[Strategy.token]], resources=resources_from_env())
+    return defs.resolve_job_def(JOBS[Strategy.token].name)
+
+
+def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from legco_assets.core.documents import DocumentIndex
+    from legco_assets.core.vector_store import open_collection, stored_chunks
+
+    from .test_bad_inputs import chunk_file_ids, english_paper
+
+    data = tmp_path / "data"
+    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
+    monkeypatch.setenv("LEGCO_INBOX", str(data / "inbox"))
+    key = DocumentIndex(data / "documents").register(english_paper(tmp_path / "multi process.pdf", "multiprocess", pages=4))
+    (tmp_path / "dagster_home").mkdir()
+    run_config = {
+        **strategy_run_config(Strategy.token),
+        # forkserver: the server imports the project once and forks a process per step
+        "execution": {
+            "config": {
+                "multiprocess": {
+                    "max_concurrent": 2,
+                    "start_method": {"forkserver": {"preload_modules": ["legco_assets.defs.assets", "chromadb"]}},
+                }
+            }
+        },
+    }
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        with dg.execute_job(
+            dg.reconstructable(token_job_from_env), instance=instance, run_config=run_config, tags={"dagster/partition": key}
+        ) as result:
+            assert result.success
+            starts = [e for e in result.all_events if e.is_step_start]
+            assert {e.step_key for e in starts} == {a.key.to_user_string() for a in ALL_ASSETS}
+            pids = {e.pid for e in starts}
+            assert len(pids) == len(starts) and os.getpid() not in pids, "every step ran in a process of its own"
+            engine = " ".join(e.message or "" for e in result.all_events if e.event_type_value == "ENGINE_EVENT")
+            assert "multiprocess" in engine.lower()
+            meta = result.asset_materializations_for_node("chunks")[0].metadata
+            assert meta["strategy"].value == "token"
+
+    expected = chunk_file_ids(data, key)
+    stored = stored_chunks(open_collection(Settings(data_dir=data)))
+    assert sorted(c["id"] for c in stored) == sorted(expected) and expected
+    assert json.loads((data / "documents" / key / "source.json").read_text(encoding="utf-8"))["pages"] == 4
