@@ -15,9 +15,10 @@ import os
 import re
 import threading
 import unicodedata
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from .markers import CJK
 
@@ -52,6 +53,22 @@ class DocumentIndex:
     def __init__(self, documents_dir: Path):
         self.path = documents_dir / "index.json"
 
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the index for one read-modify-write, across threads *and* processes: the
+        sensor, the CLI and every run's ``source_document`` step (each its own process with
+        the multiprocess executor) update the same file, and without a file lock one
+        process's save drops what another just registered."""
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _LOCK, open(self.path.with_name(self.path.name + ".lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
     def _load(self) -> dict[str, DocumentEntry]:
         if not self.path.exists():
             return {}
@@ -65,7 +82,7 @@ class DocumentIndex:
     def register(self, path: str | Path) -> str:
         """The document id for ``path``, adding it to the index if new."""
         resolved = str(Path(path).resolve())
-        with _LOCK:
+        with self._locked():
             entries = self._load()
             for key, entry in entries.items():
                 if entry.path == resolved:
@@ -79,7 +96,7 @@ class DocumentIndex:
 
     def record_version(self, document_id: str, sha256: str) -> tuple[int, str | None]:
         """Note a version; returns (its 1-based number, the previous latest sha or None)."""
-        with _LOCK:
+        with self._locked():
             entries = self._load()
             entry = entries[document_id]
             previous = entry.versions[-1] if entry.versions else None
