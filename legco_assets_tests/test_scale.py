@@ -77,3 +77,32 @@ def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monk
     stored = stored_chunks(open_collection(Settings(data_dir=data)))
     assert sorted(c["id"] for c in stored) == sorted(expected) and expected
     assert json.loads((data / "documents" / key / "source.json").read_text(encoding="utf-8"))["pages"] == 4
+
+
+def _register_many(args: tuple[str, int]) -> list[str]:
+    """One process's share: register 25 documents and record a version of each."""
+    from legco_assets.core.documents import DocumentIndex
+
+    root, worker = args
+    index = DocumentIndex(Path(root))
+    keys = []
+    for i in range(25):
+        key = index.register(Path(root) / f"worker {worker} paper {i}.pdf")
+        index.record_version(key, f"{worker:02d}{i:062d}")
+        keys.append(key)
+    return keys
+
+
+def test_document_index_survives_concurrent_processes(tmp_path: Path) -> None:
+    """The sensor, the CLI and every run's ``source_document`` step (one process each with
+    the multiprocess executor) update ``documents/index.json`` at the same time: no
+    registration and no version may be lost."""
+    import multiprocessing
+
+    from legco_assets.core.documents import DocumentIndex
+
+    with multiprocessing.get_context("spawn").Pool(4) as pool:
+        keys = [k for share in pool.map(_register_many, [(str(tmp_path), w) for w in range(4)]) for k in share]
+    entries = DocumentIndex(tmp_path).all()
+    assert sorted(entries) == sorted(keys) and len(keys) == 100
+    assert all(len(entry.versions) == 1 for entry in entries.values())
