@@ -1,73 +1,236 @@
-"""Read-only commands over what is stored in Chroma: ``documents`` and ``chunks``."""
+"""Commands over what is stored in Chroma: ``documents``, ``chunks``, ``query``, ``answer``, ``eval``.
+
+None of them imports Dagster: they read the collection directly, so they start fast and work
+while ``dagster dev`` runs.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections import defaultdict
+import sys
+import tempfile
+from pathlib import Path
 from typing import Any
+
+STRATEGIES = ("token", "question")
+MODES = ("hybrid", "vector", "bm25")
+
+
+def _settings() -> Any:
+    from legco_assets.core.settings import Settings
+
+    return Settings.from_env()
 
 
 def _collection() -> Any:
-    from legco_assets.core.settings import Settings
     from legco_assets.core.vector_store import open_collection
 
-    return open_collection(Settings.from_env())
+    return open_collection(_settings())
 
 
+def _fail(message: str) -> int:
+    print(f"legco-assets: error: {message}", file=sys.stderr)
+    return 1
+
+
+def _first_lines(text: str, lines: int = 2, width: int = 100) -> list[str]:
+    """The first non-blank lines of a chunk, each cut to ``width`` characters."""
+    found = [ln.strip() for ln in text.split("\n") if ln.strip()][:lines]
+    return [ln[:width] + ("…" if len(ln) > width else "") for ln in found]
+
+
+def _pages(meta: dict[str, Any]) -> str:
+    start, end = meta.get("page_start"), meta.get("page_end")
+    return f"p{start}" if end in (None, start) else f"p{start}-{end}"
+
+
+# -- documents / chunks -----------------------------------------------------------------------
 def cmd_documents(args: argparse.Namespace) -> int:
-    """Per document: strategies, versions (sha256 prefix), latest flag and chunk counts."""
-    from legco_assets.core.vector_store import stored_chunks
+    """Per document, strategy and version: latest flag and chunk counts."""
+    from legco_assets.core.retrieval import stored_versions
 
-    groups: dict[tuple, int] = defaultdict(int)
-    for chunk in stored_chunks(_collection()):
-        m = chunk["metadata"]
-        groups[(m["document_id"], m["strategy_type"], m["content_sha256"][:12], bool(m["is_latest_version"]), m["filename"])] += 1
-    rows = [
-        {"document_id": d, "strategy": s, "version": v, "latest": latest, "filename": f, "chunks": n}
-        for (d, s, v, latest, f), n in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], not kv[0][3]))
-    ]
+    rows = stored_versions(_collection())
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
         return 0
+    if not rows:
+        print("no documents stored yet (legco-assets ingest PATH …)", file=sys.stderr)
+        return 0
     print(f"{'document':<34} {'strategy':<9} {'version':<13} {'latest':<6} {'chunks':>6}  file")
     for r in rows:
-        print(f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {'yes' if r['latest'] else 'no':<6} {r['chunks']:>6}  {r['filename']}")
+        latest = "yes" if r["latest"] else "no"
+        print(f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} {r['chunks']:>6}  {r['filename']}")
     return 0
 
 
 def cmd_chunks(args: argparse.Namespace) -> int:
     """Per chunk of one document: question id and text, heading, pages, table flag."""
+    from legco_assets.core.retrieval import chunk_filter
     from legco_assets.core.vector_store import stored_chunks
 
-    where: dict[str, Any] = {"$and": [{"document_id": args.document}, {"is_latest_version": True}]}
-    if args.strategy:
-        where["$and"].append({"strategy_type": args.strategy})
-    found = sorted(stored_chunks(_collection(), where), key=lambda c: (c["metadata"]["strategy_type"], c["metadata"]["chunk_index"]))
+    where = chunk_filter(args.strategy, args.document, args.all_versions)
+    found = sorted(
+        stored_chunks(_collection(), where),
+        key=lambda c: (c["metadata"]["strategy_type"], not c["metadata"]["is_latest_version"], c["metadata"]["chunk_index"]),
+    )
     if not found:
-        print(f"legco-assets: error: no stored chunks for document {args.document!r}")
-        return 1
+        return _fail(f"no stored chunks for document {args.document!r}" + (f" and strategy {args.strategy}" if args.strategy else ""))
     for chunk in found:
-        m = chunk["metadata"]
         if args.json:
             print(json.dumps(chunk, ensure_ascii=False))
             continue
-        pages = f"p{m['page_start']}" + (f"-{m['page_end']}" if m["page_end"] != m["page_start"] else "")
+        m = chunk["metadata"]
         label = m.get("question_id") or m["section_type"]
-        first = next((ln.strip() for ln in chunk["text"].split("\n") if ln.strip()), "")[:70]
+        shown = m.get("question_text") or (_first_lines(chunk["text"], 1) or [""])[0]
         table = " [table]" if m.get("has_table") else ""
-        print(f"{chunk['id']:<40} {label:<14} {pages:<8} {(m.get('section_heading') or '')[:24]:<24} {first}{table}")
+        heading = (m.get("section_heading") or "")[:24]
+        print(f"{chunk['id']:<40} {label:<14} {_pages(m):<8} {heading:<24} {shown[:80]}{table}")
+    return 0
+
+
+# -- query ------------------------------------------------------------------------------------
+def _print_hit(hit: Any) -> None:
+    m = hit.metadata
+    label = m.get("question_id") or m.get("section_type", "")
+    via = " · ".join(f"{name} {rank}" for name, rank in hit.ranks.items())
+    print(f"#{hit.rank:<2} {hit.score:.4f}  {hit.record['document_id']}  {_pages(m)}  {label}  ({via})  {hit.id}")
+    for line in _first_lines(hit.text):
+        print(f"    {line}")
+
+
+def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> str | None:
+    """A one-line hint when nothing is stored for the strategy, else None."""
+    if retriever.scope(strategy, all_versions).records:
+        return None
+    from legco_assets.core.retrieval import stored_versions
+
+    stored = sorted({r["strategy"] for r in stored_versions(retriever.collection)})
+    have = ", ".join(stored) if stored else "nothing"
+    return f"no stored chunks for strategy {strategy} (stored: {have}); ingest with --strategy {strategy} or pick another"
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
+    from legco_assets.core.retrieval import DEFAULT_MODE, Retriever
+
+    settings = _settings()
+    strategy = args.strategy or settings.default_strategy.value
+    retriever = Retriever.open(settings)
+    problem = _empty_scope_message(retriever, strategy, args.all_versions)
+    if problem:
+        return _fail(problem)
+    hits = retriever.search(args.text, args.k, strategy, args.mode or DEFAULT_MODE, args.document, args.all_versions)
+    if not hits:
+        print("no matching chunks", file=sys.stderr)
+    for hit in hits:
+        if args.json:
+            print(json.dumps(hit.to_json(), ensure_ascii=False))
+        else:
+            _print_hit(hit)
+    return 0
+
+
+# -- answer -----------------------------------------------------------------------------------
+def _print_answer(result: Any) -> None:
+    print(result.answer if result.sufficient and result.answer else "The retrieved papers do not answer this question.")
+    if result.citations:
+        print("\nSources:")
+        for cite in result.citations:
+            extra = f" {cite['question_id']}" if cite.get("question_id") else ""
+            print(f"  - {cite.get('document_id')} p.{cite.get('page')}{extra}")
+    calls = len(result.rounds)
+    tokens = result.rounds[-1].context_tokens if result.rounds else 0
+    print(f"\n(context: {len(result.blocks)} chunks, {tokens} tokens; {calls} model call{'s' if calls != 1 else ''})", file=sys.stderr)
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    """Answer from retrieved chunks with citations; without an LLM, show the prompt."""
+    from legco_assets.core.llm import LLMClient, LLMError
+    from legco_assets.core.retrieval import CONTEXT_TOKENS, DEFAULT_MODE, Retriever, answer_question
+
+    settings = _settings()
+    strategy = args.strategy or settings.default_strategy.value
+    retriever = Retriever.open(settings)
+    problem = _empty_scope_message(retriever, strategy, False)
+    if problem:
+        return _fail(problem)
+    llm = LLMClient.from_settings(settings)
+    try:
+        result = answer_question(
+            retriever, args.question, llm, strategy, args.mode or DEFAULT_MODE, args.document, args.budget or CONTEXT_TOKENS
+        )
+    except LLMError as exc:
+        return _fail(str(exc))
+    if llm is None:
+        print("no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME); the context that would be sent:", file=sys.stderr)
+        for message in result.messages:
+            print(f"--- {message['role']} ---\n{message['content']}\n")
+        return 0
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False))
+    else:
+        _print_answer(result)
+    return 0
+
+
+# -- eval -------------------------------------------------------------------------------------
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Ingest the fixture papers into a temp dir and print the gold-question eval table."""
+    from legco_assets.core.evaluation import FIXTURE_PAPERS, GOLD_QUESTIONS, run_eval
+    from legco_assets.core.retrieval import Mode
+
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    modes = [Mode(m.strip()) for m in args.modes.split(",") if m.strip()]
+    with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
+        work = Path(args.work_dir) if args.work_dir else Path(tmp)
+        report = run_eval(work, Path(args.gold or GOLD_QUESTIONS), Path(args.papers or FIXTURE_PAPERS), strategies, modes)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+    else:
+        print(report.table())
     return 0
 
 
 def add_commands(sub: Any) -> None:
+    """Register the commands on the ``legco-assets`` sub-parser (defaults that live in the
+    core are resolved when a command runs, so building the parser imports nothing heavy)."""
     docs = sub.add_parser("documents", help="stored documents: strategies, versions, chunk counts")
-    docs.add_argument("--json", action="store_true")
+    docs.add_argument("--json", action="store_true", help="one JSON object per document/strategy/version")
     docs.set_defaults(func=cmd_documents)
 
     chunks = sub.add_parser("chunks", help="stored chunks of one document")
     chunks.add_argument("document", help="document id (partition key)")
-    chunks.add_argument("--strategy", choices=["token", "question"])
-    chunks.add_argument("--json", action="store_true")
+    chunks.add_argument("--strategy", choices=STRATEGIES)
+    chunks.add_argument("--all-versions", action="store_true", help="include archived versions")
+    chunks.add_argument("--json", action="store_true", help="one stored chunk per line")
     chunks.set_defaults(func=cmd_chunks)
+
+    query = sub.add_parser("query", help="hybrid search over the stored chunks")
+    query.add_argument("text")
+    query.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
+    query.add_argument("--strategy", choices=STRATEGIES, help="default: DEFAULT_CHUNKING_STRATEGY")
+    query.add_argument("--mode", choices=MODES, help="default: the mode the eval shows best (hybrid)")
+    query.add_argument("--document", help="only this document id")
+    query.add_argument("--all-versions", action="store_true", help="also search archived versions")
+    query.add_argument("--json", action="store_true", help="chunk records with rank and score, one per line")
+    query.set_defaults(func=cmd_query)
+
+    answer = sub.add_parser("answer", help="answer a question from the stored chunks, with citations")
+    answer.add_argument("question")
+    answer.add_argument("--strategy", choices=STRATEGIES, help="default: DEFAULT_CHUNKING_STRATEGY")
+    answer.add_argument("--mode", choices=MODES, help="default: hybrid")
+    answer.add_argument("--document", help="only this document id")
+    answer.add_argument("--budget", type=int, help="context tokens (default 3000)")
+    answer.add_argument("--json", action="store_true")
+    answer.set_defaults(func=cmd_answer)
+
+    ev = sub.add_parser("eval", help="retrieval eval on the gold questions (Hit@1/5, MRR, nDCG@5, context read)")
+    ev.add_argument("--gold", help="gold questions JSON (default: the fixture set)")
+    ev.add_argument("--papers", help="folder of the papers and their .gold.json files (default: the fixtures)")
+    ev.add_argument("--strategies", default="question,token,baseline", help="comma list (baseline = 1000-char windows)")
+    ev.add_argument("--modes", default="hybrid,vector,bm25", help="comma list")
+    ev.add_argument("--work-dir", help="keep the eval's data dir here (default: a temp dir)")
+    ev.add_argument("--json", action="store_true")
+    ev.set_defaults(func=cmd_eval)

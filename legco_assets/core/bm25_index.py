@@ -20,13 +20,14 @@ import math
 import re
 import shutil
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-TOKENIZER_VERSION = "bm25-v1"  # part of the fingerprint: a tokeniser change invalidates caches
+TOKENIZER_VERSION = "bm25-v2"  # part of the fingerprint: a tokeniser change invalidates caches
 KEEP_PER_NAME = 2  # cached index generations kept per scope (older ones are removed)
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31c0-\u31ef"
@@ -57,9 +58,12 @@ def _stem(word: str) -> str:
 
 
 def tokenize(text: str) -> list[str]:
-    """Chinese as character bigrams, English as lower-cased, lightly stemmed words."""
+    """Chinese as character bigrams, English as lower-cased, lightly stemmed words.
+
+    NFKC first, so full-width letters and digits (common in Chinese text and typed queries)
+    read as ASCII and compatibility ideographs as their unified forms."""
     tokens: list[str] = []
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN.finditer(unicodedata.normalize("NFKC", text)):
         run = match.group()
         if _HAN_CHAR.match(run):
             tokens.extend(run if len(run) == 1 else (run[i : i + 2] for i in range(len(run) - 1)))
@@ -172,7 +176,12 @@ class Bm25Index:
                 json.dumps({"key": self.key, "ids": self.ids, "scripts": self.scripts}, ensure_ascii=False), encoding="utf-8"
             )
             shutil.rmtree(folder, ignore_errors=True)
-            staging.rename(folder)
+            try:
+                staging.rename(folder)
+            except OSError:
+                # another process saved the same content-keyed index first: keep theirs
+                if not (folder / "rows.json").exists():
+                    raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 

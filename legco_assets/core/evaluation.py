@@ -104,10 +104,20 @@ def load_paper(path: Path) -> Paper:
 
     source = read_source(path)
     _, pages = text_pages(source)
+    return paper_from_pages(Path(path), slug(path), source.sha256, pages)
+
+
+def paper_from_pages(path: Path, document_id: str, sha256: str, pages: list[Any]) -> Paper:
+    """A :class:`Paper` from cleaned pages (the eval's or the pipeline's stored ones)."""
     text = DocumentText.from_pages(pages).text
-    gold = json.loads(path.with_suffix(".gold.json").read_text(encoding="utf-8"))
+    gold = json.loads(gold_pairs_path(path).read_text(encoding="utf-8"))
     anchors = {p["qa_id"]: answer_anchor(p["answer_text"], p["answer_last_line"], text) for p in gold["pairs"]}
-    return Paper(path, slug(path), source.sha256, text, anchors, pages)
+    return Paper(path, document_id, sha256, text, anchors, pages)
+
+
+def gold_pairs_path(paper: Path) -> Path:
+    """Where a paper's gold Q&A pairs live: ``X.gold.json`` beside ``X.pdf``."""
+    return Path(paper).with_suffix(".gold.json")
 
 
 def char_windows(text: str, size: int = BASELINE_SIZE, overlap: int = BASELINE_OVERLAP) -> list[tuple[int, int]]:
@@ -307,6 +317,9 @@ class EvalReport:
     def table(self) -> str:
         return format_table(self.rows)
 
+    def row(self, strategy: str, mode: str, subset: str = "all") -> EvalRow:
+        return next(r for r in self.rows if (r.strategy, r.mode, r.subset) == (strategy, mode, subset))
+
     def to_json(self) -> dict[str, Any]:
         return {"rows": [asdict(r) for r in self.rows], "fusion": asdict(self.fusion), "papers": self.papers}
 
@@ -319,16 +332,43 @@ def breakdown(results: Sequence[QuestionResult]) -> list[EvalRow]:
     return rows
 
 
-def run_eval(
+@dataclass
+class EvalRun:
+    """Papers ingested and every ranker's candidates collected: scoring a mode or a set
+    of fusion weights is then cheap, so a weight sweep compares like with like."""
+
+    retriever: Retriever
+    questions: list[GoldQuestion]
+    papers: dict[str, Paper]
+    strategies: list[str]
+    rankings: dict[tuple[str, str], Rankings]
+
+    def score(self, modes: Sequence[Mode], fusion: Fusion) -> list[QuestionResult]:
+        return score_all(self.retriever, self.questions, self.papers, self.rankings, self.strategies, modes, fusion)
+
+    def report(self, modes: Sequence[Mode] = tuple(Mode), fusion: Fusion = DEFAULT_FUSION) -> EvalReport:
+        results = self.score(modes, fusion)
+        papers = {name: p.document_id for name, p in self.papers.items()}
+        return EvalReport(breakdown(results), results, list(self.strategies), fusion, papers)
+
+    def sweep(self, variants: dict[str, Fusion]) -> list[EvalRow]:
+        """The hybrid mode under each named set of weights, per strategy."""
+        rows = []
+        for name, fusion in variants.items():
+            for row in summarise(self.score([Mode.hybrid], fusion)):
+                row.mode = name
+                rows.append(row)
+        return rows
+
+
+def prepare_eval(
     work_dir: Path,
     gold_path: Path = GOLD_QUESTIONS,
     papers_dir: Path = FIXTURE_PAPERS,
     strategies: Sequence[str] = ("question", "token", BASELINE),
-    modes: Sequence[Mode] = (Mode.hybrid, Mode.vector, Mode.bm25),
-    fusion: Fusion = DEFAULT_FUSION,
     settings: Settings | None = None,
-) -> EvalReport:
-    """Ingest the papers the gold questions refer to into ``work_dir`` and score them."""
+) -> EvalRun:
+    """Ingest the papers the gold questions refer to into ``work_dir`` and rank every question."""
     questions = load_gold_questions(gold_path)
     papers = {name: load_paper(Path(papers_dir) / name) for name in dict.fromkeys(q.document for q in questions)}
     missing = [q.id for q in questions if q.qa_id not in papers[q.document].anchors]
@@ -336,7 +376,73 @@ def run_eval(
         raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
     settings = settings or Settings(data_dir=Path(work_dir), inbox=Path(work_dir) / "inbox")
     collection = ingest_papers(list(papers.values()), strategies, settings)
-    retriever = Retriever.open(settings, fusion, collection)
+    retriever = Retriever.open(settings, collection=collection)
     rankings = collect_rankings(retriever, questions, papers, strategies)
-    results = score_all(retriever, questions, papers, rankings, strategies, modes, fusion)
-    return EvalReport(breakdown(results), results, list(strategies), fusion, {n: p.document_id for n, p in papers.items()})
+    return EvalRun(retriever, questions, papers, list(strategies), rankings)
+
+
+def run_eval(
+    work_dir: Path,
+    gold_path: Path = GOLD_QUESTIONS,
+    papers_dir: Path = FIXTURE_PAPERS,
+    strategies: Sequence[str] = ("question", "token", BASELINE),
+    modes: Sequence[Mode] = tuple(Mode),
+    fusion: Fusion = DEFAULT_FUSION,
+) -> EvalReport:
+    """The eval table for the gold questions (see the module docstring)."""
+    return prepare_eval(work_dir, gold_path, papers_dir, strategies).report(modes, fusion)
+
+
+# -- one document's own questions (the vector_index asset check) -----------------------------
+@dataclass
+class DocumentCheck:
+    """Hit@5 of the hybrid search, restricted to one document, on that document's questions."""
+
+    filename: str
+    strategy: str
+    questions: int
+    hit5: float
+    baseline: float | None  # recorded in the gold questions file; None: nothing to compare with
+    misses: list[str]
+
+    @property
+    def passed(self) -> bool:
+        return self.baseline is None or self.hit5 >= self.baseline - 1e-9
+
+
+def recorded_baseline(filename: str, strategy: str, gold_path: Path = GOLD_QUESTIONS) -> float | None:
+    """The Hit@5 recorded for (paper, strategy) by ``scripts/eval_retrieval.py --record-baselines``."""
+    data = json.loads(Path(gold_path).read_text(encoding="utf-8"))
+    value = data.get("baselines", {}).get(filename, {}).get(strategy)
+    return float(value) if value is not None else None
+
+
+def check_document(retriever: Retriever, paper: Paper, questions: Sequence[GoldQuestion], strategy: str, baseline: float | None) -> DocumentCheck:
+    """Ask each question with the document filter (so other ingested papers do not matter)."""
+    own = [q for q in questions if q.document == paper.path.name]
+    misses = []
+    for q in own:
+        hits = retriever.search(q.question, k=5, strategy=strategy, mode=Mode.hybrid, document=paper.document_id)
+        if not any(holds_answer_end(h.record, paper.document_id, paper.anchors[q.qa_id]) for h in hits):
+            misses.append(q.id)
+    hit5 = 1 - len(misses) / len(own) if own else 0.0
+    return DocumentCheck(paper.path.name, strategy, len(own), hit5, baseline, misses)
+
+
+def check_stored_document(
+    settings: Settings, collection: Any, document_id: str, strategy: str, gold_path: Path = GOLD_QUESTIONS
+) -> DocumentCheck | None:
+    """The check for a document ingested by the pipeline, or None when it has no gold:
+    no ``X.gold.json`` beside its source file or no question about it in the gold set."""
+    from .pipeline import Artifacts
+
+    art = Artifacts(settings, document_id)
+    info = art.source()
+    if not gold_pairs_path(Path(info.path)).exists() or not Path(gold_path).exists():
+        return None
+    questions = [q for q in load_gold_questions(gold_path) if q.document == info.filename]
+    if not questions:
+        return None
+    paper = paper_from_pages(Path(info.path), document_id, info.sha256, art.pages())
+    retriever = Retriever.open(settings, collection=collection)
+    return check_document(retriever, paper, questions, strategy, recorded_baseline(info.filename, strategy, gold_path))

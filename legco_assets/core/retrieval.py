@@ -23,9 +23,12 @@ scope is loaded from ``data/cache/bm25`` and rebuilt only when the stored chunks
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any, Callable
@@ -36,6 +39,7 @@ from .bm25_index import Bm25Index, load_or_build, script_of
 from .vector_store import stored_chunks, with_retries
 
 RRF_K = 60
+OVERSAMPLE = 50  # extra unfiltered results asked for, so a scope's share of them is rarely short
 RECORD_KEYS = ("document_id", "page_number")  # stored as Chroma metadata, top-level in records
 
 
@@ -221,7 +225,7 @@ class Retriever:
         index, built = load_or_build(self.cache_dir, name, stored)
         records = [record_from_stored(c["id"], c["text"], c["metadata"]) for c in stored]
         rows = [i for i, r in enumerate(records) if r["metadata"].get("question_text")]
-        vectors = self.embedder([records[i]["metadata"]["question_text"] for i in rows]) if rows else []
+        vectors = self._embed_unique([records[i]["metadata"]["question_text"] for i in rows])
         return Scope(
             records=records,
             index=index,
@@ -232,6 +236,13 @@ class Retriever:
             built=built,
             seconds=time.perf_counter() - started,
         )
+
+    def _embed_unique(self, texts: list[str]) -> list[Any]:
+        """Vectors for ``texts``, embedding each distinct text once (parts of a split pair
+        repeat their question)."""
+        distinct = list(dict.fromkeys(texts))
+        vectors = dict(zip(distinct, self.embedder(distinct))) if distinct else {}
+        return [vectors[t] for t in texts]
 
     def embed_query(self, query: str) -> np.ndarray:
         embed = getattr(self.embedder, "embed_query", self.embedder)
@@ -244,17 +255,36 @@ class Retriever:
         return [Candidate(scope.records[i], score, cov) for i, score, cov in scope.index.top(query, n, mask)]
 
     def vector_ranking(
-        self, vector: np.ndarray, strategy: str, n: int, document: str | None = None, all_versions: bool = False
+        self, vector: np.ndarray, scope: Scope, strategy: str, n: int, document: str | None = None, all_versions: bool = False
     ) -> list[Candidate]:
-        """Best ``n`` chunks by cosine similarity of their text in Chroma."""
-        where = chunk_filter(strategy, document, all_versions)
+        """Best ``n`` chunks of the scope by cosine similarity of their text, from Chroma.
+
+        Chroma answers an unfiltered query in about a millisecond but needs tens of
+        milliseconds for a ``where`` filter on a large collection (it builds the allowed-id
+        set per query), and returning texts and metadata costs more than the search. The
+        scope already holds the filtered chunks' records, so Chroma is asked for ids and
+        distances only: restricted to the document's ids when one is given; unfiltered with
+        extra results kept by scope membership when the scope is a large share of the
+        collection; otherwise with the ``where`` filter."""
+        if document is not None:
+            ids = [r["id"] for r, doc in zip(scope.records, scope.documents) if doc == document]
+            return self._query(vector, scope, min(n, len(ids)), ids=ids) if ids else []
+        if scope.records and len(scope.records) * 4 >= scope.count:
+            extra = (n + OVERSAMPLE) * -(-scope.count // len(scope.records))
+            kept = self._query(vector, scope, min(extra, scope.count))[:n]
+            if len(kept) >= min(n, len(scope.records)):
+                return kept
+        return self._query(vector, scope, n, where=chunk_filter(strategy, None, all_versions))
+
+    def _query(
+        self, vector: np.ndarray, scope: Scope, n: int, where: dict[str, Any] | None = None, ids: list[str] | None = None
+    ) -> list[Candidate]:
+        """Chroma's nearest ids and distances, as candidates of the scope (others dropped)."""
         got = with_retries(
-            lambda: self.collection.query(
-                query_embeddings=[vector.tolist()], n_results=n, where=where, include=["documents", "metadatas", "distances"]
-            )
+            lambda: self.collection.query(query_embeddings=[vector.tolist()], n_results=n, where=where, ids=ids, include=["distances"])
         )
-        rows = zip(got["ids"][0], got["documents"][0], got["metadatas"][0], got["distances"][0])
-        return [Candidate(record_from_stored(i, d, m), 1.0 - float(dist)) for i, d, m, dist in rows]
+        pairs = zip(got["ids"][0], got["distances"][0])
+        return [Candidate(scope.records[scope.position[i]], 1.0 - float(d)) for i, d in pairs if i in scope.position]
 
     def question_ranking(self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
         """Best ``n`` Q&A chunks by cosine similarity of their question alone."""
@@ -272,10 +302,14 @@ class Retriever:
         self, query: str, strategy: str, n: int, document: str | None = None, all_versions: bool = False
     ) -> dict[str, list[Candidate]]:
         """Every ranker's best ``n`` candidates (the input of :func:`fuse`)."""
-        scope = self.scope(strategy, all_versions)
+        return self._rankings(query, self.scope(strategy, all_versions), strategy, n, document, all_versions)
+
+    def _rankings(
+        self, query: str, scope: Scope, strategy: str, n: int, document: str | None, all_versions: bool
+    ) -> dict[str, list[Candidate]]:
         vector = self.embed_query(query)
         return {
-            "vector": self.vector_ranking(vector, strategy, n, document, all_versions),
+            "vector": self.vector_ranking(vector, scope, strategy, n, document, all_versions),
             "question": self.question_ranking(vector, scope, n, document),
             "bm25": self.bm25_ranking(query, scope, n, document),
         }
@@ -294,12 +328,13 @@ class Retriever:
         mode = Mode(mode)
         if not query.strip() or k <= 0:
             return []
-        if mode is Mode.bm25:
-            return ranked_hits(self.bm25_ranking(query, self.scope(strategy, all_versions), k, document), "bm25")
+        scope = self.scope(strategy, all_versions)
         if mode is Mode.vector:
-            return ranked_hits(self.vector_ranking(self.embed_query(query), strategy, k, document, all_versions), "vector")
-        candidates = self.rankings(query, strategy, max(k, self.fusion.depth), document, all_versions)
-        return fuse(query, candidates, self.fusion, self.scope(strategy, all_versions))[:k]
+            return ranked_hits(self.vector_ranking(self.embed_query(query), scope, strategy, k, document, all_versions), "vector")
+        if mode is Mode.bm25:
+            return ranked_hits(self.bm25_ranking(query, scope, k, document), "bm25")
+        candidates = self._rankings(query, scope, strategy, max(k, self.fusion.depth), document, all_versions)
+        return fuse(query, candidates, self.fusion, scope)[:k]
 
 
 def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
@@ -355,3 +390,172 @@ def versions_markdown(rows: list[dict[str, Any]]) -> str:
         for r in rows
     ]
     return "\n".join(lines)
+
+
+# -- adaptive context for answering -----------------------------------------------------------
+ANSWER_PROMPT_VERSION = "answer-v1"
+K_START, K_MAX, K_STEP = 2, 6, 2
+CONTEXT_TOKENS = 3000
+ANSWER_SYSTEM = (
+    "You answer questions about Hong Kong Legislative Council papers using ONLY the numbered "
+    "context passages. Never use outside knowledge. Reply with one JSON object and nothing else.\n"
+    'If the passages contain the answer: {"sufficient": true, "answer": "...", "citations": '
+    '[{"document_id": "...", "page": 3, "question_id": "A1"}]} citing every passage you used '
+    "(its document, page and question id when it has one).\n"
+    'If they do not: {"sufficient": false}.\n'
+    "Answer in the language of the question."
+)
+
+
+@dataclass
+class ContextBlock:
+    """One retrieved chunk as it goes into the prompt (possibly cut to fit the budget)."""
+
+    hit: Hit
+    text: str
+    tokens: int
+    truncated: bool
+
+    def citation(self) -> dict[str, Any]:
+        """Where this passage is: document, page and question id (when it has one)."""
+        cite: dict[str, Any] = {"document_id": self.hit.record["document_id"], "page": self.hit.record["page_number"]}
+        if self.hit.metadata.get("question_id"):
+            cite["question_id"] = self.hit.metadata["question_id"]
+        return cite
+
+    def header(self, number: int) -> str:
+        cite = self.citation()
+        parts = [f"document: {cite['document_id']}", f"page: {cite['page']}"]
+        if "question_id" in cite:
+            parts.append(f"question: {cite['question_id']}")
+        return f"[{number}] " + " | ".join(parts)
+
+
+def assemble_context(hits: list[Hit], budget_tokens: int) -> list[ContextBlock]:
+    """The hits, best first, as long as they fit ``budget_tokens``; the first one that does
+    not fit is cut to the room left (a partial answer beats none), and assembly stops."""
+    from .tokens import count_tokens, encoding
+
+    blocks: list[ContextBlock] = []
+    left = budget_tokens
+    for hit in hits:
+        needed = count_tokens(hit.text)
+        if needed <= left:
+            blocks.append(ContextBlock(hit, hit.text, needed, False))
+            left -= needed
+            continue
+        if left > 0:
+            cut = encoding().decode(encoding().encode(hit.text, disallowed_special=())[:left])
+            blocks.append(ContextBlock(hit, cut, left, True))
+        break
+    return blocks
+
+
+def render_context(blocks: list[ContextBlock]) -> str:
+    return "\n\n".join(f"{b.header(n)}\n{b.text}" for n, b in enumerate(blocks, start=1))
+
+
+def answer_messages(question: str, blocks: list[ContextBlock]) -> list[dict[str, str]]:
+    """The chat messages sent to the model for one round."""
+    user = f"Context passages:\n\n{render_context(blocks)}\n\nQuestion: {question}"
+    return [{"role": "system", "content": ANSWER_SYSTEM}, {"role": "user", "content": user}]
+
+
+def parse_answer(reply: str) -> tuple[bool, str | None, list[dict[str, Any]]]:
+    """(sufficient, answer, citations) from the model's reply.
+
+    The reply should be the JSON object the prompt asks for (code fences tolerated); a model
+    that ignores the format still gets through: a reply starting with ``INSUFFICIENT`` or
+    ``{"sufficient": false`` means not enough context, any other text is the answer."""
+    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", reply.strip())
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        if not data.get("sufficient", bool(data.get("answer"))):
+            return False, None, []
+        cites = [c for c in data.get("citations") or [] if isinstance(c, dict)]
+        return True, str(data.get("answer") or "").strip() or None, cites
+    if text.upper().startswith("INSUFFICIENT"):
+        return False, None, []
+    return True, text, []
+
+
+@dataclass
+class AnswerRound:
+    """One call to the model: how many chunks it saw and what it said."""
+
+    k: int
+    chunk_ids: list[str]
+    context_tokens: int
+    sufficient: bool
+
+
+@dataclass
+class Answer:
+    """The outcome of :func:`answer_question`.
+
+    Without an LLM, ``answer`` is None, ``rounds`` is empty and ``messages`` is what would
+    have been sent for the first round."""
+
+    question: str
+    answer: str | None
+    citations: list[dict[str, Any]]
+    sufficient: bool
+    rounds: list[AnswerRound]
+    blocks: list[ContextBlock]
+    messages: list[dict[str, str]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "sufficient": self.sufficient,
+            "citations": self.citations,
+            "k": len(self.blocks),
+            "rounds": [vars(r) for r in self.rounds],
+            "context": [{**b.citation(), "id": b.hit.id, "tokens": b.tokens, "truncated": b.truncated} for b in self.blocks],
+        }
+
+
+def answer_question(
+    retriever: Retriever,
+    question: str,
+    llm: Any | None,
+    strategy: str,
+    mode: Mode | str = DEFAULT_MODE,
+    document: str | None = None,
+    budget_tokens: int = CONTEXT_TOKENS,
+    k_start: int = K_START,
+    k_max: int = K_MAX,
+    k_step: int = K_STEP,
+) -> Answer:
+    """Answer from the fewest chunks that suffice: start with ``k_start`` chunks and give
+    the model ``k_step`` more (up to ``k_max``) while it says the context is insufficient.
+
+    Why adaptive: most questions are answered by their own Q&A chunk, and every extra chunk
+    costs tokens and invites the model to mix answers up; only when the first chunks miss
+    is more context worth its cost. One search at ``k_max`` serves every round (the fused
+    order does not depend on k). ``llm`` is an :class:`.llm.LLMClient` or None."""
+    hits = retriever.search(question, k=k_max, strategy=strategy, mode=mode, document=document)
+    k = min(k_start, k_max, max(len(hits), 1))
+    rounds: list[AnswerRound] = []
+    while True:
+        blocks = assemble_context(hits[:k], budget_tokens)
+        messages = answer_messages(question, blocks)
+        if llm is None or not blocks:  # nothing to ask about: no call
+            return Answer(question, None, [], False, rounds, blocks, messages)
+        sufficient, text, cites = _ask(llm, question, blocks, messages)
+        rounds.append(AnswerRound(k, [b.hit.id for b in blocks], sum(b.tokens for b in blocks), sufficient))
+        budget_left = len(blocks) == k and not (blocks and blocks[-1].truncated)
+        if sufficient or not budget_left or k >= min(k_max, len(hits)):
+            return Answer(question, text, cites, sufficient, rounds, blocks, messages)
+        k = min(k + k_step, k_max, len(hits))
+
+
+def _ask(llm: Any, question: str, blocks: list[ContextBlock], messages: list[dict[str, str]]) -> tuple[bool, str | None, list[dict[str, Any]]]:
+    """One model call, cached by the question and the exact context it saw."""
+    context_hash = hashlib.sha256(render_context(blocks).encode("utf-8")).hexdigest()
+    reply = llm.complete("answer", ANSWER_PROMPT_VERSION, messages, {"question": question, "context": context_hash})
+    return parse_answer(reply)

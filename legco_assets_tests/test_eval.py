@@ -1,0 +1,175 @@
+"""The retrieval eval: gold questions, the hit rule, metrics, the bars, the vector_index check."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from legco_assets import cli
+from legco_assets.core.documents import DocumentIndex
+from legco_assets.core.evaluation import (
+    BASELINE,
+    FIXTURE_PAPERS,
+    GOLD_QUESTIONS,
+    EvalReport,
+    EvalRun,
+    QuestionResult,
+    answer_anchor,
+    char_windows,
+    check_document,
+    load_gold_questions,
+    normalise,
+    prepare_eval,
+    recorded_baseline,
+    score_ranking,
+    summarise,
+)
+from legco_assets.core.retrieval import DEFAULT_FUSION, DEFAULT_MODE, PLAIN_RRF, Hit, Mode
+from legco_assets.core.settings import Strategy
+from legco_assets.defs.assets import ALL_ASSETS, RETRIEVAL_CHECK
+from legco_assets.defs.jobs import strategy_run_config
+from legco_assets.defs.partitions import documents_partitions
+from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
+
+
+@pytest.fixture(scope="module")
+def eval_run(tmp_path_factory: pytest.TempPathFactory) -> EvalRun:
+    """The fixture papers ingested with every strategy and every gold question ranked (once)."""
+    return prepare_eval(tmp_path_factory.mktemp("eval"))
+
+
+@pytest.fixture(scope="module")
+def report(eval_run: EvalRun) -> EvalReport:
+    return eval_run.report()
+
+
+# -- the gold set ------------------------------------------------------------------------------
+def test_gold_questions_are_many_bilingual_paraphrases_of_real_pairs() -> None:
+    questions = load_gold_questions()
+    assert len(questions) >= 60 and len({q.id for q in questions}) == len(questions)
+    assert {q.lang for q in questions} == {"zh", "en"}
+    for q in questions:
+        pairs = {p["qa_id"]: p for p in json.loads((FIXTURE_PAPERS / q.document).with_suffix(".gold.json").read_text())["pairs"]}
+        pair = pairs[q.qa_id]
+        assert q.page == pair["page"], q.id
+        assert normalise(q.question) not in normalise(pair["question"]) and normalise(pair["question"]) not in normalise(q.question), q.id
+    english_about_chinese = [q for q in questions if q.lang == "en" and q.document != "paper_l_faq.pdf"]
+    chinese_about_english = [q for q in questions if q.lang == "zh" and q.document == "paper_l_faq.pdf"]
+    assert len(english_about_chinese) >= 15 and len(chinese_about_english) >= 5
+
+
+# -- the hit rule ------------------------------------------------------------------------------
+def test_normalise_drops_whitespace_pipes_and_rules() -> None:
+    assert normalise("| 一人住戶 | 81 620 |\n|---|---|\n完成。") == "一人住戶81620完成。"
+
+
+def test_anchor_grows_until_it_is_unique_in_the_document() -> None:
+    boilerplate = "我們會繼續聽取專業團體及地區人士的意見。"
+    document = f"甲答案：工程進度良好。{boilerplate}\n乙答案：撥款已獲\n批准。{boilerplate}"
+    assert answer_anchor(f"撥款已獲批准。{boilerplate}", boilerplate, document) == f"准。{boilerplate}"
+    assert answer_anchor("甲答案：工程進度良好。", "工程進度良好。", document) == "甲答案：工程進度良好。", "short answers are whole"
+    with pytest.raises(ValueError, match="not found exactly once"):
+        answer_anchor("這句話不在文件裏面，所以找不到它的結尾部分。", "結尾部分。", document)
+
+
+def test_char_windows_are_the_seed_baseline() -> None:
+    spans = char_windows("x" * 2500)
+    assert spans == [(0, 1000), (800, 1800), (1600, 2500)]
+    assert char_windows("short") == [(0, 5)]
+
+
+def _hit(chunk_id: str, document: str, text: str, rank: int) -> Hit:
+    return Hit({"id": chunk_id, "document_id": document, "text": text, "page_number": 1, "metadata": {}}, rank, 1.0 / rank)
+
+
+def test_scoring_counts_rank_and_characters_read_until_the_answer_end() -> None:
+    hits = [_hit("a", "d", "x" * 100, 1), _hit("b", "other", "答案的結尾。", 2), _hit("c", "d", "前文\n答案的 結尾。", 3), _hit("e", "d", "答案的結尾。", 4)]
+    first, relevant, chars = score_ranking(hits, "d", "答案的結尾。", ideal=2)
+    assert first == 3 and relevant == [False, False, True, True] and chars == 100 + 6 + 10
+    miss = score_ranking(hits[:2], "d", "答案的結尾。", ideal=1)
+    assert miss == (None, [False, False], 106), "a miss reads everything retrieved"
+    result = QuestionResult("q", "question", "hybrid", "zh", False, first, relevant, 2, chars)
+    assert result.ndcg5 == pytest.approx((1 / 2 + 1 / 2.321928) / (1 + 1 / 1.584963), rel=1e-4)
+    rows = summarise([result, QuestionResult("q2", "question", "hybrid", "en", True, 1, [True], 1, 10)])
+    assert rows[0].hit1 == 0.5 and rows[0].hit5 == 1.0 and rows[0].mrr == pytest.approx((1 / 3 + 1) / 2)
+    assert rows[0].context_chars == pytest.approx((116 + 10) / 2)
+
+
+# -- the bars, on the fixture papers -----------------------------------------------------------
+def test_question_strategy_meets_the_bars(report: EvalReport) -> None:
+    question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
+    assert question.questions >= 60
+    assert question.hit5 >= 0.95 and question.hit1 >= 0.8, report.table()
+    assert question.context_chars <= 0.5 * token.context_chars, report.table()
+    assert question.mrr > report.row(BASELINE, "hybrid").mrr and question.mrr > token.mrr
+
+
+def test_default_mode_and_fusion_are_the_best_measured(eval_run: EvalRun, report: EvalReport) -> None:
+    by_mode = {m.value: report.row("question", m.value).mrr for m in Mode}
+    assert max(by_mode, key=by_mode.get) == DEFAULT_MODE.value, by_mode
+    plain = {r.strategy: r for r in eval_run.sweep({"plain": PLAIN_RRF})}
+    for strategy in ("question", "token"):
+        assert report.row(strategy, "hybrid").hit5 >= plain[strategy].hit5
+        assert report.row(strategy, "hybrid").mrr >= plain[strategy].mrr
+    assert report.row("question", "hybrid", "cross-language").hit5 > report.row("question", "vector", "cross-language").hit5
+
+
+def test_baseline_chunks_are_character_windows_of_the_cleaned_text(eval_run: EvalRun) -> None:
+    scope = eval_run.retriever.scope(BASELINE)
+    by_doc: dict[str, list[dict]] = {}
+    for record in scope.records:
+        by_doc.setdefault(record["document_id"], []).append(record)
+    for document_id, records in by_doc.items():
+        records.sort(key=lambda r: r["metadata"]["chunk_index"])
+        paper = next(p for p in eval_run.papers.values() if p.document_id == document_id)
+        assert all(len(r["text"]) <= 1000 for r in records)
+        assert "".join(r["text"][: 800] for r in records[:-1]) + records[-1]["text"] == paper.text
+
+
+def test_recorded_baselines_hold_and_a_drop_fails_the_check(eval_run: EvalRun) -> None:
+    for name, paper in eval_run.papers.items():
+        for strategy in ("question", "token"):
+            baseline = recorded_baseline(name, strategy)
+            assert baseline is not None, f"no baseline recorded for {name} {strategy}"
+            outcome = check_document(eval_run.retriever, paper, eval_run.questions, strategy, baseline)
+            assert outcome.passed, (name, strategy, outcome)
+    paper = eval_run.papers["paper_b_speaking_notes.pdf"]
+    failing = check_document(eval_run.retriever, paper, eval_run.questions, "token", baseline=1.01)
+    assert not failing.passed and failing.questions == 6
+
+
+def test_eval_command_prints_one_table(tmp_path: Path) -> None:
+    data = json.loads(GOLD_QUESTIONS.read_text(encoding="utf-8"))
+    small = tmp_path / "gold.json"
+    small.write_text(json.dumps({"questions": [q for q in data["questions"] if q["document"] == "paper_b_speaking_notes.pdf"]}))
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = cli.main(["eval", "--gold", str(small), "--strategies", "token,baseline", "--modes", "bm25,vector"])
+    lines = out.getvalue().splitlines()
+    assert code == 0 and lines[0].startswith("| strategy | mode | subset |")
+    rows = [line.split("|")[1:4] for line in lines[2:]]
+    assert [" token ", " bm25 ", " all "] in rows and [" baseline ", " vector ", " all "] in rows
+
+
+# -- the asset check on vector_index -----------------------------------------------------------
+def test_vector_index_evaluates_a_paper_with_gold_and_shows_stored_versions(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    key = DocumentIndex(data / "documents").register(FIXTURE_PAPERS / "paper_b_speaking_notes.pdf")
+    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        result = dg.materialize(
+            ALL_ASSETS, partition_key=key, instance=instance, resources=resources, run_config=strategy_run_config(Strategy.question)
+        )
+    assert result.success
+    [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == RETRIEVAL_CHECK]
+    assert check.passed and check.metadata["evaluated"].value is True
+    assert check.metadata["questions"].value == 6 and check.metadata["hit_at_5"].value >= check.metadata["baseline"].value
+    mat = next(m for m in result.get_asset_materialization_events() if m.asset_key == dg.AssetKey("vector_index"))
+    table = mat.materialization.metadata["stored_versions"].value
+    assert f"| {key} | question |" in table and "| yes |" in table

@@ -1,0 +1,285 @@
+"""Retrieval: tokeniser, cached BM25, coverage-weighted fusion, filters, versions, views, answering."""
+
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from legco_assets import cli
+from legco_assets.core.bm25_index import Bm25Index, load_or_build, script_of, tokenize
+from legco_assets.core.records import Chunk
+from legco_assets.core.retrieval import (
+    Candidate,
+    Fusion,
+    Mode,
+    Retriever,
+    answer_question,
+    assemble_context,
+    fuse,
+    parse_answer,
+    stored_versions,
+    versions_markdown,
+)
+from legco_assets.core.settings import Settings
+from legco_assets.core.vector_store import open_collection, replace_document
+
+from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
+
+ZH_PAIRS = [
+    ("A1", "排水隧道的設計容量是否足夠？", "渠務署營運四條雨水排放隧道，總長度約二十一公里。"),
+    ("A2", "全港仍有多少個水浸黑點？", "截至2025年4月，全港仍有五個水浸黑點，預計2028年前全部完成改善。"),
+    ("A3", "受影響寮屋住戶可獲甚麼補償？", "合資格住戶可入住公共租住房屋或領取特惠津貼，一人住戶為81 620元。"),
+]
+EN_PAIRS = [
+    ("Q1", "What are the monthly rates of the Old Age Allowance?", "The Old Age Allowance is $1,675 a month from 1 February 2025."),
+    ("Q2", "What penalties apply to unlicensed care homes?", "Operating a home without a licence carries a fine of $1,000,000 and 3 years."),
+]
+
+
+def _records(document_id: str, pairs: list[tuple[str, str, str]], sha: str, strategy: str = "question") -> list[dict]:
+    chunks = [
+        Chunk(document_id, strategy, i, f"{qa} {q}\n{a}", i + 1, i + 1, "qa", 40, question_id=qa, question_index=i, question_text=q)
+        for i, (qa, q, a) in enumerate(pairs)
+    ]
+    return [c.to_record(f"{document_id}.pdf", sha) for c in chunks]
+
+
+@pytest.fixture
+def store(settings: Settings) -> tuple[Settings, Any]:
+    """A collection holding a Chinese and an English paper, question strategy, version 1."""
+    collection = open_collection(settings)
+    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    replace_document(collection, _records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    return settings, collection
+
+
+# -- tokeniser and BM25 index ------------------------------------------------------------------
+def test_tokenize_chinese_bigrams_english_words_and_numbers() -> None:
+    assert tokenize("水浸黑點") == ["水浸", "浸黑", "黑點"]
+    assert tokenize("仍有 5 個") == ["仍有", "5", "個"]
+    assert tokenize("The Inspections of Homes, $1,675") == ["inspection", "home", "1675"]
+    assert tokenize("ＭＴＲ站２號") == ["mtr", "站", "2", "號"], "full-width forms are read as their ASCII"
+
+
+def test_script_of_decides_by_proportion() -> None:
+    assert script_of("截至2025年4月，全港仍有五個水浸黑點 (MTR)") == "zh"
+    assert script_of("How many flooding blackspots remain in Hong Kong?") == "en"
+    assert script_of("2025") == "en"
+
+
+def test_bm25_index_is_cached_by_content_and_rebuilt_when_a_chunk_changes(tmp_path: Path) -> None:
+    chunks = [{"id": "d:question:0", "text": "水浸黑點"}, {"id": "d:question:1", "text": "allowance rates"}]
+    first, built = load_or_build(tmp_path, "question-latest", chunks)
+    assert built and len(list(tmp_path.iterdir())) == 1
+    again, built_again = load_or_build(tmp_path, "question-latest", list(reversed(chunks)))
+    assert not built_again and again.ids == first.ids
+    changed, rebuilt = load_or_build(tmp_path, "question-latest", [chunks[0], {"id": "d:question:1", "text": "penalties"}])
+    assert rebuilt and changed.top("penalties", 5)[0][0] == 1
+    other_scope, _ = load_or_build(tmp_path, "token-latest", chunks)
+    names = sorted(p.name.rsplit("-", 1)[0] for p in tmp_path.iterdir())
+    assert names == ["question-latest", "question-latest", "token-latest"], "older generations are kept once, then pruned"
+    assert other_scope.key == first.key
+
+
+def test_bm25_top_respects_mask_and_ignores_zero_scores() -> None:
+    index = Bm25Index.build([{"id": "a", "text": "水浸黑點 改善"}, {"id": "b", "text": "水浸 黑點"}, {"id": "c", "text": "allowance"}])
+    assert [row for row, _, _ in index.top("水浸黑點", 5)] == [0, 1]
+    assert [row for row, _, _ in index.top("水浸黑點", 5, mask=np.array([False, True, True]))] == [1]
+    assert index.top("nothing matches", 5) == []
+    assert index.top("", 5) == []
+
+
+def test_coverage_is_the_idf_share_of_the_query_a_chunk_holds() -> None:
+    index = Bm25Index.build(
+        [{"id": "zh", "text": "水浸黑點的改善工程"}, {"id": "en", "text": "the government will study the allowance"}, {"id": "x", "text": "care homes"}]
+    )
+    coverage = index.coverage("government study on drainage tunnels")
+    assert coverage[0] == 0.0, "an English query covers nothing of a Chinese chunk"
+    assert 0.0 < coverage[1] < 0.6, "words absent from the corpus count against every chunk"
+    assert index.coverage("government study allowance")[1] == pytest.approx(1.0)
+
+
+# -- fusion ------------------------------------------------------------------------------------
+def _cand(chunk_id: str, text: str, coverage: float = 1.0) -> Candidate:
+    return Candidate({"id": chunk_id, "document_id": "d", "text": text, "page_number": 1, "metadata": {}}, 1.0, coverage)
+
+
+def test_fusion_is_weighted_reciprocal_rank() -> None:
+    rankings = {"vector": [_cand("a", "x"), _cand("b", "x")], "question": [_cand("b", "x")], "bm25": [_cand("b", "x", 0.5), _cand("a", "x", 1.0)]}
+    fusion = Fusion(vector_weight=1.0, question_weight=2.0, bm25_weight=1.0, coverage_power=2.0)
+    hits = fuse("x", rankings, fusion)
+    expected_b = 1 / 62 + 2 / 61 + 0.25 / 61
+    expected_a = 1 / 61 + 1 / 62
+    assert [h.id for h in hits] == ["b", "a"]
+    assert hits[0].score == pytest.approx(expected_b) and hits[1].score == pytest.approx(expected_a)
+    assert hits[0].ranks == {"vector": 2, "question": 1, "bm25": 1}
+
+
+def test_uncovered_or_cross_script_bm25_votes_do_not_count() -> None:
+    rankings = {"vector": [_cand("zh", "水浸黑點")], "bm25": [_cand("en", "wrong english paper", 0.0)]}
+    assert [h.id for h in fuse("flooding blackspots", rankings, Fusion())][0] == "zh"
+    assert fuse("flooding blackspots", rankings, Fusion())[1].score == 0.0
+    routed = Fusion(coverage_power=0.0, cross_script_bm25_weight=0.0)
+    mixed = {"vector": [], "bm25": [_cand("zh", "水浸黑點", 0.0), _cand("en", "flooding", 1.0)]}
+    scores = {h.id: h.score for h in fuse("flooding", mixed, routed)}
+    assert scores["zh"] == 0.0 and scores["en"] > 0
+
+
+# -- search over a store -----------------------------------------------------------------------
+def test_search_modes_and_filters(store) -> None:
+    settings, collection = store
+    retriever = Retriever.open(settings, collection=collection)
+    bm25 = retriever.search("水浸黑點", k=3, strategy="question", mode=Mode.bm25)
+    assert bm25[0].id == "drain:question:1" and bm25[0].ranks == {"bm25": 1}
+    vector = retriever.search("old age allowance monthly amount", k=2, strategy="question", mode="vector")
+    assert vector[0].id == "elderly:question:0" and -1.0 <= vector[0].score <= 1.0
+    hybrid = retriever.search("How many flooding blackspots are left?", k=5, strategy="question")
+    assert hybrid[0].id == "drain:question:1"
+    assert [h.rank for h in hybrid] == list(range(1, len(hybrid) + 1))
+    assert all(a.score >= b.score for a, b in zip(hybrid, hybrid[1:]))
+    only = retriever.search("補償", k=5, strategy="question", document="elderly")
+    assert only and {h.record["document_id"] for h in only} == {"elderly"}
+    assert retriever.search("水浸黑點", k=5, strategy="token") == []
+    assert retriever.search("   ", k=5, strategy="question") == []
+
+
+def test_hits_are_chunk_records_with_rank_and_score(store) -> None:
+    settings, collection = store
+    hit = Retriever.open(settings, collection=collection).search("水浸黑點", k=1, strategy="question")[0]
+    record = hit.to_json()
+    assert set(record) == {"id", "document_id", "text", "page_number", "metadata", "rank", "score"}
+    assert record["document_id"] == "drain" and record["page_number"] == 2 and record["rank"] == 1
+    assert record["metadata"]["question_id"] == "A2" and "document_id" not in record["metadata"]
+
+
+def test_queries_see_the_latest_version_and_documents_shows_both(store) -> None:
+    settings, collection = store
+    retriever = Retriever.open(settings, collection=collection)
+    assert retriever.search("水浸黑點", k=5, strategy="question", mode="bm25")[0].id == "drain:question:1"
+    revised = [("A1", "排水隧道的設計容量是否足夠？", "新隧道將於2030年落成。")]
+    replace_document(collection, _records("drain", revised, "c" * 64), "drain", "question", "c" * 64)
+    latest = retriever.search("水浸黑點", k=5, strategy="question", mode="bm25")
+    assert latest == [], "the old version's chunk is archived, and the retriever noticed the change"
+    both = retriever.search("水浸黑點", k=5, strategy="question", mode="bm25", all_versions=True)
+    assert [h.id for h in both] == ["drain@aaaaaaaa:question:1"] and both[0].metadata["is_latest_version"] is False
+    rows = [r for r in stored_versions(collection) if r["document_id"] == "drain"]
+    assert [(r["version"], r["latest"], r["chunks"]) for r in rows] == [("cccccccccccc", True, 1), ("aaaaaaaaaaaa", False, 3)]
+    assert "| drain | question | aaaaaaaaaaaa | no | 3 |" in versions_markdown(rows)
+
+
+# -- the command line --------------------------------------------------------------------------
+def _cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main(list(args))
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def cli_store(env_data_dir: Path) -> Path:
+    collection = open_collection(Settings.from_env())
+    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    replace_document(collection, _records("drain", ZH_PAIRS[:1], "d" * 64), "drain", "question", "d" * 64)
+    replace_document(collection, _records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    return env_data_dir
+
+
+def test_query_json_prints_ranked_records_one_per_line(cli_store: Path) -> None:
+    code, out, _ = _cli("query", "monthly Old Age Allowance", "--strategy", "question", "-k", "2", "--json")
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [r["rank"] for r in lines] == [1, 2]
+    assert lines[0]["id"] == "elderly:question:0" and lines[0]["score"] >= lines[1]["score"]
+    code, out, _ = _cli("query", "水浸黑點", "--strategy", "question", "--mode", "bm25", "--all-versions")
+    assert code == 0 and "drain@aaaaaaaa:question:1" in out and "A2" in out and "p2" in out
+
+
+def test_query_names_what_is_stored_when_the_strategy_is_empty(cli_store: Path) -> None:
+    code, out, err = _cli("query", "anything", "--strategy", "token")
+    assert code == 1 and out == "" and "stored: question" in err and err.count("\n") == 1
+
+
+def test_documents_and_chunks_views(cli_store: Path) -> None:
+    code, out, _ = _cli("documents", "--json")
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [(r["document_id"], r["latest"], r["chunks"]) for r in rows] == [
+        ("drain", True, 1), ("drain", False, 3), ("elderly", True, 2)
+    ]
+    code, out, _ = _cli("documents")
+    table = [line.split() for line in out.splitlines()]
+    assert table[0][:5] == ["document", "strategy", "version", "latest", "chunks"]
+    assert ["drain", "question", "dddddddddddd", "yes", "1", "drain.pdf"] in table
+    assert ["drain", "question", "aaaaaaaaaaaa", "no", "3", "drain.pdf"] in table
+    code, out, _ = _cli("chunks", "elderly", "--strategy", "question")
+    assert code == 0 and "Q2" in out and "What penalties apply to unlicensed care homes?" in out and "p2" in out
+    code, out, _ = _cli("chunks", "drain", "--all-versions", "--json")
+    assert {json.loads(line)["id"] for line in out.splitlines()} == {
+        "drain:question:0", "drain@aaaaaaaa:question:0", "drain@aaaaaaaa:question:1", "drain@aaaaaaaa:question:2"
+    }
+    code, _, err = _cli("chunks", "nothing-here")
+    assert code == 1 and "nothing-here" in err
+
+
+def test_answer_without_llm_prints_the_context_it_would_send(cli_store: Path) -> None:
+    code, out, err = _cli("answer", "How many flooding blackspots are left?", "--strategy", "question")
+    assert code == 0 and "no LLM configured" in err
+    assert "[1] document: " in out and "[2] document: " in out and "[3]" not in out, "k starts at 2"
+    assert "question: A2" not in out, "the archived version's chunks are not context"
+
+
+# -- answering ---------------------------------------------------------------------------------
+def test_context_is_cut_to_the_token_budget(store) -> None:
+    settings, collection = store
+    hits = Retriever.open(settings, collection=collection).search("水浸黑點", k=3, strategy="question")
+    blocks = assemble_context(hits, budget_tokens=40)
+    assert sum(b.tokens for b in blocks) <= 40 and blocks[-1].truncated and len(blocks) <= 2
+    assert blocks[0].citation() == {"document_id": "drain", "page": 2, "question_id": "A2"}
+
+
+def test_parse_answer_accepts_json_fences_and_plain_replies() -> None:
+    assert parse_answer('```json\n{"sufficient": true, "answer": "五個", "citations": [{"document_id": "d", "page": 2}]}\n```') == (
+        True, "五個", [{"document_id": "d", "page": 2}]
+    )
+    assert parse_answer('{"sufficient": false}') == (False, None, [])
+    assert parse_answer("INSUFFICIENT context") == (False, None, [])
+    assert parse_answer("Five blackspots remain.") == (True, "Five blackspots remain.", [])
+
+
+def test_answer_grows_the_context_while_the_model_says_insufficient(store, llm_server: FakeLLMServer, tmp_path: Path) -> None:  # noqa: F811
+    settings, collection = store
+    retriever = Retriever.open(settings, collection=collection)
+    llm_server.enqueue(
+        '{"sufficient": false}',
+        '{"sufficient": false}',
+        '{"sufficient": true, "answer": "Five.", "citations": [{"document_id": "drain", "page": 2, "question_id": "A2"}]}',
+    )
+    llm = llm_server.client(cache_dir=tmp_path / "llm")
+    result = answer_question(retriever, "水浸黑點還有多少？", llm, "question", k_start=2, k_max=6, k_step=2)
+    assert llm_server.calls["chat"] == 3
+    assert [r.k for r in result.rounds] == [2, 4, 5], "k grows by 2 and stops at the chunks there are (5)"
+    assert result.sufficient and result.answer == "Five." and result.citations[0]["question_id"] == "A2"
+    sent = [body["messages"][1]["content"] for endpoint, body in llm_server.requests if endpoint == "chat"]
+    assert "[2]" in sent[0] and "[3]" not in sent[0] and "[5]" in sent[2] and "ONLY" in llm_server.requests[0][1]["messages"][0]["content"]
+    again = answer_question(retriever, "水浸黑點還有多少？", llm, "question", k_start=2, k_max=6, k_step=2)
+    assert llm_server.calls["chat"] == 3 and again.answer == "Five.", "an unchanged question and context is answered from the cache"
+
+
+def test_answer_stops_at_k_max_and_says_so(store, llm_server: FakeLLMServer) -> None:  # noqa: F811
+    settings, collection = store
+    llm_server.default_reply = '{"sufficient": false}'
+    result = answer_question(Retriever.open(settings, collection=collection), "月球上有水嗎？", llm_server.client(), "question", k_max=3, k_step=1)
+    assert [r.k for r in result.rounds] == [2, 3] and not result.sufficient and result.answer is None
+    assert llm_server.calls["chat"] == 2
+
+
+def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
+    llm_server.enqueue('{"sufficient": true, "answer": "$1,675 a month.", "citations": [{"document_id": "elderly", "page": 1, "question_id": "Q1"}]}')
+    code, out, err = _cli("answer", "How much is the Old Age Allowance?", "--strategy", "question")
+    assert code == 0 and out.startswith("$1,675 a month.") and "elderly p.1 Q1" in out and "1 model call" in err

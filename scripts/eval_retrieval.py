@@ -1,0 +1,114 @@
+"""The retrieval eval on the gold questions, with the bars, a fusion-weight sweep and baselines.
+
+Same numbers as ``legco-assets eval``, plus:
+
+* the bars of issue #6 (question strategy, hybrid: Hit@5 ≥ 0.95, Hit@1 ≥ 0.8, and at most
+  half the characters of context the token strategy needs), checked and printed;
+* ``--sweep``: the hybrid mode under the fusion variants compared in ``docs/retrieval.md``;
+* ``--record-baselines``: per paper and strategy, Hit@5 of the hybrid search restricted to
+  that paper, written into the gold questions file; the ``vector_index`` asset check fails
+  when a later run falls below it.
+
+::
+
+    .venv/bin/python scripts/eval_retrieval.py [--sweep] [--record-baselines] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from legco_assets.core.evaluation import (  # noqa: E402
+    BASELINE,
+    GOLD_QUESTIONS,
+    EvalReport,
+    EvalRun,
+    check_document,
+    format_table,
+    prepare_eval,
+)
+from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion  # noqa: E402
+
+BARS = {"hit5": 0.95, "hit1": 0.80, "chars_ratio": 0.5}
+SWEEP = {
+    "plain RRF, BM25 + chunk vectors": PLAIN_RRF,
+    "plain RRF, BM25 x0.5": Fusion(question_weight=0, coverage_power=0, bm25_weight=0.5),
+    "plain RRF + script routing": Fusion(question_weight=0, coverage_power=0, cross_script_bm25_weight=0),
+    "BM25 x coverage^2 + chunk vectors": Fusion(question_weight=0),
+    "+ question vectors x1": Fusion(question_weight=1),
+    "+ question vectors x2 (default)": DEFAULT_FUSION,
+    "question x2, coverage^1": Fusion(coverage_power=1),
+    "question x2, coverage^3": Fusion(coverage_power=3),
+    "question x3": Fusion(question_weight=3),
+    "question x2, chunk vectors x0.5": Fusion(vector_weight=0.5),
+    "question x2, no coverage": Fusion(coverage_power=0),
+}
+
+
+def bar_lines(report: EvalReport) -> list[str]:
+    """One line per bar: the figure, the bar and whether it is met."""
+    question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
+    ratio = question.context_chars / token.context_chars if token.context_chars else float("inf")
+    checks = [
+        (f"question hybrid Hit@5 {question.hit5:.3f}", f">= {BARS['hit5']}", question.hit5 >= BARS["hit5"]),
+        (f"question hybrid Hit@1 {question.hit1:.3f}", f">= {BARS['hit1']}", question.hit1 >= BARS["hit1"]),
+        (
+            f"chars to answer: question {question.context_chars:,.0f} / token {token.context_chars:,.0f} = {ratio:.2f}",
+            f"<= {BARS['chars_ratio']}",
+            ratio <= BARS["chars_ratio"],
+        ),
+    ]
+    return [f"{'met ' if ok else 'MISS'}  {what} (bar {bar})" for what, bar, ok in checks]
+
+
+def record_baselines(run: EvalRun, gold_path: Path, strategies: list[str]) -> dict[str, dict[str, float]]:
+    """Measure and store per-paper Hit@5 (hybrid, searching that paper only)."""
+    baselines: dict[str, dict[str, float]] = {}
+    for name, paper in run.papers.items():
+        for strategy in strategies:
+            outcome = check_document(run.retriever, paper, run.questions, strategy, None)
+            baselines.setdefault(name, {})[strategy] = round(outcome.hit5, 4)
+    data = json.loads(gold_path.read_text(encoding="utf-8"))
+    data["baselines"] = baselines
+    gold_path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return baselines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--gold", default=str(GOLD_QUESTIONS))
+    parser.add_argument("--strategies", default=f"question,token,{BASELINE}")
+    parser.add_argument("--work-dir", help="keep the eval's data dir (default: a temp dir)")
+    parser.add_argument("--sweep", action="store_true", help="also compare fusion weights (hybrid mode)")
+    parser.add_argument("--record-baselines", action="store_true", help="write per-paper Hit@5 into the gold file")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
+        run = prepare_eval(Path(args.work_dir or tmp), Path(args.gold), strategies=strategies)
+        report = run.report()
+        if args.json:
+            print(json.dumps(report.to_json(), ensure_ascii=False))
+            return 0
+        print(report.table())
+        if {"question", "token"} <= set(strategies):
+            print("\n" + "\n".join(bar_lines(report)))
+        if args.sweep:
+            print("\nFusion weights (hybrid mode, all questions):\n")
+            print(format_table(run.sweep(SWEEP)))
+        if args.record_baselines:
+            recorded = record_baselines(run, Path(args.gold), [s for s in strategies if s != BASELINE])
+            print(f"\nrecorded baselines in {args.gold}: {json.dumps(recorded)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
