@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -124,10 +125,13 @@ class LLMClient:
         return None
 
     def _store(self, key: str, content: str) -> None:
+        """Write via a temp file named for this process and thread, then rename: two
+        workers storing the same key (the same page image in two concurrent runs, or twice
+        in one document) must not rename each other's temp file away."""
         path = self._cache_path(key)
         if path:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
             tmp.write_text(json.dumps({"content": content}, ensure_ascii=False), encoding="utf-8")
             tmp.replace(path)
 
