@@ -106,3 +106,31 @@ def test_document_index_survives_concurrent_processes(tmp_path: Path) -> None:
     entries = DocumentIndex(tmp_path).all()
     assert sorted(entries) == sorted(keys) and len(keys) == 100
     assert all(len(entry.versions) == 1 for entry in entries.values())
+
+
+def test_llm_cache_survives_concurrent_writers_of_one_key(tmp_path: Path) -> None:
+    """Two workers that read the same page image (a page repeated in a paper, or a cover
+    page shared by two documents in concurrent runs) store the same cache key at once."""
+    import threading
+
+    from legco_assets.core.llm import LLMClient
+
+    clients = [LLMClient(base_url="http://127.0.0.1:9/v1", model="m", cache_dir=tmp_path / "llm") for _ in range(4)]
+    key = "ab" + "0" * 62
+    errors: list[BaseException] = []
+
+    def store_many(client: LLMClient) -> None:
+        for n in range(200):
+            try:
+                client._store(key, f"| page | {n} |\n|---|---|\n" * 200)
+            except BaseException as exc:  # noqa: BLE001 (any failure is the finding)
+                errors.append(exc)
+
+    threads = [threading.Thread(target=store_many, args=(c,)) for c in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert clients[0]._cached(key) is not None and clients[0]._cached(key).startswith("| page |")
+    assert [p.name for p in (tmp_path / "llm").rglob("*") if p.is_file()] == [f"{key}.json"], "no temp file left behind"
