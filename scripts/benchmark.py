@@ -1,0 +1,321 @@
+"""Throughput and peak memory of each stage, next to raw pypdfium2 text extraction.
+
+Why: analysts feed papers of a few pages to many hundreds; the pipeline must stay within a
+small factor of reading the PDF's text layer, grow linearly with pages, and fit in memory.
+For generated LegCo-style papers of 10, 100 and 500 pages (scripts/make_long_paper.py)
+every stage runs in a fresh subprocess (so the peak RSS is that stage's process alone):
+
+* raw pypdfium2: open the bytes, ``get_text_range`` on every page (the floor);
+* text extraction: ``read_source`` + ``extract_document`` + ``clean_pages`` (+ ``require_text``);
+* structure (rules, no LLM), tables (geometric, no LLM), chunking per strategy;
+* embedding: the configured local model on the token chunks (empty vector cache), and
+  vector_index: embedding + Chroma upsert (``replace_document``, embedded Chroma);
+* the whole no-LLM pipeline per strategy (``chunk_file``, what ``legco-assets chunk`` runs);
+* the inbox sensor handling 200 new files in one tick (and the next, unchanged, tick).
+
+Prints a Markdown table and the bars; nothing is asserted. ``--profile STAGE`` prints the
+top functions of one stage (cProfile) instead. Usage:
+
+    .venv/bin/python scripts/benchmark.py [--pages 10 100 500] [--repeat 1]
+    .venv/bin/python scripts/benchmark.py --profile structure --pages 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
+
+STAGES = [
+    "raw_pypdfium2",
+    "text_extraction",
+    "structure",
+    "tables",
+    "chunk_token",
+    "chunk_question",
+    "embedding",
+    "vector_index",
+    "pipeline_token",
+    "pipeline_question",
+]
+LABELS = {
+    "raw_pypdfium2": "raw pypdfium2 text (floor)",
+    "text_extraction": "text extraction + cleaning",
+    "structure": "structure (rules)",
+    "tables": "tables (geometric)",
+    "chunk_token": "chunking: token",
+    "chunk_question": "chunking: question",
+    "embedding": "embedding (local model)",
+    "vector_index": "vector_index (embed + upsert)",
+    "pipeline_token": "whole no-LLM pipeline: token",
+    "pipeline_question": "whole no-LLM pipeline: question",
+}
+
+
+# -- one stage in this process (the child) ------------------------------------------------------
+def _maxrss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+
+
+def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]]:
+    """Everything the stage needs (not timed), and the timed call itself."""
+    from legco_assets.core.extract import read_source
+    from legco_assets.core.pipeline import build_chunks, chunk_file, find_page_tables, find_structure, require_text, text_pages
+    from legco_assets.core.settings import Settings, Strategy
+
+    settings = Settings(data_dir=work / "data")
+    if stage == "raw_pypdfium2":
+        import pypdfium2 as pdfium
+
+        data = paper.read_bytes()
+
+        def raw() -> dict[str, Any]:
+            pdf = pdfium.PdfDocument(data)
+            chars = 0
+            for i in range(len(pdf)):
+                page = pdf[i]
+                textpage = page.get_textpage()
+                chars += len(textpage.get_text_range())
+                textpage.close()
+                page.close()
+            pdf.close()
+            return {"characters": chars}
+
+        return raw
+    if stage == "text_extraction":
+
+        def extraction() -> dict[str, Any]:
+            source = read_source(paper)
+            _, pages = text_pages(source)
+            require_text(paper, pages)
+            return {"characters": sum(len(p.cleaned) for p in pages)}
+
+        return extraction
+    if stage.startswith("pipeline_"):
+        strategy = Strategy(stage.removeprefix("pipeline_"))
+        return lambda: {"chunks": len(chunk_file(paper, strategy, settings, use_llm=False))}
+
+    source = read_source(paper)
+    _, pages = text_pages(source)
+    if stage == "structure":
+        return lambda: {"sections": len(find_structure(pages, settings, None).sections)}
+    if stage == "tables":
+        return lambda: {"tables": len(find_page_tables(source, pages, settings, None).tables)}
+    tables = find_page_tables(source, pages, settings, None).tables
+    if stage == "chunk_token":
+        return lambda: {"chunks": len(build_chunks("bench", Strategy.token, pages, settings, None, tables))}
+    if stage == "chunk_question":
+        sections = find_structure(pages, settings, None).sections
+        return lambda: {"chunks": len(build_chunks("bench", Strategy.question, pages, settings, sections, tables))}
+    records = [c.to_record(paper.name, source.sha256) for c in build_chunks("bench", Strategy.token, pages, settings, None, tables)]
+    if stage == "embedding":
+        from legco_assets.core.embeddings import embedding_function
+
+        embed = embedding_function(settings)
+        embed(["warm-up: load the model outside the timed part"])
+
+        def embedding() -> dict[str, Any]:
+            vectors = embed([r["text"] for r in records])
+            return {"chunks": len(vectors)}
+
+        return embedding
+    if stage == "vector_index":
+        from legco_assets.core.vector_store import open_collection, replace_document
+
+        collection = open_collection(settings)
+        collection._embedding_function(["warm-up: load the model outside the timed part"])
+
+        def index() -> dict[str, Any]:
+            return {"chunks": replace_document(collection, records, "bench", "token", source.sha256).written}
+
+        return index
+    raise SystemExit(f"unknown stage {stage!r} (one of {', '.join(STAGES)})")
+
+
+def run_stage(stage: str, paper: Path) -> dict[str, Any]:
+    """Child entry point: prepare, then time the stage once; seconds and memory."""
+    with tempfile.TemporaryDirectory() as tmp:
+        call = _prepare(stage, paper, Path(tmp))
+        before = _maxrss_mib()
+        started = time.perf_counter()
+        facts = call()
+        seconds = time.perf_counter() - started
+        return {"stage": stage, "seconds": seconds, "peak_rss_mib": _maxrss_mib(), "stage_rss_mib": _maxrss_mib() - before, **facts}
+
+
+def run_sensor(files: int, work: Path) -> dict[str, Any]:
+    """Child entry point: ``files`` new PDFs in the inbox, one tick, then an unchanged tick."""
+    import dagster as dg
+
+    from legco_assets.defs.partitions import documents_partitions
+    from legco_assets.defs.resources import LegcoSettings
+    from legco_assets.defs.sensors import inbox_sensor
+    from make_long_paper import make_long_paper
+
+    data = work / "data"
+    inbox = data / "inbox"
+    inbox.mkdir(parents=True)
+    base = make_long_paper(4, work / "base.pdf").read_bytes()
+    for n in range(files):  # distinct bytes (a trailing comment) so every file is new content
+        (inbox / f"paper {n:03d}.pdf").write_bytes(base + f"\n% copy {n}\n".encode())
+    (work / "home").mkdir()
+    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(inbox))}
+    with dg.instance_for_test(temp_dir=str(work / "home")) as instance:
+        before = _maxrss_mib()
+        started = time.perf_counter()
+        result = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources))
+        for request in result.dynamic_partitions_requests:
+            instance.add_dynamic_partitions(documents_partitions.name, list(request.partition_keys))
+        first = time.perf_counter() - started
+        started = time.perf_counter()
+        again = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
+        second = time.perf_counter() - started
+        assert len(result.run_requests) == files and not again.run_requests
+        return {
+            "stage": "sensor",
+            "files": files,
+            "seconds": first,
+            "unchanged_tick_seconds": second,
+            "run_requests": len(result.run_requests),
+            "peak_rss_mib": _maxrss_mib(),
+            "stage_rss_mib": _maxrss_mib() - before,
+        }
+
+
+# -- the parent: papers, subprocesses, the table ------------------------------------------------
+def _child(args: list[str]) -> dict[str, Any]:
+    done = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def machine() -> str:
+    mem = ""
+    try:
+        kib = int(next(line for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")).split()[1])
+        mem = f", {kib / 1024 / 1024:.0f} GiB RAM"
+    except (OSError, StopIteration, ValueError):
+        pass
+    cpu = ""
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return f"{os.cpu_count()} cores{mem}; {cpu}; Python {platform.python_version()}; {platform.system()} {platform.release()}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pages", type=int, nargs="+", default=[10, 100, 500])
+    parser.add_argument("--repeat", type=int, default=1, help="runs per stage; the fastest is reported")
+    parser.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES)
+    parser.add_argument("--sensor-files", type=int, default=200)
+    parser.add_argument("--profile", choices=STAGES, help="cProfile one stage on the largest paper and print its top functions")
+    parser.add_argument("--child", nargs=2, metavar=("STAGE", "PAPER"), help=argparse.SUPPRESS)
+    parser.add_argument("--child-sensor", nargs=2, metavar=("FILES", "WORKDIR"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.child:
+        print(json.dumps(run_stage(args.child[0], Path(args.child[1]))))
+        return
+    if args.child_sensor:
+        print(json.dumps(run_sensor(int(args.child_sensor[0]), Path(args.child_sensor[1]))))
+        return
+
+    from make_long_paper import make_long_paper
+
+    work = Path(tempfile.mkdtemp(prefix="legco-bench-"))
+    try:
+        papers = {n: make_long_paper(n, work / f"paper-{n}.pdf") for n in args.pages}
+        if args.profile:
+            profile(args.profile, papers[max(papers)])
+            return
+        results: dict[tuple[str, int], dict[str, Any]] = {}
+        for n, paper in papers.items():
+            for stage in args.stages:
+                runs = [_child(["--child", stage, str(paper)]) for _ in range(args.repeat)]
+                results[(stage, n)] = min(runs, key=lambda r: r["seconds"])
+                print(f"  {stage:<18} {n:>4} pages  {results[(stage, n)]['seconds']:8.3f}s", file=sys.stderr, flush=True)
+        sensor_dir = work / "sensor"
+        sensor_dir.mkdir()
+        sensor = _child(["--child-sensor", str(args.sensor_files), str(sensor_dir)])
+        print(report(results, sensor, sorted(papers), args))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report(results: dict[tuple[str, int], dict[str, Any]], sensor: dict[str, Any], sizes: list[int], args: argparse.Namespace) -> str:
+    lines = [
+        f"Machine: {machine()}",
+        f"Command: .venv/bin/python scripts/benchmark.py --pages {' '.join(map(str, sizes))} --repeat {args.repeat}",
+        "",
+        "| stage | pages | seconds | pages/s | × raw pypdfium2 | s/page vs smallest | peak RSS (MiB) | stage Δ RSS (MiB) | output |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    smallest = sizes[0]
+    for stage in args.stages:
+        for n in sizes:
+            r = results[(stage, n)]
+            raw = results.get(("raw_pypdfium2", n))
+            vs_raw = f"{r['seconds'] / raw['seconds']:.1f}" if raw and raw["seconds"] > 0 else "–"
+            base = results[(stage, smallest)]
+            growth = (r["seconds"] / n) / (base["seconds"] / smallest) if base["seconds"] > 0 else float("nan")
+            output = ", ".join(f"{k} {v}" for k, v in r.items() if k in ("characters", "sections", "tables", "chunks"))
+            lines.append(
+                f"| {LABELS[stage]} | {n} | {r['seconds']:.3f} | {n / r['seconds']:,.0f} | {vs_raw} | {growth:.2f} | "
+                f"{r['peak_rss_mib']:.0f} | {r['stage_rss_mib']:.0f} | {output} |"
+            )
+    lines.append(
+        f"| inbox sensor, one tick | {sensor['files']} files | {sensor['seconds']:.3f} | – | – | – | {sensor['peak_rss_mib']:.0f} | "
+        f"{sensor['stage_rss_mib']:.0f} | {sensor['run_requests']} run requests; unchanged tick {sensor['unchanged_tick_seconds']:.3f}s |"
+    )
+    largest = sizes[-1]
+    if ("pipeline_question", largest) in results and ("raw_pypdfium2", largest) in results:
+        q = results[("pipeline_question", largest)]
+        raw = results[("raw_pypdfium2", largest)]
+        small = results[("pipeline_question", smallest)]
+        growth = (q["seconds"] / largest) / (small["seconds"] / smallest)
+        peak = max(r["peak_rss_mib"] for r in results.values())
+        lines += [
+            "",
+            f"Bars (no-LLM question pipeline, {largest} pages):",
+            f"- ≥ 50 pages/s: {largest / q['seconds']:,.0f} pages/s — {'met' if largest / q['seconds'] >= 50 else 'MISSED'}",
+            f"- within 3× raw pypdfium2: {q['seconds'] / raw['seconds']:.1f}× — {'met' if q['seconds'] <= 3 * raw['seconds'] else 'MISSED'}",
+            f"- time per page grows < 1.3× from {smallest} to {largest} pages: {growth:.2f}× — {'met' if growth < 1.3 else 'MISSED'}",
+            f"- peak memory < 1 GiB (any stage's process): {peak:.0f} MiB — {'met' if peak < 1024 else 'MISSED'}",
+        ]
+    return "\n".join(lines)
+
+
+def profile(stage: str, paper: Path) -> None:
+    """Top functions of one stage by cumulative and own time (cProfile)."""
+    import cProfile
+    import pstats
+
+    with tempfile.TemporaryDirectory() as tmp:
+        call = _prepare(stage, paper, Path(tmp))
+        profiler = cProfile.Profile()
+        profiler.enable()
+        call()
+        profiler.disable()
+    stats = pstats.Stats(profiler)
+    stats.sort_stats("cumulative").print_stats(20)
+    stats.sort_stats("tottime").print_stats(15)
+
+
+if __name__ == "__main__":
+    main()
