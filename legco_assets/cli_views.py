@@ -40,6 +40,12 @@ def _first_lines(text: str, lines: int = 2, width: int = 100) -> list[str]:
     return [ln[:width] + ("…" if len(ln) > width else "") for ln in found]
 
 
+def _content_line(text: str, heading: str | None) -> str:
+    """The first line that says something: chunks may start with their section heading."""
+    lines = _first_lines(text, 3, 200)
+    return next((ln for ln in lines if ln != (heading or "").strip()), lines[0] if lines else "")
+
+
 def _pages(meta: dict[str, Any]) -> str:
     start, end = meta.get("page_start"), meta.get("page_end")
     return f"p{start}" if end in (None, start) else f"p{start}-{end}"
@@ -83,7 +89,7 @@ def cmd_chunks(args: argparse.Namespace) -> int:
             continue
         m = chunk["metadata"]
         label = m.get("question_id") or m["section_type"]
-        shown = m.get("question_text") or (_first_lines(chunk["text"], 1) or [""])[0]
+        shown = m.get("question_text") or _content_line(chunk["text"], m.get("section_heading"))
         table = " [table]" if m.get("has_table") else ""
         heading = (m.get("section_heading") or "")[:24]
         print(f"{chunk['id']:<40} {label:<14} {_pages(m):<8} {heading:<24} {shown[:80]}{table}")

@@ -35,6 +35,7 @@ from legco_assets.core.evaluation import (  # noqa: E402
     prepare_eval,
 )
 from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion  # noqa: E402
+from legco_assets.core.settings import Settings  # noqa: E402
 
 BARS = {"hit5": 0.95, "hit1": 0.80, "chars_ratio": 0.5}
 SWEEP = {
@@ -86,14 +87,19 @@ def main() -> int:
     parser.add_argument("--gold", default=str(GOLD_QUESTIONS))
     parser.add_argument("--strategies", default=f"question,token,{BASELINE}")
     parser.add_argument("--work-dir", help="keep the eval's data dir (default: a temp dir)")
+    parser.add_argument("--embedding-model", default="use-multilingual", help="use-multilingual | multilingual-e5-small")
     parser.add_argument("--sweep", action="store_true", help="also compare fusion weights (hybrid mode)")
     parser.add_argument("--record-baselines", action="store_true", help="write per-paper Hit@5 into the gold file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.record_baselines and args.embedding_model != Settings().embedding_model:
+        parser.error("baselines are recorded with the default embedding model only")
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
-        run = prepare_eval(Path(args.work_dir or tmp), Path(args.gold), strategies=strategies)
+        work = Path(args.work_dir or tmp)
+        settings = Settings(data_dir=work, inbox=work / "inbox", embedding_model=args.embedding_model)
+        run = prepare_eval(work, Path(args.gold), strategies=strategies, settings=settings)
         report = run.report()
         if args.json:
             print(json.dumps(report.to_json(), ensure_ascii=False))
