@@ -19,7 +19,10 @@ from .records import Page
 
 EDGE_LINES = 3  # how many lines at each end of a page may be furniture
 _CHAR_FIXES = str.maketrans({"\u31d0": "一", "\u31d1": "丨", "\u00ad": ""})
-_COMPAT_IDEOGRAPHS = re.compile("[\u2e80-\u2fdf\uf900-\ufaff]")  # radicals, compatibility ideographs
+_COMPAT_RANGES = "\u2e80-\u2fdf\uf900-\ufaff"  # radicals, compatibility ideographs
+_COMPAT_IDEOGRAPHS = re.compile(f"[{_COMPAT_RANGES}]")
+# any code point normalise_chars changes: texts without one are left alone
+_NEEDS_FIX = re.compile("[" + "".join(chr(k) for k in _CHAR_FIXES) + _COMPAT_RANGES + "]")
 _CJK_PAREN_SPACE = re.compile(r"\(\s*([一二三四五六七八九十百]+)\s*\)")
 
 
@@ -29,6 +32,19 @@ def normalise_chars(text: str) -> str:
     if _COMPAT_IDEOGRAPHS.search(text):
         text = _COMPAT_IDEOGRAPHS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)
     return text
+
+
+def normalise_chars_aligned(text: str) -> str:
+    """:func:`normalise_chars` keeping one output char per input char, so offsets into the
+    result are offsets into ``text`` (a char that would vanish becomes a space). Most texts
+    have nothing to fix and come back as they are, without a per-char pass."""
+    if not _NEEDS_FIX.search(text):
+        return text
+    out = []
+    for ch in text:
+        fixed = normalise_chars(ch)
+        out.append(fixed[:1] if fixed else " ")
+    return "".join(out)
 
 
 def is_letter_spaced(text: str) -> bool:

@@ -24,7 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 
 from .markdown_tables import to_markdown
-from .preprocess import normalise_chars
+from .preprocess import normalise_chars, normalise_chars_aligned
 from .records import Page, Table
 from .tokens import count_tokens
 
@@ -40,18 +40,8 @@ class _Squashed:
 
     @classmethod
     def of(cls, text: str) -> "_Squashed":
-        keep = [(i, ch) for i, ch in enumerate(normalise_chars_per_char(text)) if not ch.isspace()]
+        keep = [(i, ch) for i, ch in enumerate(normalise_chars_aligned(text)) if not ch.isspace()]
         return cls("".join(ch for _, ch in keep), [i for i, _ in keep])
-
-
-def normalise_chars_per_char(text: str) -> str:
-    """:func:`normalise_chars` applied char by char, keeping one output char per input
-    char (so offsets still line up); a char that would vanish becomes a space."""
-    out = []
-    for ch in text:
-        fixed = normalise_chars(ch)
-        out.append(fixed[:1] if fixed else " ")
-    return "".join(out)
 
 
 def _squash(text: str) -> str:

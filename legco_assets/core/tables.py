@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .markdown_tables import to_markdown
-from .preprocess import normalise_chars
+from .preprocess import normalise_chars_aligned
 from .records import Page, Table
 from .settings import Settings
 
@@ -291,15 +291,30 @@ class _PageReader:
         self._fill_edges(h, v)
         return h, v
 
-    def chars(self, textpage: Any) -> list[_Char]:
+    def _page_chars(self, textpage: Any) -> str:
+        """Every character of the text page, index for index, in one PDFium call (a call
+        per character costs more than the rest of the page); per character only when the
+        page has characters outside the BMP, which make the UTF-16 text longer."""
+        raw = self.raw
+        count = raw.FPDFText_CountChars(textpage)
+        buffer = ctypes.create_string_buffer((count + 1) * 2)
+        written = raw.FPDFText_GetText(textpage, 0, count, ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
+        text = buffer.raw[: max(0, written - 1) * 2].decode("utf-16-le", errors="replace")
+        if len(text) != count:
+            text = "".join(chr(raw.FPDFText_GetUnicode(textpage, i)) for i in range(count))
+        return text.replace("\x00", " ")
+
+    def chars(self, textpage: Any, regions: list[list[float]]) -> list[_Char]:
+        """Characters whose box centre may fall inside one of ``regions`` (grid bboxes,
+        top-based ``[x0, top, x1, bottom]``): the rest of the page is skipped after one box
+        lookup, which is most of the cost of reading a page's characters."""
         raw = self.raw
         l, r, b, t = (ctypes.c_double() for _ in range(4))
         ox, oy = ctypes.c_double(), ctypes.c_double()
         loose = raw.FS_RECTF()
         out: list[_Char] = []
         space = printed = False
-        for index in range(raw.FPDFText_CountChars(textpage)):
-            ch = chr(raw.FPDFText_GetUnicode(textpage, index) or 32)
+        for index, ch in enumerate(self._page_chars(textpage)):
             if ch.isspace() or ch in "\x00\x02\ufffe":
                 if ch.isspace():
                     space = True
@@ -309,6 +324,9 @@ class _PageReader:
                 continue
             top, bottom = self.height - t.value, self.height - b.value
             x0, x1 = l.value, r.value
+            if not _near_any(regions, (x0 + x1) / 2, (top + bottom) / 2):
+                space = printed = False
+                continue
             # loose boxes (advance width, ascent/descent) make gaps between glyphs honest
             # ("1" has a narrow ink box); tight boxes keep lines apart, except for flat
             # glyphs such as "一" and "─"
@@ -319,21 +337,21 @@ class _PageReader:
                     top, bottom = loose_top, loose_bottom
             raw.FPDFText_GetCharOrigin(textpage, index, ox, oy)
             size = raw.FPDFText_GetFontSize(textpage, index) or (bottom - top) or 10.0
-            out.append(
-                _Char(
-                    ch=normalise_chars(ch) or ch,
-                    x0=x0,
-                    top=top,
-                    x1=x1,
-                    bottom=bottom,
-                    base=self.height - oy.value,
-                    size=float(size),
-                    space_before=space,
-                    printed_space=printed,
-                )
-            )
+            out.append(_Char(ch, x0, top, x1, bottom, self.height - oy.value, float(size), space, printed))
             space = printed = False
+        fixed = normalise_chars_aligned("".join(c.ch for c in out))
+        for c, f in zip(out, fixed):
+            if f != c.ch and not f.isspace():
+                c.ch = f
         return out
+
+
+def _near_any(regions: list[list[float]], x: float, y: float, margin: float = 2 * SNAP) -> bool:
+    """True when (x, y) lies within ``margin`` of one of the boxes (exact tests come later)."""
+    for x0, top, x1, bottom in regions:
+        if x0 - margin <= x <= x1 + margin and top - margin <= y <= bottom + margin:
+            return True
+    return False
 
 
 # -- edges to grids -------------------------------------------------------------------------------
@@ -644,7 +662,7 @@ def _page_tables(raw: Any, pdf: Any, page_number: int) -> list[Table]:
             return []
         textpage = raw.FPDFText_LoadPage(page)
         try:
-            chars = reader.chars(textpage)
+            chars = reader.chars(textpage, [g.bbox for g in grids])
         finally:
             raw.FPDFText_ClosePage(textpage)
         tables = [t for t in (_table_from_grid(page_number, g, chars) for g in grids) if t is not None]
