@@ -5,13 +5,15 @@ Same numbers as ``legco-assets eval``, plus:
 * the bars of issue #6 (question strategy, hybrid: Hit@5 ≥ 0.95, Hit@1 ≥ 0.8, and at most
   half the characters of context the token strategy needs), checked and printed;
 * ``--sweep``: the hybrid mode under the fusion variants compared in ``docs/retrieval.md``;
+* ``--real``: the held-out questions about real papers (``../shared/corpus/real``, when
+  present), written after the weights were chosen: the figure for papers never tuned on;
 * ``--record-baselines``: per paper and strategy, Hit@5 of the hybrid search restricted to
   that paper, written into the gold questions file; the ``vector_index`` asset check fails
   when a later run falls below it.
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--sweep] [--record-baselines] [--json]
+    .venv/bin/python scripts/eval_retrieval.py [--real] [--sweep] [--record-baselines] [--json]
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ sys.path.insert(0, str(REPO))
 
 from legco_assets.core.evaluation import (  # noqa: E402
     BASELINE,
+    FIXTURE_PAPERS,
     GOLD_QUESTIONS,
+    REAL_CORPUS,
+    REAL_CORPUS_QUESTIONS,
     EvalReport,
     EvalRun,
     check_document,
@@ -85,6 +90,8 @@ def record_baselines(run: EvalRun, gold_path: Path, strategies: list[str]) -> di
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gold", default=str(GOLD_QUESTIONS))
+    parser.add_argument("--papers", default=str(FIXTURE_PAPERS), help="folder the gold file's paper names are relative to")
+    parser.add_argument("--real", action="store_true", help="the held-out real-corpus questions (sets --gold and --papers)")
     parser.add_argument("--strategies", default=f"question,token,{BASELINE}")
     parser.add_argument("--work-dir", help="keep the eval's data dir (default: a temp dir)")
     parser.add_argument("--embedding-model", default="use-multilingual", help="use-multilingual | multilingual-e5-small")
@@ -92,6 +99,10 @@ def main() -> int:
     parser.add_argument("--record-baselines", action="store_true", help="write per-paper Hit@5 into the gold file")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.real:
+        args.gold, args.papers = str(REAL_CORPUS_QUESTIONS), str(REAL_CORPUS)
+    if args.record_baselines and args.real:
+        parser.error("baselines are recorded for the fixture papers only")
     if args.record_baselines and args.embedding_model != Settings().embedding_model:
         parser.error("baselines are recorded with the default embedding model only")
 
@@ -99,7 +110,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
         work = Path(args.work_dir or tmp)
         settings = Settings(data_dir=work, inbox=work / "inbox", embedding_model=args.embedding_model)
-        run = prepare_eval(work, Path(args.gold), strategies=strategies, settings=settings)
+        run = prepare_eval(work, Path(args.gold), Path(args.papers), strategies, settings)
         report = run.report()
         if args.json:
             print(json.dumps(report.to_json(), ensure_ascii=False))

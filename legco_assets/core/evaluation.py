@@ -36,6 +36,10 @@ from .settings import Settings, Strategy
 REPO = Path(__file__).resolve().parents[2]
 GOLD_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "gold_questions.json"
 FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
+# Held-out questions about real papers we may not redistribute (present beside the repo on
+# the machines that have them): written after the fusion weights were chosen, never tuned on.
+REAL_CORPUS = REPO.parent / "shared" / "corpus" / "real"
+REAL_CORPUS_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_corpus_questions.json"
 BASELINE = "baseline"
 BASELINE_SIZE, BASELINE_OVERLAP = 1000, 200
 MIN_ANCHOR = 20
@@ -96,22 +100,28 @@ class Paper:
     pages: list[Any] = field(default_factory=list, repr=False)
 
 
-def load_paper(path: Path) -> Paper:
-    """Extract and clean ``path`` and read the answer ends of its ``.gold.json``."""
+def load_paper(path: Path, answer_ends: dict[str, str] | None = None) -> Paper:
+    """Extract and clean ``path``; its answer ends come from ``answer_ends`` (qa_id -> the
+    answer's closing words, for papers we did not write) or else from its ``.gold.json``."""
     from .documents import slug
     from .extract import read_source
     from .pipeline import text_pages
 
     source = read_source(path)
     _, pages = text_pages(source)
-    return paper_from_pages(Path(path), slug(path), source.sha256, pages)
+    return paper_from_pages(Path(path), slug(path), source.sha256, pages, answer_ends)
 
 
-def paper_from_pages(path: Path, document_id: str, sha256: str, pages: list[Any]) -> Paper:
+def paper_from_pages(
+    path: Path, document_id: str, sha256: str, pages: list[Any], answer_ends: dict[str, str] | None = None
+) -> Paper:
     """A :class:`Paper` from cleaned pages (the eval's or the pipeline's stored ones)."""
     text = DocumentText.from_pages(pages).text
-    gold = json.loads(gold_pairs_path(path).read_text(encoding="utf-8"))
-    anchors = {p["qa_id"]: answer_anchor(p["answer_text"], p["answer_last_line"], text) for p in gold["pairs"]}
+    if answer_ends is not None:
+        anchors = {qa_id: answer_anchor(end, end, text) for qa_id, end in answer_ends.items()}
+    else:
+        gold = json.loads(gold_pairs_path(path).read_text(encoding="utf-8"))
+        anchors = {p["qa_id"]: answer_anchor(p["answer_text"], p["answer_last_line"], text) for p in gold["pairs"]}
     return Paper(path, document_id, sha256, text, anchors, pages)
 
 
@@ -368,9 +378,11 @@ def prepare_eval(
     strategies: Sequence[str] = ("question", "token", BASELINE),
     settings: Settings | None = None,
 ) -> EvalRun:
-    """Ingest the papers the gold questions refer to into ``work_dir`` and rank every question."""
+    """Ingest the papers into ``work_dir`` and rank every question. The papers are the gold
+    file's ``papers`` (questions' papers and distractors) or else those its questions name;
+    answer ends are its ``answer_ends`` or else each paper's ``.gold.json``."""
     questions = load_gold_questions(gold_path)
-    papers = {name: load_paper(Path(papers_dir) / name) for name in dict.fromkeys(q.document for q in questions)}
+    papers = load_papers(Path(gold_path), Path(papers_dir), questions)
     missing = [q.id for q in questions if q.qa_id not in papers[q.document].anchors]
     if missing:
         raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
@@ -379,6 +391,15 @@ def prepare_eval(
     retriever = Retriever.open(settings, collection=collection)
     rankings = collect_rankings(retriever, questions, papers, strategies)
     return EvalRun(retriever, questions, papers, list(strategies), rankings)
+
+
+def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuestion]) -> dict[str, Paper]:
+    """The eval's papers by their name in the gold file (see :func:`prepare_eval`)."""
+    gold = json.loads(gold_path.read_text(encoding="utf-8"))
+    names = gold.get("papers") or list(dict.fromkeys(q.document for q in questions))
+    if "answer_ends" not in gold:
+        return {name: load_paper(papers_dir / name) for name in names}
+    return {name: load_paper(papers_dir / name, gold["answer_ends"].get(name, {})) for name in names}
 
 
 def run_eval(
