@@ -346,14 +346,20 @@ class Locator:
         self.drops.invalid += 1
         return None
 
-    def _heading(self, item: dict[str, Any], cursor: int, window: Window) -> Located | None:
-        text = needle(item["heading"])
-        if len(text) < MIN_HEADING_CHARS:
+    def _find(self, text: str, min_chars: int, cursor: int, window: Window) -> tuple[int, int] | None:
+        """Where a quoted heading or question is in the text; a quote too short to be
+        unambiguous, or not there at all (a hallucination), is counted and dropped."""
+        if len(text) < min_chars:
             self.drops.invalid += 1
             return None
         span = self._search(text, cursor, window)
         if span is None:
             self.drops.unlocated += 1
+        return span
+
+    def _heading(self, item: dict[str, Any], cursor: int, window: Window) -> Located | None:
+        span = self._find(needle(item["heading"]), MIN_HEADING_CHARS, cursor, window)
+        if span is None:
             return None
         line_start = line_bounds(self.doc.text, span[0])[0]
         if normalise(self.doc.text[line_start : span[0]]).text:
@@ -365,13 +371,8 @@ class Locator:
         return Located("heading", line_start, past_punctuation(self.doc.text, span[1]))
 
     def _pair(self, item: dict[str, Any], cursor: int, window: Window) -> Located | None:
-        text = needle(item["question"])
-        if len(text) < MIN_QUESTION_CHARS:
-            self.drops.invalid += 1
-            return None
-        span = self._search(text, cursor, window)
+        span = self._find(needle(item["question"]), MIN_QUESTION_CHARS, cursor, window)
         if span is None:
-            self.drops.unlocated += 1
             return None
         if on_injection_line(self.doc.text, *span):
             self.drops.injection += 1
