@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The whole suite. Browser tests need Debian's chromium: installed here when missing and
-# when we may (root with apt), else those tests report why they cannot run.
+# The whole suite. The browser test needs Debian's chromium and the storage test Debian's
+# postgresql: installed here when missing and when we may (root with apt), else those tests
+# report why they cannot run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || echo "chromium install failed; browser tests will fail" >&2
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || missing+=(postgresql)
+if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null) \
+    || echo "installing ${missing[*]} failed; the tests that need them will fail" >&2
 fi
 exec .venv/bin/python -m pytest "$@"
