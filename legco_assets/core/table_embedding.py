@@ -40,8 +40,9 @@ class _Squashed:
 
     @classmethod
     def of(cls, text: str) -> "_Squashed":
-        keep = [(i, ch) for i, ch in enumerate(normalise_chars_aligned(text)) if not ch.isspace()]
-        return cls("".join(ch for _, ch in keep), [i for i, _ in keep])
+        normal = normalise_chars_aligned(text)
+        # str.split() drops exactly the characters str.isspace() is true for
+        return cls("".join(normal.split()), [i for i, ch in enumerate(normal) if not ch.isspace()])
 
 
 def _squash(text: str) -> str:

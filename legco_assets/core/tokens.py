@@ -25,9 +25,18 @@ def count_tokens(text: str) -> int:
     return len(encoding().encode_ordinary(text))
 
 
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
+
+
 def token_char_offsets(text: str) -> list[int]:
     """Char offset where each token of ``text`` starts (tokens may split a character;
-    such a token reports the offset of the character it starts inside)."""
-    tokens = encoding().encode(text, disallowed_special=())
-    _, offsets = encoding().decode_with_offsets(tokens)
+    such a token reports the offset of the character it starts inside). The offsets of
+    ``Encoding.decode_with_offsets``, which counts each token's bytes in Python one by one
+    (a third of the token strategy's time); here ``bytes.translate`` counts them."""
+    enc = encoding()
+    offsets = []
+    text_len = 0
+    for token in enc.decode_tokens_bytes(enc.encode(text, disallowed_special=())):
+        offsets.append(max(0, text_len - (0x80 <= token[0] < 0xC0)))
+        text_len += len(token.translate(None, _CONTINUATION))
     return offsets
