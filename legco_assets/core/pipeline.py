@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ContextManager
 
 from . import markers
 from .documents import DocumentIndex, atomic_write_text
@@ -24,6 +25,7 @@ from .preprocess import clean_pages
 from .records import Chunk, DocumentText, ExtractedDocument, Page, Section, Table
 from .settings import Settings, Strategy
 from .token_chunking import TokenChunkingStrategy
+from .tokens import encoding
 
 if TYPE_CHECKING:
     from .llm_structure import StructureResult
@@ -157,13 +159,26 @@ def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None 
     return resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
 
 
-def find_page_tables(source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> Any:
-    """Tables per page (geometric, or vision when configured); None for non-PDF inputs."""
+def find_page_tables(source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None, geometry: Any = None) -> Any:
+    """Tables per page (geometric, or vision when configured); None for non-PDF inputs.
+    ``geometry``: what :func:`start_page_tables` started for this source, if anything."""
     if document_kind(source) != "pdf":
         return None
     from .tables import find_tables
 
-    return find_tables(source.data, pages, settings, llm)
+    return find_tables(source.data, pages, settings, llm, geometry)
+
+
+def start_page_tables(source: SourceBytes) -> ContextManager[Any]:
+    """Start finding a PDF's geometric tables in worker processes, to be collected by
+    :func:`find_page_tables` (a context manager: leaving it stops the workers). Geometry
+    needs only the bytes, so it runs while this process reads and structures the text.
+    Nothing for other kinds of document."""
+    if document_kind(source) != "pdf":
+        return nullcontext(None)
+    from .tables import GeometricTables
+
+    return GeometricTables(source.data)
 
 
 def build_chunks(
@@ -195,18 +210,23 @@ def build_chunks(
 
 
 def chunk_file(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True) -> list[dict[str, Any]]:
-    """The whole pipeline in memory for one file: chunk records, nothing written."""
+    """The whole pipeline in memory for one file: chunk records, nothing written. A long
+    PDF's table geometry runs in worker processes meanwhile (:func:`start_page_tables`)."""
     source = read_source(path)
-    extracted, pages = text_pages(source)
-    llm = LLMClient.from_settings(settings) if use_llm else None
-    if extracted.kind == "pdf":
-        from .transcribe import transcribe_scanned
+    with start_page_tables(source) as geometry:
+        extracted, pages = text_pages(source)
+        llm = LLMClient.from_settings(settings) if use_llm else None
+        if extracted.kind == "pdf":
+            from .transcribe import transcribe_scanned
 
-        pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
-        require_text(path, pages)
-    tables_result = find_page_tables(source, pages, settings, llm)
+            pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
+            require_text(path, pages)
+        sections = find_structure(pages, settings, llm).sections if strategy is Strategy.question else None
+        # chunking needs the tokenizer and the tables; loading it first leaves the
+        # workers more of the tables
+        encoding()
+        tables_result = find_page_tables(source, pages, settings, llm, geometry)
     tables = tables_result.tables if tables_result else []
-    sections = find_structure(pages, settings, llm).sections if strategy is Strategy.question else None
     from .documents import slug
 
     chunks = build_chunks(slug(path), strategy, pages, settings, sections, tables)

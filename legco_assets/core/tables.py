@@ -11,12 +11,15 @@ Without an LLM (the default) tables come from page geometry, read straight from 
   table). Its distinct x and y positions make a grid; a missing ruling line between two grid
   cells merges them (a spanned cell). Tables drawn without outer side borders still work:
   the ends of the ruling lines close the grid.
-* **Cells.** Each character (PDFium text page, tight boxes) goes to the cell holding its
-  centre; a cell's text is its lines top to bottom, characters left to right, with a space
-  only where the PDF has one between non-CJK characters (so ``11 991`` stays one cell and
+* **Cells.** Each character near a grid (PDFium text page, tight boxes; text lines far
+  from every grid are skipped whole) goes to the cell holding its centre; a cell's text is
+  its lines top to bottom, characters left to right, with a space only where the PDF has one between non-CJK characters (so ``11 991`` stays one cell and
   justified Chinese is not letter-spaced).
 * **Header.** The first row, plus the rows its cells span down into (multi-row headers are
   merged per column: ``2020-21 Estimate``).
+* **Cores.** Geometry needs only the bytes: for a long document (``PARALLEL_MIN_PAGES``)
+  :class:`GeometricTables` reads pages in worker processes too, while the caller reads
+  the text layer; the result is the same as on one core.
 
 pdfplumber gives the same grids but is 10-30x slower per table page (see
 ``scripts/bench_tables.py``), so it is not used here.
@@ -34,12 +37,19 @@ part does not repeat the header, it gets the first part's header and all its row
 from __future__ import annotations
 
 import ctypes
+import os
+import pickle
 import re
+import subprocess
+import sys
+import threading
 import time
 from bisect import bisect_right
 from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator
 
+from .extract import pdf_page_count
 from .markdown_tables import to_markdown
 from .preprocess import normalise_chars_aligned
 from .records import Page, Table
@@ -56,6 +66,8 @@ _CJK_RANGES = ((0x2E80, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0
 
 def is_cjk(ch: str) -> bool:
     code = ord(ch)
+    if code < 0x2E80:  # Latin, digits, punctuation: most characters of a table
+        return False
     return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
 
 
@@ -91,15 +103,13 @@ class _Edge:
     hi: float  # x1 / bottom
 
 
-@dataclass
+@dataclass(slots=True)
 class _Char:
     ch: str
     x0: float
     top: float
     x1: float
     bottom: float
-    base: float  # baseline, top-based
-    size: float
     space_before: bool  # PDFium put a space (printed or inferred from a gap) before it
     printed_space: bool = False  # the PDF itself has a space character there
 
@@ -306,44 +316,97 @@ class _PageReader:
 
     def chars(self, textpage: Any, regions: list[list[float]]) -> list[_Char]:
         """Characters whose box centre may fall inside one of ``regions`` (grid bboxes,
-        top-based ``[x0, top, x1, bottom]``): the rest of the page is skipped after one box
-        lookup, which is most of the cost of reading a page's characters."""
+        top-based ``[x0, top, x1, bottom]``). Text lines far from every region are skipped
+        whole (:meth:`_visits`), the rest of the page after one box lookup per character:
+        reading characters is most of the cost of a table page."""
         raw = self.raw
+        height = self.height
+        get_box, is_generated = raw.FPDFText_GetCharBox, raw.FPDFText_IsGenerated
         l, r, b, t = (ctypes.c_double() for _ in range(4))
-        ox, oy = ctypes.c_double(), ctypes.c_double()
         loose = raw.FS_RECTF()
+        loose_ref = ctypes.byref(loose)
+        # the near test in PDF coordinates (y up): a centre within 2 * SNAP of a region
+        margin = 2 * SNAP
+        boxes = [(x0 - margin, x1 + margin, height - bottom - margin, height - top + margin) for x0, top, x1, bottom in regions]
+        text = self._page_chars(textpage)
         out: list[_Char] = []
         space = printed = False
-        for index, ch in enumerate(self._page_chars(textpage)):
-            if ch.isspace() or ch in "\x00\x02\ufffe":
-                if ch.isspace():
-                    space = True
-                    printed = printed or (ch not in "\r\n" and not raw.FPDFText_IsGenerated(textpage, index))
-                continue
-            if not raw.FPDFText_GetCharBox(textpage, index, l, r, b, t):
-                continue
-            top, bottom = self.height - t.value, self.height - b.value
-            x0, x1 = l.value, r.value
-            if not _near_any(regions, (x0 + x1) / 2, (top + bottom) / 2):
+        for start, end in self._visits(textpage, text, boxes):
+            for index in range(start, end):
+                ch = text[index]
+                if ch.isspace() or ch in "\x00\x02\ufffe":
+                    if ch.isspace():
+                        space = True
+                        printed = printed or (ch not in "\r\n" and not is_generated(textpage, index))
+                    continue
+                if not get_box(textpage, index, l, r, b, t):
+                    continue
+                cx, cy = (l.value + r.value) / 2, (b.value + t.value) / 2
+                for bx0, bx1, by0, by1 in boxes:
+                    if bx0 <= cx <= bx1 and by0 <= cy <= by1:
+                        break
+                else:
+                    space = printed = False
+                    continue
+                out.append(self._char(textpage, index, ch, l.value, height - t.value, r.value, height - b.value, loose, loose_ref, space, printed))
                 space = printed = False
-                continue
-            # loose boxes (advance width, ascent/descent) make gaps between glyphs honest
-            # ("1" has a narrow ink box); tight boxes keep lines apart, except for flat
-            # glyphs such as "一" and "─"
-            if raw.FPDFText_GetLooseCharBox(textpage, index, ctypes.byref(loose)):
-                x0, x1 = loose.left, loose.right
-                loose_top, loose_bottom = self.height - loose.top, self.height - loose.bottom
-                if bottom - top < 0.4 * (loose_bottom - loose_top):
-                    top, bottom = loose_top, loose_bottom
-            raw.FPDFText_GetCharOrigin(textpage, index, ox, oy)
-            size = raw.FPDFText_GetFontSize(textpage, index) or (bottom - top) or 10.0
-            out.append(_Char(ch, x0, top, x1, bottom, self.height - oy.value, float(size), space, printed))
-            space = printed = False
         fixed = normalise_chars_aligned("".join(c.ch for c in out))
         for c, f in zip(out, fixed):
             if f != c.ch and not f.isspace():
                 c.ch = f
         return out
+
+    def _char(self, textpage: Any, index: int, ch: str, x0: float, top: float, x1: float, bottom: float, loose: Any, loose_ref: Any, space: bool, printed: bool) -> _Char:
+        """One character near a grid, with its loose box where that tells more."""
+        # loose boxes (advance width, ascent/descent) make gaps between glyphs honest
+        # ("1" has a narrow ink box); tight boxes keep lines apart, except for flat
+        # glyphs such as "一" and "─"
+        if self.raw.FPDFText_GetLooseCharBox(textpage, index, loose_ref):
+            x0, x1 = loose.left, loose.right
+            loose_top, loose_bottom = self.height - loose.top, self.height - loose.bottom
+            if bottom - top < 0.4 * (loose_bottom - loose_top):
+                top, bottom = loose_top, loose_bottom
+        return _Char(ch, x0, top, x1, bottom, space, printed)
+
+    def _visits(self, textpage: Any, text: str, boxes: list[tuple[float, float, float, float]]) -> Iterator[tuple[int, int]]:
+        """Index ranges of ``text`` to read char by char: all of it, except the start of a
+        text line that lies far from every box. Exact, not a guess: a line is skipped only
+        when PDFium's rectangles of its text (loose boxes), widened by their own height,
+        miss every box, and up to (not including) its last printed character, which is
+        read as usual and, being far too, leaves the space flags as the skipped ones would."""
+        l, t, r, b = (ctypes.c_double() for _ in range(4))
+        start = 0
+        position = 0
+        for line in text.split("\n"):
+            end = position + len(line)
+            last = end - 1
+            while last >= position and (text[last].isspace() or text[last] in "\x00\x02\ufffe"):
+                last -= 1
+            if last - position >= 8 and self._line_far(textpage, position, last, boxes, l, t, r, b):
+                yield start, position
+                start = last
+            position = end + 1
+        yield start, len(text)
+
+    def _line_far(self, textpage: Any, first: int, last: int, boxes: list[tuple[float, float, float, float]], l: Any, t: Any, r: Any, b: Any) -> bool:
+        raw = self.raw
+        count = raw.FPDFText_CountRects(textpage, first, last - first + 1)
+        if count <= 0:
+            return False
+        for i in range(count):
+            if not raw.FPDFText_GetRect(textpage, i, l, t, r, b):
+                return False
+            slack = abs(t.value - b.value) + 1.0
+            x0, x1 = min(l.value, r.value) - slack, max(l.value, r.value) + slack
+            y0, y1 = min(t.value, b.value) - slack, max(t.value, b.value) + slack
+            for bx0, bx1, by0, by1 in boxes:
+                if x0 <= bx1 and bx0 <= x1 and y0 <= by1 and by0 <= y1:
+                    return False
+        # the last printed character is read as usual; it must be a far one
+        if not raw.FPDFText_GetCharBox(textpage, last, l, r, b, t):
+            return False
+        cx, cy = (l.value + r.value) / 2, (b.value + t.value) / 2
+        return not any(bx0 <= cx <= bx1 and by0 <= cy <= by1 for bx0, bx1, by0, by1 in boxes)
 
 
 def _near_any(regions: list[list[float]], x: float, y: float, margin: float = 2 * SNAP) -> bool:
@@ -494,10 +557,15 @@ def _lines(chars: list[_Char]) -> list[list[_Char]]:
     holds its centre (so superscript footnote marks stay on their line)."""
     lines: list[tuple[list[float], list[_Char]]] = []
     for ch in sorted(chars, key=lambda c: (c.top, c.x0)):
+        top, bottom = ch.top, ch.bottom
+        cy = (top + bottom) / 2
         for extent, members in reversed(lines[-3:]):
-            if extent[0] - 0.5 <= ch.cy <= extent[1] + 0.5 or ch.top <= (extent[0] + extent[1]) / 2 <= ch.bottom:
+            if extent[0] - 0.5 <= cy <= extent[1] + 0.5 or top <= (extent[0] + extent[1]) / 2 <= bottom:
                 members.append(ch)
-                extent[0], extent[1] = min(extent[0], ch.top), max(extent[1], ch.bottom)
+                if top < extent[0]:
+                    extent[0] = top
+                if bottom > extent[1]:
+                    extent[1] = bottom
                 break
         else:
             lines.append(([ch.top, ch.bottom], [ch]))
@@ -578,11 +646,13 @@ def _table_from_grid(page_number: int, grid: _Grid, chars: list[_Char]) -> Table
             for c in range(c0, c1 + 1):
                 owner[(r, c)] = index
     buckets: list[list[_Char]] = [[] for _ in grid.cells]
+    left, right, top, bottom = xs[0], xs[-1], ys[0], ys[-1]
     for ch in chars:
-        if not (xs[0] <= ch.cx <= xs[-1] and ys[0] <= ch.cy <= ys[-1]):
+        cx, cy = (ch.x0 + ch.x1) / 2, (ch.top + ch.bottom) / 2
+        if not (left <= cx <= right and top <= cy <= bottom):
             continue
-        c = min(cols - 1, max(0, bisect_right(xs, ch.cx) - 1))
-        r = min(rows - 1, max(0, bisect_right(ys, ch.cy) - 1))
+        c = min(cols - 1, max(0, bisect_right(xs, cx) - 1))
+        r = min(rows - 1, max(0, bisect_right(ys, cy) - 1))
         buckets[owner[(r, c)]].append(ch)
     lines = [_lines(b) for b in buckets]
     texts = [_join_lines([_line_text(line) for line in cell]) for cell in lines]
@@ -604,8 +674,12 @@ def _table_from_grid(page_number: int, grid: _Grid, chars: list[_Char]) -> Table
             matrix[r0][c0] = texts[index]
     # body bands holding several unruled rows become several rows
     expanded: list[list[str]] = matrix[:header_rows]
+    bands: list[list[int]] = [[] for _ in range(rows)]
+    for index, (r0, _, r1, _) in enumerate(grid.cells):
+        for r in range(r0, r1 + 1):
+            bands[r].append(index)
     for r in range(header_rows, rows):
-        band = [i for i, (r0, c0, r1, c1) in enumerate(grid.cells) if r0 <= r <= r1]
+        band = bands[r]
         split = None
         if all(grid.cells[i][0] == grid.cells[i][2] == r for i in band):
             split = _split_band([(grid.cells[i][1], lines[i], xs[grid.cells[i][3] + 1] - xs[grid.cells[i][1]]) for i in band])
@@ -684,20 +758,25 @@ def _drop_containers(tables: list[Table]) -> list[Table]:
     return out
 
 
+def _tables_of(pdf: Any, numbers: Iterable[int]) -> Iterator[tuple[int, list[Table]]]:
+    """``(page number, tables)`` for each of ``numbers`` with a table, on an open document."""
+    import pypdfium2.raw as raw
+
+    count = len(pdf)
+    for number in numbers:
+        if 1 <= number <= count:
+            found = _page_tables(raw, pdf.raw, number)
+            if found:
+                yield number, found
+
+
 def iter_geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None = None) -> Iterator[tuple[int, list[Table]]]:
     """``(page number, tables)`` for each page with a table, page by page (PDFium)."""
     import pypdfium2 as pdfium
-    import pypdfium2.raw as raw
 
     pdf = pdfium.PdfDocument(pdf_bytes)
     try:
-        count = len(pdf)
-        numbers = list(page_numbers) if page_numbers is not None else list(range(1, count + 1))
-        for number in numbers:
-            if 1 <= number <= count:
-                found = _page_tables(raw, pdf.raw, number)
-                if found:
-                    yield number, found
+        yield from _tables_of(pdf, list(page_numbers) if page_numbers is not None else range(1, len(pdf) + 1))
     finally:
         pdf.close()
 
@@ -705,6 +784,216 @@ def iter_geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None =
 def geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None = None) -> dict[int, list[Table]]:
     """Tables per 1-based page number, from ruling lines and character boxes (PDFium)."""
     return dict(iter_geometric_tables(pdf_bytes, page_numbers))
+
+
+# -- geometry on more than one core ------------------------------------------------------------------
+PARALLEL_MIN_PAGES = 100  # fewer pages: starting a worker (~0.1 s of a fresh Python) saves nothing
+MAX_WORKERS = 3  # worker processes at most, besides the caller's own
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # so a worker imports this very code
+
+
+def _spare_cores() -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(0, min(MAX_WORKERS, cores - 1))
+
+
+def serve_worker(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    """A worker process's whole life: read ``(pdf bytes, page numbers)``, then report
+    ``(position, tables)`` for each page in order until done or killed. A page that fails
+    is reported as ``(position, None)`` and ends the worker: the caller reads it itself."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    pdf_bytes, numbers = pickle.load(stdin)
+    pdf = pdfium.PdfDocument(pdf_bytes)
+    count = len(pdf)
+    for position, number in enumerate(numbers):
+        try:
+            found = _page_tables(raw, pdf.raw, number) if 1 <= number <= count else []
+        except Exception:
+            pickle.dump((position, None), stdout)
+            stdout.flush()
+            return
+        pickle.dump((position, found), stdout)
+        stdout.flush()
+
+
+class _Worker:
+    """One worker process reading one run of pages front to back; a thread collects what
+    it reports (``done`` pages so far), and the caller takes pages off the run's back
+    (``end``) when it has nothing else to do."""
+
+    def __init__(self, pdf_bytes: bytes, numbers: list[int], first: int, changed: threading.Condition) -> None:
+        self.numbers = numbers
+        self.first = first  # position of numbers[0] in the whole list
+        self.done = 0
+        self.end = len(numbers)
+        self.alive = True
+        self.found: dict[int, list[Table]] = {}
+        self._changed = changed
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")])))
+        command = [sys.executable, "-c", "from legco_assets.core.tables import serve_worker; serve_worker()"]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        payload = pickle.dumps((pdf_bytes, numbers), protocol=pickle.HIGHEST_PROTOCOL)
+        threading.Thread(target=self._send, args=(payload,), daemon=True).start()
+        self.reader = threading.Thread(target=self._collect, daemon=True)
+        self.reader.start()
+
+    def _send(self, payload: bytes) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None
+        try:  # the pipe holds 64 KiB: the worker reads the rest once it has started
+            stdin.write(payload)
+            stdin.close()
+        except OSError:  # the worker died or was stopped: the caller reads its pages
+            pass
+
+    def _collect(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        try:
+            while True:
+                position, found = pickle.load(stdout)
+                if found is None:
+                    break
+                with self._changed:
+                    if found:
+                        self.found[self.numbers[position]] = found
+                    self.done = position + 1
+                    self._changed.notify_all()
+        except Exception:  # end of the pipe (done, stopped or crashed)
+            pass
+        with self._changed:
+            self.alive = False
+            self._changed.notify_all()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        self.reader.join(timeout=5)
+
+
+class GeometricTables:
+    """The geometric tables of a PDF, found by worker processes while the caller goes on.
+
+    Why: table geometry is a pure function of the bytes and the largest part of the no-LLM
+    pipeline, and the rest of the pipeline runs on one core. Started early (``chunk_file``
+    starts it before reading the text layer), each worker reads its run of pages front to
+    back; :meth:`result` then reads pages off the back of the runs in the calling process
+    until they meet, so all finish together however busy the machine is. A page both read
+    is read the same way twice (a pure function). Workers are plain subprocesses running
+    :func:`serve_worker` (no fork of a threaded process such as a Dagster run worker, no
+    re-import of the caller's main script, allowed in daemon processes) and never needed: a
+    document under ``min_pages`` pages, no spare core, a worker that cannot start or dies,
+    or a page that fails in a worker is read in this process, with the same code and the
+    same result as :func:`geometric_tables`.
+    """
+
+    def __init__(self, pdf_bytes: bytes, page_numbers: Iterable[int] | None = None, workers: int | None = None, min_pages: int | None = None) -> None:
+        self.pdf_bytes = pdf_bytes
+        self._numbers = list(page_numbers) if page_numbers is not None else None
+        self._changed = threading.Condition()
+        self._workers: list[_Worker] = []
+        self._opened = False
+        try:
+            count = pdf_page_count(pdf_bytes)
+        except Exception:  # PDFium cannot open it: result() raises as geometric_tables does
+            return
+        self._opened = True
+        if self._numbers is None:
+            self._numbers = list(range(1, count + 1))
+        workers = _spare_cores() if workers is None else workers
+        min_pages = PARALLEL_MIN_PAGES if min_pages is None else min_pages
+        if workers >= 1 and len(self._numbers) >= max(2, min_pages):
+            self._start(workers)
+
+    def _start(self, workers: int) -> None:
+        numbers = self._numbers or []
+        # runs of equal length, one per worker plus the caller's own share at the back
+        size = -(-len(numbers) // workers)
+        try:
+            for first in range(0, len(numbers), size):
+                self._workers.append(_Worker(self.pdf_bytes, numbers[first : first + size], first, self._changed))
+        except OSError:  # cannot start a process here: the caller reads those pages
+            pass
+
+    def result(self) -> dict[int, list[Table]]:
+        """Tables per page number, in page order, exactly as :func:`geometric_tables` gives."""
+        if not self._opened:
+            return geometric_tables(self.pdf_bytes, self._numbers)
+        numbers = self._numbers or []
+        found: dict[int, list[Table]] = {}
+        started = {n for w in self._workers for n in w.numbers}
+        with _LocalReader(self.pdf_bytes) as local:
+            found.update(local.tables([n for n in numbers if n not in started]))
+            while (worker := self._busiest()) is not None:
+                found.update(local.tables([worker.numbers[worker.end]]))
+            for worker in self._workers:
+                with self._changed:
+                    self._changed.wait_for(lambda w=worker: w.done >= w.end or not w.alive)  # type: ignore[misc]
+                    done, reported = worker.done, dict(worker.found)
+                found.update(reported)
+                found.update(local.tables(worker.numbers[done : worker.end]))  # a worker that died
+        self.close()
+        return {n: found[n] for n in numbers if n in found}
+
+    def _busiest(self) -> "_Worker | None":
+        """The live worker with the most pages left, its last one now the caller's."""
+        with self._changed:
+            left = [(w.end - w.done, w) for w in self._workers if w.end > w.done]
+            if not left:
+                return None
+            worker = max(left, key=lambda item: item[0])[1]
+            worker.end -= 1
+            return worker
+
+    def close(self) -> None:
+        """Stop the workers (what they have not reported is dropped)."""
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.stop()
+
+    def __enter__(self) -> "GeometricTables":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class _LocalReader:
+    """The caller's own copy of the document, opened only when it reads a page."""
+
+    def __init__(self, pdf_bytes: bytes) -> None:
+        self.pdf_bytes = pdf_bytes
+        self.pdf: Any = None
+
+    def tables(self, numbers: list[int]) -> list[tuple[int, list[Table]]]:
+        if not numbers:
+            return []
+        if self.pdf is None:
+            import pypdfium2 as pdfium
+
+            self.pdf = pdfium.PdfDocument(self.pdf_bytes)
+        return list(_tables_of(self.pdf, numbers))
+
+    def __enter__(self) -> "_LocalReader":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.pdf is not None:
+            self.pdf.close()
 
 
 # -- tables that continue on the next page ----------------------------------------------------------
@@ -778,7 +1067,9 @@ def link_continuations(by_page: dict[int, list[Table]], pages: list[Page]) -> li
 
 
 # -- the page_tables function --------------------------------------------------------------------
-def find_tables(pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "LLMClient | None" = None) -> TablesResult:
+def find_tables(
+    pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "LLMClient | None" = None, geometry: GeometricTables | None = None
+) -> TablesResult:
     """Tables on the document's pages (the ``page_tables`` asset's pure function).
 
     Geometry first (always; it is fast and the fallback for every page). With a vision LLM
@@ -786,7 +1077,9 @@ def find_tables(pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "L
     built from ``settings``), the pages with a detected table are read from their image and a
     valid reply replaces the geometric tables of that page; a failed or invalid reply keeps
     them and adds a warning. ``stats`` holds what this call spent (LLM calls made/cached,
-    failures, tokens, seconds) and ``seconds`` for the whole call.
+    failures, tokens, seconds) and ``seconds`` for the whole call. ``geometry``: the same
+    document's geometric tables, already started (:class:`GeometricTables`, all pages or
+    these pages); without it they are found here, on several cores for a long document.
     """
     from .llm import LLMClient
 
@@ -802,7 +1095,14 @@ def find_tables(pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "L
         client = llm if llm is not None else LLMClient.from_settings(settings)
 
     def detected() -> Iterator[int]:
-        for number, tables in iter_geometric_tables(pdf_bytes, numbers):
+        if geometry is not None:
+            wanted = set(numbers) if numbers is not None else None
+            found: Iterable[tuple[int, list[Table]]] = [(n, t) for n, t in geometry.result().items() if wanted is None or n in wanted]
+        elif client is None:
+            found = GeometricTables(pdf_bytes, numbers).result().items()
+        else:  # page by page, so the vision model gets each page as soon as it is found
+            found = iter_geometric_tables(pdf_bytes, numbers)
+        for number, tables in found:
             by_page[number] = tables
             yield number
 

@@ -1,0 +1,120 @@
+"""Geometric tables on more than one core give exactly what one core gives.
+
+Why: ``GeometricTables`` splits a long document's pages between worker processes and the
+caller, and falls back to the caller for anything a worker does not deliver; the tables
+(and so the chunks) must not depend on which process read a page or whether a worker ran.
+The character reader skips text lines far from every grid; that must not change a
+character either.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from legco_assets.core import tables as tables_module
+from legco_assets.core.extract import read_source
+from legco_assets.core.pipeline import chunk_file, text_pages
+from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.tables import GeometricTables, find_tables, geometric_tables
+
+from .conftest import FIXTURES
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from make_long_paper import make_long_paper  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
+PDFS = sorted(FIXTURES.glob("*.pdf")) + sorted(SAMPLES.glob("*.pdf"))
+
+
+@pytest.fixture(scope="module")
+def long_paper(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """60 pages of the fixture papers (tables on many of them), as the benchmark makes."""
+    return make_long_paper(60, tmp_path_factory.mktemp("long") / "long.pdf").read_bytes()
+
+
+def parallel(data: bytes, numbers: list[int] | None = None, workers: int = 1) -> dict:
+    with GeometricTables(data, numbers, workers=workers, min_pages=2) as geometry:
+        return geometry.result()
+
+
+@pytest.mark.parametrize("path", PDFS, ids=lambda p: p.stem)
+def test_worker_processes_find_the_same_tables_as_one_process(path: Path) -> None:
+    data = path.read_bytes()
+    assert parallel(data) == geometric_tables(data)
+
+
+def test_long_paper_same_tables_in_the_same_order_with_one_or_two_workers(long_paper: bytes) -> None:
+    serial = geometric_tables(long_paper)
+    assert sum(len(t) for t in serial.values()) > 20
+    for workers in (1, 2):
+        found = parallel(long_paper, workers=workers)
+        assert found == serial and list(found) == list(serial)
+    with GeometricTables(long_paper, workers=1, min_pages=2) as geometry:  # the worker really reads
+        worker = geometry._workers[0]
+        deadline = time.monotonic() + 60
+        while worker.done < 10 and worker.alive and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert worker.done >= 10
+        assert geometry.result() == serial
+    some = [50, 3, 17, 18, 999, 4, 41]  # any order, and a page the document does not have
+    assert parallel(long_paper, some) == geometric_tables(long_paper, some)
+
+
+def test_a_worker_that_cannot_start_or_dies_leaves_the_pages_to_the_caller(long_paper: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    serial = geometric_tables(long_paper)
+    monkeypatch.setattr(tables_module.sys, "executable", "/nonexistent/python")  # cannot start
+    assert parallel(long_paper) == serial
+    monkeypatch.setattr(tables_module.sys, "executable", "/bin/true")  # starts, reports nothing
+    assert parallel(long_paper) == serial
+
+
+def test_short_documents_stay_in_process(long_paper: bytes) -> None:
+    geometry = GeometricTables(long_paper, workers=1, min_pages=100)
+    assert not geometry._workers
+    assert geometry.result() == geometric_tables(long_paper)
+
+
+def test_a_file_pdfium_cannot_open_fails_as_before() -> None:
+    with pytest.raises(Exception) as parallel_error:
+        GeometricTables(b"%PDF-1.4 not really", workers=1, min_pages=1).result()
+    with pytest.raises(Exception) as serial_error:
+        geometric_tables(b"%PDF-1.4 not really")
+    assert type(parallel_error.value) is type(serial_error.value)
+
+
+def test_find_tables_and_chunk_file_same_with_workers(long_paper: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "long.pdf"
+    path.write_bytes(long_paper)
+    settings = Settings(data_dir=tmp_path / "data")
+    _, pages = text_pages(read_source(path))
+    runs = {}
+    for min_pages in (10_000, 2):  # in process, then with a worker
+        monkeypatch.setattr(tables_module, "PARALLEL_MIN_PAGES", min_pages)
+        monkeypatch.setattr(tables_module, "_spare_cores", lambda: 1)
+        runs[min_pages] = (find_tables(long_paper, pages, settings).tables, chunk_file(path, Strategy.question, settings, use_llm=False))
+    assert runs[2] == runs[10_000]
+
+
+@pytest.mark.parametrize("path", PDFS, ids=lambda p: p.stem)
+def test_skipping_far_text_lines_reads_the_same_characters(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def read_all() -> list:
+        seen: list = []
+        original = tables_module._PageReader.chars
+
+        def recording(self, textpage, regions):  # type: ignore[no-untyped-def]
+            out = original(self, textpage, regions)
+            seen.append([(c.ch, c.x0, c.top, c.x1, c.bottom, c.space_before, c.printed_space) for c in out])
+            return out
+
+        with monkeypatch.context() as patch:
+            patch.setattr(tables_module._PageReader, "chars", recording)
+            geometric_tables(path.read_bytes())
+        return seen
+
+    skipping = read_all()
+    monkeypatch.setattr(tables_module._PageReader, "_line_far", lambda *args: False)
+    assert read_all() == skipping and skipping
