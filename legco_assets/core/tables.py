@@ -147,14 +147,15 @@ class _PageReader:
         self.height = height
         self._f = [ctypes.c_float() for _ in range(4)]
         self._u = [ctypes.c_uint() for _ in range(4)]
+        self._modes = (ctypes.c_int(), ctypes.c_int())  # fill mode, stroke (reused: per path)
+        self._point = (ctypes.c_float(), ctypes.c_float())
         self.fills: list[tuple[float, float, float, float, tuple[int, int, int]]] = []
 
     def _paint(self, obj: Any) -> tuple[bool, tuple[int, int, int] | None]:
         """(stroked, fill colour) of a path; white or transparent paint counts as none."""
         raw = self.raw
-        fill_mode = ctypes.c_int()
-        stroke = ctypes.c_int()
-        if not raw.FPDFPath_GetDrawMode(obj, ctypes.byref(fill_mode), ctypes.byref(stroke)):
+        fill_mode, stroke = self._modes
+        if not raw.FPDFPath_GetDrawMode(obj, fill_mode, stroke):
             return True, None
         r, g, b, a = self._u
 
@@ -268,13 +269,14 @@ class _PageReader:
     def _is_box(self, obj: Any, count: int) -> bool:
         """True when a short path is an axis-aligned rectangle (not a diagonal or curve)."""
         raw = self.raw
-        x, y = ctypes.c_float(), ctypes.c_float()
+        get_segment, get_type, get_point, bezier = raw.FPDFPath_GetPathSegment, raw.FPDFPathSegment_GetType, raw.FPDFPathSegment_GetPoint, raw.FPDF_SEGMENT_BEZIERTO
+        x, y = self._point
         points = []
         for index in range(count):
-            seg = raw.FPDFPath_GetPathSegment(obj, index)
-            if raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_BEZIERTO:
+            seg = get_segment(obj, index)
+            if get_type(seg) == bezier:
                 return False
-            raw.FPDFPathSegment_GetPoint(seg, x, y)
+            get_point(seg, x, y)
             points.append((x.value, y.value))
         for (x0, y0), (x1, y1) in zip(points, points[1:]):
             if abs(x0 - x1) > 0.5 and abs(y0 - y1) > 0.5:
