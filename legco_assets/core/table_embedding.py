@@ -21,7 +21,8 @@ the parts, that part gets its own Markdown, so nothing is lost or duplicated acr
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from functools import cached_property
 
 from .markdown_tables import to_markdown
 from .preprocess import normalise_chars, normalise_chars_aligned
@@ -29,20 +30,6 @@ from .records import Page, Table
 from .tokens import count_tokens
 
 _MIN_TABLE_CHARS = 4  # a table with fewer non-blank characters is too ambiguous to place
-
-
-@dataclass
-class _Squashed:
-    """``text`` without whitespace, and the original offset of each kept character."""
-
-    chars: str
-    offsets: list[int]
-
-    @classmethod
-    def of(cls, text: str) -> "_Squashed":
-        normal = normalise_chars_aligned(text)
-        # str.split() drops exactly the characters str.isspace() is true for
-        return cls("".join(normal.split()), [i for i, ch in enumerate(normal) if not ch.isspace()])
 
 
 def _squash(text: str) -> str:
@@ -59,18 +46,32 @@ def table_cells(table: Table, with_header: bool = True) -> list[str]:
 
 # -- locating a table inside a text ------------------------------------------------------------
 class TextIndex:
-    """A text prepared for locating tables: squashed characters with their offsets, and each
-    line's span and character counts. Build once, locate many tables."""
+    """A text prepared for locating tables: its characters without whitespace (``chars``,
+    for ``str.find``), and, built only when a table is found or the in-any-order match runs
+    (most texts hold no table), each kept character's original offset and each line's span
+    and character counts. Build once, locate many tables."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.squashed = _Squashed.of(text)
-        self.lines: list[tuple[int, int, Counter[str], int]] = []  # start, end, counts, size
+        self._normal = normalise_chars_aligned(text)
+        # str.split() drops exactly the characters str.isspace() is true for
+        self.chars = "".join(self._normal.split())
+
+    @cached_property
+    def offsets(self) -> list[int]:
+        """Offset in ``text`` of each character of ``chars``."""
+        return [i for i, ch in enumerate(self._normal) if not ch.isspace()]
+
+    @cached_property
+    def lines(self) -> list[tuple[int, int, Counter[str], int]]:
+        """Each line's start, end, squashed character counts and squashed size."""
+        lines = []
         pos = 0
-        for line in text.split("\n"):
+        for line in self.text.split("\n"):
             squashed = _squash(line)
-            self.lines.append((pos, pos + len(line), Counter(squashed), len(squashed)))
+            lines.append((pos, pos + len(line), Counter(squashed), len(squashed)))
             pos += len(line) + 1
+        return lines
 
     def line_at(self, offset: int) -> int:
         lo, hi = 0, len(self.lines) - 1
@@ -96,15 +97,14 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _find_sequence(index: TextIndex, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
-    sq = index.squashed
-    pos = sq.chars.find(needle)
+    pos = index.chars.find(needle)
     while pos >= 0:
-        start = sq.offsets[pos]
-        end = sq.offsets[pos + len(needle) - 1] + 1
+        start = index.offsets[pos]
+        end = index.offsets[pos + len(needle) - 1] + 1
         span = _line_bounds(index.text, start, end)
         if not _overlaps(span, taken):
             return span
-        pos = sq.chars.find(needle, pos + 1)
+        pos = index.chars.find(needle, pos + 1)
     return None
 
 
