@@ -241,8 +241,7 @@ def stage_source(settings: Settings, document_id: str) -> SourceInfo:
     if entry is None:
         raise KeyError(f"unknown document id {document_id!r}: register it first (legco-assets ingest)")
     source = read_source(entry.path)
-    extracted = extract_document(source)
-    pages = clean_pages(extracted.pages)
+    extracted, pages = text_pages(source)  # cleaned pages only for the language and title
     version, previous = index.record_version(document_id, source.sha256)
     art = Artifacts(settings, document_id)
     art.root.mkdir(parents=True, exist_ok=True)

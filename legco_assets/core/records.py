@@ -96,6 +96,12 @@ class Table:
     bbox: list[float] | None = None  # x0, top, x1, bottom in PDF points
     continues_from_previous: bool = False
 
+    @property
+    def width(self) -> int:
+        """Columns: the widest of the header and the rows (parts of one table across a page
+        break must have the same width)."""
+        return max([len(self.header)] + [len(r) for r in self.rows])
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -183,10 +183,6 @@ def locate_table(
 
 
 # -- stitching parts that continue across pages -----------------------------------------------
-def _width(table: Table) -> int:
-    return max([len(table.header)] + [len(r) for r in table.rows])
-
-
 def table_chains(tables: list[Table]) -> list[list[Table]]:
     """Group tables into chains: a part with ``continues_from_previous`` on the page after
     the previous part (same number of columns) joins that part's chain."""
@@ -196,7 +192,7 @@ def table_chains(tables: list[Table]) -> list[list[Table]]:
     for i in ordered:
         table = tables[i]
         previous = last_on_page.get(table.page - 1)
-        if table.continues_from_previous and previous and previous[-1].page == table.page - 1 and _width(previous[-1]) == _width(table):
+        if table.continues_from_previous and previous and previous[-1].page == table.page - 1 and previous[-1].width == table.width:
             previous.append(table)
             chain = previous
         else:

@@ -1006,10 +1006,6 @@ def _squashed_cells(cells: list[str]) -> list[str]:
     return ["".join(c.split()) for c in cells]
 
 
-def _width(table: Table) -> int:
-    return max([len(table.header)] + [len(r) for r in table.rows])
-
-
 def _page_text(page: Page | None) -> str:
     if page is None:
         return ""
@@ -1054,7 +1050,7 @@ def link_continuations(by_page: dict[int, list[Table]], pages: list[Page]) -> li
         previous = by_page.get(number - 1)
         if tables and previous:
             first, last = tables[0], previous[-1]
-            if _width(first) == _width(last) and _ends_page(last, page_of.get(number - 1)):
+            if first.width == last.width and _ends_page(last, page_of.get(number - 1)):
                 same_header = _squashed_cells(first.header) == _squashed_cells(last.header)
                 if same_header and _starts_page(first, page_of.get(number)):
                     tables[0] = replace(first, continues_from_previous=True)
