@@ -119,6 +119,18 @@ def test_default_mode_and_fusion_are_the_best_measured(eval_run: EvalRun, report
     assert report.row("question", "hybrid", "cross-language").hit5 > report.row("question", "vector", "cross-language").hit5
 
 
+def test_default_language_centering_is_the_best_measured_per_strategy(eval_run: EvalRun) -> None:
+    """Question chunks gain from removing half the query-script mean (above all on
+    cross-language questions); token windows do not, so they keep none."""
+    rows = eval_run.centering_sweep((0.0, 0.5, 1.0))
+    for strategy in ("question", "token"):
+        mrr = {r.mode: r.mrr for r in rows if r.strategy == strategy and r.subset == "all"}
+        assert max(mrr, key=mrr.get).endswith("(default)"), mrr
+    cross = {r.mode: r for r in rows if r.strategy == "question" and r.subset == "cross-language"}
+    assert cross["centering 0.5 (default)"].mrr > cross["centering 0"].mrr + 0.05
+    assert eval_run.retriever.centering is None, "the sweep puts the per-strategy default back"
+
+
 def test_baseline_chunks_are_character_windows_of_the_cleaned_text(eval_run: EvalRun) -> None:
     scope = eval_run.retriever.scope(BASELINE)
     by_doc: dict[str, list[dict]] = {}

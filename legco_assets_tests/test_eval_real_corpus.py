@@ -49,6 +49,7 @@ def test_held_out_questions_are_paraphrases_in_both_languages() -> None:
 def test_question_chunks_find_unseen_answers_better_than_token_windows(report: EvalReport) -> None:
     question, token, baseline = (report.row(s, "hybrid") for s in ("question", "token", BASELINE))
     assert question.hit5 > token.hit5 and question.hit5 > baseline.hit5
+    assert question.hit5 >= 0.95  # the issue's Hit@5 bar; its Hit@1 bar (0.8) is not met here yet
     assert question.mrr > token.mrr + 0.2 and question.mrr > baseline.mrr + 0.2
     # a reader gets to the answer through at most half the context token windows make them read
     assert question.context_chars <= 0.5 * token.context_chars
@@ -63,9 +64,10 @@ def test_same_language_questions_meet_the_bars_on_unseen_papers(report: EvalRepo
 def test_cross_language_questions_are_found_only_through_fusion(report: EvalReport) -> None:
     """Chinese questions about the English guide: chunk vectors alone miss them (Chinese
     guides on nearby subjects win), BM25 cannot match across scripts; the question-vector
-    ranker and BM25 coverage in the fused ranking are what find most of them."""
+    ranker, BM25 coverage and the language-centred chunk-vector query in the fused ranking
+    are what find most of them."""
     hybrid = report.row("question", "hybrid", "cross-language")
     bm25 = report.row("question", "bm25", "cross-language")
     vector = report.row("question", "vector", "cross-language")
     assert bm25.hit5 == 0.0
-    assert hybrid.hit5 > vector.hit5 and hybrid.hit5 >= 0.5
+    assert hybrid.hit5 > vector.hit5 and hybrid.hit5 >= 0.75

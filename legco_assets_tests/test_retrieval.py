@@ -149,6 +149,34 @@ def test_search_modes_and_filters(store) -> None:
     assert retriever.search("   ", k=5, strategy="question") == []
 
 
+def test_hybrid_chunk_vector_query_loses_part_of_its_language_mean(store) -> None:
+    """The scope keeps the mean unit chunk vector per script; for question chunks the
+    hybrid chunk-vector ranker searches with the query less half of its script's mean,
+    vector mode with the plain query, and a script with no chunks leaves the query alone."""
+    settings, collection = store
+    retriever = Retriever.open(settings, collection=collection)
+    scope = retriever.scope("question")
+    stored = collection.get(include=["embeddings", "documents"])
+    vectors = {i: np.asarray(v) / np.linalg.norm(v) for i, v in zip(stored["ids"], stored["embeddings"])}
+    zh_mean = np.mean([v for i, v in vectors.items() if i.startswith("drain")], axis=0)
+    assert set(scope.script_means) == {"zh", "en"}
+    assert np.allclose(scope.script_means["zh"], zh_mean, atol=1e-6)
+
+    query = "全港仍有多少個水浸黑點？"
+    raw = retriever.embed_query(query)
+    unit = raw / np.linalg.norm(raw)
+    assert retriever.centering_share("question") == 0.5 and retriever.centering_share("token") == 0.0
+    assert np.allclose(retriever.chunk_query_vector(raw, query, scope, 0.5), unit - 0.5 * zh_mean, atol=1e-6)
+    assert np.allclose(retriever.chunk_query_vector(raw, query, scope, 0.0), unit)
+    zh_only = retriever.scope("question")
+    zh_only.script_means = {"zh": zh_mean}
+    assert np.allclose(retriever.chunk_query_vector(raw, "old age allowance", zh_only, 0.5), raw / np.linalg.norm(raw))
+
+    ranked = retriever.rankings(query, "question", 5, plain=True)
+    assert [c.id for c in ranked["vector-plain"]] == [h.id for h in retriever.search(query, k=5, strategy="question", mode="vector")]
+    assert {c.id for c in ranked["vector"]} == {c.id for c in ranked["vector-plain"]}  # same chunks, re-ordered at most
+
+
 def test_hits_are_chunk_records_with_rank_and_score(store) -> None:
     settings, collection = store
     hit = Retriever.open(settings, collection=collection).search("水浸黑點", k=1, strategy="question")[0]

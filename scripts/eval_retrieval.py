@@ -4,7 +4,8 @@ Same numbers as ``legco-assets eval``, plus:
 
 * the bars of issue #6 (question strategy, hybrid: Hit@5 ≥ 0.95, Hit@1 ≥ 0.8, and at most
   half the characters of context the token strategy needs), checked and printed;
-* ``--sweep``: the hybrid mode under the fusion variants compared in ``docs/retrieval.md``;
+* ``--sweep``: the hybrid mode under the fusion variants and shares of language centering
+  compared in ``docs/retrieval.md``;
 * ``--real``: the held-out questions about real papers (``../shared/corpus/real``, when
   present), written after the weights were chosen: the figure for papers never tuned on;
 * ``--record-baselines``: per paper and strategy, Hit@5 of the hybrid search restricted to
@@ -42,6 +43,7 @@ from legco_assets.core.evaluation import (  # noqa: E402
 from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion  # noqa: E402
 from legco_assets.core.settings import Settings  # noqa: E402
 
+CENTERING_SWEEP = (0.0, 0.25, 0.5, 0.75, 1.0)
 BARS = {"hit5": 0.95, "hit1": 0.80, "chars_ratio": 0.5}
 SWEEP = {
     "plain RRF, BM25 + chunk vectors": PLAIN_RRF,
@@ -121,6 +123,8 @@ def main() -> int:
         if args.sweep:
             print("\nFusion weights (hybrid mode, all questions):\n")
             print(format_table(run.sweep(SWEEP)))
+            print("\nLanguage centering of the chunk-vector query (hybrid mode):\n")
+            print(format_table(run.centering_sweep(CENTERING_SWEEP)))
         if args.record_baselines:
             recorded = record_baselines(run, Path(args.gold), [s for s in strategies if s != BASELINE])
             print(f"\nrecorded baselines in {args.gold}: {json.dumps(recorded)}")

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .records import Chunk, DocumentText
-from .retrieval import DEFAULT_FUSION, Candidate, Fusion, Hit, Mode, Retriever, Scope, fuse, ranked_hits
+from .retrieval import DEFAULT_FUSION, LANGUAGE_CENTERING, PLAIN_VECTOR, Candidate, Fusion, Hit, Mode, Retriever, Scope, fuse, ranked_hits
 from .settings import Settings, Strategy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -272,7 +272,7 @@ def collect_rankings(
     for strategy in strategies:
         for q in questions:
             doc = papers[q.document].document_id if per_document else None
-            out[(q.id, strategy)] = retriever.rankings(q.question, strategy, depth, doc)
+            out[(q.id, strategy)] = retriever.rankings(q.question, strategy, depth, doc, plain=True)
     return out
 
 
@@ -280,7 +280,8 @@ def rank(rankings: Rankings, query: str, mode: Mode, fusion: Fusion, scope: Scop
     """The first ``DEPTH`` hits of one mode, from precomputed rankings."""
     if mode is Mode.hybrid:
         return fuse(query, rankings, fusion, scope)[:DEPTH]
-    return ranked_hits(rankings[mode.value][:DEPTH], mode.value)
+    ranking = rankings.get(PLAIN_VECTOR, rankings["vector"]) if mode is Mode.vector else rankings[mode.value]
+    return ranked_hits(ranking[:DEPTH], mode.value)
 
 
 def score_all(
@@ -368,6 +369,24 @@ class EvalRun:
             for row in summarise(self.score([Mode.hybrid], fusion)):
                 row.mode = name
                 rows.append(row)
+        return rows
+
+    def centering_sweep(self, shares: Sequence[float]) -> list[EvalRow]:
+        """The hybrid mode with each share of language centering (the candidates are
+        collected again for each), all questions and cross-language ones, per strategy."""
+        kept = self.retriever.centering
+        rows = []
+        try:
+            for share in shares:
+                self.retriever.centering = share
+                rankings = collect_rankings(self.retriever, self.questions, self.papers, self.strategies)
+                results = score_all(self.retriever, self.questions, self.papers, rankings, self.strategies, [Mode.hybrid], self.retriever.fusion)
+                for row in summarise(results) + summarise([r for r in results if r.cross_language], "cross-language"):
+                    row.mode = f"centering {share:g}"
+                    row.mode += " (default)" if share == LANGUAGE_CENTERING.get(row.strategy, 0.0) else ""
+                    rows.append(row)
+        finally:
+            self.retriever.centering = kept
         return rows
 
 

@@ -15,6 +15,16 @@ also silences BM25 when an English question about a Chinese paper matches stray 
 English paper. The weights are the ones the gold-question eval (:mod:`.evaluation`,
 ``docs/retrieval.md``) shows best.
 
+Before the chunk-vector search the query vector loses half of the mean vector of the scope's
+chunks in the query's script (:data:`LANGUAGE_CENTERING`). A multilingual encoder puts a
+language component into every vector (Libovický et al., 2020, "On the Language Neutrality of
+Pre-trained Multilingual Representations"), so a Chinese question is near *every* Chinese
+chunk and an English paper that answers it loses to a Chinese paper on a nearby subject.
+Taking that shared component out of the query lets content count more than language. It is
+done on the query side only, so Chroma still does the search over the stored vectors. It
+helps the fusion of question chunks but hurts long token windows and the chunk vectors used
+alone, so it is set per strategy and ``vector`` mode searches with the plain query.
+
 Filters are the same for every ranker: strategy, optionally one document, and the latest
 version only unless ``all_versions`` is asked for. The BM25 index of a (strategy, versions)
 scope is loaded from ``data/cache/bm25`` and rebuilt only when the stored chunks change
@@ -39,7 +49,12 @@ from .bm25_index import Bm25Index, load_or_build, script_of
 from .vector_store import stored_chunks, with_retries
 
 RRF_K = 60
+# Share of the query-script mean taken out of the query, per strategy (eval: docs/retrieval.md).
+# Token windows lose with it (Hit@5 0.66 -> 0.59 on the fixture eval), so they keep 0.
+LANGUAGE_CENTERING = {"question": 0.5}
 OVERSAMPLE = 50  # extra unfiltered results asked for, so a scope's share of them is rarely short
+FUSED = ("vector", "question", "bm25")  # the rankers hybrid mode fuses
+PLAIN_VECTOR = "vector-plain"  # the vector mode's ranking, uncentred, when the eval asks for it
 RECORD_KEYS = ("document_id", "page_number")  # stored as Chroma metadata, top-level in records
 
 
@@ -156,6 +171,7 @@ class Scope:
     documents: np.ndarray  # document id per row, for the document filter
     question_rows: np.ndarray  # rows that have a question_text
     question_vectors: np.ndarray  # unit vectors of those questions, one per question row
+    script_means: dict[str, np.ndarray]  # mean unit chunk vector per script ("zh", "en")
     count: int  # collection.count() when loaded: a cheap staleness signal
     built: bool  # the BM25 index was (re)built on load rather than read from the cache
     seconds: float
@@ -168,6 +184,16 @@ class Scope:
         """The chunk's script, from the index (computed once per build) when it is there."""
         row = self.position.get(chunk_id)
         return self.index.scripts[row] if row is not None else script_of(text)
+
+
+def _script_means(stored: list[dict[str, Any]], scripts: list[str]) -> dict[str, np.ndarray]:
+    """The mean of the unit chunk vectors of each script: the language component that
+    :meth:`Retriever.chunk_query_vector` takes out of the query."""
+    if not stored:
+        return {}
+    vectors = _unit_rows([c["embedding"] for c in stored])
+    labels = np.asarray(scripts)
+    return {s: vectors[labels == s].mean(axis=0) for s in sorted(set(scripts))}
 
 
 def _unit_rows(vectors: list[Any]) -> np.ndarray:
@@ -192,11 +218,13 @@ class Retriever:
         embedder: Callable[..., Any],
         cache_dir: Path | None = None,
         fusion: Fusion = DEFAULT_FUSION,
+        centering: float | None = None,
     ):
         self.collection = collection
         self.embedder = embedder
         self.cache_dir = cache_dir
         self.fusion = fusion
+        self.centering = centering  # None: LANGUAGE_CENTERING of the searched strategy
         self._scopes: dict[tuple[str, bool], Scope] = {}
 
     @classmethod
@@ -220,7 +248,8 @@ class Retriever:
 
     def _load_scope(self, strategy: str, all_versions: bool, count: int) -> Scope:
         started = time.perf_counter()
-        stored = sorted(stored_chunks(self.collection, chunk_filter(strategy, None, all_versions)), key=lambda c: c["id"])
+        where = chunk_filter(strategy, None, all_versions)
+        stored = sorted(stored_chunks(self.collection, where, embeddings=True), key=lambda c: c["id"])
         name = f"{strategy}-{'all' if all_versions else 'latest'}"
         index, built = load_or_build(self.cache_dir, name, stored)
         records = [record_from_stored(c["id"], c["text"], c["metadata"]) for c in stored]
@@ -232,6 +261,7 @@ class Retriever:
             documents=np.array([r["document_id"] for r in records], dtype=object),
             question_rows=np.array(rows, dtype=np.int64),
             question_vectors=_unit_rows(vectors),
+            script_means=_script_means(stored, index.scripts),
             count=count,
             built=built,
             seconds=time.perf_counter() - started,
@@ -247,6 +277,19 @@ class Retriever:
     def embed_query(self, query: str) -> np.ndarray:
         embed = getattr(self.embedder, "embed_query", self.embedder)
         return np.asarray(embed([query])[0], dtype=np.float32)
+
+    def centering_share(self, strategy: str) -> float:
+        """How much of the query-script mean the hybrid chunk-vector ranker removes."""
+        return LANGUAGE_CENTERING.get(strategy, 0.0) if self.centering is None else self.centering
+
+    @staticmethod
+    def chunk_query_vector(vector: np.ndarray, query: str, scope: Scope, share: float) -> np.ndarray:
+        """The query vector for the hybrid chunk-vector ranker: unit length, less ``share``
+        of the mean chunk vector of the query's script (see the module docstring).
+        Unchanged when the scope has no chunk in that script."""
+        unit = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        mean = scope.script_means.get(script_of(query))
+        return unit if mean is None or not share else unit - share * mean
 
     # -- rankers ---------------------------------------------------------------------------
     def bm25_ranking(self, query: str, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
@@ -299,20 +342,27 @@ class Retriever:
         return [Candidate(scope.records[int(rows[j])], float(sims[j])) for j in order]
 
     def rankings(
-        self, query: str, strategy: str, n: int, document: str | None = None, all_versions: bool = False
+        self, query: str, strategy: str, n: int, document: str | None = None, all_versions: bool = False, plain: bool = False
     ) -> dict[str, list[Candidate]]:
-        """Every ranker's best ``n`` candidates (the input of :func:`fuse`)."""
-        return self._rankings(query, self.scope(strategy, all_versions), strategy, n, document, all_versions)
+        """Every ranker's best ``n`` candidates (the input of :func:`fuse`); with ``plain``,
+        also the vector mode's own ranking under :data:`PLAIN_VECTOR` (the eval scores
+        every mode from one call)."""
+        return self._rankings(query, self.scope(strategy, all_versions), strategy, n, document, all_versions, plain)
 
     def _rankings(
-        self, query: str, scope: Scope, strategy: str, n: int, document: str | None, all_versions: bool
+        self, query: str, scope: Scope, strategy: str, n: int, document: str | None, all_versions: bool, plain: bool = False
     ) -> dict[str, list[Candidate]]:
         vector = self.embed_query(query)
-        return {
-            "vector": self.vector_ranking(vector, scope, strategy, n, document, all_versions),
+        centred = self.chunk_query_vector(vector, query, scope, self.centering_share(strategy))
+        out = {
+            "vector": self.vector_ranking(centred, scope, strategy, n, document, all_versions),
             "question": self.question_ranking(vector, scope, n, document),
             "bm25": self.bm25_ranking(query, scope, n, document),
         }
+        if plain:
+            same = not self.centering_share(strategy)
+            out[PLAIN_VECTOR] = out["vector"] if same else self.vector_ranking(vector, scope, strategy, n, document, all_versions)
+        return out
 
     # -- search ----------------------------------------------------------------------------
     def search(
@@ -349,8 +399,8 @@ def fuse(query: str, rankings: dict[str, list[Candidate]], fusion: Fusion, scope
     scores: dict[str, float] = defaultdict(float)
     records: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
-    for ranker, candidates in rankings.items():
-        for rank, cand in enumerate(candidates, start=1):
+    for ranker in FUSED:
+        for rank, cand in enumerate(rankings.get(ranker, []), start=1):
             if ranker == "bm25":
                 chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
                 weight = fusion.bm25_vote(cand, query_script, chunk_script)

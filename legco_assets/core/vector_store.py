@@ -112,10 +112,16 @@ def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> 
     return len(ids)
 
 
-def stored_chunks(collection: Any, where: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Every stored chunk (id, text, metadata) matching ``where``, for views and BM25."""
-    got = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents"]))
-    return [
+def stored_chunks(collection: Any, where: dict[str, Any] | None = None, embeddings: bool = False) -> list[dict[str, Any]]:
+    """Every stored chunk (id, text, metadata, and its ``embedding`` when asked) matching
+    ``where``, for views, BM25 and the retriever's per-language mean vectors."""
+    include = ["metadatas", "documents"] + (["embeddings"] if embeddings else [])
+    got = with_retries(lambda: collection.get(where=where, include=include))
+    chunks = [
         {"id": i, "text": d, "metadata": m}
         for i, d, m in zip(got["ids"], got["documents"] or [], got["metadatas"] or [])
     ]
+    if embeddings:
+        for chunk, vector in zip(chunks, got["embeddings"]):
+            chunk["embedding"] = vector
+    return chunks
