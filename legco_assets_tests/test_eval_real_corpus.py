@@ -19,11 +19,13 @@ from legco_assets.core.evaluation import (
     BASELINE,
     REAL_CORPUS,
     REAL_CORPUS_QUESTIONS,
+    REAL_HANSARD_QUESTIONS,
     EvalReport,
     load_gold_questions,
     normalise,
     prepare_eval,
 )
+from legco_assets.core.retrieval import Mode
 
 pytestmark = pytest.mark.skipif(not REAL_CORPUS.exists(), reason="real corpus not available (../shared/corpus/real)")
 
@@ -71,3 +73,16 @@ def test_cross_language_questions_are_found_only_through_fusion(report: EvalRepo
     vector = report.row("question", "vector", "cross-language")
     assert bm25.hit5 == 0.0
     assert hybrid.hit5 > vector.hit5 and hybrid.hit5 >= 0.75
+
+
+def test_blind_hansard_questions_are_found_first_and_beat_token_windows(tmp_path: Path) -> None:
+    """18 questions about a LegCo Hansard (Chinese written questions and replies), written
+    by someone who saw only the paper, after every retrieval setting was chosen (half in
+    English). Hit@1 meets the issue's bar here; Hit@5 is one question short of it (0.944:
+    an English question naming a Chinese estate is not in the top ten)."""
+    report = prepare_eval(tmp_path, REAL_HANSARD_QUESTIONS, REAL_CORPUS, ("question", "token")).report(modes=(Mode.hybrid,))
+    question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
+    assert question.questions == 18
+    assert question.hit1 >= 0.8 and question.hit5 >= 0.9
+    assert question.mrr > token.mrr + 0.2 and question.hit5 > token.hit5
+    assert report.row("question", "hybrid", "same-language").hit1 == 1.0

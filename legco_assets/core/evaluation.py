@@ -40,6 +40,8 @@ FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
 # the machines that have them): written after the fusion weights were chosen, never tuned on.
 REAL_CORPUS = REPO.parent / "shared" / "corpus" / "real"
 REAL_CORPUS_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_corpus_questions.json"
+# blind: written by someone who saw only the Hansard text, after every retrieval setting was chosen
+REAL_HANSARD_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_questions.json"
 BASELINE = "baseline"
 BASELINE_SIZE, BASELINE_OVERLAP = 1000, 200
 MIN_ANCHOR = 20
