@@ -6,7 +6,8 @@ Q1–Q19 FAQ (English, 64 pages), the continuous-contract FAQs (Chinese and Engl
 papers on nearby subjects (the Employment Ordinance guides in both languages, budget media
 sheets, a LegCo submission) that a wrong answer can come from. The papers live beside the
 repository (``../shared/corpus/real``, not ours to redistribute), so this module runs where
-they are present.
+they are present. The last test runs a second, blind set about a LegCo Hansard (see
+``docs/retrieval.md``: the first set is no longer blind for language centering).
 """
 
 from __future__ import annotations

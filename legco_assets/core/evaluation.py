@@ -37,7 +37,8 @@ REPO = Path(__file__).resolve().parents[2]
 GOLD_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "gold_questions.json"
 FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
 # Held-out questions about real papers we may not redistribute (present beside the repo on
-# the machines that have them): written after the fusion weights were chosen, never tuned on.
+# the machines that have them): written after the fusion weights were chosen and never used to
+# tune them; language centering was built after this set showed its cross-language misses.
 REAL_CORPUS = REPO.parent / "shared" / "corpus" / "real"
 REAL_CORPUS_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_corpus_questions.json"
 # blind: written by someone who saw only the Hansard text, after every retrieval setting was chosen

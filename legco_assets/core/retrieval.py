@@ -15,8 +15,8 @@ also silences BM25 when an English question about a Chinese paper matches stray 
 English paper. The weights are the ones the gold-question eval (:mod:`.evaluation`,
 ``docs/retrieval.md``) shows best.
 
-Before the chunk-vector search the query vector loses half of the mean vector of the scope's
-chunks in the query's script (:data:`LANGUAGE_CENTERING`). A multilingual encoder puts a
+Before the chunk-vector search of question chunks the query vector loses half of the mean
+vector of the scope's chunks in the query's script (:data:`LANGUAGE_CENTERING`). A multilingual encoder puts a
 language component into every vector (Libovický et al., 2020, "On the Language Neutrality of
 Pre-trained Multilingual Representations"), so a Chinese question is near *every* Chinese
 chunk and an English paper that answers it loses to a Chinese paper on a nearby subject.
