@@ -353,15 +353,15 @@ class Retriever:
         self, query: str, scope: Scope, strategy: str, n: int, document: str | None, all_versions: bool, plain: bool = False
     ) -> dict[str, list[Candidate]]:
         vector = self.embed_query(query)
-        centred = self.chunk_query_vector(vector, query, scope, self.centering_share(strategy))
+        share = self.centering_share(strategy)
+        centred = self.chunk_query_vector(vector, query, scope, share)
         out = {
             "vector": self.vector_ranking(centred, scope, strategy, n, document, all_versions),
             "question": self.question_ranking(vector, scope, n, document),
             "bm25": self.bm25_ranking(query, scope, n, document),
         }
-        if plain:
-            same = not self.centering_share(strategy)
-            out[PLAIN_VECTOR] = out["vector"] if same else self.vector_ranking(vector, scope, strategy, n, document, all_versions)
+        if plain:  # with no centering the plain ranking is the one just made
+            out[PLAIN_VECTOR] = self.vector_ranking(vector, scope, strategy, n, document, all_versions) if share else out["vector"]
         return out
 
     # -- search ----------------------------------------------------------------------------
