@@ -118,3 +118,70 @@ def test_skipping_far_text_lines_reads_the_same_characters(path: Path, monkeypat
     skipping = read_all()
     monkeypatch.setattr(tables_module._PageReader, "_line_far", lambda *args: False)
     assert read_all() == skipping and skipping
+
+
+def test_in_order_gives_every_page_in_order_as_one_process_finds_them(long_paper: bytes) -> None:
+    serial = geometric_tables(long_paper)
+    assert 0 < len(serial) < 60  # pages with tables and pages without
+    for workers in (0, 1, 2):
+        with GeometricTables(long_paper, workers=workers, min_pages=2) as geometry:
+            got = list(geometry.in_order())
+        assert [n for n, _ in got] == list(range(1, 61))
+        assert {n: t for n, t in got if t} == serial
+        assert all(t == [] for n, t in got if n not in serial)
+
+
+def test_stopping_in_order_early_stops_the_workers(long_paper: bytes) -> None:
+    geometry = GeometricTables(long_paper, workers=2, min_pages=2)
+    processes = [w.process for w in geometry._workers]
+    assert len(processes) == 2
+    pages = geometry.in_order()
+    first = [next(pages) for _ in range(3)]
+    assert [n for n, _ in first] == [1, 2, 3]
+    pages.close()  # the caller stops reading (an error in chunking, say)
+    assert all(p.poll() is not None for p in processes) and not geometry._workers
+
+
+def test_question_chunks_are_made_while_later_pages_are_still_unread(long_paper: bytes, tmp_path: Path) -> None:
+    """chunk_file hands the tables over page by page (PageTables): each section is chunked as
+    soon as the pages up to its end are read, not after the last page."""
+    from legco_assets.core import question_chunking
+    from legco_assets.core.pipeline import find_structure
+    from legco_assets.core.records import DocumentText, PageTables
+    from legco_assets.core.tables import iter_page_tables
+
+    path = tmp_path / "long.pdf"
+    path.write_bytes(long_paper)
+    settings = Settings(data_dir=tmp_path / "data")
+    _, pages = text_pages(read_source(path))
+    sections = find_structure(pages, settings).sections
+    events: list[tuple[str, int]] = []
+
+    def reading():  # type: ignore[no-untyped-def]
+        with GeometricTables(long_paper, workers=1, min_pages=2) as geometry:
+            for number, tables in iter_page_tables(long_paper, pages, settings, None, geometry):
+                events.append(("read", number))
+                yield number, tables
+
+    strategy = question_chunking.QuestionChunkingStrategy()
+    original = question_chunking._section_tables
+
+    def noting(section, tables):  # type: ignore[no-untyped-def]
+        found = original(section, tables)
+        events.append(("chunk", section.end_page))
+        return found
+
+    doc = DocumentText.from_pages(pages)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(question_chunking, "_section_tables", noting)
+        streamed = strategy.chunk("long", doc, sections, PageTables(reading()))
+    read_so_far = 0
+    chunked_while_unread = 0
+    for kind, page in events:
+        if kind == "read":
+            read_so_far = page
+        else:
+            assert read_so_far >= page  # never before its pages are read
+            chunked_while_unread += read_so_far < 60
+    assert chunked_while_unread > 10
+    assert streamed == strategy.chunk("long", doc, sections, find_tables(long_paper, pages, settings).tables)

@@ -22,7 +22,7 @@ from .errors import DocumentError
 from .extract import SourceBytes, document_kind, extract_document, read_source, render_page_png
 from .llm import LLMClient
 from .preprocess import clean_pages
-from .records import Chunk, DocumentText, ExtractedDocument, Page, Section, Table
+from .records import Chunk, DocumentText, ExtractedDocument, Page, PageTables, Section, Table
 from .settings import Settings, Strategy
 from .token_chunking import TokenChunkingStrategy
 from .tokens import encoding
@@ -169,6 +169,17 @@ def find_page_tables(source: SourceBytes, pages: list[Page], settings: Settings,
     return find_tables(source.data, pages, settings, llm, geometry)
 
 
+def page_tables_as_read(source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None, geometry: Any = None) -> PageTables | None:
+    """:func:`find_page_tables`'s tables, handed over page by page as they are read
+    (:class:`PageTables`): the question chunker chunks the first sections of a long PDF while
+    the workers of :func:`start_page_tables` read its last pages. None for non-PDF inputs."""
+    if document_kind(source) != "pdf":
+        return None
+    from .tables import iter_page_tables
+
+    return PageTables(iter_page_tables(source.data, pages, settings, llm, geometry))
+
+
 def start_page_tables(source: SourceBytes) -> ContextManager[Any]:
     """Start finding a PDF's geometric tables in worker processes, to be collected by
     :func:`find_page_tables` (a context manager: leaving it stops the workers). Geometry
@@ -187,14 +198,16 @@ def build_chunks(
     pages: list[Page],
     settings: Settings,
     sections: list[Section] | None = None,
-    tables: list[Table] | None = None,
+    tables: list[Table] | PageTables | None = None,
 ) -> list[Chunk]:
-    """Chunks of one document for one strategy; tables go in as Markdown in both."""
+    """Chunks of one document for one strategy; tables go in as Markdown in both. The
+    question strategy reads ``PageTables`` only as far as the section it is chunking."""
     if strategy is Strategy.token:
-        if tables:
+        every_table = PageTables.of(tables).all()
+        if every_table:
             from .table_embedding import embed_tables_in_pages
 
-            pages = embed_tables_in_pages(pages, tables)
+            pages = embed_tables_in_pages(pages, every_table)
         doc = DocumentText.from_pages(pages)
         return TokenChunkingStrategy(settings.chunk_size, settings.chunk_overlap).chunk(document_id, doc)
     from .question_chunking import QuestionChunkingStrategy
@@ -225,11 +238,9 @@ def chunk_file(path: str | Path, strategy: Strategy, settings: Settings, use_llm
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
         encoding()
-        tables_result = find_page_tables(source, pages, settings, llm, geometry)
-    tables = tables_result.tables if tables_result else []
-    from .documents import slug
+        from .documents import slug
 
-    chunks = build_chunks(slug(path), strategy, pages, settings, sections, tables)
+        chunks = build_chunks(slug(path), strategy, pages, settings, sections, page_tables_as_read(source, pages, settings, llm, geometry))
     return [c.to_record(Path(path).name, source.sha256) for c in chunks]
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from . import markers
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
-from .records import Chunk, DocumentText, Section, Table
+from .records import Chunk, DocumentText, PageTables, Section, Table
 from .structure import drop_internal_refs, join_pages, looks_tabular
 from .token_chunking import TokenChunkingStrategy, token_windows
 from .tokens import count_tokens, encoding
@@ -74,9 +74,12 @@ class QuestionChunkingStrategy:
     name: str = "question"
 
     def chunk(
-        self, document_id: str, doc: DocumentText, sections: list[Section], tables: list[Table] | None = None
+        self, document_id: str, doc: DocumentText, sections: list[Section], tables: list[Table] | PageTables | None = None
     ) -> list[Chunk]:
-        """Chunks of ``doc`` in document order; ``Chunk.index`` is the position in the list."""
+        """Chunks of ``doc`` in document order; ``Chunk.index`` is the position in the list.
+        A section is chunked once the tables up to its last page are known (``PageTables``:
+        the later pages may still be being read)."""
+        tables = PageTables.of(tables)
         if not any(s.type == "qa" for s in sections):
             return self._fallback(document_id, doc, sections, tables)
         chunks: list[Chunk] = []
@@ -116,7 +119,7 @@ class QuestionChunkingStrategy:
 
     # -- pairs ---------------------------------------------------------------------------------
     def _qa_chunks(
-        self, document_id: str, doc: DocumentText, section: Section, question_index: int, tables: list[Table] | None
+        self, document_id: str, doc: DocumentText, section: Section, question_index: int, tables: PageTables
     ) -> list[Chunk]:
         head, body = self._qa_parts(doc, section)
         body, embedded = _embed(body, _section_tables(section, tables))
@@ -145,7 +148,7 @@ class QuestionChunkingStrategy:
 
     # -- narrative, tables, speaking notes -----------------------------------------------------------
     def _section_chunks(
-        self, document_id: str, doc: DocumentText, section: Section, tables: list[Table] | None, fallback: str | None = None
+        self, document_id: str, doc: DocumentText, section: Section, tables: PageTables, fallback: str | None = None
     ) -> list[Chunk]:
         text, embedded = _embed(self._section_text(doc, section), _section_tables(section, tables))
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(text))
@@ -178,7 +181,7 @@ class QuestionChunkingStrategy:
 
     # -- documents without pairs -------------------------------------------------------------
     def _fallback(
-        self, document_id: str, doc: DocumentText, sections: list[Section], tables: list[Table] | None
+        self, document_id: str, doc: DocumentText, sections: list[Section], tables: PageTables
     ) -> list[Chunk]:
         """Sections when the paper has headings; token windows when it has none."""
         structured = any(s.heading for s in sections if s.type in CHUNKED_TYPES | {"toc"})
@@ -192,9 +195,9 @@ class QuestionChunkingStrategy:
             return _numbered(chunks)
         return self._token_fallback(document_id, doc, tables)
 
-    def _token_fallback(self, document_id: str, doc: DocumentText, tables: list[Table] | None) -> list[Chunk]:
-        if tables:
-            doc = _embedded_doc(doc, tables)
+    def _token_fallback(self, document_id: str, doc: DocumentText, tables: PageTables) -> list[Chunk]:
+        if tables.all():
+            doc = _embedded_doc(doc, tables.all())
         overlap = min(self.chunk_overlap, self.chunk_size - 1)
         chunks = TokenChunkingStrategy(self.chunk_size, overlap, self.name).chunk(document_id, doc)
         for chunk in chunks:
@@ -245,10 +248,8 @@ def _tabular(text: str) -> bool:
     return bool(markers.MARKDOWN_TABLE_RULE.search(text)) or looks_tabular(text)
 
 
-def _section_tables(section: Section, tables: list[Table] | None) -> list[Table]:
-    if not tables:
-        return []
-    return [t for t in tables if section.start_page <= t.page <= section.end_page]
+def _section_tables(section: Section, tables: PageTables) -> list[Table]:
+    return [t for t in tables.upto(section.end_page) if section.start_page <= t.page <= section.end_page]
 
 
 def _embed(text: str, tables: list[Table]) -> tuple[str, int]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, Iterable
 
 
 def _from_dict(cls: type, data: dict[str, Any]) -> Any:
@@ -108,6 +108,53 @@ class Table:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Table":
         return _from_dict(cls, data)
+
+
+class PageTables:
+    """A document's tables, page by page in page order, read only as far as asked.
+
+    Why: ``chunk_file`` gets a long PDF's tables from worker processes that read the pages
+    front to back; handed over this way, the question chunker can chunk the first sections
+    while the last pages are still being read, instead of after all of them. ``source``
+    yields ``(page number, tables on it)`` for every page in order (empty lists included,
+    so that the end of a page is known without waiting for the next table).
+    """
+
+    def __init__(self, source: Iterable[tuple[int, list[Table]]]) -> None:
+        self._source = iter(source)
+        self._read: list[Table] = []
+        self._through = 0  # every page up to this one has been read
+        self._done = False
+
+    @classmethod
+    def of(cls, tables: "Iterable[Table] | PageTables | None") -> "PageTables":
+        """Tables already at hand (any order), or a PageTables as it is."""
+        if isinstance(tables, PageTables):
+            return tables
+        by_page: dict[int, list[Table]] = {}
+        for table in tables or []:
+            by_page.setdefault(table.page, []).append(table)
+        return cls(sorted(by_page.items(), key=lambda item: item[0]))
+
+    def upto(self, page: int) -> list[Table]:
+        """Every table on pages up to ``page``, in page order."""
+        while not self._done and self._through < page:
+            try:
+                number, tables = next(self._source)
+            except StopIteration:
+                self._done = True
+                break
+            self._read.extend(tables)
+            self._through = number
+        return self._read
+
+    def all(self) -> list[Table]:
+        """Every table of the document (reads the rest)."""
+        for number, tables in self._source:
+            self._read.extend(tables)
+            self._through = number
+        self._done = True
+        return self._read
 
 
 @dataclass

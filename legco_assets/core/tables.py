@@ -933,23 +933,44 @@ class GeometricTables:
 
     def result(self) -> dict[int, list[Table]]:
         """Tables per page number, in page order, exactly as :func:`geometric_tables` gives."""
+        return {number: tables for number, tables in self.in_order() if tables}
+
+    def in_order(self) -> Iterator[tuple[int, list[Table]]]:
+        """``(page number, tables)`` for every page asked for (``[]`` when it has none), in
+        the order asked, each as soon as it is known: a caller can use the first pages while
+        the workers read the last. While the next page is still with a worker, this process
+        reads a page off the back of the busiest worker's run rather than wait. The workers
+        are stopped at the end (or when the caller stops early)."""
         if not self._opened:
-            return geometric_tables(self.pdf_bytes, self._numbers)
-        numbers = self._numbers or []
-        found: dict[int, list[Table]] = {}
-        started = {n for w in self._workers for n in w.numbers}
-        with _LocalReader(self.pdf_bytes) as local:
-            found.update(local.tables([n for n in numbers if n not in started]))
-            while (worker := self._busiest()) is not None:
-                found.update(local.tables([worker.numbers[worker.end]]))
-            for worker in self._workers:
-                with self._changed:
-                    self._changed.wait_for(lambda w=worker: w.done >= w.end or not w.alive)  # type: ignore[misc]
-                    done, reported = worker.done, dict(worker.found)
-                found.update(reported)
-                found.update(local.tables(worker.numbers[done : worker.end]))  # a worker that died
-        self.close()
-        return {n: found[n] for n in numbers if n in found}
+            yield from geometric_tables(self.pdf_bytes, self._numbers).items()  # raises as it does
+            return
+        slots = {n: (w, i) for w in self._workers for i, n in enumerate(w.numbers)}
+        stolen: dict[int, list[Table]] = {}
+        try:
+            with _LocalReader(self.pdf_bytes) as local:
+                for number in self._numbers or []:
+                    yield number, self._page(number, slots.get(number), local, stolen)
+        finally:
+            self.close()
+
+    def _page(self, number: int, slot: "tuple[_Worker, int] | None", local: "_LocalReader", stolen: dict[int, list[Table]]) -> list[Table]:
+        """One page's tables: from its worker once reported, from this process when the
+        page is this process's (never given to a worker, taken off a run's back, or left
+        by a worker that died); meanwhile pages are taken off the back of the runs."""
+        if slot is None:
+            return local.page(number)
+        worker, position = slot
+        while True:
+            with self._changed:
+                if position < worker.done:
+                    return worker.found.get(number, [])
+                mine = position >= worker.end or not worker.alive
+            if mine:
+                return stolen.pop(number) if number in stolen else local.page(number)
+            victim = self._busiest()
+            if victim is not None:
+                taken = victim.numbers[victim.end]
+                stolen[taken] = local.page(taken)
 
     def _busiest(self) -> "_Worker | None":
         """The live worker with the most pages left, its last one now the caller's."""
@@ -981,14 +1002,12 @@ class _LocalReader:
         self.pdf_bytes = pdf_bytes
         self.pdf: Any = None
 
-    def tables(self, numbers: list[int]) -> list[tuple[int, list[Table]]]:
-        if not numbers:
-            return []
+    def page(self, number: int) -> list[Table]:
         if self.pdf is None:
             import pypdfium2 as pdfium
 
             self.pdf = pdfium.PdfDocument(self.pdf_bytes)
-        return list(_tables_of(self.pdf, numbers))
+        return next((found for _, found in _tables_of(self.pdf, [number])), [])
 
     def __enter__(self) -> "_LocalReader":
         return self
@@ -1038,30 +1057,40 @@ def _starts_page(table: Table, page: Page | None) -> bool:
 
 def link_continuations(by_page: dict[int, list[Table]], pages: list[Page]) -> list[Table]:
     """All tables in page order, a table that goes on over a page break marked
-    ``continues_from_previous`` on its later part. The later part must have the same number
-    of columns, be the first thing on its page, and the earlier part the last thing on its
-    page. When the later page does not repeat the header, its first row is data: it moves
-    into the rows and the part takes the first part's header."""
+    ``continues_from_previous`` on its later part (:func:`link_pages`, for tables at hand)."""
+    return [t for _, tables in link_pages(sorted(by_page.items()), pages) for t in tables]
+
+
+def link_pages(found: Iterable[tuple[int, list[Table]]], pages: list[Page]) -> Iterator[tuple[int, list[Table]]]:
+    """``found`` (tables per page, in page order) with continuations marked, each page
+    given back as soon as it is read: a part is linked to the page before it only. The later
+    part must have the same number of columns, be the first thing on its page, and the
+    earlier part the last thing on its page. When the later page does not repeat the header,
+    its first row is data: it moves into the rows and the part takes the first part's
+    header."""
     page_of = {p.number: p for p in pages}
-    out: list[Table] = []
-    numbers = sorted(by_page)
-    for number in numbers:
-        tables = list(by_page[number])
-        previous = by_page.get(number - 1)
-        if tables and previous:
-            first, last = tables[0], previous[-1]
-            if first.width == last.width and _ends_page(last, page_of.get(number - 1)):
-                same_header = _squashed_cells(first.header) == _squashed_cells(last.header)
-                if same_header and _starts_page(first, page_of.get(number)):
-                    tables[0] = replace(first, continues_from_previous=True)
-                elif not same_header:
-                    rows = [list(first.header)] + [list(r) for r in first.rows]
-                    moved = replace(first, header=list(last.header), rows=rows, continues_from_previous=True)
-                    if _starts_page(moved, page_of.get(number)):
-                        tables[0] = replace(moved, markdown=to_markdown(moved.header, rows))
-                by_page[number] = tables
-        out.extend(tables)
-    return out
+    previous_number, previous = 0, []
+    for number, tables in found:
+        if tables and previous and previous_number == number - 1:
+            tables = _linked(list(tables), previous[-1], page_of.get(number - 1), page_of.get(number))
+        yield number, tables
+        previous_number, previous = number, tables
+
+
+def _linked(tables: list[Table], last: Table, last_page: Page | None, page: Page | None) -> list[Table]:
+    """``tables`` of a page, its first marked as going on from ``last`` where it does."""
+    first = tables[0]
+    if first.width != last.width or not _ends_page(last, last_page):
+        return tables
+    same_header = _squashed_cells(first.header) == _squashed_cells(last.header)
+    if same_header and _starts_page(first, page):
+        tables[0] = replace(first, continues_from_previous=True)
+    elif not same_header:
+        rows = [list(first.header)] + [list(r) for r in first.rows]
+        moved = replace(first, header=list(last.header), rows=rows, continues_from_previous=True)
+        if _starts_page(moved, page):
+            tables[0] = replace(moved, markdown=to_markdown(moved.header, rows))
+    return tables
 
 
 # -- the page_tables function --------------------------------------------------------------------
@@ -1093,16 +1122,14 @@ def find_tables(
         client = llm if llm is not None else LLMClient.from_settings(settings)
 
     def detected() -> Iterator[int]:
-        if geometry is not None:
-            wanted = set(numbers) if numbers is not None else None
-            found: Iterable[tuple[int, list[Table]]] = [(n, t) for n, t in geometry.result().items() if wanted is None or n in wanted]
-        elif client is None:
-            found = GeometricTables(pdf_bytes, numbers).result().items()
+        if client is None or geometry is not None:
+            found: Iterable[tuple[int, list[Table]]] = _geometry_pages(pdf_bytes, numbers, geometry)
         else:  # page by page, so the vision model gets each page as soon as it is found
             found = iter_geometric_tables(pdf_bytes, numbers)
         for number, tables in found:
-            by_page[number] = tables
-            yield number
+            if tables:
+                by_page[number] = tables
+                yield number
 
     if client is None:
         for _ in detected():
@@ -1132,3 +1159,29 @@ def find_tables(
         warnings=warnings,
         stats=stats,
     )
+
+
+def iter_page_tables(
+    pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "LLMClient | None" = None, geometry: GeometricTables | None = None
+) -> Iterator[tuple[int, list[Table]]]:
+    """What :func:`find_tables` finds, as ``(page number, tables)`` in page order. Without
+    a vision LLM each page comes as soon as it is read and linked to the page before, so a
+    long document's first pages can be chunked while the workers read its last
+    (:class:`~legco_assets.core.records.PageTables`); with one, once all are read."""
+    if settings.llm_enabled and settings.qa_vision_enabled:
+        by_page: dict[int, list[Table]] = {}
+        for table in find_tables(pdf_bytes, pages, settings, llm, geometry).tables:
+            by_page.setdefault(table.page, []).append(table)
+        yield from sorted(by_page.items())
+        return
+    numbers = [p.number for p in pages] if pages else None
+    yield from link_pages(_geometry_pages(pdf_bytes, numbers, geometry), pages)
+
+
+def _geometry_pages(pdf_bytes: bytes, numbers: list[int] | None, geometry: GeometricTables | None) -> Iterator[tuple[int, list[Table]]]:
+    """Geometric tables of ``numbers`` (all pages when None) in order, from ``geometry``
+    when it was started for this document, else found here (on several cores when long)."""
+    if geometry is None:
+        return GeometricTables(pdf_bytes, numbers).in_order()
+    wanted = set(numbers) if numbers is not None else None
+    return ((n, t) for n, t in geometry.in_order() if wanted is None or n in wanted)
