@@ -9,6 +9,8 @@ character either.
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -64,11 +66,48 @@ def test_long_paper_same_tables_in_the_same_order_with_one_or_two_workers(long_p
     assert parallel(long_paper, some) == geometric_tables(long_paper, some)
 
 
+@pytest.mark.parametrize("forked", [True, False], ids=["forked", "spawned"])
+def test_workers_are_forked_only_from_a_single_threaded_process(long_paper: bytes, forked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables_module, "_single_threaded", lambda: forked)
+    with GeometricTables(long_paper, workers=2, min_pages=2) as geometry:
+        kinds = {type(w.process) for w in geometry._workers}
+        assert kinds == ({tables_module._Forked} if forked else {subprocess.Popen})
+        assert geometry.result() == geometric_tables(long_paper)
+
+
+def test_single_threaded_counts_native_threads_too() -> None:
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert not tables_module._single_threaded()
+    finally:
+        stop.set()
+        thread.join()
+
+
 def test_a_worker_that_cannot_start_or_dies_leaves_the_pages_to_the_caller(long_paper: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     serial = geometric_tables(long_paper)
-    monkeypatch.setattr(tables_module.sys, "executable", "/nonexistent/python")  # cannot start
+    with monkeypatch.context() as patch:  # spawned
+        patch.setattr(tables_module, "_single_threaded", lambda: False)
+        patch.setattr(tables_module.sys, "executable", "/nonexistent/python")  # cannot start
+        assert parallel(long_paper) == serial
+        patch.setattr(tables_module.sys, "executable", "/bin/true")  # starts, reports nothing
+        assert parallel(long_paper) == serial
+    monkeypatch.setattr(tables_module, "_single_threaded", lambda: True)  # forked
+    serve = tables_module._serve
+    monkeypatch.setattr(tables_module, "_serve", lambda pdf_bytes, numbers, out: None)  # reports nothing
     assert parallel(long_paper) == serial
-    monkeypatch.setattr(tables_module.sys, "executable", "/bin/true")  # starts, reports nothing
+
+    def two_pages_then_crash(pdf_bytes: bytes, numbers: list[int], out) -> None:  # type: ignore[no-untyped-def]
+        serve(pdf_bytes, numbers[:2], out)
+        os._exit(3)
+
+    monkeypatch.setattr(tables_module, "_serve", two_pages_then_crash)
+    assert parallel(long_paper) == serial
+    monkeypatch.setattr(tables_module.os, "fork", lambda: (_ for _ in ()).throw(OSError("no fork here")))
     assert parallel(long_paper) == serial
 
 

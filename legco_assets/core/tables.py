@@ -40,6 +40,7 @@ import ctypes
 import os
 import pickle
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -803,15 +804,20 @@ def _spare_cores() -> int:
 
 
 def serve_worker(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-    """A worker process's whole life: read ``(pdf bytes, page numbers)``, then report
-    ``(position, tables)`` for each page in order until done or killed. A page that fails
-    is reported as ``(position, None)`` and ends the worker: the caller reads it itself."""
+    """A spawned worker process's whole life: read ``(pdf bytes, page numbers)``, then
+    :func:`_serve` them."""
+    stdin = stdin or sys.stdin.buffer
+    pdf_bytes, numbers = pickle.load(stdin)
+    _serve(pdf_bytes, numbers, stdout or sys.stdout.buffer)
+
+
+def _serve(pdf_bytes: bytes, numbers: list[int], stdout: BinaryIO) -> None:
+    """Report ``(position, tables)`` for each page in order until done or killed. A page
+    that fails is reported as ``(position, None)`` and ends the worker: the caller reads it
+    itself."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
-    stdin = stdin or sys.stdin.buffer
-    stdout = stdout or sys.stdout.buffer
-    pdf_bytes, numbers = pickle.load(stdin)
     pdf = pdfium.PdfDocument(pdf_bytes)
     count = len(pdf)
     for position, number in enumerate(numbers):
@@ -825,12 +831,60 @@ def serve_worker(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) 
         stdout.flush()
 
 
+def _single_threaded() -> bool:
+    """True when this process runs one thread, native ones included (Linux says so in
+    /proc): only then is forking safe (no lock can be left held in the child)."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+class _Forked:
+    """A worker forked from this process, with what :class:`_Worker` uses of ``Popen``.
+    Why: a fork starts reading pages at once, with this process's imports and bytes; a
+    fresh Python spends about 0.1 s of a core starting up first. Only from a single-threaded
+    process (the CLI, the benchmark); elsewhere (a Dagster run worker) workers are spawned."""
+
+    stdin = None
+
+    def __init__(self, pdf_bytes: bytes, numbers: list[int]) -> None:
+        read_fd, write_fd = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: report its pages, then leave without the parent's exit handlers
+            try:
+                os.close(read_fd)
+                with os.fdopen(write_fd, "wb") as out:
+                    _serve(pdf_bytes, numbers, out)
+            finally:
+                os._exit(0)
+        os.close(write_fd)
+        self.pid = pid
+        self.stdout = os.fdopen(read_fd, "rb")
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None and os.waitpid(self.pid, os.WNOHANG)[0]:
+            self.returncode = 0
+        return self.returncode
+
+    def kill(self) -> None:
+        os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            os.waitpid(self.pid, 0)
+            self.returncode = 0
+        return self.returncode
+
+
 class _Worker:
     """One worker process reading one run of pages front to back; a thread collects what
     it reports (``done`` pages so far), and the caller takes pages off the run's back
-    (``end``) when it has nothing else to do."""
+    (``end``) when it has nothing else to do. Forked when ``fork``, else a fresh Python
+    running :func:`serve_worker`; :meth:`start` starts the threads that talk to it."""
 
-    def __init__(self, pdf_bytes: bytes, numbers: list[int], first: int, changed: threading.Condition) -> None:
+    def __init__(self, pdf_bytes: bytes, numbers: list[int], first: int, changed: threading.Condition, fork: bool) -> None:
         self.numbers = numbers
         self.first = first  # position of numbers[0] in the whole list
         self.done = 0
@@ -838,12 +892,21 @@ class _Worker:
         self.alive = True
         self.found: dict[int, list[Table]] = {}
         self._changed = changed
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")])))
-        command = [sys.executable, "-c", "from legco_assets.core.tables import serve_worker; serve_worker()"]
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        payload = pickle.dumps((pdf_bytes, numbers), protocol=pickle.HIGHEST_PROTOCOL)
-        threading.Thread(target=self._send, args=(payload,), daemon=True).start()
+        self._payload = b""
+        self.process: "subprocess.Popen[bytes] | _Forked"
+        if fork:
+            self.process = _Forked(pdf_bytes, numbers)
+        else:
+            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")])))
+            command = [sys.executable, "-c", "from legco_assets.core.tables import serve_worker; serve_worker()"]
+            self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            self._payload = pickle.dumps((pdf_bytes, numbers), protocol=pickle.HIGHEST_PROTOCOL)
         self.reader = threading.Thread(target=self._collect, daemon=True)
+
+    def start(self) -> None:
+        if self._payload:
+            threading.Thread(target=self._send, args=(self._payload,), daemon=True).start()
+            self._payload = b""
         self.reader.start()
 
     def _send(self, payload: bytes) -> None:
@@ -925,11 +988,14 @@ class GeometricTables:
         numbers = self._numbers or []
         # runs of equal length, one per worker plus the caller's own share at the back
         size = -(-len(numbers) // workers)
+        fork = hasattr(os, "fork") and _single_threaded()  # decided before any thread starts
         try:
             for first in range(0, len(numbers), size):
-                self._workers.append(_Worker(self.pdf_bytes, numbers[first : first + size], first, self._changed))
+                self._workers.append(_Worker(self.pdf_bytes, numbers[first : first + size], first, self._changed, fork))
         except OSError:  # cannot start a process here: the caller reads those pages
             pass
+        for worker in self._workers:
+            worker.start()
 
     def result(self) -> dict[int, list[Table]]:
         """Tables per page number, in page order, exactly as :func:`geometric_tables` gives."""
