@@ -145,15 +145,28 @@ def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]
     raise SystemExit(f"unknown stage {stage!r} (one of {', '.join(STAGES)})")
 
 
+def _cpu_seconds(who: int) -> float:
+    """User + system time of this process (``RUSAGE_SELF``) or of its finished children
+    (``RUSAGE_CHILDREN``: table workers)."""
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_stage(stage: str, paper: Path) -> dict[str, Any]:
-    """Child entry point: prepare, then time the stage once; seconds and memory."""
+    """Child entry point: prepare, then time the stage once; seconds, CPU and memory (this
+    process, and the largest worker process it started, if any)."""
     with tempfile.TemporaryDirectory() as tmp:
         call = _prepare(stage, paper, Path(tmp))
         before = _maxrss_mib()
+        own, workers = _cpu_seconds(resource.RUSAGE_SELF), _cpu_seconds(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         facts = call()
         seconds = time.perf_counter() - started
-        return {"stage": stage, "seconds": seconds, "peak_rss_mib": _maxrss_mib(), "stage_rss_mib": _maxrss_mib() - before, **facts}
+        own, workers = _cpu_seconds(resource.RUSAGE_SELF) - own, _cpu_seconds(resource.RUSAGE_CHILDREN) - workers
+        cpu = own + workers
+        # the largest child of the whole process: only the stage's when the stage started one
+        worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 if workers > 0 else 0.0
+        return {"stage": stage, "seconds": seconds, "cpu_seconds": cpu, "peak_rss_mib": _maxrss_mib(), "stage_rss_mib": _maxrss_mib() - before, "worker_rss_mib": worker, **facts}
 
 
 def run_sensor(files: int, work: Path) -> dict[str, Any]:
@@ -263,8 +276,8 @@ def report(results: dict[tuple[str, int], dict[str, Any]], sensor: dict[str, Any
         f"Machine: {machine()}",
         f"Command: .venv/bin/python scripts/benchmark.py --pages {' '.join(map(str, sizes))} --repeat {args.repeat}",
         "",
-        "| stage | pages | seconds | pages/s | × raw pypdfium2 | s/page vs smallest | peak RSS (MiB) | stage Δ RSS (MiB) | output |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| stage | pages | seconds | CPU s | pages/s | × raw pypdfium2 | s/page vs smallest | peak RSS (MiB) | stage Δ RSS (MiB) | worker RSS (MiB) | output |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     smallest = sizes[0]
     for stage in args.stages:
@@ -276,12 +289,12 @@ def report(results: dict[tuple[str, int], dict[str, Any]], sensor: dict[str, Any
             growth = (r["seconds"] / n) / (base["seconds"] / smallest) if base["seconds"] > 0 else float("nan")
             output = ", ".join(f"{k} {v}" for k, v in r.items() if k in ("characters", "sections", "tables", "chunks"))
             lines.append(
-                f"| {LABELS[stage]} | {n} | {r['seconds']:.3f} | {n / r['seconds']:,.0f} | {vs_raw} | {growth:.2f} | "
-                f"{r['peak_rss_mib']:.0f} | {r['stage_rss_mib']:.0f} | {output} |"
+                f"| {LABELS[stage]} | {n} | {r['seconds']:.3f} | {r['cpu_seconds']:.2f} | {n / r['seconds']:,.0f} | {vs_raw} | {growth:.2f} | "
+                f"{r['peak_rss_mib']:.0f} | {r['stage_rss_mib']:.0f} | {r['worker_rss_mib']:.0f} | {output} |"
             )
     lines.append(
-        f"| inbox sensor, one tick | {sensor['files']} files | {sensor['seconds']:.3f} | – | – | – | {sensor['peak_rss_mib']:.0f} | "
-        f"{sensor['stage_rss_mib']:.0f} | {sensor['run_requests']} run requests; unchanged tick {sensor['unchanged_tick_seconds']:.3f}s |"
+        f"| inbox sensor, one tick | {sensor['files']} files | {sensor['seconds']:.3f} | – | – | – | – | {sensor['peak_rss_mib']:.0f} | "
+        f"{sensor['stage_rss_mib']:.0f} | – | {sensor['run_requests']} run requests; unchanged tick {sensor['unchanged_tick_seconds']:.3f}s |"
     )
     largest = sizes[-1]
     if ("pipeline_question", largest) in results and ("raw_pypdfium2", largest) in results:
@@ -289,14 +302,14 @@ def report(results: dict[tuple[str, int], dict[str, Any]], sensor: dict[str, Any
         raw = results[("raw_pypdfium2", largest)]
         small = results[("pipeline_question", smallest)]
         growth = (q["seconds"] / largest) / (small["seconds"] / smallest)
-        peak = max(r["peak_rss_mib"] for r in results.values())
+        peak = max(r["peak_rss_mib"] + r["worker_rss_mib"] for r in results.values())
         lines += [
             "",
             f"Bars (no-LLM question pipeline, {largest} pages):",
             f"- ≥ 50 pages/s: {largest / q['seconds']:,.0f} pages/s — {'met' if largest / q['seconds'] >= 50 else 'MISSED'}",
             f"- within 3× raw pypdfium2: {q['seconds'] / raw['seconds']:.1f}× — {'met' if q['seconds'] <= 3 * raw['seconds'] else 'MISSED'}",
             f"- time per page grows < 1.3× from {smallest} to {largest} pages: {growth:.2f}× — {'met' if growth < 1.3 else 'MISSED'}",
-            f"- peak memory < 1 GiB (any stage's process): {peak:.0f} MiB — {'met' if peak < 1024 else 'MISSED'}",
+            f"- peak memory < 1 GiB (any stage: its process + its largest worker): {peak:.0f} MiB — {'met' if peak < 1024 else 'MISSED'}",
         ]
     return "\n".join(lines)
 
