@@ -19,7 +19,9 @@ Without an LLM (the default) tables come from page geometry, read straight from 
   merged per column: ``2020-21 Estimate``).
 * **Cores.** Geometry needs only the bytes: for a long document (``PARALLEL_MIN_PAGES``)
   :class:`GeometricTables` reads pages in worker processes too, while the caller reads
-  the text layer; the result is the same as on one core.
+  the text layer, and hands them over in page order (:func:`iter_page_tables`) so that
+  the first sections can be chunked before the last page is read; the result is the same
+  as on one core.
 
 pdfplumber gives the same grids but is 10-30x slower per table page (see
 ``scripts/bench_tables.py``), so it is not used here.
@@ -956,11 +958,13 @@ class GeometricTables:
     Why: table geometry is a pure function of the bytes and the largest part of the no-LLM
     pipeline, and the rest of the pipeline runs on one core. Started early (``chunk_file``
     starts it before reading the text layer), each worker reads its run of pages front to
-    back; :meth:`result` then reads pages off the back of the runs in the calling process
-    until they meet, so all finish together however busy the machine is. A page both read
-    is read the same way twice (a pure function). Workers are plain subprocesses running
-    :func:`serve_worker` (no fork of a threaded process such as a Dagster run worker, no
-    re-import of the caller's main script, allowed in daemon processes) and never needed: a
+    back; :meth:`in_order` hands the pages over in order and, while the next one is still
+    with a worker, reads pages off the back of the runs in the calling process until they
+    meet, so all finish together however busy the machine is. A page both read is read the
+    same way twice (a pure function). Workers are plain processes, not a ``multiprocessing``
+    pool (no re-import of the caller's main script, allowed in daemon processes): forked
+    from a single-threaded caller, else a fresh Python running :func:`serve_worker` (never
+    a fork of a threaded process such as a Dagster run worker). They are never needed: a
     document under ``min_pages`` pages, no spare core, a worker that cannot start or dies,
     or a page that fails in a worker is read in this process, with the same code and the
     same result as :func:`geometric_tables`.
