@@ -178,7 +178,8 @@ def test_stopping_in_order_early_stops_the_workers(long_paper: bytes) -> None:
     first = [next(pages) for _ in range(3)]
     assert [n for n, _ in first] == [1, 2, 3]
     pages.close()  # the caller stops reading (an error in chunking, say)
-    assert all(p.poll() is not None for p in processes) and not geometry._workers
+    assert not geometry._workers
+    assert all(p.poll() is not None for p in processes)  # ended (killed, or done before)
 
 
 def test_question_chunks_are_made_while_later_pages_are_still_unread(long_paper: bytes, tmp_path: Path) -> None:

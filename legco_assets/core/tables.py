@@ -866,8 +866,10 @@ class _Forked:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None and os.waitpid(self.pid, os.WNOHANG)[0]:
-            self.returncode = 0
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
         return self.returncode
 
     def kill(self) -> None:
@@ -875,8 +877,7 @@ class _Forked:
 
     def wait(self) -> int:
         if self.returncode is None:
-            os.waitpid(self.pid, 0)
-            self.returncode = 0
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
         return self.returncode
 
 
