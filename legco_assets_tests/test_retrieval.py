@@ -18,6 +18,7 @@ from legco_assets.core.retrieval import (
     Candidate,
     Fusion,
     Mode,
+    QUESTION_CENTERING,
     Retriever,
     answer_question,
     assemble_context,
@@ -166,15 +167,34 @@ def test_hybrid_chunk_vector_query_loses_part_of_its_language_mean(store) -> Non
     raw = retriever.embed_query(query)
     unit = raw / np.linalg.norm(raw)
     assert retriever.centering_share("question") == 0.5 and retriever.centering_share("token") == 0.0
-    assert np.allclose(retriever.chunk_query_vector(raw, query, scope, 0.5), unit - 0.5 * zh_mean, atol=1e-6)
-    assert np.allclose(retriever.chunk_query_vector(raw, query, scope, 0.0), unit)
-    zh_only = retriever.scope("question")
-    zh_only.script_means = {"zh": zh_mean}
-    assert np.allclose(retriever.chunk_query_vector(raw, "old age allowance", zh_only, 0.5), raw / np.linalg.norm(raw))
+    assert np.allclose(retriever.centred(raw, query, scope.script_means, 0.5), unit - 0.5 * zh_mean, atol=1e-6)
+    assert np.allclose(retriever.centred(raw, query, scope.script_means, 0.0), unit)
+    assert np.allclose(retriever.centred(raw, "old age allowance", {"zh": zh_mean}, 0.5), unit)
 
     ranked = retriever.rankings(query, "question", 5, plain=True)
     assert [c.id for c in ranked["vector-plain"]] == [h.id for h in retriever.search(query, k=5, strategy="question", mode="vector")]
     assert {c.id for c in ranked["vector"]} == {c.id for c in ranked["vector-plain"]}  # same chunks, re-ordered at most
+
+
+def test_question_ranker_query_loses_part_of_its_language_mean_question(store) -> None:
+    """The question ranker compares the query, less QUESTION_CENTERING of the mean question
+    vector of its script, with every pair's question: the order is that of those cosines."""
+    settings, collection = store
+    retriever = Retriever.open(settings, collection=collection)
+    scope = retriever.scope("question")
+    texts = [scope.records[i]["metadata"]["question_text"] for i in scope.question_rows]
+    questions = [np.asarray(v) / np.linalg.norm(v) for v in retriever.embedder(texts)]
+    zh_rows = [n for n, i in enumerate(scope.question_rows) if scope.records[i]["document_id"] == "drain"]
+    assert 0 < len(zh_rows) < len(texts)
+    assert np.allclose(scope.question_means["zh"], np.mean([questions[n] for n in zh_rows], axis=0), atol=1e-6)
+
+    query = "長者生活津貼每月多少錢？"
+    centred = retriever.centred(retriever.embed_query(query), query, scope.question_means, QUESTION_CENTERING)
+    cosines = [float(q @ centred) / float(np.linalg.norm(centred)) for q in questions]
+    expected = [scope.records[scope.question_rows[n]]["id"] for n in np.argsort(cosines)[::-1][:3]]
+    assert [c.id for c in retriever.rankings(query, "question", 3)["question"]] == expected
+    plain = Retriever(collection, retriever.embedder, question_centering=0.0)
+    assert [c.score for c in plain.rankings(query, "question", 3)["question"]] != [c.score for c in retriever.rankings(query, "question", 3)["question"]]
 
 
 def test_hits_are_chunk_records_with_rank_and_score(store) -> None:

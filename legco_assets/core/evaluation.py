@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from .records import Chunk, DocumentText
-from .retrieval import DEFAULT_FUSION, LANGUAGE_CENTERING, PLAIN_VECTOR, Candidate, Fusion, Hit, Mode, Retriever, Scope, fuse, ranked_hits
+from .retrieval import DEFAULT_FUSION, LANGUAGE_CENTERING, PLAIN_VECTOR, QUESTION_CENTERING, Candidate, Fusion, Hit, Mode, Retriever, Scope, fuse, ranked_hits
 from .settings import Settings, Strategy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,6 +43,17 @@ REAL_CORPUS = REPO.parent / "shared" / "corpus" / "real"
 REAL_CORPUS_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_corpus_questions.json"
 # blind: written by someone who saw only the Hansard text, after every retrieval setting was chosen
 REAL_HANSARD_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_questions.json"
+# blind as well, written the same way after the first blind set had been scored: the English
+# Hansard of 29 April 2015 (an HTML page), with every other real paper as a distractor
+REAL_HANSARD_2015_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_2015_questions.json"
+# blind, written after the question ranker's language centering was chosen on all the sets above
+REAL_FDH_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_fdh_questions.json"
+HELD_OUT = {
+    "faq": REAL_CORPUS_QUESTIONS,
+    "hansard-2012": REAL_HANSARD_QUESTIONS,
+    "hansard-2015": REAL_HANSARD_2015_QUESTIONS,
+    "fdh": REAL_FDH_QUESTIONS,
+}
 BASELINE = "baseline"
 BASELINE_SIZE, BASELINE_OVERLAP = 1000, 200
 MIN_ANCHOR = 20
@@ -346,6 +357,13 @@ def breakdown(results: Sequence[QuestionResult]) -> list[EvalRow]:
     return rows
 
 
+def pooled(reports: Sequence[EvalReport]) -> EvalReport:
+    """One report over the questions of several eval runs (each weighs by its questions)."""
+    results = [r for report in reports for r in report.results]
+    papers = {name: doc for report in reports for name, doc in report.papers.items()}
+    return EvalReport(breakdown(results), results, list(reports[0].strategies), reports[0].fusion, papers)
+
+
 @dataclass
 class EvalRun:
     """Papers ingested and every ranker's candidates collected: scoring a mode or a set
@@ -374,22 +392,24 @@ class EvalRun:
                 rows.append(row)
         return rows
 
-    def centering_sweep(self, shares: Sequence[float]) -> list[EvalRow]:
-        """The hybrid mode with each share of language centering (the candidates are
-        collected again for each), all questions and cross-language ones, per strategy."""
-        kept = self.retriever.centering
+    def centering_sweep(self, shares: Sequence[float], ranker: str = "vector") -> list[EvalRow]:
+        """The hybrid mode with each share of language centering of the ``vector`` (chunk)
+        or ``question`` ranker's query (the candidates are collected again for each), all
+        questions and cross-language ones, per strategy."""
+        attribute = "centering" if ranker == "vector" else "question_centering"
+        kept = getattr(self.retriever, attribute)
         rows = []
         try:
             for share in shares:
-                self.retriever.centering = share
+                setattr(self.retriever, attribute, share)
                 rankings = collect_rankings(self.retriever, self.questions, self.papers, self.strategies)
                 results = score_all(self.retriever, self.questions, self.papers, rankings, self.strategies, [Mode.hybrid], self.retriever.fusion)
                 for row in summarise(results) + summarise([r for r in results if r.cross_language], "cross-language"):
-                    row.mode = f"centering {share:g}"
-                    row.mode += " (default)" if share == LANGUAGE_CENTERING.get(row.strategy, 0.0) else ""
+                    default = LANGUAGE_CENTERING.get(row.strategy, 0.0) if ranker == "vector" else QUESTION_CENTERING
+                    row.mode = f"centering {share:g}" + (" (default)" if share == default else "")
                     rows.append(row)
         finally:
-            self.retriever.centering = kept
+            setattr(self.retriever, attribute, kept)
         return rows
 
 
@@ -404,7 +424,7 @@ def prepare_eval(
     file's ``papers`` (questions' papers and distractors) or else those its questions name;
     answer ends are its ``answer_ends`` or else each paper's ``.gold.json``."""
     questions = load_gold_questions(gold_path)
-    papers = load_papers(Path(gold_path), Path(papers_dir), questions)
+    papers = load_papers(Path(gold_path), Path(papers_dir), questions, Path(work_dir) / "html-as-text")
     missing = [q.id for q in questions if q.qa_id not in papers[q.document].anchors]
     if missing:
         raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
@@ -415,13 +435,25 @@ def prepare_eval(
     return EvalRun(retriever, questions, papers, list(strategies), rankings)
 
 
-def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuestion]) -> dict[str, Paper]:
-    """The eval's papers by their name in the gold file (see :func:`prepare_eval`)."""
+def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuestion], text_dir: Path) -> dict[str, Paper]:
+    """The eval's papers by their name in the gold file (see :func:`prepare_eval`); an HTML
+    paper is ingested as its text, written to ``text_dir`` (see :mod:`html_text`)."""
     gold = json.loads(gold_path.read_text(encoding="utf-8"))
     names = gold.get("papers") or list(dict.fromkeys(q.document for q in questions))
-    if "answer_ends" not in gold:
-        return {name: load_paper(papers_dir / name) for name in names}
-    return {name: load_paper(papers_dir / name, gold["answer_ends"].get(name, {})) for name in names}
+    ends = gold.get("answer_ends")
+    return {name: load_paper(paper_file(papers_dir / name, text_dir), ends.get(name, {}) if ends is not None else None) for name in names}
+
+
+def paper_file(path: Path, text_dir: Path) -> Path:
+    """The file the pipeline reads for ``path``: itself, or for an HTML page its text as TXT."""
+    if path.suffix.lower() not in (".html", ".htm"):
+        return path
+    from .html_text import html_text
+
+    text_dir.mkdir(parents=True, exist_ok=True)
+    target = text_dir / path.with_suffix(".txt").name
+    target.write_text(html_text(path.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
+    return target
 
 
 def run_eval(

@@ -23,7 +23,9 @@ chunk and an English paper that answers it loses to a Chinese paper on a nearby 
 Taking that shared component out of the query lets content count more than language. It is
 done on the query side only, so Chroma still does the search over the stored vectors. It
 helps the fusion of question chunks but hurts long token windows and the chunk vectors used
-alone, so it is set per strategy and ``vector`` mode searches with the plain query.
+alone, so it is set per strategy and ``vector`` mode searches with the plain query. The
+question ranker has the same bias (a Chinese query is nearest the Chinese papers' questions)
+and takes out :data:`QUESTION_CENTERING` of the mean question vector of the query's script.
 
 Filters are the same for every ranker: strategy, optionally one document, and the latest
 version only unless ``all_versions`` is asked for. The BM25 index of a (strategy, versions)
@@ -52,6 +54,7 @@ RRF_K = 60
 # Share of the query-script mean taken out of the query, per strategy (eval: docs/retrieval.md).
 # Token windows lose with it (Hit@5 0.66 -> 0.59 on the fixture eval), so they keep 0.
 LANGUAGE_CENTERING = {"question": 0.5}
+QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the question ranker removes
 OVERSAMPLE = 50  # extra unfiltered results asked for, so a scope's share of them is rarely short
 FUSED = ("vector", "question", "bm25")  # the rankers hybrid mode fuses
 PLAIN_VECTOR = "vector-plain"  # the vector mode's ranking, uncentred, when the eval asks for it
@@ -172,6 +175,7 @@ class Scope:
     question_rows: np.ndarray  # rows that have a question_text
     question_vectors: np.ndarray  # unit vectors of those questions, one per question row
     script_means: dict[str, np.ndarray]  # mean unit chunk vector per script ("zh", "en")
+    question_means: dict[str, np.ndarray]  # mean unit question vector per script of its chunk
     count: int  # collection.count() when loaded: a cheap staleness signal
     built: bool  # the BM25 index was (re)built on load rather than read from the cache
     seconds: float
@@ -186,12 +190,11 @@ class Scope:
         return self.index.scripts[row] if row is not None else script_of(text)
 
 
-def _script_means(stored: list[dict[str, Any]], scripts: list[str]) -> dict[str, np.ndarray]:
-    """The mean of the unit chunk vectors of each script: the language component that
-    :meth:`Retriever.chunk_query_vector` takes out of the query."""
-    if not stored:
+def _script_means(vectors: np.ndarray, scripts: list[str]) -> dict[str, np.ndarray]:
+    """The mean of the unit vectors of each script: the language component that
+    :meth:`Retriever.centred` takes out of the query."""
+    if not len(vectors):
         return {}
-    vectors = _unit_rows([c["embedding"] for c in stored])
     labels = np.asarray(scripts)
     return {s: vectors[labels == s].mean(axis=0) for s in sorted(set(scripts))}
 
@@ -219,12 +222,14 @@ class Retriever:
         cache_dir: Path | None = None,
         fusion: Fusion = DEFAULT_FUSION,
         centering: float | None = None,
+        question_centering: float = QUESTION_CENTERING,
     ):
         self.collection = collection
         self.embedder = embedder
         self.cache_dir = cache_dir
         self.fusion = fusion
         self.centering = centering  # None: LANGUAGE_CENTERING of the searched strategy
+        self.question_centering = question_centering
         self._scopes: dict[tuple[str, bool], Scope] = {}
 
     @classmethod
@@ -254,14 +259,15 @@ class Retriever:
         index, built = load_or_build(self.cache_dir, name, stored)
         records = [record_from_stored(c["id"], c["text"], c["metadata"]) for c in stored]
         rows = [i for i, r in enumerate(records) if r["metadata"].get("question_text")]
-        vectors = self._embed_unique([records[i]["metadata"]["question_text"] for i in rows])
+        questions = _unit_rows(self._embed_unique([records[i]["metadata"]["question_text"] for i in rows]))
         return Scope(
             records=records,
             index=index,
             documents=np.array([r["document_id"] for r in records], dtype=object),
             question_rows=np.array(rows, dtype=np.int64),
-            question_vectors=_unit_rows(vectors),
-            script_means=_script_means(stored, index.scripts),
+            question_vectors=questions,
+            script_means=_script_means(_unit_rows([c["embedding"] for c in stored]), index.scripts),
+            question_means=_script_means(questions, [index.scripts[i] for i in rows]),
             count=count,
             built=built,
             seconds=time.perf_counter() - started,
@@ -283,12 +289,11 @@ class Retriever:
         return LANGUAGE_CENTERING.get(strategy, 0.0) if self.centering is None else self.centering
 
     @staticmethod
-    def chunk_query_vector(vector: np.ndarray, query: str, scope: Scope, share: float) -> np.ndarray:
-        """The query vector for the hybrid chunk-vector ranker: unit length, less ``share``
-        of the mean chunk vector of the query's script (see the module docstring).
-        Unchanged when the scope has no chunk in that script."""
+    def centred(vector: np.ndarray, query: str, means: dict[str, np.ndarray], share: float) -> np.ndarray:
+        """The query vector at unit length, less ``share`` of ``means[script of the query]``
+        (see the module docstring); unchanged but for the length when there is no such mean."""
         unit = vector / max(float(np.linalg.norm(vector)), 1e-12)
-        mean = scope.script_means.get(script_of(query))
+        mean = means.get(script_of(query))
         return unit if mean is None or not share else unit - share * mean
 
     # -- rankers ---------------------------------------------------------------------------
@@ -330,7 +335,8 @@ class Retriever:
         return [Candidate(scope.records[scope.position[i]], 1.0 - float(d)) for i, d in pairs if i in scope.position]
 
     def question_ranking(self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
-        """Best ``n`` Q&A chunks by cosine similarity of their question alone."""
+        """Best ``n`` Q&A chunks by cosine similarity of their question alone (``vector``:
+        the query, already centred by the caller)."""
         if not len(scope.question_rows):
             return []
         rows = scope.question_rows
@@ -354,10 +360,9 @@ class Retriever:
     ) -> dict[str, list[Candidate]]:
         vector = self.embed_query(query)
         share = self.centering_share(strategy)
-        centred = self.chunk_query_vector(vector, query, scope, share)
         out = {
-            "vector": self.vector_ranking(centred, scope, strategy, n, document, all_versions),
-            "question": self.question_ranking(vector, scope, n, document),
+            "vector": self.vector_ranking(self.centred(vector, query, scope.script_means, share), scope, strategy, n, document, all_versions),
+            "question": self.question_ranking(self.centred(vector, query, scope.question_means, self.question_centering), scope, n, document),
             "bm25": self.bm25_ranking(query, scope, n, document),
         }
         if plain:  # with no centering the plain ranking is the one just made
