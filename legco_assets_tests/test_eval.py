@@ -24,11 +24,13 @@ from legco_assets.core.evaluation import (
     check_document,
     load_gold_questions,
     normalise,
+    paper_file,
     prepare_eval,
     recorded_baseline,
     score_ranking,
     summarise,
 )
+from legco_assets.core.html_text import html_text
 from legco_assets.core.retrieval import DEFAULT_FUSION, DEFAULT_MODE, PLAIN_RRF, QUESTION_CENTERING, Hit, Mode
 from legco_assets.core.settings import Strategy
 from legco_assets.defs.assets import ALL_ASSETS, RETRIEVAL_CHECK
@@ -75,6 +77,34 @@ def test_anchor_grows_until_it_is_unique_in_the_document() -> None:
     assert answer_anchor("甲答案：工程進度良好。", "工程進度良好。", document) == "甲答案：工程進度良好。", "short answers are whole"
     with pytest.raises(ValueError, match="not found exactly once"):
         answer_anchor("這句話不在文件裏面，所以找不到它的結尾部分。", "結尾部分。", document)
+
+
+def test_html_papers_are_read_as_text_one_line_per_block() -> None:
+    markup = (
+        "<html><head><title>Official Record</title><style>p {color: red}</style></head><body>"
+        "<p>1. MR A (in Chinese): President,\nwill the Government inform this Council:</p>"
+        "<table><tr><td>Month</td><td>Visitors</td></tr><tr><td>Oct&nbsp;2014</td><td>5 213 702</td></tr></table>"
+        "<script>var x = 1;</script><div>SECRETARY FOR B: President, &amp; thanks.<br>Done.</div></body></html>"
+    )
+    assert html_text(markup).splitlines() == [
+        "Official Record",
+        "1. MR A (in Chinese): President, will the Government inform this Council:",
+        "Month | Visitors |",
+        "Oct 2014 | 5 213 702 |",
+        "SECRETARY FOR B: President, & thanks.",
+        "Done.",
+    ]
+
+
+def test_an_html_paper_is_ingested_as_a_txt_file_beside_the_eval_data(tmp_path: Path) -> None:
+    page = tmp_path / "corpus" / "faq.html"
+    page.parent.mkdir()
+    page.write_text("<p>Q1. Can I?</p><p>Yes, you can.</p>", encoding="utf-8")
+    text_file = paper_file(page, tmp_path / "as-text")
+    assert text_file == tmp_path / "as-text" / "faq.txt"
+    assert text_file.read_text(encoding="utf-8") == "Q1. Can I?\nYes, you can.\n"
+    pdf = tmp_path / "corpus" / "paper.pdf"
+    assert paper_file(pdf, tmp_path / "as-text") == pdf
 
 
 def test_char_windows_are_the_seed_baseline() -> None:
