@@ -31,7 +31,7 @@ from legco_assets.core.evaluation import (
     summarise,
 )
 from legco_assets.core.html_text import html_text
-from legco_assets.core.retrieval import DEFAULT_FUSION, DEFAULT_MODE, PLAIN_RRF, QUESTION_CENTERING, Hit, Mode
+from legco_assets.core.retrieval import DEFAULT_MODE, PLAIN_RRF, QUESTION_CENTERING, Hit, Mode
 from legco_assets.core.settings import Strategy
 from legco_assets.defs.assets import ALL_ASSETS, RETRIEVAL_CHECK
 from legco_assets.defs.jobs import strategy_run_config

@@ -41,12 +41,13 @@ FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
 # tune them; language centering was built after this set showed its cross-language misses.
 REAL_CORPUS = REPO.parent / "shared" / "corpus" / "real"
 REAL_CORPUS_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_corpus_questions.json"
-# blind: written by someone who saw only the Hansard text, after every retrieval setting was chosen
+# Written by someone who saw only the Hansard text, after every retrieval setting of the time
+# was chosen (blind to those; the question ranker's centering was later chosen with it).
 REAL_HANSARD_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_questions.json"
-# blind as well, written the same way after the first blind set had been scored: the English
-# Hansard of 29 April 2015 (an HTML page), with every other real paper as a distractor
+# The same way, after the set above had been scored: the English Hansard of 29 April 2015 (an
+# HTML page). Scored once, then among the sets the question ranker's centering was chosen on.
 REAL_HANSARD_2015_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_2015_questions.json"
-# blind, written after the question ranker's language centering was chosen on all the sets above
+# Blind: written the same way after the question ranker's centering was chosen on the sets above.
 REAL_FDH_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_fdh_questions.json"
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,

@@ -51,7 +51,8 @@ from .bm25_index import Bm25Index, load_or_build, script_of
 from .vector_store import stored_chunks, with_retries
 
 RRF_K = 60
-# Share of the query-script mean taken out of the query, per strategy (eval: docs/retrieval.md).
+# Share of the query-script mean chunk vector taken out of the chunk-vector query, per strategy
+# (eval: docs/retrieval.md).
 # Token windows lose with it (Hit@5 0.66 -> 0.59 on the fixture eval), so they keep 0.
 LANGUAGE_CENTERING = {"question": 0.5}
 QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the question ranker removes
