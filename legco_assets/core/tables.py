@@ -854,12 +854,14 @@ class _Forked:
         read_fd, write_fd = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: report its pages, then leave without the parent's exit handlers
+            code = 1
             try:
                 os.close(read_fd)
                 with os.fdopen(write_fd, "wb") as out:
                     _serve(pdf_bytes, numbers, out)
+                code = 0
             finally:
-                os._exit(0)
+                os._exit(code)
         os.close(write_fd)
         self.pid = pid
         self.stdout = os.fdopen(read_fd, "rb")
@@ -1007,7 +1009,8 @@ class GeometricTables:
         return {number: tables for number, tables in self.in_order() if tables}
 
     def in_order(self) -> Iterator[tuple[int, list[Table]]]:
-        """``(page number, tables)`` for every page asked for (``[]`` when it has none), in
+        """``(page number, tables)`` for every page asked for (``[]`` when it has none; a
+        document read on one core, under ``min_pages``, gives only its pages with tables), in
         the order asked, each as soon as it is known: a caller can use the first pages while
         the workers read the last. While the next page is still with a worker, this process
         reads a page off the back of the busiest worker's run rather than wait. The workers
