@@ -18,10 +18,13 @@ from legco_assets.core.evaluation import (
     GOLD_QUESTIONS,
     EvalReport,
     EvalRun,
+    Paper,
     QuestionResult,
+    add_question_anchors,
     answer_anchor,
     char_windows,
     check_document,
+    holds_answer_end,
     load_gold_questions,
     normalise,
     paper_file,
@@ -77,6 +80,26 @@ def test_anchor_grows_until_it_is_unique_in_the_document() -> None:
     assert answer_anchor("甲答案：工程進度良好。", "工程進度良好。", document) == "甲答案：工程進度良好。", "short answers are whole"
     with pytest.raises(ValueError, match="not found exactly once"):
         answer_anchor("這句話不在文件裏面，所以找不到它的結尾部分。", "結尾部分。", document)
+
+
+def test_a_question_can_name_the_passage_that_answers_it_within_a_long_reply(tmp_path: Path) -> None:
+    """A long reply is split into parts; a question about one fact in it is judged by the end
+    of the passage giving that fact, unless the eval is asked for pair ends."""
+    reply = "局長：主席，(一)本年度共有3 200宗申請。(二)審批需時約六星期。(三)我們會繼續檢討計劃。"
+    text = f"1. 甲議員：主席，有關計劃，政府可否告知本會：申請數目為何？\n{reply}\n2. 乙議員：主席，另一問題。"
+    gold = tmp_path / "gold.json"
+    question = {"document": "hansard.pdf", "qa_id": "1", "page": 1, "lang": "zh"}
+    gold.write_text(json.dumps({"questions": [
+        {**question, "id": "fact", "question": "今年有多少人申請？", "answer_end": "本年度共有3 200宗申請。"},
+        {**question, "id": "pair", "question": "計劃會否檢討？"},
+    ]}, ensure_ascii=False), encoding="utf-8")
+    paper = Paper(tmp_path / "hansard.pdf", "hansard", "sha", text, {"1": answer_anchor("我們會繼續檢討計劃。", "我們會繼續檢討計劃。", text)})
+    fact, pair = questions = load_gold_questions(gold)
+    add_question_anchors({"hansard.pdf": paper}, questions)
+    assert paper.anchor(fact) == "本年度共有3200宗申請。" and paper.anchor(pair) == "我們會繼續檢討計劃。"
+    part_one = {"document_id": "hansard", "text": "1. 甲議員：主席，有關計劃…\n局長：主席，(一)本年度共有3 200宗申請。"}
+    assert holds_answer_end(part_one, "hansard", paper.anchor(fact)) and not holds_answer_end(part_one, "hansard", paper.anchor(pair))
+    assert [q.answer_end for q in load_gold_questions(gold, pair_ends=True)] == [None, None]
 
 
 def test_html_papers_are_read_as_text_one_line_per_block() -> None:

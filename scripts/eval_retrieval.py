@@ -13,14 +13,18 @@ Same numbers as ``legco-assets eval``, plus:
   centering was built after it had shown its cross-language misses), ``hansard-2012`` and
   ``hansard-2015`` (blind: written by someone who saw only the paper, after every setting
   of their time was fixed; the question ranker's centering was then chosen with them in the
-  dev sets), ``fdh`` (blind, written after that choice: the figure for papers never tuned on);
+  dev sets), ``fdh`` (blind, written after that choice: the figure for papers never tuned on),
+  ``hansard-2012-oral`` (blind, written after ``fdh`` was scored: long oral and written
+  replies split into parts; its questions name their own answer ends);
+* ``--pair-ends``: judge every hit by the end of the pair's whole answer, ignoring the
+  questions' own answer ends (how ``hansard-2012-oral`` was first scored);
 * ``--record-baselines``: per paper and strategy, Hit@5 of the hybrid search restricted to
   that paper, written into the gold questions file; the ``vector_index`` asset check fails
   when a later run falls below it.
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh] [--sweep] [--record-baselines] [--json]
+    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral] [--pair-ends] [--sweep] [--record-baselines] [--json]
 """
 
 from __future__ import annotations
@@ -109,7 +113,7 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
         with tempfile.TemporaryDirectory(prefix=f"legco-eval-{name}-") as tmp:
             work = Path(args.work_dir) / name if args.work_dir else Path(tmp)
             settings = Settings(data_dir=work, inbox=work / "inbox", embedding_model=args.embedding_model)
-            reports.append(prepare_eval(work, HELD_OUT[name], REAL_CORPUS, strategies, settings).report())
+            reports.append(prepare_eval(work, HELD_OUT[name], REAL_CORPUS, strategies, settings, args.pair_ends).report())
         if not args.json:
             print(f"## {name} ({HELD_OUT[name].name})\n")
             print_report(reports[-1], strategies)
@@ -131,6 +135,9 @@ def main() -> int:
     parser.add_argument("--strategies", default=f"question,token,{BASELINE}")
     parser.add_argument("--work-dir", help="keep the eval's data dir (default: a temp dir)")
     parser.add_argument("--embedding-model", default="use-multilingual", help="use-multilingual | multilingual-e5-small")
+    parser.add_argument(
+        "--pair-ends", action="store_true", help="judge every hit by the end of the whole pair's answer, not a question's own answer end"
+    )
     parser.add_argument("--sweep", action="store_true", help="also compare fusion weights (hybrid mode)")
     parser.add_argument("--record-baselines", action="store_true", help="write per-paper Hit@5 into the gold file")
     parser.add_argument("--json", action="store_true")
@@ -150,7 +157,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
         work = Path(args.work_dir or tmp)
         settings = Settings(data_dir=work, inbox=work / "inbox", embedding_model=args.embedding_model)
-        run = prepare_eval(work, Path(args.gold), Path(args.papers), strategies, settings)
+        run = prepare_eval(work, Path(args.gold), Path(args.papers), strategies, settings, args.pair_ends)
         report = run.report()
         if args.json:
             print(json.dumps(report.to_json(), ensure_ascii=False))
