@@ -28,7 +28,7 @@ import json
 import math
 import re
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -89,8 +89,8 @@ def load_gold_questions(path: Path = GOLD_QUESTIONS, pair_ends: bool = False) ->
     """The gold questions; with ``pair_ends``, without their own answer ends (every hit is
     then judged by the end of the whole pair's answer)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    fields = [k for k in GoldQuestion.__dataclass_fields__ if k != "answer_end" or not pair_ends]
-    return [GoldQuestion(**{k: q[k] for k in fields if k in q}) for q in data["questions"]]
+    questions = [GoldQuestion(**{k: q[k] for k in GoldQuestion.__dataclass_fields__ if k in q}) for q in data["questions"]]
+    return [replace(q, answer_end=None) for q in questions] if pair_ends else questions
 
 
 def normalise(text: str) -> str:
