@@ -15,7 +15,9 @@ Same numbers as ``legco-assets eval``, plus:
   of their time was fixed; the question ranker's centering was then chosen with them in the
   dev sets), ``fdh`` (blind, written after that choice: the figure for papers never tuned on),
   ``hansard-2012-oral`` (blind, written after ``fdh`` was scored: long oral and written
-  replies split into parts; its questions name their own answer ends);
+  replies split into parts; its questions name their own answer ends), ``hansard-2015-zh``
+  (blind, written after that was scored: the Chinese parallel of ``hansard-2015``, a paper no
+  eval had ingested, with the English one left out; four facts per reply);
 * ``--pair-ends``: judge every hit by the end of the pair's whole answer, ignoring the
   questions' own answer ends (how ``hansard-2012-oral`` was first scored);
 * ``--record-baselines``: per paper and strategy, Hit@5 of the hybrid search restricted to
@@ -24,7 +26,7 @@ Same numbers as ``legco-assets eval``, plus:
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral] [--pair-ends] [--sweep] [--record-baselines] [--json]
+    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh] [--pair-ends] [--sweep] [--record-baselines] [--json]
 """
 
 from __future__ import annotations

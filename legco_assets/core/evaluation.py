@@ -58,12 +58,18 @@ REAL_FDH_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_f
 # then added from the paper alone (the replies are long, split into parts), and nothing in
 # retrieval was changed after either scoring.
 REAL_HANSARD_2012_ORAL_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_2012_oral_questions.json"
+# Blind, written the same way after `hansard-2012-oral` was scored: the Chinese Hansard of 29
+# April 2015 (an HTML page no eval had ingested; its English parallel, the paper of
+# `hansard-2015`, is left out of this set's papers), four facts per written reply, each with
+# its own answer end. Scored once.
+REAL_HANSARD_2015_ZH_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_2015_zh_questions.json"
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,
     "hansard-2012": REAL_HANSARD_QUESTIONS,
     "hansard-2015": REAL_HANSARD_2015_QUESTIONS,
     "fdh": REAL_FDH_QUESTIONS,
     "hansard-2012-oral": REAL_HANSARD_2012_ORAL_QUESTIONS,
+    "hansard-2015-zh": REAL_HANSARD_2015_ZH_QUESTIONS,
 }
 BASELINE = "baseline"
 BASELINE_SIZE, BASELINE_OVERLAP = 1000, 200
