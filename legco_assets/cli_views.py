@@ -119,15 +119,19 @@ def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> s
 
 def cmd_query(args: argparse.Namespace) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
-    from legco_assets.core.retrieval import DEFAULT_MODE, Retriever
+    from legco_assets.core.retrieval import DEFAULT_MODE, Mode, Retriever
 
     settings = _settings()
     strategy = args.strategy or settings.default_strategy.value
-    retriever = Retriever.open(settings)
+    retriever = Retriever.open(settings, translate=not args.no_translate)
     problem = _empty_scope_message(retriever, strategy, args.all_versions)
     if problem:
         return _fail(problem)
-    hits = retriever.search(args.text, args.k, strategy, args.mode or DEFAULT_MODE, args.document, args.all_versions)
+    mode = Mode(args.mode or DEFAULT_MODE)
+    hits = retriever.search(args.text, args.k, strategy, mode, args.document, args.all_versions)
+    if retriever.translator and mode is Mode.hybrid:
+        translation = retriever.translation(args.text)  # asked once: the search already did
+        print(f"also searched as: {translation}" if translation else "not translated (no usable LLM reply)", file=sys.stderr)
     if not hits:
         print("no matching chunks", file=sys.stderr)
     for hit in hits:
@@ -158,7 +162,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
 
     settings = _settings()
     strategy = args.strategy or settings.default_strategy.value
-    retriever = Retriever.open(settings)
+    retriever = Retriever.open(settings, translate=not args.no_translate)
     problem = _empty_scope_message(retriever, strategy, False)
     if problem:
         return _fail(problem)
@@ -221,6 +225,7 @@ def add_commands(sub: Any) -> None:
     query.add_argument("--document", help="only this document id")
     query.add_argument("--all-versions", action="store_true", help="also search archived versions")
     query.add_argument("--json", action="store_true", help="chunk records with rank and score, one per line")
+    query.add_argument("--no-translate", action="store_true", help="with an LLM configured, do not also search the query in the other language")
     query.set_defaults(func=cmd_query)
 
     answer = sub.add_parser("answer", help="answer a question from the stored chunks, with citations")
@@ -230,6 +235,7 @@ def add_commands(sub: Any) -> None:
     answer.add_argument("--document", help="only this document id")
     answer.add_argument("--budget", type=int, help="context tokens (default 3000)")
     answer.add_argument("--json", action="store_true")
+    answer.add_argument("--no-translate", action="store_true", help="do not also search the question in the other language")
     answer.set_defaults(func=cmd_answer)
 
     ev = sub.add_parser("eval", help="retrieval eval on the gold questions (Hit@1/5, MRR, nDCG@5, context read)")

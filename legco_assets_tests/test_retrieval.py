@@ -328,6 +328,10 @@ def test_answer_stops_at_k_max_and_says_so(store, llm_server: FakeLLMServer) -> 
 def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:  # noqa: F811
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
-    llm_server.enqueue('{"sufficient": true, "answer": "$1,675 a month.", "citations": [{"document_id": "elderly", "page": 1, "question_id": "Q1"}]}')
+    llm_server.enqueue(
+        '{"translation": "高齡津貼每月多少錢？"}',  # the search also runs the question in Chinese
+        '{"sufficient": true, "answer": "$1,675 a month.", "citations": [{"document_id": "elderly", "page": 1, "question_id": "Q1"}]}',
+    )
     code, out, err = _cli("answer", "How much is the Old Age Allowance?", "--strategy", "question")
     assert code == 0 and out.startswith("$1,675 a month.") and "elderly p.1 Q1" in out and "1 model call" in err
+    assert llm_server.calls["chat"] == 2

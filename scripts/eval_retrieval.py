@@ -35,6 +35,7 @@ import argparse
 import json
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -50,10 +51,11 @@ from legco_assets.core.evaluation import (  # noqa: E402
     EvalRun,
     check_document,
     format_table,
+    load_translations,
     pooled,
     prepare_eval,
 )
-from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion  # noqa: E402
+from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode  # noqa: E402
 from legco_assets.core.settings import Settings  # noqa: E402
 
 CENTERING_SWEEP = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -102,6 +104,11 @@ def record_baselines(run: EvalRun, gold_path: Path, strategies: list[str]) -> di
     return baselines
 
 
+def translations(args: argparse.Namespace) -> dict[str, str] | None:
+    """The recorded query translations to fuse in, when ``--translations`` names a file."""
+    return load_translations(Path(args.translations)) if args.translations else None
+
+
 def print_report(report: EvalReport, strategies: list[str]) -> None:
     print(report.table())
     if {"question", "token"} <= set(strategies):
@@ -110,12 +117,14 @@ def print_report(report: EvalReport, strategies: list[str]) -> None:
 
 def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) -> int:
     """Each named real-paper set in its own data dir, then all of them pooled."""
-    reports = []
+    reports, untranslated = [], []
     for name in names:
         with tempfile.TemporaryDirectory(prefix=f"legco-eval-{name}-") as tmp:
             work = Path(args.work_dir) / name if args.work_dir else Path(tmp)
             settings = Settings(data_dir=work, inbox=work / "inbox", embedding_model=args.embedding_model)
-            reports.append(prepare_eval(work, HELD_OUT[name], REAL_CORPUS, strategies, settings, args.pair_ends).report())
+            run = prepare_eval(work, HELD_OUT[name], REAL_CORPUS, strategies, settings, args.pair_ends, translations(args))
+            reports.append(run.report())
+            untranslated.append(replace(run, translated={}).report(modes=(Mode.hybrid,)))
         if not args.json:
             print(f"## {name} ({HELD_OUT[name].name})\n")
             print_report(reports[-1], strategies)
@@ -126,7 +135,28 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
     elif len(reports) > 1:
         print(f"## pooled: {', '.join(names)}\n")
         print_report(report, strategies)
+    if args.translations and not args.json:
+        print("\n## the same runs, hybrid, with and without the recorded translations\n")
+        print(translation_table(names, reports, untranslated, strategies))
     return 0
+
+
+def translation_table(names: list[str], translated: list[EvalReport], alone: list[EvalReport], strategies: list[str]) -> str:
+    """Hit@1 / Hit@5 / MRR of hybrid search with the translated query fused in and without,
+    per set, strategy and subset, and pooled: a paired comparison on the same ingest."""
+    rows = ["| set | strategy | subset | n | with: Hit@1 | Hit@5 | MRR | without: Hit@1 | Hit@5 | MRR |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    pairs = list(zip(names, translated, alone))
+    if len(pairs) > 1:
+        pairs.append(("pooled", pooled(translated), pooled(alone)))
+    for name, with_, without in pairs:
+        for strategy in strategies:
+            for subset in ("all", "same-language", "cross-language"):
+                a, b = with_.row(strategy, "hybrid", subset), without.row(strategy, "hybrid", subset)
+                rows.append(
+                    f"| {name} | {strategy} | {subset} | {a.questions} | {a.hit1:.3f} | {a.hit5:.3f} | {a.mrr:.3f} "
+                    f"| {b.hit1:.3f} | {b.hit5:.3f} | {b.mrr:.3f} |"
+                )
+    return "\n".join(rows)
 
 
 def main() -> int:
@@ -142,6 +172,11 @@ def main() -> int:
     )
     parser.add_argument("--sweep", action="store_true", help="also compare fusion weights (hybrid mode)")
     parser.add_argument("--record-baselines", action="store_true", help="write per-paper Hit@5 into the gold file")
+    parser.add_argument(
+        "--translations",
+        help="JSON file of recorded LLM query translations ({\"translations\": {question: translation}}): "
+        "hybrid search also runs each question in the other language, as with an LLM configured",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.held_out and (args.record_baselines or args.sweep):
@@ -159,12 +194,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
         work = Path(args.work_dir or tmp)
         settings = Settings(data_dir=work, inbox=work / "inbox", embedding_model=args.embedding_model)
-        run = prepare_eval(work, Path(args.gold), Path(args.papers), strategies, settings, args.pair_ends)
+        run = prepare_eval(work, Path(args.gold), Path(args.papers), strategies, settings, args.pair_ends, translations(args))
         report = run.report()
         if args.json:
             print(json.dumps(report.to_json(), ensure_ascii=False))
             return 0
         print_report(report, strategies)
+        if args.translations:
+            print("\n## hybrid, with and without the recorded translations\n")
+            print(translation_table(["fixtures"], [report], [replace(run, translated={}).report(modes=(Mode.hybrid,))], strategies))
         if args.sweep:
             print("\nFusion weights (hybrid mode, all questions):\n")
             print(format_table(run.sweep(SWEEP)))

@@ -30,10 +30,23 @@ import re
 import statistics
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from .records import Chunk, DocumentText
-from .retrieval import DEFAULT_FUSION, LANGUAGE_CENTERING, PLAIN_VECTOR, QUESTION_CENTERING, Candidate, Fusion, Hit, Mode, Retriever, Scope, fuse, ranked_hits
+from .retrieval import (
+    DEFAULT_FUSION,
+    LANGUAGE_CENTERING,
+    PLAIN_VECTOR,
+    QUESTION_CENTERING,
+    Fusion,
+    Hit,
+    Mode,
+    Rankings,
+    Retriever,
+    Scope,
+    fuse,
+    ranked_hits,
+)
 from .settings import Settings, Strategy
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,6 +76,10 @@ REAL_HANSARD_2012_ORAL_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "e
 # `hansard-2015`, is left out of this set's papers), four facts per written reply, each with
 # its own answer end. Scored once.
 REAL_HANSARD_2015_ZH_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_2015_zh_questions.json"
+# An LLM's translations of every gold question above into the other language, recorded once
+# (the translator saw only the questions): ``--translations`` fuses them in as a configured
+# LLM's replies would be (query translation, docs/retrieval.md).
+QUERY_TRANSLATIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "query_translations.json"
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,
     "hansard-2012": REAL_HANSARD_QUESTIONS,
@@ -304,7 +321,7 @@ def format_table(rows: Sequence[EvalRow]) -> str:
 
 
 # -- running -----------------------------------------------------------------------------------
-Rankings = dict[str, list[Candidate]]
+Translated = dict[tuple[str, str], tuple[str, Rankings]]  # (question id, strategy) -> (translation, its rankings)
 
 
 def collect_rankings(
@@ -325,10 +342,33 @@ def collect_rankings(
     return out
 
 
-def rank(rankings: Rankings, query: str, mode: Mode, fusion: Fusion, scope: Scope) -> list[Hit]:
-    """The first ``DEPTH`` hits of one mode, from precomputed rankings."""
+def collect_translated(
+    retriever: Retriever, questions: Sequence[GoldQuestion], strategies: Sequence[str], translations: Mapping[str, str]
+) -> Translated:
+    """Every ranker's candidates for each question's translation (``translations``: question
+    text -> the question in the other language, as the LLM gave it); questions without one
+    are searched alone, as when the LLM call fails."""
+    depth = max(DEPTH, retriever.fusion.depth)
+    return {
+        (q.id, strategy): (translations[q.question], retriever.rankings(translations[q.question], strategy, depth))
+        for strategy in strategies
+        for q in questions
+        if translations.get(q.question)
+    }
+
+
+def load_translations(path: Path) -> dict[str, str]:
+    """Recorded query translations: ``{"translations": {question: translation}}``."""
+    return dict(json.loads(Path(path).read_text(encoding="utf-8"))["translations"])
+
+
+def rank(
+    rankings: Rankings, query: str, mode: Mode, fusion: Fusion, scope: Scope, translated: tuple[str, Rankings] | None = None
+) -> list[Hit]:
+    """The first ``DEPTH`` hits of one mode, from precomputed rankings (hybrid: with the
+    translated query's, when there is one)."""
     if mode is Mode.hybrid:
-        return fuse(query, rankings, fusion, scope)[:DEPTH]
+        return fuse(query, rankings, fusion, scope, translated)[:DEPTH]
     ranking = rankings.get(PLAIN_VECTOR, rankings["vector"]) if mode is Mode.vector else rankings[mode.value]
     return ranked_hits(ranking[:DEPTH], mode.value)
 
@@ -341,8 +381,10 @@ def score_all(
     strategies: Sequence[str],
     modes: Sequence[Mode],
     fusion: Fusion,
+    translated: Translated | None = None,
 ) -> list[QuestionResult]:
     """Score every (strategy, mode, question) with the hit rule."""
+    translated = translated or {}
     results = []
     for strategy in strategies:
         scope = retriever.scope(strategy)
@@ -351,7 +393,7 @@ def score_all(
                 paper = papers[q.document]
                 anchor = paper.anchor(q)
                 ideal = sum(holds_answer_end(r, paper.document_id, anchor) for r in scope.records)
-                hits = rank(rankings[(q.id, strategy)], q.question, mode, fusion, scope)
+                hits = rank(rankings[(q.id, strategy)], q.question, mode, fusion, scope, translated.get((q.id, strategy)))
                 first, relevant, chars = score_ranking(hits, paper.document_id, anchor, ideal)
                 cross = q.lang != _paper_lang(paper)
                 results.append(QuestionResult(q.id, strategy, mode.value, q.lang, cross, first, relevant, ideal, chars))
@@ -409,9 +451,10 @@ class EvalRun:
     papers: dict[str, Paper]
     strategies: list[str]
     rankings: dict[tuple[str, str], Rankings]
+    translated: Translated = field(default_factory=dict)
 
     def score(self, modes: Sequence[Mode], fusion: Fusion) -> list[QuestionResult]:
-        return score_all(self.retriever, self.questions, self.papers, self.rankings, self.strategies, modes, fusion)
+        return score_all(self.retriever, self.questions, self.papers, self.rankings, self.strategies, modes, fusion, self.translated)
 
     def report(self, modes: Sequence[Mode] = tuple(Mode), fusion: Fusion = DEFAULT_FUSION) -> EvalReport:
         results = self.score(modes, fusion)
@@ -455,11 +498,13 @@ def prepare_eval(
     strategies: Sequence[str] = ("question", "token", BASELINE),
     settings: Settings | None = None,
     pair_ends: bool = False,
+    translations: Mapping[str, str] | None = None,
 ) -> EvalRun:
     """Ingest the papers into ``work_dir`` and rank every question. The papers are the gold
     file's ``papers`` (questions' papers and distractors) or else those its questions name;
     answer ends are the questions' own, then the file's ``answer_ends`` or else each paper's
-    ``.gold.json`` (only these with ``pair_ends``)."""
+    ``.gold.json`` (only these with ``pair_ends``). With ``translations`` (question text ->
+    the question in the other language, as an LLM gave it), hybrid search fuses both."""
     questions = load_gold_questions(gold_path, pair_ends)
     papers = load_papers(Path(gold_path), Path(papers_dir), questions, Path(work_dir) / "html-as-text")
     missing = [q.id for q in questions if q.qa_id not in papers[q.document].anchors]
@@ -469,7 +514,8 @@ def prepare_eval(
     collection = ingest_papers(list(papers.values()), strategies, settings)
     retriever = Retriever.open(settings, collection=collection)
     rankings = collect_rankings(retriever, questions, papers, strategies)
-    return EvalRun(retriever, questions, papers, list(strategies), rankings)
+    translated = collect_translated(retriever, questions, strategies, translations) if translations else {}
+    return EvalRun(retriever, questions, papers, list(strategies), rankings, translated)
 
 
 def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuestion], text_dir: Path) -> dict[str, Paper]:

@@ -86,6 +86,7 @@ class Fusion:
     coverage_power: float = 2.0
     cross_script_bm25_weight: float = 1.0
     depth: int = 50
+    translation_weight: float = 1.0  # the translated query's votes (with an LLM configured)
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -224,8 +225,11 @@ class Retriever:
         fusion: Fusion = DEFAULT_FUSION,
         centering: float | None = None,
         question_centering: float = QUESTION_CENTERING,
+        translator: Callable[[str], str | None] | None = None,
     ):
         self.collection = collection
+        self.translator = translator  # query -> the query in the other language (an LLM), or None
+        self._translations: dict[str, str | None] = {}
         self.embedder = embedder
         self.cache_dir = cache_dir
         self.fusion = fusion
@@ -234,12 +238,25 @@ class Retriever:
         self._scopes: dict[tuple[str, bool], Scope] = {}
 
     @classmethod
-    def open(cls, settings: Any, fusion: Fusion = DEFAULT_FUSION, collection: Any | None = None) -> "Retriever":
-        """The configured collection and embedding function, BM25 cached under the data dir."""
+    def open(
+        cls, settings: Any, fusion: Fusion = DEFAULT_FUSION, collection: Any | None = None, translate: bool = True
+    ) -> "Retriever":
+        """The configured collection and embedding function, BM25 cached under the data dir;
+        with an LLM configured (and ``translate``), hybrid search also runs the query in the
+        papers' other language (:mod:`.query_translation`)."""
         from .embeddings import embedding_function
+        from .llm import LLMClient
+        from .query_translation import translator
         from .vector_store import open_collection
 
-        return cls(collection or open_collection(settings), embedding_function(settings), settings.cache_dir / "bm25", fusion)
+        translate_with = translator(LLMClient.from_settings(settings)) if translate else None
+        return cls(
+            collection or open_collection(settings),
+            embedding_function(settings),
+            settings.cache_dir / "bm25",
+            fusion,
+            translator=translate_with,
+        )
 
     # -- scopes ----------------------------------------------------------------------------
     def scope(self, strategy: str, all_versions: bool = False) -> Scope:
@@ -371,6 +388,17 @@ class Retriever:
         return out
 
     # -- search ----------------------------------------------------------------------------
+    def translation(self, query: str) -> str | None:
+        """The query in the papers' other language (None without a translator or a usable
+        reply), asked once per query in this process."""
+        if self.translator is None:
+            return None
+        if query not in self._translations:
+            if len(self._translations) >= 1024:
+                self._translations.clear()
+            self._translations[query] = self.translator(query)
+        return self._translations[query]
+
     def search(
         self,
         query: str,
@@ -389,8 +417,11 @@ class Retriever:
             return ranked_hits(self.vector_ranking(self.embed_query(query), scope, strategy, k, document, all_versions), "vector")
         if mode is Mode.bm25:
             return ranked_hits(self.bm25_ranking(query, scope, k, document), "bm25")
-        candidates = self._rankings(query, scope, strategy, max(k, self.fusion.depth), document, all_versions)
-        return fuse(query, candidates, self.fusion, scope)[:k]
+        depth = max(k, self.fusion.depth)
+        candidates = self._rankings(query, scope, strategy, depth, document, all_versions)
+        translation = self.translation(query)
+        translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions)) if translation else None
+        return fuse(query, candidates, self.fusion, scope, translated)[:k]
 
 
 def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
@@ -398,23 +429,35 @@ def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
     return [Hit(c.record, i, c.score, {ranker: i}) for i, c in enumerate(candidates, start=1)]
 
 
-def fuse(query: str, rankings: dict[str, list[Candidate]], fusion: Fusion, scope: Scope | None = None) -> list[Hit]:
-    """Weighted reciprocal rank fusion of the rankers' candidates, best first."""
-    query_script = script_of(query)
-    fixed = {"vector": fusion.vector_weight, "question": fusion.question_weight}
+Rankings = dict[str, list[Candidate]]
+TRANSLATED = "translated "  # prefix of a ranker's name in ``Hit.ranks`` for the translated query
+
+
+def fuse(
+    query: str, rankings: Rankings, fusion: Fusion, scope: Scope | None = None, translated: tuple[str, Rankings] | None = None
+) -> list[Hit]:
+    """Weighted reciprocal rank fusion of the rankers' candidates, best first; with
+    ``translated`` (the query in the other language and its rankings), its votes count too,
+    times ``fusion.translation_weight``."""
     scores: dict[str, float] = defaultdict(float)
     records: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
-    for ranker in FUSED:
-        for rank, cand in enumerate(rankings.get(ranker, []), start=1):
-            if ranker == "bm25":
-                chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
-                weight = fusion.bm25_vote(cand, query_script, chunk_script)
-            else:
-                weight = fixed[ranker]
-            scores[cand.id] += weight / (fusion.k + rank)
-            records.setdefault(cand.id, cand.record)
-            ranks[cand.id][ranker] = rank
+    votes = [(query, rankings, 1.0, "")]
+    if translated:
+        votes.append((translated[0], translated[1], fusion.translation_weight, TRANSLATED))
+    for text, lists, share, prefix in votes:
+        query_script = script_of(text)
+        fixed = {"vector": fusion.vector_weight, "question": fusion.question_weight}
+        for ranker in FUSED:
+            for rank, cand in enumerate(lists.get(ranker, []), start=1):
+                if ranker == "bm25":
+                    chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
+                    weight = fusion.bm25_vote(cand, query_script, chunk_script)
+                else:
+                    weight = fixed[ranker]
+                scores[cand.id] += share * weight / (fusion.k + rank)
+                records.setdefault(cand.id, cand.record)
+                ranks[cand.id][prefix + ranker] = rank
     order = sorted(scores, key=lambda i: -scores[i])
     return [Hit(records[i], n, scores[i], ranks[i]) for n, i in enumerate(order, start=1)]
 

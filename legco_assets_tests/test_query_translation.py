@@ -1,0 +1,85 @@
+"""Query translation: with an LLM configured, hybrid search also runs the query in the
+papers' other language, through the real ``openai`` client against the local test server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from legco_assets.core.query_translation import parse_translation, target_language, translation_messages
+from legco_assets.core.retrieval import TRANSLATED, Retriever
+from legco_assets.core.settings import Settings
+from legco_assets.core.vector_store import open_collection, replace_document
+
+from .llm_server import Fault, FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
+from .test_retrieval import EN_PAIRS, ZH_PAIRS, _cli, _records
+
+ASKED = "How many flooding black spots are still left across Hong Kong?"
+TRANSLATED_QUERY = '{"translation": "全港仍有多少個水浸黑點？"}'
+
+
+@pytest.fixture
+def llm_store(llm_server: FakeLLMServer, tmp_path: Path) -> tuple[Settings, Any]:  # noqa: F811
+    """The Chinese and the English paper of ``test_retrieval``, with an LLM configured."""
+    settings = llm_server.settings(tmp_path / "data", llm_timeout_s=0.5)
+    collection = open_collection(settings)
+    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    replace_document(collection, _records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    return settings, collection
+
+
+def test_the_other_language_is_asked_for_and_the_reply_is_read_strictly() -> None:
+    assert target_language(ASKED) == "zh" and target_language("全港仍有多少個水浸黑點？") == "en"
+    assert "Traditional Chinese" in translation_messages(ASKED)[-1]["content"]
+    assert "into English" in translation_messages("水浸黑點")[-1]["content"]
+    assert parse_translation(TRANSLATED_QUERY, ASKED) == "全港仍有多少個水浸黑點？"
+    assert parse_translation('```json\n{"translation": "水浸黑點"}\n```', ASKED) == "水浸黑點"
+    assert parse_translation("水浸黑點還有多少？", ASKED) == "水浸黑點還有多少？", "a plain one-line reply is taken"
+    assert parse_translation('{"translation": ""}', ASKED) is None
+    assert parse_translation(f'{{"translation": "{ASKED}"}}', ASKED) is None, "the query echoed back is no translation"
+    assert parse_translation('{"translation": "flooding black spots"}', ASKED) is None, "not in the target language"
+    assert parse_translation("第一行\n第二行", ASKED) is None
+
+
+def test_an_english_query_finds_the_chinese_answer_through_its_translation(llm_store, llm_server: FakeLLMServer) -> None:  # noqa: F811
+    settings, collection = llm_store
+    llm_server.enqueue(TRANSLATED_QUERY)
+    retriever = Retriever.open(settings, collection=collection)
+    hits = retriever.search(ASKED, k=3, strategy="question")
+    assert hits[0].metadata["question_id"] == "A2" and hits[0].ranks[TRANSLATED + "bm25"] == 1
+    sent = llm_server.requests[-1][1]["messages"]
+    assert sent[-1]["content"].endswith(ASKED) and "Traditional Chinese" in sent[-1]["content"]
+    assert llm_server.calls["chat"] == 1
+    retriever.search(ASKED, k=3, strategy="question")
+    Retriever.open(settings, collection=collection).search(ASKED, k=3, strategy="question")
+    assert llm_server.calls["chat"] == 1, "asked once per process, then answered from the LLM cache"
+    plain = Retriever.open(settings, collection=collection, translate=False).search(ASKED, k=3, strategy="question")
+    assert not any(name.startswith(TRANSLATED) for hit in plain for name in hit.ranks)
+
+
+@pytest.mark.parametrize(
+    "fault", [Fault.status(500), Fault.status(429), Fault.timeout(2.0), Fault.bad_json(), "I cannot help with that.\nSorry."]
+)
+def test_a_failed_translation_searches_the_query_alone(llm_store, llm_server: FakeLLMServer, fault: Any) -> None:  # noqa: F811
+    settings, collection = llm_store
+    llm_server.enqueue(fault, fault)  # the first try and the translator's one retry
+    retriever = Retriever.open(settings, collection=collection)
+    hits = retriever.search(ASKED, k=3, strategy="question")
+    alone = Retriever.open(settings, collection=collection, translate=False).search(ASKED, k=3, strategy="question")
+    assert [h.id for h in hits] == [h.id for h in alone] and [h.score for h in hits] == [h.score for h in alone]
+    assert retriever.translation(ASKED) is None
+
+
+def test_query_command_says_what_it_also_searched(llm_server: FakeLLMServer, env_data_dir: Path, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
+    collection = open_collection(Settings.from_env())
+    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    llm_server.enqueue(TRANSLATED_QUERY)
+    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "1")
+    assert code == 0 and "A2" in out and "translated bm25 1" in out and "also searched as: 全港仍有多少個水浸黑點？" in err
+    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "1", "--no-translate")
+    assert code == 0 and "translated" not in out + err and llm_server.calls["chat"] == 1
+
