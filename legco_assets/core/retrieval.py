@@ -27,6 +27,10 @@ alone, so it is set per strategy and ``vector`` mode searches with the plain que
 question ranker has the same bias (a Chinese query is nearest the Chinese papers' questions)
 and takes out :data:`QUESTION_CENTERING` of the mean question vector of the query's script.
 
+With an LLM configured, hybrid search also runs the three rankers for the query translated
+into the papers' other language and adds their votes (:mod:`.query_translation`): the one
+lever that closes most of the cross-language gap, since BM25 cannot cross languages.
+
 Filters are the same for every ranker: strategy, optionally one document, and the latest
 version only unless ``all_versions`` is asked for. The BM25 index of a (strategy, versions)
 scope is loaded from ``data/cache/bm25`` and rebuilt only when the stored chunks change
@@ -117,7 +121,7 @@ class Hit:
     """One ranked chunk: the DESIGN.md chunk record plus its rank and score.
 
     ``ranks`` holds its 1-based rank in each ranker that found it (``vector``,
-    ``question``, ``bm25``)."""
+    ``question``, ``bm25``; prefixed with :data:`TRANSLATED` for the translated query)."""
 
     record: dict[str, Any]
     rank: int
