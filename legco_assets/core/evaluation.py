@@ -512,7 +512,7 @@ def prepare_eval(
         raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
     settings = settings or Settings(data_dir=Path(work_dir), inbox=Path(work_dir) / "inbox")
     collection = ingest_papers(list(papers.values()), strategies, settings)
-    retriever = Retriever.open(settings, collection=collection)
+    retriever = Retriever.open(settings, collection=collection, translate=False)  # translations come recorded, if at all
     rankings = collect_rankings(retriever, questions, papers, strategies)
     translated = collect_translated(retriever, questions, strategies, translations) if translations else {}
     return EvalRun(retriever, questions, papers, list(strategies), rankings, translated)
@@ -605,5 +605,5 @@ def check_stored_document(
         return None
     paper = paper_from_pages(Path(info.path), document_id, info.sha256, art.pages())
     add_question_anchors({info.filename: paper}, questions)
-    retriever = Retriever.open(settings, collection=collection)
+    retriever = Retriever.open(settings, collection=collection, translate=False)  # as the baselines were recorded: no model calls
     return check_document(retriever, paper, questions, strategy, recorded_baseline(info.filename, strategy, gold_path))
