@@ -446,12 +446,12 @@ def fuse(
     scores: dict[str, float] = defaultdict(float)
     records: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
+    fixed = {"vector": fusion.vector_weight, "question": fusion.question_weight}
     votes = [(query, rankings, 1.0, "")]
     if translated:
         votes.append((translated[0], translated[1], fusion.translation_weight, TRANSLATED))
     for text, lists, share, prefix in votes:
         query_script = script_of(text)
-        fixed = {"vector": fusion.vector_weight, "question": fusion.question_weight}
         for ranker in FUSED:
             for rank, cand in enumerate(lists.get(ranker, []), start=1):
                 if ranker == "bm25":
