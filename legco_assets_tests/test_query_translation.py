@@ -37,6 +37,7 @@ def test_the_other_language_is_asked_for_and_the_reply_is_read_strictly() -> Non
     assert parse_translation(TRANSLATED_QUERY, ASKED) == "全港仍有多少個水浸黑點？"
     assert parse_translation('```json\n{"translation": "水浸黑點"}\n```', ASKED) == "水浸黑點"
     assert parse_translation("水浸黑點還有多少？", ASKED) == "水浸黑點還有多少？", "a plain one-line reply is taken"
+    assert parse_translation('"水浸黑點"', ASKED) == "水浸黑點"
     assert parse_translation('{"translation": ""}', ASKED) is None
     assert parse_translation(f'{{"translation": "{ASKED}"}}', ASKED) is None, "the query echoed back is no translation"
     assert parse_translation('{"translation": "flooding black spots"}', ASKED) is None, "not in the target language"

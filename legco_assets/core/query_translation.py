@@ -47,12 +47,12 @@ def translation_messages(query: str) -> list[dict[str, str]]:
 
 
 def parse_translation(reply: str, query: str) -> str | None:
-    """The translation in ``reply``: the JSON object's ``translation``, or a plain one-line
-    reply; None when it is empty, the query itself, or not in the target language's script."""
+    """The translation in ``reply``: the JSON object's ``translation``, a JSON string, or a
+    plain one-line reply; None when it is empty, the query itself, or not in the target language's script."""
     text = _FENCE.sub("", reply.strip())
     try:
         value: Any = json.loads(text)
-        text = value.get("translation", "") if isinstance(value, dict) else ""
+        text = value.get("translation", "") if isinstance(value, dict) else value if isinstance(value, str) else ""
     except json.JSONDecodeError:
         text = text if "\n" not in text else ""
     text = str(text).strip()
@@ -64,9 +64,8 @@ def parse_translation(reply: str, query: str) -> str | None:
 def translate_query(llm: LLMClient, query: str) -> str | None:
     """``query`` in the other language, or None (no usable reply, or the call failed)."""
     try:
-        reply = llm.complete(
-            "translate", TRANSLATE_PROMPT_VERSION, translation_messages(query), {"query": query}, {"type": "json_object"}, 400
-        )
+        # no response_format: not every OpenAI-compatible server takes it, and a plain line is read too
+        reply = llm.complete("translate", TRANSLATE_PROMPT_VERSION, translation_messages(query), {"query": query}, max_tokens=400)
     except LLMError:
         return None
     return parse_translation(reply, query)
