@@ -131,7 +131,8 @@ def cmd_query(args: argparse.Namespace) -> int:
     hits = retriever.search(args.text, args.k, strategy, mode, args.document, args.all_versions)
     if retriever.translator and mode is Mode.hybrid:
         translation = retriever.translation(args.text)  # asked once: the search already did
-        print(f"also searched as: {translation}" if translation else "not translated (no usable LLM reply)", file=sys.stderr)
+        said = f"also searched as: {translation}" if translation else "not translated (no usable LLM reply)"
+        print(said, file=sys.stderr)
     if not hits:
         print("no matching chunks", file=sys.stderr)
     for hit in hits:
@@ -225,7 +226,9 @@ def add_commands(sub: Any) -> None:
     query.add_argument("--document", help="only this document id")
     query.add_argument("--all-versions", action="store_true", help="also search archived versions")
     query.add_argument("--json", action="store_true", help="chunk records with rank and score, one per line")
-    query.add_argument("--no-translate", action="store_true", help="with an LLM configured, do not also search the query in the other language")
+    query.add_argument(
+        "--no-translate", action="store_true", help="with an LLM configured, do not also search the query in the other language"
+    )
     query.set_defaults(func=cmd_query)
 
     answer = sub.add_parser("answer", help="answer a question from the stored chunks, with citations")
@@ -235,7 +238,9 @@ def add_commands(sub: Any) -> None:
     answer.add_argument("--document", help="only this document id")
     answer.add_argument("--budget", type=int, help="context tokens (default 3000)")
     answer.add_argument("--json", action="store_true")
-    answer.add_argument("--no-translate", action="store_true", help="do not also search the question in the other language")
+    answer.add_argument(
+        "--no-translate", action="store_true", help="do not also search the question in the other language"
+    )
     answer.set_defaults(func=cmd_answer)
 
     ev = sub.add_parser("eval", help="retrieval eval on the gold questions (Hit@1/5, MRR, nDCG@5, context read)")

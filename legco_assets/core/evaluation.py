@@ -393,7 +393,8 @@ def score_all(
                 paper = papers[q.document]
                 anchor = paper.anchor(q)
                 ideal = sum(holds_answer_end(r, paper.document_id, anchor) for r in scope.records)
-                hits = rank(rankings[(q.id, strategy)], q.question, mode, fusion, scope, translated.get((q.id, strategy)))
+                key = (q.id, strategy)
+                hits = rank(rankings[key], q.question, mode, fusion, scope, translated.get(key))
                 first, relevant, chars = score_ranking(hits, paper.document_id, anchor, ideal)
                 cross = q.lang != _paper_lang(paper)
                 results.append(QuestionResult(q.id, strategy, mode.value, q.lang, cross, first, relevant, ideal, chars))
@@ -454,7 +455,9 @@ class EvalRun:
     translated: Translated = field(default_factory=dict)
 
     def score(self, modes: Sequence[Mode], fusion: Fusion) -> list[QuestionResult]:
-        return score_all(self.retriever, self.questions, self.papers, self.rankings, self.strategies, modes, fusion, self.translated)
+        return score_all(
+            self.retriever, self.questions, self.papers, self.rankings, self.strategies, modes, fusion, self.translated
+        )
 
     def report(self, modes: Sequence[Mode] = tuple(Mode), fusion: Fusion = DEFAULT_FUSION) -> EvalReport:
         results = self.score(modes, fusion)

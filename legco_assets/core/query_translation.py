@@ -48,7 +48,8 @@ def translation_messages(query: str) -> list[dict[str, str]]:
 
 def parse_translation(reply: str, query: str) -> str | None:
     """The translation in ``reply``: the JSON object's ``translation``, a JSON string, or a
-    plain one-line reply; None when it is empty, the query itself, or not in the target language's script."""
+    plain one-line reply; None when it is empty, the query itself, or not in the target
+    language's script."""
     text = _FENCE.sub("", reply.strip())
     try:
         value: Any = json.loads(text)
@@ -65,7 +66,8 @@ def translate_query(llm: LLMClient, query: str) -> str | None:
     """``query`` in the other language, or None (no usable reply, or the call failed)."""
     try:
         # no response_format: not every OpenAI-compatible server takes it, and a plain line is read too
-        reply = llm.complete("translate", TRANSLATE_PROMPT_VERSION, translation_messages(query), {"query": query}, max_tokens=400)
+        messages = translation_messages(query)
+        reply = llm.complete("translate", TRANSLATE_PROMPT_VERSION, messages, {"query": query}, max_tokens=400)
     except LLMError:
         return None
     return parse_translation(reply, query)

@@ -424,7 +424,9 @@ class Retriever:
         depth = max(k, self.fusion.depth)
         candidates = self._rankings(query, scope, strategy, depth, document, all_versions)
         translation = self.translation(query)
-        translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions)) if translation else None
+        translated = None
+        if translation:
+            translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions))
         return fuse(query, candidates, self.fusion, scope, translated)[:k]
 
 
@@ -438,7 +440,11 @@ TRANSLATED = "translated "  # prefix of a ranker's name in ``Hit.ranks`` for the
 
 
 def fuse(
-    query: str, rankings: Rankings, fusion: Fusion, scope: Scope | None = None, translated: tuple[str, Rankings] | None = None
+    query: str,
+    rankings: Rankings,
+    fusion: Fusion,
+    scope: Scope | None = None,
+    translated: tuple[str, Rankings] | None = None,
 ) -> list[Hit]:
     """Weighted reciprocal rank fusion of the rankers' candidates, best first; with
     ``translated`` (the query in the other language and its rankings), its votes count too,
