@@ -119,11 +119,11 @@ def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> s
 
 def cmd_query(args: argparse.Namespace) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
-    from legco_assets.core.retrieval import DEFAULT_MODE, Mode, Retriever
+    from legco_assets.core.retrieval import DEFAULT_MODE, RERANKED, Mode, Retriever
 
     settings = _settings()
     strategy = args.strategy or settings.default_strategy.value
-    retriever = Retriever.open(settings, translate=not args.no_translate)
+    retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
     problem = _empty_scope_message(retriever, strategy, args.all_versions)
     if problem:
         return _fail(problem)
@@ -133,6 +133,9 @@ def cmd_query(args: argparse.Namespace) -> int:
         translation = retriever.translation(args.text)  # asked once: the search already did
         said = f"also searched as: {translation}" if translation else "not translated (no usable LLM reply)"
         print(said, file=sys.stderr)
+    if retriever.reranker and mode is Mode.hybrid and hits:
+        named = any(RERANKED in hit.ranks for hit in hits)
+        print("re-ordered by the LLM" if named else "fused order (no usable LLM reranking)", file=sys.stderr)
     if not hits:
         print("no matching chunks", file=sys.stderr)
     for hit in hits:
@@ -163,7 +166,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
 
     settings = _settings()
     strategy = args.strategy or settings.default_strategy.value
-    retriever = Retriever.open(settings, translate=not args.no_translate)
+    retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
     problem = _empty_scope_message(retriever, strategy, False)
     if problem:
         return _fail(problem)
@@ -229,6 +232,7 @@ def add_commands(sub: Any) -> None:
     query.add_argument(
         "--no-translate", action="store_true", help="with an LLM configured, do not also search the query in the other language"
     )
+    query.add_argument("--no-rerank", action="store_true", help="with an LLM configured, keep the fused order (no model re-ordering)")
     query.set_defaults(func=cmd_query)
 
     answer = sub.add_parser("answer", help="answer a question from the stored chunks, with citations")
@@ -241,6 +245,7 @@ def add_commands(sub: Any) -> None:
     answer.add_argument(
         "--no-translate", action="store_true", help="do not also search the question in the other language"
     )
+    answer.add_argument("--no-rerank", action="store_true", help="keep the fused order of the chunks (no model re-ordering)")
     answer.set_defaults(func=cmd_answer)
 
     ev = sub.add_parser("eval", help="retrieval eval on the gold questions (Hit@1/5, MRR, nDCG@5, context read)")

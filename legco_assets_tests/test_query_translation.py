@@ -47,16 +47,16 @@ def test_the_other_language_is_asked_for_and_the_reply_is_read_strictly() -> Non
 def test_an_english_query_finds_the_chinese_answer_through_its_translation(llm_store, llm_server: FakeLLMServer) -> None:  # noqa: F811
     settings, collection = llm_store
     llm_server.enqueue(TRANSLATED_QUERY)
-    retriever = Retriever.open(settings, collection=collection)
+    retriever = Retriever.open(settings, collection=collection, rerank=False)
     hits = retriever.search(ASKED, k=3, strategy="question")
     assert hits[0].metadata["question_id"] == "A2" and hits[0].ranks[TRANSLATED + "bm25"] == 1
     sent = llm_server.requests[-1][1]["messages"]
     assert sent[-1]["content"].endswith(ASKED) and "Traditional Chinese" in sent[-1]["content"]
     assert llm_server.calls["chat"] == 1
     retriever.search(ASKED, k=3, strategy="question")
-    Retriever.open(settings, collection=collection).search(ASKED, k=3, strategy="question")
+    Retriever.open(settings, collection=collection, rerank=False).search(ASKED, k=3, strategy="question")
     assert llm_server.calls["chat"] == 1, "asked once per process, then answered from the LLM cache"
-    plain = Retriever.open(settings, collection=collection, translate=False).search(ASKED, k=3, strategy="question")
+    plain = Retriever.open(settings, collection=collection, translate=False, rerank=False).search(ASKED, k=3, strategy="question")
     assert not any(name.startswith(TRANSLATED) for hit in plain for name in hit.ranks)
 
 
@@ -66,9 +66,9 @@ def test_an_english_query_finds_the_chinese_answer_through_its_translation(llm_s
 def test_a_failed_translation_searches_the_query_alone(llm_store, llm_server: FakeLLMServer, fault: Any) -> None:  # noqa: F811
     settings, collection = llm_store
     llm_server.enqueue(fault, fault)  # the first try and the translator's one retry
-    retriever = Retriever.open(settings, collection=collection)
+    retriever = Retriever.open(settings, collection=collection, rerank=False)
     hits = retriever.search(ASKED, k=3, strategy="question")
-    alone = Retriever.open(settings, collection=collection, translate=False).search(ASKED, k=3, strategy="question")
+    alone = Retriever.open(settings, collection=collection, translate=False, rerank=False).search(ASKED, k=3, strategy="question")
     assert [h.id for h in hits] == [h.id for h in alone] and [h.score for h in hits] == [h.score for h in alone]
     assert retriever.translation(ASKED) is None
 
@@ -79,8 +79,8 @@ def test_query_command_says_what_it_also_searched(llm_server: FakeLLMServer, env
     collection = open_collection(Settings.from_env())
     replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
     llm_server.enqueue(TRANSLATED_QUERY)
-    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "1")
+    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "1", "--no-rerank")
     assert code == 0 and "A2" in out and "translated bm25 1" in out and "also searched as: 全港仍有多少個水浸黑點？" in err
-    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "1", "--no-translate")
+    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "1", "--no-translate", "--no-rerank")
     assert code == 0 and "translated" not in out + err and llm_server.calls["chat"] == 1
 

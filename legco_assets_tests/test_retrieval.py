@@ -330,8 +330,9 @@ def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, l
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     llm_server.enqueue(
         '{"translation": "高齡津貼每月多少錢？"}',  # the search also runs the question in Chinese
+        '{"ranking": [1]}',  # and has the model re-order the fused chunks
         '{"sufficient": true, "answer": "$1,675 a month.", "citations": [{"document_id": "elderly", "page": 1, "question_id": "Q1"}]}',
     )
     code, out, err = _cli("answer", "How much is the Old Age Allowance?", "--strategy", "question")
     assert code == 0 and out.startswith("$1,675 a month.") and "elderly p.1 Q1" in out and "1 model call" in err
-    assert llm_server.calls["chat"] == 2
+    assert llm_server.calls["chat"] == 3

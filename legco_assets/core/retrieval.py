@@ -230,9 +230,11 @@ class Retriever:
         centering: float | None = None,
         question_centering: float = QUESTION_CENTERING,
         translator: Callable[[str], str | None] | None = None,
+        reranker: "Reranker | None" = None,
     ):
         self.collection = collection
         self.translator = translator  # query -> the query in the other language (an LLM), or None
+        self.reranker = reranker  # (query, fused top records) -> the model's order of them, or None
         self._translations: dict[str, str | None] = {}
         self.embedder = embedder
         self.cache_dir = cache_dir
@@ -243,23 +245,31 @@ class Retriever:
 
     @classmethod
     def open(
-        cls, settings: Any, fusion: Fusion = DEFAULT_FUSION, collection: Any | None = None, translate: bool = True
+        cls,
+        settings: Any,
+        fusion: Fusion = DEFAULT_FUSION,
+        collection: Any | None = None,
+        translate: bool = True,
+        rerank: bool = True,
     ) -> "Retriever":
         """The configured collection and embedding function, BM25 cached under the data dir;
-        with an LLM configured (and ``translate``), hybrid search also runs the query in the
-        papers' other language (:mod:`.query_translation`)."""
+        with an LLM configured, hybrid search also runs the query in the papers' other
+        language (``translate``, :mod:`.query_translation`) and has the model re-order the
+        fused top chunks (``rerank``, :mod:`.rerank`)."""
         from .embeddings import embedding_function
         from .llm import LLMClient
         from .query_translation import translator
+        from .rerank import reranker
         from .vector_store import open_collection
 
-        translate_with = translator(LLMClient.from_settings(settings)) if translate else None
+        llm = LLMClient.from_settings(settings) if translate or rerank else None
         return cls(
             collection or open_collection(settings),
             embedding_function(settings),
             settings.cache_dir / "bm25",
             fusion,
-            translator=translate_with,
+            translator=translator(llm) if translate else None,
+            reranker=reranker(llm) if rerank else None,
         )
 
     # -- scopes ----------------------------------------------------------------------------
@@ -427,7 +437,29 @@ class Retriever:
         translated = None
         if translation:
             translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions))
-        return fuse(query, candidates, self.fusion, scope, translated)[:k]
+        return self.reranked(query, fuse(query, candidates, self.fusion, scope, translated))[:k]
+
+    def reranked(self, query: str, hits: list[Hit]) -> list[Hit]:
+        """``hits`` re-ordered by the configured LLM (:func:`rerank_hits`)."""
+        return rerank_hits(query, hits, self.reranker)
+
+
+Reranker = Callable[[str, list[dict[str, Any]]], "list[int] | None"]  # (query, records) -> their order, best first
+
+
+def rerank_hits(query: str, hits: list[Hit], reranker: Reranker | None) -> list[Hit]:
+    """``hits`` with the first :data:`.rerank.DEPTH` in the reranker's order (those it names
+    first, their place in ``Hit.ranks`` as ``reranked``; the rest after them in fused order),
+    renumbered; unchanged without a reranker or a usable reply."""
+    from .rerank import DEPTH, reorder
+
+    order = reranker(query, [h.record for h in hits[:DEPTH]]) if reranker and hits else None
+    if not order:
+        return hits
+    for place, index in enumerate(order, start=1):
+        hits[index].ranks[RERANKED] = place
+    moved = reorder(hits[:DEPTH], order) + hits[DEPTH:]
+    return [Hit(h.record, n, h.score, h.ranks) for n, h in enumerate(moved, start=1)]
 
 
 def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
@@ -437,6 +469,7 @@ def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
 
 Rankings = dict[str, list[Candidate]]
 TRANSLATED = "translated "  # prefix of a ranker's name in ``Hit.ranks`` for the translated query
+RERANKED = "reranked"  # the model's place for a chunk in ``Hit.ranks`` (:meth:`Retriever.reranked`)
 
 
 def fuse(
