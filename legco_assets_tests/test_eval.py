@@ -18,6 +18,7 @@ from legco_assets.core.evaluation import (
     FIXTURE_PAPERS,
     GOLD_QUESTIONS,
     HELD_OUT,
+    QUERY_RERANKINGS,
     QUERY_TRANSLATIONS,
     EvalReport,
     EvalRun,
@@ -30,17 +31,19 @@ from legco_assets.core.evaluation import (
     collect_translated,
     holds_answer_end,
     load_gold_questions,
+    load_rerankings,
     load_translations,
     normalise,
     paper_file,
     prepare_eval,
     recorded_baseline,
+    recorded_reranker,
     score_ranking,
     summarise,
 )
 from legco_assets.core.bm25_index import script_of
 from legco_assets.core.html_text import html_text
-from legco_assets.core.retrieval import DEFAULT_MODE, PLAIN_RRF, QUESTION_CENTERING, Hit, Mode
+from legco_assets.core.retrieval import DEFAULT_FUSION, DEFAULT_MODE, PLAIN_RRF, QUESTION_CENTERING, Hit, Mode, fuse
 from legco_assets.core.settings import Strategy
 from legco_assets.defs.assets import ALL_ASSETS, RETRIEVAL_CHECK
 from legco_assets.defs.jobs import strategy_run_config
@@ -217,6 +220,32 @@ def test_recorded_query_translations_find_the_cross_language_answers(eval_run: E
     cross_alone, cross_fused = (r.row("question", "hybrid", "cross-language") for r in (alone, fused))
     assert cross_fused.hit1 > cross_alone.hit1 and cross_fused.mrr > cross_alone.mrr
     assert fused.row("question", "hybrid").mrr > alone.row("question", "hybrid").mrr
+
+
+def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: EvalRun) -> None:
+    """Every gold question has an LLM's order of its fused top chunks recorded (question and
+    token strategies, with the recorded translations fused in). On the fixture papers the
+    chunks shown then are exactly the fused top chunks now, and replaying the orders puts
+    the answer first more often than the fusion alone."""
+    recorded = json.loads(QUERY_RERANKINGS.read_text(encoding="utf-8"))["rerankings"]
+    for gold in [GOLD_QUESTIONS, *HELD_OUT.values()]:
+        for q in load_gold_questions(gold):
+            for strategy in ("question", "token"):
+                entry = recorded[strategy][q.question]
+                assert entry["ranking"] and set(entry["ranking"]) <= set(entry["shown"]), (q.id, strategy)
+    translated = collect_translated(eval_run.retriever, eval_run.questions, ["question", "token"], load_translations(QUERY_TRANSLATIONS))
+    for strategy in ("question", "token"):
+        scope = eval_run.retriever.scope(strategy)
+        for q in eval_run.questions:
+            key = (q.id, strategy)
+            shown = [h.id for h in fuse(q.question, eval_run.rankings[key], DEFAULT_FUSION, scope, translated[key])[:10]]
+            assert shown == recorded[strategy][q.question]["shown"], key
+    run = replace(eval_run, strategies=["question", "token"], translated=translated)
+    fused = run.report(modes=(Mode.hybrid,))
+    reranked = replace(run, reranker=recorded_reranker(load_rerankings(QUERY_RERANKINGS))).report(modes=(Mode.hybrid,))
+    for strategy in ("question", "token"):
+        assert reranked.row(strategy, "hybrid").hit1 > fused.row(strategy, "hybrid").hit1, strategy
+    assert reranked.row("question", "hybrid").hit1 == 1.0
 
 
 def test_baseline_chunks_are_character_windows_of_the_cleaned_text(eval_run: EvalRun) -> None:

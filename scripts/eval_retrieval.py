@@ -18,6 +18,9 @@ Same numbers as ``legco-assets eval``, plus:
   replies split into parts; its questions name their own answer ends), ``hansard-2015-zh``
   (blind, written after that was scored: the Chinese parallel of ``hansard-2015``, a paper no
   eval had ingested, with the English one left out; four facts per reply);
+* ``--translations FILE`` / ``--rerankings FILE``: replay recorded LLM replies (query
+  translations; orders of the fused top chunks), as with an LLM configured, and print each set
+  with and without them on the same ingest;
 * ``--pair-ends``: judge every hit by the end of the pair's whole answer, ignoring the
   questions' own answer ends (how ``hansard-2012-oral`` was first scored);
 * ``--record-baselines``: per paper and strategy, Hit@5 of the hybrid search restricted to
@@ -26,7 +29,7 @@ Same numbers as ``legco-assets eval``, plus:
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh] [--pair-ends] [--sweep] [--record-baselines] [--json]
+    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh] [--translations F] [--rerankings F] [--pair-ends] [--sweep] [--record-baselines] [--json]
 """
 
 from __future__ import annotations
@@ -51,11 +54,13 @@ from legco_assets.core.evaluation import (  # noqa: E402
     EvalRun,
     check_document,
     format_table,
+    load_rerankings,
     load_translations,
     pooled,
     prepare_eval,
 )
-from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode  # noqa: E402
+from legco_assets.core.rerank import DEPTH as RERANK_DEPTH  # noqa: E402
+from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode, fuse  # noqa: E402
 from legco_assets.core.settings import Settings  # noqa: E402
 
 CENTERING_SWEEP = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -109,6 +114,33 @@ def translations(args: argparse.Namespace) -> dict[str, str] | None:
     return load_translations(Path(args.translations)) if args.translations else None
 
 
+def rerankings(args: argparse.Namespace) -> dict[str, list[str]] | None:
+    """The recorded LLM orders of the fused top chunks, when ``--rerankings`` names a file."""
+    return load_rerankings(Path(args.rerankings)) if args.rerankings else None
+
+
+def replay_fidelity(run: EvalRun, path: Path) -> str:
+    """Per strategy, for how many questions the fused top chunks now are exactly those the
+    model was shown when its order was recorded (the rest are replayed on what is shown now:
+    its named chunks first where they are still there)."""
+    recorded = json.loads(path.read_text(encoding="utf-8"))["rerankings"]
+    counts = []
+    for strategy in [s for s in run.strategies if s in recorded]:
+        scope = run.retriever.scope(strategy)
+        same = 0
+        for q in run.questions:
+            key = (q.id, strategy)
+            hits = fuse(q.question, run.rankings[key], run.retriever.fusion, scope, run.translated.get(key))
+            same += [h.id for h in hits[:RERANK_DEPTH]] == recorded[strategy].get(q.question, {}).get("shown")
+        counts.append(f"{strategy} {same} of {len(run.questions)}")
+    return "rerankings replayed on exactly the chunks the model was shown: " + ", ".join(counts)
+
+
+def without_llm(run: EvalRun) -> EvalReport:
+    """The same run's hybrid figures without the recorded LLM replies."""
+    return replace(run, translated={}, reranker=None).report(modes=(Mode.hybrid,))
+
+
 def print_report(report: EvalReport, strategies: list[str]) -> None:
     print(report.table())
     if {"question", "token"} <= set(strategies):
@@ -117,17 +149,21 @@ def print_report(report: EvalReport, strategies: list[str]) -> None:
 
 def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) -> int:
     """Each named real-paper set in its own data dir, then all of them pooled."""
-    reports, untranslated = [], []
+    reports, alone = [], []
     for name in names:
         with tempfile.TemporaryDirectory(prefix=f"legco-eval-{name}-") as tmp:
             work = Path(args.work_dir) / name if args.work_dir else Path(tmp)
             settings = Settings(data_dir=work, inbox=work / "inbox", embedding_model=args.embedding_model)
-            run = prepare_eval(work, HELD_OUT[name], REAL_CORPUS, strategies, settings, args.pair_ends, translations(args))
+            run = prepare_eval(
+                work, HELD_OUT[name], REAL_CORPUS, strategies, settings, args.pair_ends, translations(args), rerankings(args)
+            )
             reports.append(run.report())
-            untranslated.append(replace(run, translated={}).report(modes=(Mode.hybrid,)))
+            alone.append(without_llm(run))
+            fidelity = replay_fidelity(run, Path(args.rerankings)) if args.rerankings else None
         if not args.json:
             print(f"## {name} ({HELD_OUT[name].name})\n")
             print_report(reports[-1], strategies)
+            print(f"\n{fidelity}" if fidelity else "")
             print()
     report = pooled(reports) if len(reports) > 1 else reports[0]
     if args.json:
@@ -135,19 +171,19 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
     elif len(reports) > 1:
         print(f"## pooled: {', '.join(names)}\n")
         print_report(report, strategies)
-    if args.translations and not args.json:
-        print("\n## the same runs, hybrid, with and without the recorded translations\n")
-        print(translation_table(names, reports, untranslated, strategies))
+    if (args.translations or args.rerankings) and not args.json:
+        print("\n## the same runs, hybrid, with and without the recorded LLM replies\n")
+        print(llm_table(names, reports, alone, strategies))
     return 0
 
 
-def translation_table(names: list[str], translated: list[EvalReport], alone: list[EvalReport], strategies: list[str]) -> str:
-    """Hit@1 / Hit@5 / MRR of hybrid search with the translated query fused in and without,
-    per set, strategy and subset, and pooled: a paired comparison on the same ingest."""
+def llm_table(names: list[str], with_llm: list[EvalReport], alone: list[EvalReport], strategies: list[str]) -> str:
+    """Hit@1 / Hit@5 / MRR of hybrid search with the recorded LLM replies and without, per
+    set, strategy and subset, and pooled: a paired comparison on the same ingest."""
     rows = ["| set | strategy | subset | n | with: Hit@1 | Hit@5 | MRR | without: Hit@1 | Hit@5 | MRR |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    pairs = list(zip(names, translated, alone))
+    pairs = list(zip(names, with_llm, alone))
     if len(pairs) > 1:
-        pairs.append(("pooled", pooled(translated), pooled(alone)))
+        pairs.append(("pooled", pooled(with_llm), pooled(alone)))
     for name, with_, without in pairs:
         for strategy in strategies:
             for subset in ("all", "same-language", "cross-language"):
@@ -177,6 +213,11 @@ def main() -> int:
         help="JSON file of recorded LLM query translations ({\"translations\": {question: translation}}): "
         "hybrid search also runs each question in the other language, as with an LLM configured",
     )
+    parser.add_argument(
+        "--rerankings",
+        help="JSON file of recorded LLM rerankings ({\"rerankings\": {question: {\"shown\": [ids], \"ranking\": [ids]}}}): "
+        "the fused top chunks are re-ordered as the model did, as with an LLM configured",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.held_out and (args.record_baselines or args.sweep):
@@ -194,15 +235,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
         work = Path(args.work_dir or tmp)
         settings = Settings(data_dir=work, inbox=work / "inbox", embedding_model=args.embedding_model)
-        run = prepare_eval(work, Path(args.gold), Path(args.papers), strategies, settings, args.pair_ends, translations(args))
+        run = prepare_eval(
+            work, Path(args.gold), Path(args.papers), strategies, settings, args.pair_ends, translations(args), rerankings(args)
+        )
         report = run.report()
         if args.json:
             print(json.dumps(report.to_json(), ensure_ascii=False))
             return 0
         print_report(report, strategies)
-        if args.translations:
-            print("\n## hybrid, with and without the recorded translations\n")
-            print(translation_table(["fixtures"], [report], [replace(run, translated={}).report(modes=(Mode.hybrid,))], strategies))
+        if args.rerankings:
+            print("\n" + replay_fidelity(run, Path(args.rerankings)))
+        if args.translations or args.rerankings:
+            print("\n## hybrid, with and without the recorded LLM replies\n")
+            print(llm_table(["fixtures"], [report], [without_llm(run)], strategies))
         if args.sweep:
             print("\nFusion weights (hybrid mode, all questions):\n")
             print(format_table(run.sweep(SWEEP)))

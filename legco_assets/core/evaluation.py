@@ -42,10 +42,12 @@ from .retrieval import (
     Hit,
     Mode,
     Rankings,
+    Reranker,
     Retriever,
     Scope,
     fuse,
     ranked_hits,
+    rerank_hits,
 )
 from .settings import Settings, Strategy
 
@@ -80,6 +82,10 @@ REAL_HANSARD_2015_ZH_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eva
 # (the translator saw only the questions): ``--translations`` fuses them in as a configured
 # LLM's replies would be (query translation, docs/retrieval.md).
 QUERY_TRANSLATIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "query_translations.json"
+# An LLM's order of the fused top chunks for every gold question above (with the recorded
+# translations fused in), recorded once from the reranking prompt alone, the reader seeing only
+# the query and the passages: ``--rerankings`` replays them (LLM reranking, docs/retrieval.md).
+QUERY_RERANKINGS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "query_rerankings.json"
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,
     "hansard-2012": REAL_HANSARD_QUESTIONS,
@@ -362,13 +368,44 @@ def load_translations(path: Path) -> dict[str, str]:
     return dict(json.loads(Path(path).read_text(encoding="utf-8"))["translations"])
 
 
+def load_rerankings(path: Path) -> dict[str, list[str]]:
+    """Recorded LLM rerankings, ``{"rerankings": {strategy: {question: {"shown": [chunk ids],
+    "ranking": [the ids it named, best first]}}}}``, as question -> named chunk ids (chunk ids
+    name their strategy, so one list per question serves every strategy)."""
+    recorded = json.loads(Path(path).read_text(encoding="utf-8"))["rerankings"]
+    merged: dict[str, list[str]] = {}
+    for by_question in recorded.values():
+        for question, entry in by_question.items():
+            merged.setdefault(question, []).extend(entry["ranking"])
+    return merged
+
+
+def recorded_reranker(rerankings: Mapping[str, Sequence[str]]) -> Reranker:
+    """A reranker that replays recorded orders: the chunks the model named for this query,
+    in its order, among those now shown (a chunk it was not shown then follows them, in
+    fused order, as one it did not name)."""
+
+    def order(query: str, records: Sequence[dict[str, Any]]) -> list[int] | None:
+        place = {str(r["id"]): i for i, r in enumerate(records)}
+        named = [place[c] for c in rerankings.get(query, ()) if c in place]
+        return named or None
+
+    return order
+
+
 def rank(
-    rankings: Rankings, query: str, mode: Mode, fusion: Fusion, scope: Scope, translated: tuple[str, Rankings] | None = None
+    rankings: Rankings,
+    query: str,
+    mode: Mode,
+    fusion: Fusion,
+    scope: Scope,
+    translated: tuple[str, Rankings] | None = None,
+    reranker: Reranker | None = None,
 ) -> list[Hit]:
     """The first ``DEPTH`` hits of one mode, from precomputed rankings (hybrid: with the
-    translated query's, when there is one)."""
+    translated query's, when there is one, and re-ordered by ``reranker``, when given)."""
     if mode is Mode.hybrid:
-        return fuse(query, rankings, fusion, scope, translated)[:DEPTH]
+        return rerank_hits(query, fuse(query, rankings, fusion, scope, translated), reranker)[:DEPTH]
     ranking = rankings.get(PLAIN_VECTOR, rankings["vector"]) if mode is Mode.vector else rankings[mode.value]
     return ranked_hits(ranking[:DEPTH], mode.value)
 
@@ -382,6 +419,7 @@ def score_all(
     modes: Sequence[Mode],
     fusion: Fusion,
     translated: Translated | None = None,
+    reranker: Reranker | None = None,
 ) -> list[QuestionResult]:
     """Score every (strategy, mode, question) with the hit rule."""
     translated = translated or {}
@@ -394,7 +432,7 @@ def score_all(
                 anchor = paper.anchor(q)
                 ideal = sum(holds_answer_end(r, paper.document_id, anchor) for r in scope.records)
                 key = (q.id, strategy)
-                hits = rank(rankings[key], q.question, mode, fusion, scope, translated.get(key))
+                hits = rank(rankings[key], q.question, mode, fusion, scope, translated.get(key), reranker)
                 first, relevant, chars = score_ranking(hits, paper.document_id, anchor, ideal)
                 cross = q.lang != _paper_lang(paper)
                 results.append(QuestionResult(q.id, strategy, mode.value, q.lang, cross, first, relevant, ideal, chars))
@@ -453,10 +491,11 @@ class EvalRun:
     strategies: list[str]
     rankings: dict[tuple[str, str], Rankings]
     translated: Translated = field(default_factory=dict)
+    reranker: Reranker | None = None
 
     def score(self, modes: Sequence[Mode], fusion: Fusion) -> list[QuestionResult]:
         return score_all(
-            self.retriever, self.questions, self.papers, self.rankings, self.strategies, modes, fusion, self.translated
+            self.retriever, self.questions, self.papers, self.rankings, self.strategies, modes, fusion, self.translated, self.reranker
         )
 
     def report(self, modes: Sequence[Mode] = tuple(Mode), fusion: Fusion = DEFAULT_FUSION) -> EvalReport:
@@ -502,12 +541,15 @@ def prepare_eval(
     settings: Settings | None = None,
     pair_ends: bool = False,
     translations: Mapping[str, str] | None = None,
+    rerankings: Mapping[str, Sequence[str]] | None = None,
 ) -> EvalRun:
     """Ingest the papers into ``work_dir`` and rank every question. The papers are the gold
     file's ``papers`` (questions' papers and distractors) or else those its questions name;
     answer ends are the questions' own, then the file's ``answer_ends`` or else each paper's
     ``.gold.json`` (only these with ``pair_ends``). With ``translations`` (question text ->
-    the question in the other language, as an LLM gave it), hybrid search fuses both."""
+    the question in the other language, as an LLM gave it), hybrid search fuses both; with
+    ``rerankings`` (question text -> the chunk ids an LLM named, best first), the fused top
+    chunks are re-ordered as it did (:func:`recorded_reranker`)."""
     questions = load_gold_questions(gold_path, pair_ends)
     papers = load_papers(Path(gold_path), Path(papers_dir), questions, Path(work_dir) / "html-as-text")
     missing = [q.id for q in questions if q.qa_id not in papers[q.document].anchors]
@@ -515,10 +557,12 @@ def prepare_eval(
         raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
     settings = settings or Settings(data_dir=Path(work_dir), inbox=Path(work_dir) / "inbox")
     collection = ingest_papers(list(papers.values()), strategies, settings)
-    retriever = Retriever.open(settings, collection=collection, translate=False)  # translations come recorded, if at all
+    # LLM replies (translations, rerankings) come recorded, if at all
+    retriever = Retriever.open(settings, collection=collection, translate=False, rerank=False)
     rankings = collect_rankings(retriever, questions, papers, strategies)
     translated = collect_translated(retriever, questions, strategies, translations) if translations else {}
-    return EvalRun(retriever, questions, papers, list(strategies), rankings, translated)
+    reranker = recorded_reranker(rerankings) if rerankings else None
+    return EvalRun(retriever, questions, papers, list(strategies), rankings, translated, reranker)
 
 
 def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuestion], text_dir: Path) -> dict[str, Paper]:
@@ -608,5 +652,6 @@ def check_stored_document(
         return None
     paper = paper_from_pages(Path(info.path), document_id, info.sha256, art.pages())
     add_question_anchors({info.filename: paper}, questions)
-    retriever = Retriever.open(settings, collection=collection, translate=False)  # as the baselines were recorded: no model calls
+    # as the baselines were recorded: no model calls
+    retriever = Retriever.open(settings, collection=collection, translate=False, rerank=False)
     return check_document(retriever, paper, questions, strategy, recorded_baseline(info.filename, strategy, gold_path))
