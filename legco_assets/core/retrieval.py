@@ -230,7 +230,7 @@ class Retriever:
         centering: float | None = None,
         question_centering: float = QUESTION_CENTERING,
         translator: Callable[[str], str | None] | None = None,
-        reranker: "Reranker | None" = None,
+        reranker: Reranker | None = None,
     ):
         self.collection = collection
         self.translator = translator  # query -> the query in the other language (an LLM), or None
@@ -453,12 +453,14 @@ def rerank_hits(query: str, hits: list[Hit], reranker: Reranker | None) -> list[
     renumbered; unchanged without a reranker or a usable reply."""
     from .rerank import DEPTH, reorder
 
-    order = reranker(query, [h.record for h in hits[:DEPTH]]) if reranker and hits else None
+    top = hits[:DEPTH]
+    named = reranker(query, [h.record for h in top]) if reranker and top else None
+    order = [i for i in dict.fromkeys(named or []) if 0 <= i < len(top)]
     if not order:
         return hits
-    for place, index in enumerate(order, start=1):
-        hits[index].ranks[RERANKED] = place
-    moved = reorder(hits[:DEPTH], order) + hits[DEPTH:]
+    place = {index: n for n, index in enumerate(order, start=1)}
+    marked = [Hit(h.record, h.rank, h.score, {**h.ranks, RERANKED: place[i]} if i in place else h.ranks) for i, h in enumerate(top)]
+    moved = reorder(marked, order) + hits[DEPTH:]
     return [Hit(h.record, n, h.score, h.ranks) for n, h in enumerate(moved, start=1)]
 
 
