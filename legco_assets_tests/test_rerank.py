@@ -28,7 +28,7 @@ def test_the_reply_is_read_strictly_and_the_named_passages_go_first() -> None:
     assert parse_ranking('{"ranking": []}', 5) is None, "naming none leaves the fused order"
     assert parse_ranking('{"order": [1]}', 5) is None and parse_ranking("Passage 2 is best.", 5) is None
     assert reorder(["a", "b", "c", "d"], [2, 0]) == ["c", "a", "b", "d"]
-    assert reorder(["a", "b"], None) == ["a", "b"]
+    assert reorder(["a", "b"], []) == ["a", "b"]
 
 
 def test_the_model_reads_the_query_and_the_start_of_each_passage() -> None:

@@ -14,9 +14,10 @@ import base64
 import hashlib
 import json
 import os
+import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,15 @@ class LLMStats:
             "llm_tokens_out": self.tokens_out,
             "llm_seconds": round(self.seconds, 3),
         }
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
+
+
+def unfenced(reply: str) -> str:
+    """The reply without a Markdown code fence around it (models often wrap the JSON asked
+    for in one), stripped."""
+    return _FENCE.sub("", reply.strip())
 
 
 def cache_key(kind: str, model: str, prompt_version: str, payload: Any) -> str:
@@ -106,6 +116,11 @@ class LLMClient:
             max_calls=settings.llm_max_calls_per_document,
             max_tokens_budget=settings.llm_max_tokens_per_document,
         )
+
+    def for_search(self, timeout_s: float) -> "LLMClient":
+        """A copy with a search's patience: at most ``timeout_s`` per try and one retry (a
+        search falls back to its own ranking rather than wait), sharing cache and stats."""
+        return replace(self, timeout_s=min(self.timeout_s, timeout_s), max_retries=1)
 
     def fresh_stats(self) -> LLMStats:
         """Start counting for a new document (budgets are per document)."""

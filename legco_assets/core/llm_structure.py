@@ -37,7 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .llm import LLMBudgetExceeded, LLMClient, LLMError
+from .llm import LLMBudgetExceeded, LLMClient, LLMError, unfenced
 from .preprocess import normalise_chars
 from .records import DocumentText, Section
 from .structure import detect_structure, drop_internal_refs, join_pages, looks_tabular, structure_summary
@@ -240,10 +240,9 @@ def build_messages(window: Window, plain_json: bool) -> list[dict[str, Any]]:
 
 
 def _json_object(reply: str) -> Any:
-    text = reply.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", text, re.DOTALL)
+    text = unfenced(reply)
     try:
-        return json.loads(fenced.group(1) if fenced else text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise StructureReplyError(f"reply is not valid JSON ({exc.msg} at char {exc.pos} of {len(text)})") from None
 

@@ -12,16 +12,13 @@ makes a search fail, and a repeated query costs no call (the LLM client's cache)
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import replace
 from typing import Any, Callable
 
 from .bm25_index import script_of
-from .llm import LLMClient, LLMError
+from .llm import LLMClient, LLMError, unfenced
 
 TRANSLATE_PROMPT_VERSION = "translate-v1"
 TIMEOUT_S = 10.0  # a search waits at most this long for its translation (per attempt)
-MAX_RETRIES = 1
 LANGUAGES = {"zh": "Traditional Chinese as used in Hong Kong official documents", "en": "English"}
 SYSTEM = (
     "You translate search queries about Hong Kong Legislative Council and Hong Kong Government "
@@ -30,7 +27,6 @@ SYSTEM = (
     "ordinances and schemes. Add nothing. Reply with one JSON object and nothing else: "
     '{"translation": "..."}'
 )
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 Translator = Callable[[str], "str | None"]
 
@@ -50,7 +46,7 @@ def parse_translation(reply: str, query: str) -> str | None:
     """The translation in ``reply``: the JSON object's ``translation``, a JSON string, or a
     plain one-line reply; None when it is empty, the query itself, or not in the target
     language's script."""
-    text = _FENCE.sub("", reply.strip())
+    text = unfenced(reply)
     try:
         value: Any = json.loads(text)
         text = value.get("translation", "") if isinstance(value, dict) else value if isinstance(value, str) else ""
@@ -77,5 +73,5 @@ def translator(llm: LLMClient | None) -> Translator | None:
     """A translator over ``llm`` with a search's patience (short timeout, one retry), or None."""
     if llm is None:
         return None
-    quick = replace(llm, timeout_s=min(llm.timeout_s, TIMEOUT_S), max_retries=MAX_RETRIES)
+    quick = llm.for_search(TIMEOUT_S)
     return lambda query: translate_query(quick, query)

@@ -15,17 +15,14 @@ cache).
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import replace
 from typing import Any, Callable, Sequence
 
-from .llm import LLMClient, LLMError
+from .llm import LLMClient, LLMError, unfenced
 
 RERANK_PROMPT_VERSION = "rerank-v1"
 DEPTH = 10  # fused chunks the model reads
 PASSAGE_CHARS = 1000  # characters of each chunk it reads
 TIMEOUT_S = 30.0  # a search waits at most this long for the order (per attempt)
-MAX_RETRIES = 1
 SYSTEM = (
     "You rank passages from Hong Kong Legislative Council and Hong Kong Government papers by how "
     "well each answers a search query. The query may be in English or Chinese, and a passage in "
@@ -34,7 +31,6 @@ SYSTEM = (
     '{"ranking": [passage numbers, the best answer first]}; list the passages that answer the '
     "query or part of it, and leave out the others."
 )
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
 def passage(number: int, record: dict[str, Any]) -> str:
@@ -54,7 +50,7 @@ def parse_ranking(reply: str, count: int) -> list[int] | None:
     """The 0-based passage indices the reply names, best first (repeats and numbers outside
     1..``count`` dropped); None when the reply is not such a JSON object or names none."""
     try:
-        value: Any = json.loads(_FENCE.sub("", reply.strip()))
+        value: Any = json.loads(unfenced(reply))
     except json.JSONDecodeError:
         return None
     numbers = value.get("ranking") if isinstance(value, dict) else value
@@ -65,13 +61,11 @@ def parse_ranking(reply: str, count: int) -> list[int] | None:
     return order or None
 
 
-def reorder(items: Sequence[Any], order: Sequence[int] | None) -> list[Any]:
-    """``items`` with those at ``order`` first, in that order, and the rest after, as they were."""
-    if not order:
-        return list(items)
-    named = [items[i] for i in order if 0 <= i < len(items)]
+def reorder(items: Sequence[Any], order: Sequence[int]) -> list[Any]:
+    """``items`` with those at ``order`` (distinct indices into ``items``) first, in that
+    order, and the rest after, as they were."""
     chosen = set(order)
-    return named + [item for i, item in enumerate(items) if i not in chosen]
+    return [items[i] for i in order] + [item for i, item in enumerate(items) if i not in chosen]
 
 
 def rerank_order(llm: LLMClient, query: str, records: Sequence[dict[str, Any]]) -> list[int] | None:
@@ -92,5 +86,5 @@ def reranker(llm: LLMClient | None) -> Callable[[str, Sequence[dict[str, Any]]],
     (the :data:`.retrieval.Reranker` the retriever calls)."""
     if llm is None:
         return None
-    quick = replace(llm, timeout_s=min(llm.timeout_s, TIMEOUT_S), max_retries=MAX_RETRIES)
+    quick = llm.for_search(TIMEOUT_S)
     return lambda query, records: rerank_order(quick, query, records)

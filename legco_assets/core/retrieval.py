@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -52,6 +51,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .bm25_index import Bm25Index, load_or_build, script_of
+from .llm import unfenced
 from .vector_store import stored_chunks, with_retries
 
 RRF_K = 60
@@ -611,7 +611,7 @@ def parse_answer(reply: str) -> tuple[bool, str | None, list[dict[str, Any]]]:
     The reply should be the JSON object the prompt asks for (code fences tolerated); a model
     that ignores the format still gets through: a reply starting with ``INSUFFICIENT`` or
     ``{"sufficient": false`` means not enough context, any other text is the answer."""
-    text = re.sub(r"^```(?:json)?\s*|\s*```$", "", reply.strip())
+    text = unfenced(reply)
     try:
         data = json.loads(text)
     except ValueError:
