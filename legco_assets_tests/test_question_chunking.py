@@ -122,6 +122,8 @@ def test_speaking_notes_one_chunk_per_top_level_bullet() -> None:
         "發言要點\n⚫ 多謝主席。",
     ]
     assert all(c.section_heading == "發言要點" for c in notes)
+    # each bullet's own span of the document, not its section's
+    assert [squash(PAPER.text[c.char_start : c.char_end]) for c in notes] == [squash(c.text.removeprefix("發言要點\n")) for c in notes]
 
 
 def test_heading_only_and_toc_give_no_chunk() -> None:
@@ -252,6 +254,10 @@ def test_fixture_b_speaking_note_bullets() -> None:
         assert squash(c.text).startswith(squash("發言要點" + bullet["glyph"] + bullet["text"]))
     for bullet in gold["speaking_note_bullets"]:
         assert sum(squash(bullet) in squash(c.text) for c in notes) == 1
+    spans = [(c.char_start, c.char_end) for c in notes]
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])), "bullets' spans follow each other"
+    for c in notes:
+        assert squash(doc.text[c.char_start : c.char_end]) == squash(c.text.removeprefix("發言要點\n"))
 
 
 def test_fixture_a_falls_back_without_error() -> None:

@@ -33,12 +33,13 @@ SEPARATOR_SLACK = 400  # chars a piece may grow by in the document (page breaks,
 
 @dataclass
 class _PageFinder:
-    """Pages of the successive pieces of one section.
+    """Pages and characters of the successive pieces of one section.
 
     A piece's first and last lines are searched for in the document, moving forward from the
-    previous piece, so each chunk reports the pages it really spans (a long narrative section
-    covers many). When a line cannot be found (text rewritten by table embedding) the piece
-    gets the section's pages.
+    previous piece, so each chunk reports the pages and the span of ``DocumentText.text`` it
+    really covers (a long narrative section covers many pages; a speaking-notes bullet is one
+    line of its section). When a line cannot be found (text rewritten by table embedding) the
+    piece gets the section's pages and span.
     """
 
     doc: DocumentText
@@ -49,18 +50,30 @@ class _PageFinder:
     def __post_init__(self) -> None:
         self.cursor = self.section.char_start
 
-    def pages(self, body: str) -> tuple[int, int]:
-        # lines long enough to be unambiguous (not a bare ``1`` cell), and not Markdown
-        lines = [ln.strip() for ln in body.split("\n") if len(ln.strip()) >= 8 and not ln.lstrip().startswith("|")]
-        if not self.valid or not lines:
-            return self.section.start_page, self.section.end_page
-        start = self.doc.text.find(lines[0][:120], self.cursor, self.section.char_end)
-        if start < 0:
-            return self.section.start_page, self.section.end_page
-        window_end = min(self.section.char_end, start + len(body) + SEPARATOR_SLACK)
-        last = self.doc.text.rfind(lines[-1][-120:], start, window_end)
-        self.cursor = start + 1
-        return self.doc.page_at(start), self.doc.page_at(max(start, last))
+    def locate(self, body: str) -> tuple[int, int, int, int]:
+        """(page_start, page_end, char_start, char_end) of ``body`` in the document: found by
+        its first and last lines long enough to be unambiguous (not a bare ``1`` cell; any
+        line when none is), then widened to its short first and last lines (a bullet such as
+        ``⚫ 框架包括：``)."""
+        whole = (self.section.start_page, self.section.end_page, self.section.char_start, self.section.char_end)
+        lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("|")]
+        long = [ln for ln in lines if len(ln) >= 8] or lines
+        if not self.valid or not long:
+            return whole
+        text, limit = self.doc.text, self.section.char_end
+        head, tail = long[0][:120], long[-1][-120:]
+        anchor = text.find(head, self.cursor, limit)
+        if anchor < 0:
+            return whole
+        first = text.rfind(lines[0][:120], self.cursor, anchor + len(head))
+        start = first if first >= 0 else anchor
+        window_end = min(limit, anchor + len(body) + SEPARATOR_SLACK)
+        last = text.rfind(tail, anchor, window_end)
+        end = last + len(tail) if last >= 0 else min(limit, anchor + len(body))
+        short_tail = text.find(lines[-1][-120:], end, window_end) if lines[-1] is not long[-1] else -1
+        end = short_tail + len(lines[-1][-120:]) if short_tail >= 0 else end
+        self.cursor = anchor + 1
+        return self.doc.page_at(start), self.doc.page_at(max(start, last)), start, end
 
 
 @dataclass(frozen=True)
@@ -161,7 +174,7 @@ class QuestionChunkingStrategy:
             for piece in self._windows(prefix, unit):
                 own = piece[len(prefix) + 1 :] if prefix and piece.startswith(prefix + "\n") else piece
                 chunk = _make_chunk(document_id, self.name, piece, section, section.type, has_table and _tabular(own))
-                chunk.page_start, chunk.page_end = finder.pages(own)
+                chunk.page_start, chunk.page_end, chunk.char_start, chunk.char_end = finder.locate(own)
                 if fallback:
                     chunk.extra["fallback"] = fallback
                 chunks.append(chunk)
