@@ -119,8 +119,10 @@ class LLMClient:
 
     def for_search(self, timeout_s: float) -> "LLMClient":
         """A copy with a search's patience: at most ``timeout_s`` per try and one retry (a
-        search falls back to its own ranking rather than wait), sharing cache and stats."""
-        return replace(self, timeout_s=min(self.timeout_s, timeout_s), max_retries=1)
+        search falls back to its own ranking rather than wait). It shares the cache but not
+        the per-document budgets: a search is about no document, and a long-lived retriever
+        would otherwise lose its translations and rerankings once ingest's budget ran out."""
+        return replace(self, timeout_s=min(self.timeout_s, timeout_s), max_retries=1, max_calls=None, max_tokens_budget=None, stats=LLMStats())
 
     def fresh_stats(self) -> LLMStats:
         """Start counting for a new document (budgets are per document)."""
