@@ -15,6 +15,7 @@ from legco_assets import cli
 from legco_assets.core.documents import DocumentIndex
 from legco_assets.core.evaluation import (
     BASELINE,
+    BOUND_DEPTHS,
     FIXTURE_PAPERS,
     GOLD_QUESTIONS,
     HELD_OUT,
@@ -29,13 +30,16 @@ from legco_assets.core.evaluation import (
     char_windows,
     check_document,
     collect_translated,
+    format_bounds,
     holds_answer_end,
     load_gold_questions,
     load_rerankings,
     load_translations,
     normalise,
     paper_file,
+    pooled_bounds,
     prepare_eval,
+    reading_bounds,
     recorded_baseline,
     recorded_reranker,
     score_ranking,
@@ -246,6 +250,29 @@ def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: 
     for strategy in ("question", "token"):
         assert reranked.row(strategy, "hybrid").hit1 > fused.row(strategy, "hybrid").hit1, strategy
     assert reranked.row("question", "hybrid").hit1 == 1.0
+
+
+def test_a_perfect_reranker_reads_no_more_than_the_fused_order(eval_run: EvalRun, report: EvalReport) -> None:
+    """The bounds behind ``eval_retrieval.py --bounds``: putting the shortest answer-holding
+    chunk of the fused top 10 first never reads more than the fused order does, reads exactly
+    as much on a miss, and reads no less than the shortest answer-holding chunk stored."""
+    bounds = reading_bounds(eval_run)
+    fused = {(r.question_id, r.strategy): r for r in report.results if r.mode == "hybrid"}
+    for strategy, bound in bounds.items():
+        assert len(bound.floor) == len(eval_run.questions) and set(bound.at_depth) == set(BOUND_DEPTHS)
+        for i, q in enumerate(eval_run.questions):
+            measured, perfect = fused[(q.id, strategy)], [bound.at_depth[d][i] for d in BOUND_DEPTHS]
+            if measured.first_hit is None:
+                assert perfect[0] == measured.context_chars, "a miss reads the same ten chunks"
+                continue
+            assert bound.floor[i] <= perfect[0] <= measured.context_chars
+            assert perfect == sorted(perfect, reverse=True), "a deeper perfect reranker reads no more"
+    for strategy in ("question", "token"):  # neither finds every answer first without an LLM
+        assert sum(bounds[strategy].at_depth[10]) < sum(r.context_chars for k, r in fused.items() if k[1] == strategy)
+    twice = pooled_bounds([bounds, bounds])
+    assert twice["token"].floor == bounds["token"].floor * 2
+    table = format_bounds(bounds, report)
+    assert "| question / token |" in table and table.count("\n") == 2 + len(bounds)
 
 
 def test_baseline_chunks_are_character_windows_of_the_cleaned_text(eval_run: EvalRun) -> None:

@@ -21,6 +21,10 @@ Same numbers as ``legco-assets eval``, plus:
 * ``--translations FILE`` / ``--rerankings FILE``: replay recorded LLM replies (query
   translations; orders of the fused top chunks), as with an LLM configured, and print each set
   with and without them on the same ingest;
+* ``--bounds``: the characters to the answer a perfect reranker of the fused top 10, 20 and
+  30 would leave (the shortest chunk holding the answer end first), and the floor (the
+  shortest such chunk in the store), per strategy, with question / token: how much of the
+  characters bar is chunk size rather than retrieval;
 * ``--pair-ends``: judge every hit by the end of the pair's whole answer, ignoring the
   questions' own answer ends (how ``hansard-2012-oral`` was first scored);
 * ``--record-baselines``: per paper and strategy, Hit@5 of the hybrid search restricted to
@@ -29,7 +33,7 @@ Same numbers as ``legco-assets eval``, plus:
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh] [--translations F] [--rerankings F] [--pair-ends] [--sweep] [--record-baselines] [--json]
+    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] [--record-baselines] [--json]
 """
 
 from __future__ import annotations
@@ -53,11 +57,14 @@ from legco_assets.core.evaluation import (  # noqa: E402
     EvalReport,
     EvalRun,
     check_document,
+    format_bounds,
     format_table,
     load_rerankings,
     load_translations,
     pooled,
+    pooled_bounds,
     prepare_eval,
+    reading_bounds,
 )
 from legco_assets.core.rerank import DEPTH as RERANK_DEPTH  # noqa: E402
 from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode, fuse  # noqa: E402
@@ -149,7 +156,7 @@ def print_report(report: EvalReport, strategies: list[str]) -> None:
 
 def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) -> int:
     """Each named real-paper set in its own data dir, then all of them pooled."""
-    reports, alone = [], []
+    reports, alone, bounds = [], [], []
     for name in names:
         with tempfile.TemporaryDirectory(prefix=f"legco-eval-{name}-") as tmp:
             work = Path(args.work_dir) / name if args.work_dir else Path(tmp)
@@ -160,17 +167,20 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
             reports.append(run.report())
             alone.append(without_llm(run))
             fidelity = replay_fidelity(run, Path(args.rerankings)) if args.rerankings else None
+            bounds.append(reading_bounds(run) if args.bounds else {})
         if not args.json:
             print(f"## {name} ({HELD_OUT[name].name})\n")
             print_report(reports[-1], strategies)
             print(f"\n{fidelity}" if fidelity else "")
-            print()
+            print(f"\n{format_bounds(bounds[-1], reports[-1])}\n" if args.bounds else "")
     report = pooled(reports) if len(reports) > 1 else reports[0]
     if args.json:
         print(json.dumps({name: r.to_json() for name, r in zip(names + ["pooled"], reports + [report])}, ensure_ascii=False))
     elif len(reports) > 1:
         print(f"## pooled: {', '.join(names)}\n")
         print_report(report, strategies)
+        if args.bounds:
+            print(f"\n{format_bounds(pooled_bounds(bounds), report)}")
     if (args.translations or args.rerankings) and not args.json:
         print("\n## the same runs, hybrid, with and without the recorded LLM replies\n")
         print(llm_table(names, reports, alone, strategies))
@@ -218,6 +228,11 @@ def main() -> int:
         help="JSON file of recorded LLM rerankings ({\"rerankings\": {question: {\"shown\": [ids], \"ranking\": [ids]}}}): "
         "the fused top chunks are re-ordered as the model did, as with an LLM configured",
     )
+    parser.add_argument(
+        "--bounds",
+        action="store_true",
+        help="also print the characters to the answer a perfect reranker of the fused top 10/20/30 would leave, and the floor (shortest chunk holding the answer)",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.held_out and (args.record_baselines or args.sweep):
@@ -248,6 +263,8 @@ def main() -> int:
         if args.translations or args.rerankings:
             print("\n## hybrid, with and without the recorded LLM replies\n")
             print(llm_table(["fixtures"], [report], [without_llm(run)], strategies))
+        if args.bounds:
+            print("\n" + format_bounds(reading_bounds(run), report))
         if args.sweep:
             print("\nFusion weights (hybrid mode, all questions):\n")
             print(format_table(run.sweep(SWEEP)))
