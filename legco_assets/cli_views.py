@@ -171,6 +171,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
     if problem:
         return _fail(problem)
     llm = LLMClient.from_settings(settings)
+    llm = llm.unbudgeted() if llm else None  # the budgets are per ingested document
     try:
         result = answer_question(
             retriever, args.question, llm, strategy, args.mode or DEFAULT_MODE, args.document, args.budget or CONTEXT_TOKENS

@@ -325,6 +325,15 @@ def test_answer_stops_at_k_max_and_says_so(store, llm_server: FakeLLMServer) -> 
     assert llm_server.calls["chat"] == 2
 
 
+def test_answer_command_is_not_held_to_the_per_document_budget(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
+    monkeypatch.setenv("LLM_MAX_CALLS_PER_DOCUMENT", "1")  # an ingest budget
+    llm_server.enqueue('{"sufficient": false}', '{"sufficient": true, "answer": "$1,675 a month.", "citations": []}')
+    code, out, err = _cli("answer", "How much is the Old Age Allowance?", "--strategy", "question", "--no-translate", "--no-rerank")
+    assert code == 0 and out.startswith("$1,675 a month.") and "2 model calls" in err
+
+
 def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:  # noqa: F811
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)

@@ -117,12 +117,16 @@ class LLMClient:
             max_tokens_budget=settings.llm_max_tokens_per_document,
         )
 
+    def unbudgeted(self) -> "LLMClient":
+        """A copy for calls about no document (search, ``answer``): the same cache, its own
+        stats, and none of the per-document budgets, which a long-lived retriever would
+        otherwise spend once and then lose every later call to."""
+        return replace(self, max_calls=None, max_tokens_budget=None, stats=LLMStats())
+
     def for_search(self, timeout_s: float) -> "LLMClient":
-        """A copy with a search's patience: at most ``timeout_s`` per try and one retry (a
-        search falls back to its own ranking rather than wait). It shares the cache but not
-        the per-document budgets: a search is about no document, and a long-lived retriever
-        would otherwise lose its translations and rerankings once ingest's budget ran out."""
-        return replace(self, timeout_s=min(self.timeout_s, timeout_s), max_retries=1, max_calls=None, max_tokens_budget=None, stats=LLMStats())
+        """An :meth:`unbudgeted` copy with a search's patience: at most ``timeout_s`` per try
+        and one retry (a search falls back to its own ranking rather than wait)."""
+        return replace(self.unbudgeted(), timeout_s=min(self.timeout_s, timeout_s), max_retries=1)
 
     def fresh_stats(self) -> LLMStats:
         """Start counting for a new document (budgets are per document)."""

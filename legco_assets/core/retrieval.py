@@ -437,11 +437,7 @@ class Retriever:
         translated = None
         if translation:
             translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions))
-        return self.reranked(query, fuse(query, candidates, self.fusion, scope, translated))[:k]
-
-    def reranked(self, query: str, hits: list[Hit]) -> list[Hit]:
-        """``hits`` re-ordered by the configured LLM (:func:`rerank_hits`)."""
-        return rerank_hits(query, hits, self.reranker)
+        return rerank_hits(query, fuse(query, candidates, self.fusion, scope, translated), self.reranker)[:k]
 
 
 Reranker = Callable[[str, list[dict[str, Any]]], "list[int] | None"]  # (query, records) -> their order, best first
@@ -471,7 +467,7 @@ def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
 
 Rankings = dict[str, list[Candidate]]
 TRANSLATED = "translated "  # prefix of a ranker's name in ``Hit.ranks`` for the translated query
-RERANKED = "reranked"  # the model's place for a chunk in ``Hit.ranks`` (:meth:`Retriever.reranked`)
+RERANKED = "reranked"  # the model's place for a chunk in ``Hit.ranks`` (:func:`rerank_hits`)
 
 
 def fuse(
