@@ -57,22 +57,33 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 # -- ingest -----------------------------------------------------------------------------------
-def _expand(paths: Sequence[str]) -> list[Path]:
+def _expand(paths: Sequence[str], settings: Any) -> tuple[list[Path], list[tuple[Path, str, bool]]]:
     """Files named or found under folders, each once: a file named twice (or also found
-    through its folder) is one document, so it is ingested and counted once."""
-    from legco_assets.core.extract import SUPPORTED_SUFFIXES
+    through its folder) is one document, so it is ingested and counted once. Files left out
+    come back as ``(path, reason, named)`` (``core.inbox.skip_reason``: the sensor's rules),
+    ``named`` when the user named that file itself."""
+    from legco_assets.core.inbox import folder_files, skip_reason
 
     files: list[Path] = []
+    skipped: list[tuple[Path, str, bool]] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
-            files.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in SUPPORTED_SUFFIXES))
-        else:
-            files.append(p)
+        found = folder_files(p) if p.is_dir() else [(p, None)]
+        for f, relative in found:
+            reason = skip_reason(f, settings, relative)
+            if reason:
+                skipped.append((f, reason, relative is None))
+            else:
+                files.append(f)
     unique: dict[Path, Path] = {}
     for f in files:
         unique.setdefault(f.resolve(), f)
-    return list(unique.values())
+    left_out: dict[Path, tuple[Path, str, bool]] = {}
+    for path, reason, named in skipped:
+        key = path.resolve()
+        if key not in unique:
+            left_out[key] = (path, reason, named or (key in left_out and left_out[key][2]))
+    return list(unique.values()), list(left_out.values())
 
 
 def dagster_instance(settings: Any) -> Any:
@@ -180,7 +191,12 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from legco_assets.core.settings import Strategy
 
     settings = _settings()
-    files = _expand(args.paths or [str(settings.inbox)])
+    files, skipped = _expand(args.paths or [str(settings.inbox)], settings)
+    for path, reason, named in skipped:  # a file the user named is an error; a folder's, a filter
+        if named:
+            _fail(f"{path}: {reason}")
+        else:
+            print(f"skipped {path}: {reason}", flush=True)
     if not files:
         _fail("no PDF, DOCX, TXT or Markdown files found in " + ", ".join(args.paths or [str(settings.inbox)]))
         return 1
@@ -190,9 +206,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     per_strategy = ", ".join(f"{k} {v}" for k, v in summary["chunks"].items())
     print(
         f"ingested {summary['documents']} document(s), {summary['pages']} pages; chunks: {per_strategy}; "
-        f"failed {len(summary['failed'])}; {time.perf_counter() - started:.1f}s"
+        f"failed {len(summary['failed'])}; skipped {len(skipped)}; {time.perf_counter() - started:.1f}s"
     )
-    return 1 if summary["failed"] else 0
+    return 1 if summary["failed"] or any(named for _, _, named in skipped) else 0
 
 
 # -- parser -----------------------------------------------------------------------------------

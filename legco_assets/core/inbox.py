@@ -1,22 +1,51 @@
-"""Which inbox files are new or changed since the last look (the sensor's logic, pure).
+"""Which inbox files are new or changed since the last look, and which are skipped and why
+(the sensor's logic and ``ingest DIR``'s, pure).
 
 The state maps a path to its size, mtime and sha256, so unchanged files are not re-hashed
 on every tick; a file whose bytes changed gets a new sha256 and so a new run key.
+
+:func:`skip_reason` is the one place that decides whether a file is left out: an unsupported
+type, the ``LEGCO_INBOX_INCLUDE`` / ``LEGCO_INBOX_EXCLUDE`` globs, the ``LEGCO_MAX_FILE_MB`` and
+``LEGCO_MAX_PAGES`` caps. It runs before a partition exists, so a skipped file is never half
+ingested, and both the sensor and the CLI name it with the same reason. Hidden files and
+folders (``.DS_Store``, the feed's ``.…part`` downloads in progress) are not papers and are
+passed over without a word.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Iterable
 
 from .extract import SUPPORTED_SUFFIXES
+from .settings import Settings
+
+MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
 class InboxFile:
     path: Path
     sha256: str
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    path: Path
+    reason: str
+
+
+@dataclass
+class InboxScan:
+    """One look at the inbox: files to ingest, files newly skipped (or skipped for a new
+    reason, so a log names each once, not on every tick), and the state for the next look."""
+
+    changed: list[InboxFile] = field(default_factory=list)
+    skipped: list[SkippedFile] = field(default_factory=list)
+    state: dict[str, list] = field(default_factory=dict)
 
 
 def _sha256(path: Path) -> str:
@@ -27,21 +56,113 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def scan_inbox(inbox: Path, state: dict[str, list]) -> tuple[list[InboxFile], dict[str, list]]:
-    """(new or changed files, updated state); state values are [size, mtime_ns, sha256]."""
-    changed: list[InboxFile] = []
-    new_state: dict[str, list] = {}
+def _first_match(relative: str, patterns: Iterable[str]) -> str | None:
+    """The first glob that matches the file's path under the folder or its bare name
+    (case-insensitive, as ``.PDF`` and ``.pdf`` are the same kind of file)."""
+    rel = relative.lower()
+    name = rel.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        p = pattern.lower()
+        if fnmatchcase(rel, p) or fnmatchcase(name, p):
+            return pattern
+    return None
+
+
+def _pdf_pages(path: Path) -> int | None:
+    """Page count without reading the whole file; None when PDFium cannot open it (the
+    ingest then reports the real reason: encrypted, corrupt…)."""
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except Exception:  # noqa: BLE001 - any open failure is the ingest's to report
+        return None
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
+
+
+def unsupported_reason(path: Path) -> str | None:
+    if path.suffix.lower() in SUPPORTED_SUFFIXES:
+        return None
+    supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
+    return f"unsupported file type {path.suffix or '(none)'} (supported: {supported})"
+
+
+def skip_reason(path: Path, settings: Settings, relative: str | None = None) -> str | None:
+    """Why ``path`` is not ingested, or None when it is.
+
+    ``relative`` is its path under the folder being scanned; the include/exclude globs
+    choose among a folder's files, so they apply only then (a file named by hand is taken
+    whatever its name). Type and caps apply to every file. A file that cannot be read is
+    not skipped here: the ingest reports why it cannot read it.
+    """
+    reason = unsupported_reason(path)
+    if reason:
+        return reason
+    if relative is not None:
+        if settings.inbox_include and not _first_match(relative, settings.inbox_include):
+            return f"not matched by LEGCO_INBOX_INCLUDE ({','.join(settings.inbox_include)})"
+        excluded = _first_match(relative, settings.inbox_exclude)
+        if excluded:
+            return f"matched by LEGCO_INBOX_EXCLUDE ({excluded})"
+    if settings.max_file_mb is not None:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            return None
+        if size > settings.max_file_mb * MB:
+            return f"{size / MB:.1f} MB, over LEGCO_MAX_FILE_MB={settings.max_file_mb:g}"
+    if settings.max_pages is not None and path.suffix.lower() == ".pdf":
+        pages = _pdf_pages(path)
+        if pages is not None and pages > settings.max_pages:
+            return f"{pages} pages, over LEGCO_MAX_PAGES={settings.max_pages}"
+    return None
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def folder_files(folder: Path) -> list[tuple[Path, str]]:
+    """Every visible file under ``folder`` with its path relative to it, sorted."""
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        relative = path.relative_to(folder)
+        if not _hidden(relative):
+            found.append((path, relative.as_posix()))
+    return found
+
+
+def scan_inbox(inbox: Path, state: dict[str, list], settings: Settings | None = None) -> InboxScan:
+    """New or changed files and skipped ones; state values are ``[size, mtime_ns, sha256]``
+    for a taken file and ``[size, mtime_ns, None, reason]`` for a skipped one."""
+    settings = settings or Settings(inbox=inbox)
+    scan = InboxScan(state=state)
     if not inbox.is_dir():
-        return changed, state
-    for path in sorted(p for p in inbox.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_SUFFIXES):
-        stat = path.stat()
+        return scan
+    new_state: dict[str, list] = {}
+    for path, relative in folder_files(inbox):
+        try:
+            stat = path.stat()
+        except OSError:  # gone since the listing: the next look decides
+            continue
         key = str(path.resolve())
         previous = state.get(key)
-        if previous and previous[0] == stat.st_size and previous[1] == stat.st_mtime_ns:
+        unchanged = bool(previous) and previous[0] == stat.st_size and previous[1] == stat.st_mtime_ns
+        if unchanged and previous[2] is not None:
             new_state[key] = previous
+            continue
+        reason = skip_reason(path, settings, relative)
+        if reason:
+            new_state[key] = [stat.st_size, stat.st_mtime_ns, None, reason]
+            if not (unchanged and previous[3] == reason):
+                scan.skipped.append(SkippedFile(path, reason))
             continue
         sha = _sha256(path)
         new_state[key] = [stat.st_size, stat.st_mtime_ns, sha]
         if not previous or previous[2] != sha:
-            changed.append(InboxFile(path, sha))
-    return changed, new_state
+            scan.changed.append(InboxFile(path, sha))
+    scan.state = new_state
+    return scan

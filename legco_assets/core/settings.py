@@ -41,6 +41,23 @@ def _int(value: str | None, default: int | None) -> int | None:
     return int(value)
 
 
+def _float(value: str | None, default: float | None) -> float | None:
+    if value is None or value.strip() == "":
+        return default
+    return float(value)
+
+
+def _list(value: str | None, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """A comma-separated list (globs, feed types); blanks dropped."""
+    if value is None or value.strip() == "":
+        return default
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+DEFAULT_FEED_URL = "https://app.legco.gov.hk/OpenData/HansardDB"
+FEED_USER_AGENT = "legco-assets/0.1 (Hansard open-data client of the legco-assets project)"
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything configurable; defaults are the embedded, offline set-up."""
@@ -69,6 +86,20 @@ class Settings:
     chroma_path: Path | None = None
     chroma_host: str | None = None
     chroma_port: int = 8000
+    # inbox filters and caps: a file outside them is skipped with its reason (core/inbox.py)
+    inbox_include: tuple[str, ...] = ()
+    inbox_exclude: tuple[str, ...] = ()
+    max_pages: int | None = None
+    max_file_mb: float | None = None
+    # LegCo's Hansard open data (core/legco_feed.py)
+    feed_url: str = DEFAULT_FEED_URL
+    feed_types: tuple[str, ...] = ("Chinese", "English")
+    feed_since: str | None = None  # YYYY-MM-DD for the very first poll (default: 30 days back)
+    feed_interval_minutes: int = 60
+    feed_timeout_s: float = 60.0
+    feed_retries: int = 3
+    feed_backoff_s: float = 2.0
+    feed_user_agent: str = FEED_USER_AGENT
 
     @property
     def llm_enabled(self) -> bool:
@@ -78,6 +109,10 @@ class Settings:
     @property
     def documents_dir(self) -> Path:
         return self.data_dir / "documents"
+
+    @property
+    def feed_dir(self) -> Path:
+        return self.data_dir / "feed"
 
     @property
     def cache_dir(self) -> Path:
@@ -120,4 +155,16 @@ class Settings:
             chroma_path=Path(e["CHROMA_PATH"]) if e.get("CHROMA_PATH") else None,
             chroma_host=e.get("CHROMA_HOST") or None,
             chroma_port=_int(e.get("CHROMA_PORT"), 8000) or 8000,
+            inbox_include=_list(e.get("LEGCO_INBOX_INCLUDE")),
+            inbox_exclude=_list(e.get("LEGCO_INBOX_EXCLUDE")),
+            max_pages=_int(e.get("LEGCO_MAX_PAGES"), None),
+            max_file_mb=_float(e.get("LEGCO_MAX_FILE_MB"), None),
+            feed_url=(e.get("LEGCO_FEED_URL") or DEFAULT_FEED_URL).rstrip("/"),
+            feed_types=_list(e.get("LEGCO_FEED_TYPES"), ("Chinese", "English")),
+            feed_since=e.get("LEGCO_FEED_SINCE") or None,
+            feed_interval_minutes=_int(e.get("LEGCO_FEED_INTERVAL_MINUTES"), 60) or 60,
+            feed_timeout_s=_float(e.get("LEGCO_FEED_TIMEOUT_S"), 60.0) or 60.0,
+            feed_retries=_int(e.get("LEGCO_FEED_RETRIES"), 3) or 0,
+            feed_backoff_s=_float(e.get("LEGCO_FEED_BACKOFF_S"), 2.0) or 0.0,
+            feed_user_agent=e.get("LEGCO_FEED_USER_AGENT") or FEED_USER_AGENT,
         )

@@ -2,7 +2,9 @@
 
 The run key is ``<document_id>@<sha256>``, so the same content is never ingested twice into
 a partition (two identical files in two partitions still both run); a changed file (new
-sha256) is a new version of the same partition.
+sha256) is a new version of the same partition. A file left out (unsupported type,
+``LEGCO_INBOX_INCLUDE``/``EXCLUDE``, ``LEGCO_MAX_PAGES``/``MAX_FILE_MB``) is named with its reason
+in the tick's log once, when it appears or its reason changes, and gets no partition.
 """
 
 
@@ -27,9 +29,13 @@ from .resources import LegcoSettings
 def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.SensorResult:
     settings = legco.settings()
     state = json.loads(context.cursor) if context.cursor else {}
-    changed, state = scan_inbox(settings.inbox, state)
+    scan = scan_inbox(settings.inbox, state, settings)
+    changed, state = scan.changed, scan.state
+    for skipped in scan.skipped:
+        context.log.warning(f"skipped {skipped.path}: {skipped.reason}")
     if not changed:
-        return dg.SensorResult(skip_reason=f"no new or changed files in {settings.inbox}", cursor=json.dumps(state))
+        note = f"; skipped {len(scan.skipped)} file(s), see the log" if scan.skipped else ""
+        return dg.SensorResult(skip_reason=f"no new or changed files in {settings.inbox}{note}", cursor=json.dumps(state))
     index = DocumentIndex(settings.documents_dir)
     keys = [index.register(f.path) for f in changed]
     job = JOBS[settings.default_strategy]
