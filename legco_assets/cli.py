@@ -235,9 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--strategy", choices=[*STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY")
     ingest.set_defaults(func=cmd_ingest)
 
-    from legco_assets import cli_views
+    from legco_assets import cli_feed, cli_views
 
     cli_views.add_commands(sub)
+    cli_feed.add_command(sub)
     return parser
 
 

@@ -49,6 +49,7 @@ class SourceInfo:
     size_bytes: int
     version: int
     previous_sha256: str | None = None
+    origin: dict[str, str] | None = None  # where the feed got it: source_url, meeting_date, hansard_type, hansard_id
 
 
 @dataclass
@@ -246,7 +247,10 @@ def chunk_file(path: str | Path, strategy: Strategy, settings: Settings, use_llm
 
 # -- stages (each reads/writes the artifact folder) -------------------------------------------
 def stage_source(settings: Settings, document_id: str) -> SourceInfo:
-    """Snapshot the file's bytes, extract its text layer once, record what it is."""
+    """Snapshot the file's bytes, extract its text layer once, record what it is (and,
+    for a paper the LegCo feed brought, where it came from)."""
+    from .legco_feed import origin_of  # the HTTP client only when a stage needs it
+
     index = DocumentIndex(settings.documents_dir)
     entry = index.get(document_id)
     if entry is None:
@@ -272,6 +276,7 @@ def stage_source(settings: Settings, document_id: str) -> SourceInfo:
         size_bytes=len(source.data),
         version=version,
         previous_sha256=previous if previous != source.sha256 else None,
+        origin=origin_of(settings, source.sha256),
     )
     art.write_json("source.json", asdict(info))
     return info

@@ -86,6 +86,18 @@ def _first_line(text: str, limit: int = 80) -> str:
     return line[:limit] + ("…" if len(line) > limit else "")
 
 
+def _origin_metadata(origin: dict[str, str] | None) -> dict[str, Any]:
+    """Where the LegCo feed got the paper, so lineage shows it (absent for inbox drops)."""
+    if not origin:
+        return {}
+    return {
+        "source_url": dg.MetadataValue.url(origin["source_url"]),
+        "meeting_date": origin["meeting_date"],
+        "hansard_type": origin["hansard_type"],
+        "hansard_id": origin["hansard_id"],
+    }
+
+
 @dg.asset(
     partitions_def=documents_partitions,
     group_name="ingest",
@@ -106,6 +118,7 @@ def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> 
             "kind": info.kind,
             "size_bytes": info.size_bytes,
             "version": info.version,
+            **_origin_metadata(info.origin),
         },
         data_version=dg.DataVersion(info.sha256),
     )

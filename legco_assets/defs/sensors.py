@@ -5,6 +5,8 @@ a partition (two identical files in two partitions still both run); a changed fi
 sha256) is a new version of the same partition. A file left out (unsupported type,
 ``LEGCO_INBOX_INCLUDE``/``EXCLUDE``, ``LEGCO_MAX_PAGES``/``MAX_FILE_MB``) is named with its reason
 in the tick's log once, when it appears or its reason changes, and gets no partition.
+Runs carry ``legco/content = <run key>``; content that already has a run (the feed sensor
+requested it when it downloaded the file) gets no second one.
 """
 
 
@@ -18,6 +20,12 @@ from legco_assets.core.inbox import scan_inbox
 from .jobs import JOBS
 from .partitions import documents_partitions
 from .resources import LegcoSettings
+
+CONTENT_TAG = "legco/content"
+
+
+def _has_run(instance: dg.DagsterInstance, content: str) -> bool:
+    return bool(instance.get_run_records(filters=dg.RunsFilter(tags={CONTENT_TAG: content}), limit=1))
 
 
 @dg.sensor(
@@ -40,8 +48,10 @@ def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> d
     keys = [index.register(f.path) for f in changed]
     job = JOBS[settings.default_strategy]
     requests = [
-        dg.RunRequest(run_key=f"{key}@{f.sha256}", partition_key=key, job_name=job.name, tags={"legco/file": f.path.name})
+        dg.RunRequest(run_key=f"{key}@{f.sha256}", partition_key=key, job_name=job.name,
+                      tags={"legco/file": f.path.name, CONTENT_TAG: f"{key}@{f.sha256}"})
         for key, f in zip(keys, changed)
+        if not _has_run(context.instance, f"{key}@{f.sha256}")
     ]
     return dg.SensorResult(
         run_requests=requests,

@@ -1,0 +1,179 @@
+"""Safe HTTP for the open-data feed: one client, retries with back-off, PDFs that are whole.
+
+Why so careful: a public server answers 429 and 5xx under load and sometimes hangs, and an
+error page served with status 200 under a ``.pdf`` URL would otherwise enter the inbox and
+fail ingest later, far from its cause. So every request has a timeout and is retried with
+exponential back-off (honouring ``Retry-After``) on timeouts, connection errors, 429 and 5xx;
+a download is streamed to a hidden temporary file beside its target (the inbox scan passes
+over hidden files) and becomes visible only once it is complete and starts with ``%PDF-``.
+Failures are :class:`DownloadError` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from .settings import Settings
+
+PDF_MAGIC = b"%PDF-"
+MAX_WAIT_S = 60.0  # the longest pause between two tries, whatever Retry-After asks
+
+
+class DownloadError(Exception):
+    """A request that failed for good; ``str()`` is the one-line reason."""
+
+
+@dataclass(frozen=True)
+class Download:
+    """A complete PDF in a hidden temporary file, not yet in its place."""
+
+    url: str
+    temp: Path
+    sha256: str
+    size: int
+
+
+def http_client(settings: Settings) -> httpx.Client:
+    """One pooled client (thread-safe) with the timeout and a User-Agent naming us."""
+    return httpx.Client(
+        timeout=httpx.Timeout(settings.feed_timeout_s),
+        headers={"User-Agent": settings.feed_user_agent},
+        follow_redirects=True,
+    )
+
+
+def _transient(exc: BaseException) -> bool:
+    if isinstance(exc, httpx.HTTPStatusError):
+        status = exc.response.status_code
+        return status == 429 or status >= 500
+    return isinstance(exc, httpx.TransportError)  # timeouts, refused/reset connections, cut bodies
+
+
+def _retry_after(exc: BaseException | None) -> float | None:
+    if isinstance(exc, httpx.HTTPStatusError):
+        value = exc.response.headers.get("retry-after", "")
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return None
+    return None
+
+
+def _retrying(settings: Settings) -> Retrying:
+    def wait(state: RetryCallState) -> float:
+        backoff = settings.feed_backoff_s * 2 ** (state.attempt_number - 1)
+        asked = _retry_after(state.outcome.exception() if state.outcome else None)
+        return min(MAX_WAIT_S, max(backoff, asked or 0.0))
+
+    return Retrying(
+        stop=stop_after_attempt(settings.feed_retries + 1),
+        wait=wait,
+        retry=retry_if_exception(_transient),
+        reraise=True,
+    )
+
+
+def reason(exc: BaseException, settings: Settings) -> str:
+    """The one line a user reads for a failed request."""
+    tries = f" ({settings.feed_retries + 1} tries)" if _transient(exc) and settings.feed_retries else ""
+    if isinstance(exc, httpx.TimeoutException):
+        return f"timed out after {settings.feed_timeout_s:g}s{tries}"
+    if isinstance(exc, httpx.HTTPStatusError):
+        response = exc.response
+        return f"HTTP {response.status_code} {response.reason_phrase}{tries}".rstrip()
+    if isinstance(exc, httpx.TransportError):
+        return f"cannot reach the server ({type(exc).__name__}: {exc}){tries}"
+    return str(exc) or type(exc).__name__
+
+
+def with_retries(settings: Settings, call: Callable[[], Any]) -> Any:
+    """Run ``call`` with the retry policy; the last failure is raised as DownloadError."""
+    try:
+        return _retrying(settings)(call)
+    except (httpx.HTTPError, DownloadError) as exc:
+        raise DownloadError(reason(exc, settings)) from exc
+
+
+def get_json(client: httpx.Client, url: str, settings: Settings, params: Mapping[str, str] | None = None) -> Any:
+    """GET a JSON document; DownloadError when it cannot be had or is not JSON."""
+
+    def once() -> Any:
+        response = client.get(url, params=params, headers={"Accept": "application/json"})
+        response.raise_for_status()
+        return response
+
+    response = with_retries(settings, once)
+    try:
+        return response.json()
+    except ValueError:
+        start = response.text[:40].strip().replace("\n", " ")
+        raise DownloadError(f"not JSON (the reply starts with {start!r})") from None
+
+
+def _temp_name(target: Path) -> Path:
+    return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
+
+
+def download_pdf(client: httpx.Client, url: str, target: Path, settings: Settings) -> Download:
+    """Stream ``url`` to a hidden temporary file beside ``target``; only a complete reply
+    that starts with ``%PDF-`` comes back (``commit`` puts it in place)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = _temp_name(target)
+
+    def once() -> Download:
+        digest = hashlib.sha256()
+        size = 0
+        head = b""
+        with client.stream("GET", url) as response:
+            response.raise_for_status()
+            kind = response.headers.get("content-type", "no content type").split(";")[0]
+            with temp.open("wb") as handle:
+                for block in response.iter_bytes():
+                    if len(head) < len(PDF_MAGIC):
+                        head += block[: len(PDF_MAGIC) - len(head)]
+                        if not PDF_MAGIC.startswith(head):
+                            raise DownloadError(f"not a PDF (the reply does not start with %PDF-; it is {kind})")
+                    digest.update(block)
+                    handle.write(block)
+                    size += len(block)
+        if head != PDF_MAGIC:
+            raise DownloadError(f"not a PDF (the reply is {size} bytes; it is {kind})")
+        return Download(url, temp, digest.hexdigest(), size)
+
+    try:
+        return with_retries(settings, once)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def file_sha256(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def commit(download: Download, target: Path) -> bool:
+    """Move the download into place atomically; a target with the same bytes is left
+    untouched (same mtime, so the inbox sensor sees nothing new). True when written."""
+    if file_sha256(target) == download.sha256:
+        download.temp.unlink(missing_ok=True)
+        return False
+    os.replace(download.temp, target)
+    return True
+
+
+def discard(download: Download) -> None:
+    download.temp.unlink(missing_ok=True)

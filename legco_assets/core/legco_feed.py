@@ -1,0 +1,339 @@
+"""LegCo's Hansard open data as a source: ask for new records, download their PDFs into
+the inbox, remember what was fetched.
+
+The feed is OData v3 JSON (``{base}/Hansard?$format=json&$filter=…`` answers ``value`` and,
+while more pages remain, ``odata.nextLink``). The filter is sent to the server *and* applied
+here, so a mirror that serves a static JSON file works the same.
+
+What was fetched lives in ``<data dir>/feed/state.json`` (written atomically after each
+paper, so a killed poll loses nothing): per ``HansardID`` its file, sha256, URL, meeting date
+and type. A record is asked for again only if it is not there (a failed download is never
+recorded, so the next poll tries it again) or its URL changed; the same bytes are never put
+into the inbox twice. ``source_document`` reads the record back by sha256 (:func:`origin_of`)
+so lineage shows where a paper came from.
+
+Which dates a poll asks for: ``--since`` when given; otherwise from the last meeting date
+seen minus :data:`LOOKBACK_DAYS` (LegCo publishes the English translation of a Hansard
+months after the Chinese one, so a record can appear late for an old meeting) but never
+before the earliest date ever asked for; on the very first poll, ``LEGCO_FEED_SINCE`` or
+:data:`FIRST_POLL_DAYS` back.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import re
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+from urllib.parse import urljoin
+
+from . import downloads
+from .documents import atomic_write_text, slug
+from .settings import Settings
+
+TYPE_SUFFIX = {"Chinese": "zh", "English": "en", "Floor": "floor"}
+LOOKBACK_DAYS = 366
+FIRST_POLL_DAYS = 30
+MAX_DOWNLOADS = 2  # at once: a public server, and papers are megabytes
+MAX_PAGES = 1000  # of the feed, to stop a mirror whose nextLink never ends
+_MS_DATE = re.compile(r"^/Date\((-?\d+)([+-]\d{4})?\)/$")
+
+
+class FeedError(Exception):
+    """The feed as a whole is unusable (unreachable, not OData JSON); one line."""
+
+
+class FeedBusy(FeedError):
+    """Another poll holds the state (the CLI and the sensor at once): try again later."""
+
+
+@dataclass(frozen=True)
+class FeedRecord:
+    hansard_id: str
+    meeting_date: date
+    hansard_type: str
+    url: str
+
+    def base_name(self) -> str:
+        """``hansard-2024-01-10-zh.pdf``: says what it is and pairs with ``-en``."""
+        return f"hansard-{self.meeting_date.isoformat()}-{TYPE_SUFFIX.get(self.hansard_type, slug(self.hansard_type))}.pdf"
+
+    def origin(self) -> dict[str, str]:
+        return {
+            "source_url": self.url,
+            "meeting_date": self.meeting_date.isoformat(),
+            "hansard_type": self.hansard_type,
+            "hansard_id": self.hansard_id,
+        }
+
+
+@dataclass(frozen=True)
+class Fetched:
+    record: FeedRecord
+    path: Path
+    sha256: str
+    size: int
+    written: bool  # False: the inbox already held these bytes (a poll killed after its rename)
+
+
+@dataclass(frozen=True)
+class Failed:
+    url: str
+    reason: str
+    record: FeedRecord | None = None
+
+    def line(self) -> str:
+        return f"legco-assets: error: {self.url}: {self.reason}"
+
+
+@dataclass
+class PollResult:
+    since: date
+    until: date | None
+    records: int = 0  # matching records in the feed
+    already: int = 0  # of those, fetched by an earlier poll
+    fetched: list[Fetched] = field(default_factory=list)
+    failed: list[Failed] = field(default_factory=list)
+    duplicates: int = 0  # new ids whose bytes an earlier record already brought
+
+
+# -- records ----------------------------------------------------------------------------------
+def parse_meeting_date(value: Any) -> date:
+    """OData v3 JSON dates: ``/Date(1704844800000)/`` (ms since the epoch, UTC, optional
+    ``+0800`` offset) or ISO ``2024-01-10T00:00:00``."""
+    text = str(value).strip()
+    match = _MS_DATE.match(text)
+    if match:
+        moment = datetime.fromtimestamp(int(match.group(1)) / 1000, tz=timezone.utc)
+        if match.group(2):
+            sign = 1 if match.group(2)[0] == "+" else -1
+            moment += sign * timedelta(hours=int(match.group(2)[1:3]), minutes=int(match.group(2)[3:]))
+        return moment.date()
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).date()
+    except ValueError:
+        raise ValueError(f"unreadable MeetingDate {text!r}") from None
+
+
+def parse_record(raw: Any) -> FeedRecord:
+    if not isinstance(raw, dict):
+        raise ValueError("a record is not an object")
+    missing = [k for k in ("HansardID", "MeetingDate", "HansardType", "HansardFileURL") if raw.get(k) in (None, "")]
+    if missing:
+        raise ValueError(f"record without {', '.join(missing)}")
+    return FeedRecord(str(raw["HansardID"]), parse_meeting_date(raw["MeetingDate"]), str(raw["HansardType"]), str(raw["HansardFileURL"]).strip())
+
+
+def parse_types(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """``Chinese,English`` → the feed's spelling; ValueError naming the valid ones."""
+    parts = [p.strip() for p in (text.split(",") if isinstance(text, str) else text) if p.strip()]
+    known = {k.lower(): k for k in TYPE_SUFFIX}
+    bad = [p for p in parts if p.lower() not in known]
+    if bad or not parts:
+        raise ValueError(f"unknown Hansard type {', '.join(bad) or '(none)'} (valid: {', '.join(TYPE_SUFFIX)})")
+    return tuple(dict.fromkeys(known[p.lower()] for p in parts))
+
+
+def odata_query(since: date, until: date | None, types: tuple[str, ...]) -> dict[str, str]:
+    where = [f"MeetingDate ge datetime'{since.isoformat()}T00:00:00'"]
+    if until:
+        where.append(f"MeetingDate le datetime'{until.isoformat()}T23:59:59'")
+    where.append("(" + " or ".join(f"HansardType eq '{t}'" for t in types) + ")")
+    return {"$format": "json", "$filter": " and ".join(where), "$orderby": "MeetingDate asc"}
+
+
+def list_records(client: Any, settings: Settings, since: date, until: date | None, types: tuple[str, ...]) -> tuple[list[FeedRecord], list[Failed]]:
+    """Every matching record across pages (oldest first), and the records that could not be
+    read; FeedError when a page cannot be had or is not an OData reply."""
+    url: str | None = f"{settings.feed_url}/Hansard"
+    params: dict[str, str] | None = odata_query(since, until, types)
+    records: dict[str, FeedRecord] = {}
+    bad: list[Failed] = []
+    visited: set[str] = set()
+    while url:
+        if url in visited or len(visited) >= MAX_PAGES:
+            raise FeedError(f"{settings.feed_url}: odata.nextLink loops ({url})")
+        visited.add(url)
+        try:
+            page = downloads.get_json(client, url, settings, params)
+        except downloads.DownloadError as exc:
+            raise FeedError(f"{url}: {exc}") from None
+        if not isinstance(page, dict) or not isinstance(page.get("value"), list):
+            raise FeedError(f"{url}: not an OData reply (no 'value' list)")
+        for raw in page["value"]:
+            try:
+                record = parse_record(raw)
+            except ValueError as exc:
+                where = raw.get("HansardFileURL") or f"HansardID {raw.get('HansardID')}" if isinstance(raw, dict) else url
+                bad.append(Failed(str(where), str(exc)))
+                continue
+            if record.hansard_type in types and since <= record.meeting_date and (until is None or record.meeting_date <= until):
+                records[record.hansard_id] = record
+        link = page.get("odata.nextLink") or page.get("@odata.nextLink")
+        url, params = (urljoin(f"{settings.feed_url}/", link), None) if link else (None, None)
+    return sorted(records.values(), key=lambda r: (r.meeting_date, r.hansard_type, r.hansard_id)), bad
+
+
+# -- state ------------------------------------------------------------------------------------
+class FeedState:
+    """``feed/state.json``: the records fetched, the last meeting date and the earliest date
+    asked for. Saved whole, atomically, after every paper."""
+
+    def __init__(self, settings: Settings):
+        self.path = settings.feed_dir / "state.json"
+        data = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+        self.records: dict[str, dict[str, Any]] = data.get("records", {})
+        self.floor: str | None = data.get("floor")
+
+    @property
+    def last_meeting_date(self) -> date | None:
+        dates = [r["meeting_date"] for r in self.records.values()]
+        return date.fromisoformat(max(dates)) if dates else None
+
+    def is_fetched(self, record: FeedRecord) -> bool:
+        known = self.records.get(record.hansard_id)
+        return bool(known) and known["source_url"] == record.url
+
+    def file_owner(self, name: str) -> str | None:
+        return next((i for i, r in self.records.items() if r.get("file") == name), None)
+
+    def sha_owner(self, sha256: str) -> str | None:
+        return next((i for i, r in self.records.items() if r.get("sha256") == sha256), None)
+
+    def add(self, record: FeedRecord, name: str, sha256: str, size: int, duplicate_of: str | None = None) -> None:
+        entry = {**record.origin(), "file": name, "sha256": sha256, "size_bytes": size,
+                 "fetched_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        if duplicate_of:
+            entry["duplicate_of"] = duplicate_of
+        self.records[record.hansard_id] = entry
+        self.save()
+
+    def save(self) -> None:
+        data = {"floor": self.floor, "last_meeting_date": str(self.last_meeting_date or ""), "records": self.records}
+        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
+
+    def summary(self) -> dict[str, Any]:
+        """What the sensor keeps as its cursor: the last meeting date and the ids seen."""
+        return {"last_meeting_date": str(self.last_meeting_date or ""), "seen": sorted(self.records)}
+
+
+def origin_of(settings: Settings, sha256: str) -> dict[str, str] | None:
+    """Where a file with these bytes came from, when the feed brought it."""
+    path = settings.feed_dir / "state.json"
+    if not path.exists():
+        return None
+    for entry in json.loads(path.read_text(encoding="utf-8")).get("records", {}).values():
+        if entry.get("sha256") == sha256:
+            return {k: entry[k] for k in ("source_url", "meeting_date", "hansard_type", "hansard_id")}
+    return None
+
+
+@contextmanager
+def _one_poll_at_a_time(settings: Settings) -> Iterator[None]:
+    """The CLI and the sensor share the state: two polls at once would fetch twice."""
+    settings.feed_dir.mkdir(parents=True, exist_ok=True)
+    with open(settings.feed_dir / "poll.lock", "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise FeedBusy(f"another feed poll is running (lock {settings.feed_dir / 'poll.lock'})") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# -- the poll ---------------------------------------------------------------------------------
+def start_date(state: FeedState, settings: Settings, since: date | None, today: date | None = None) -> date:
+    if since:
+        return since
+    last = state.last_meeting_date
+    if last is None:
+        return date.fromisoformat(settings.feed_since) if settings.feed_since else (today or date.today()) - timedelta(days=FIRST_POLL_DAYS)
+    start = last - timedelta(days=LOOKBACK_DAYS)
+    return max(start, date.fromisoformat(state.floor)) if state.floor else start
+
+
+def _names(todo: list[FeedRecord], state: FeedState) -> dict[str, str]:
+    """File name per record: the readable one unless another record already holds it (two
+    papers of one type on one day), then with the HansardID."""
+    names: dict[str, str] = {}
+    taken = {r["file"]: i for i, r in state.records.items() if r.get("file")}
+    for record in todo:
+        name = record.base_name()
+        owner = taken.get(name)
+        if owner is not None and owner != record.hansard_id:
+            name = name.removesuffix(".pdf") + f"-{slug(record.hansard_id)}.pdf"
+        taken[name] = record.hansard_id
+        names[record.hansard_id] = name
+    return names
+
+
+def poll(
+    settings: Settings,
+    since: date | None = None,
+    until: date | None = None,
+    types: tuple[str, ...] | None = None,
+    limit: int | None = None,
+    report: Callable[[Fetched | Failed], None] = lambda _: None,
+) -> PollResult:
+    """One poll: list the new records, download at most :data:`MAX_DOWNLOADS` at once into
+    the inbox, record each success. ``report`` hears of every paper as it finishes."""
+    types = types or parse_types(settings.feed_types)
+    with _one_poll_at_a_time(settings), downloads.http_client(settings) as client:
+        state = FeedState(settings)
+        first = start_date(state, settings, since)
+        if since and (state.floor is None or since.isoformat() < state.floor):
+            state.floor = since.isoformat()
+        elif state.floor is None:
+            state.floor = first.isoformat()
+        result = PollResult(first, until)
+        records, bad = list_records(client, settings, first, until, types)
+        result.records = len(records)
+        todo = [r for r in records if not state.is_fetched(r)]
+        result.already = len(records) - len(todo)
+        todo = todo[:limit] if limit is not None else todo
+        names = _names(todo, state)
+        for failure in bad:
+            result.failed.append(failure)
+            report(failure)
+        with ThreadPoolExecutor(max_workers=MAX_DOWNLOADS, thread_name_prefix="legco-feed") as pool:
+            futures = {
+                pool.submit(downloads.download_pdf, client, r.url, settings.inbox / names[r.hansard_id], settings): r
+                for r in todo
+            }
+            for future in as_completed(futures):
+                record = futures[future]
+                outcome = _settle(future, record, names[record.hansard_id], state, settings, result)
+                if outcome is not None:
+                    report(outcome)
+        state.save()
+    return result
+
+
+def _settle(future: Any, record: FeedRecord, name: str, state: FeedState, settings: Settings, result: PollResult) -> Fetched | Failed | None:
+    """Put one finished download in place and record it (in the calling thread, so the
+    state is changed by one thread only); None for bytes another record already brought."""
+    try:
+        download: downloads.Download = future.result()
+    except (downloads.DownloadError, OSError) as exc:
+        failed = Failed(record.url, str(exc), record)
+        result.failed.append(failed)
+        return failed
+    twin = state.sha_owner(download.sha256)
+    if twin is not None and twin != record.hansard_id:
+        downloads.discard(download)
+        state.add(record, state.records[twin]["file"], download.sha256, download.size, duplicate_of=twin)
+        result.duplicates += 1
+        return None
+    target = settings.inbox / name
+    written = downloads.commit(download, target)
+    state.add(record, name, download.sha256, download.size)
+    fetched = Fetched(record, target, download.sha256, download.size, written)
+    result.fetched.append(fetched)
+    return fetched

@@ -1,0 +1,73 @@
+"""``legco_feed_sensor``: LegCo's Hansard open data on a schedule.
+
+Each tick is one ``core.legco_feed.poll``: new records' PDFs are downloaded into the inbox,
+and for each a partition is added and a run requested directly, with the run key
+``hansard:<HansardID>@<sha256>``, so a paper is never requested twice. Runs carry the tag
+``legco/content = <document_id>@<sha256>``, the inbox sensor's run key, and the inbox sensor
+requests no second run for content that already has one.
+
+STOPPED by default: it reaches the internet, so a person starts it (UI: Automation →
+``legco_feed_sensor`` → Start). Its cursor is the last meeting date and the HansardIDs seen
+(the state itself is ``feed/state.json`` under the data dir, shared with ``legco-assets feed``).
+A record that fails is named in the tick's log and tried again on the next tick.
+"""
+
+import json
+
+import dagster as dg
+
+from legco_assets.core.documents import DocumentIndex
+from legco_assets.core.legco_feed import FeedBusy, FeedState, poll
+from legco_assets.core.settings import Settings
+
+from .jobs import JOBS
+from .partitions import documents_partitions
+from .resources import LegcoSettings
+from .sensors import CONTENT_TAG
+
+
+@dg.sensor(
+    jobs=list(JOBS.values()),
+    minimum_interval_seconds=Settings.from_env().feed_interval_minutes * 60,
+    default_status=dg.DefaultSensorStatus.STOPPED,
+    description="Polls LegCo's Hansard open data (LEGCO_FEED_URL) every LEGCO_FEED_INTERVAL_MINUTES; "
+    "downloads new Chinese/English Hansards into the inbox and runs the default strategy's job for each.",
+)
+def legco_feed_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.SensorResult:
+    settings = legco.settings()
+    try:
+        result = poll(settings)  # FeedError (unreachable, malformed) fails the tick with its line
+    except FeedBusy as exc:
+        return dg.SensorResult(skip_reason=str(exc))
+    for failed in result.failed:
+        context.log.error(failed.line())
+    cursor = json.dumps(FeedState(settings).summary())
+    if not result.fetched:
+        reason = f"no new Hansards in {settings.feed_url} since {result.since}"
+        return dg.SensorResult(skip_reason=reason + (f"; {len(result.failed)} failed, see the log" if result.failed else ""), cursor=cursor)
+    index = DocumentIndex(settings.documents_dir)
+    job = JOBS[settings.default_strategy]
+    requests, keys = [], []
+    for fetched in result.fetched:
+        key = index.register(fetched.path)
+        keys.append(key)
+        record = fetched.record
+        context.log.info(f"fetched {fetched.path.name} ({record.meeting_date} {record.hansard_type}) from {record.url}")
+        requests.append(
+            dg.RunRequest(
+                run_key=f"hansard:{record.hansard_id}@{fetched.sha256}",
+                partition_key=key,
+                job_name=job.name,
+                tags={
+                    CONTENT_TAG: f"{key}@{fetched.sha256}",
+                    "legco/file": fetched.path.name,
+                    "legco/hansard_id": record.hansard_id,
+                    "legco/meeting_date": record.meeting_date.isoformat(),
+                },
+            )
+        )
+    return dg.SensorResult(
+        run_requests=requests,
+        dynamic_partitions_requests=[documents_partitions.build_add_request(sorted(set(keys)))],
+        cursor=cursor,
+    )

@@ -1,0 +1,193 @@
+"""A small LegCo-Hansard-shaped OData v3 server for tests, on 127.0.0.1 in a thread.
+
+It answers ``GET /OpenData/HansardDB/Hansard?$format=json&$filter=…`` like the real
+"Database on Official Record of Proceedings": it applies the ``MeetingDate ge/le`` and
+``HansardType eq`` terms of ``$filter``, orders by meeting date, and pages ``page_size``
+records at a time with an absolute ``odata.nextLink`` (``$skip``). Records alternate the two
+OData v3 JSON date forms (``/Date(ms)/`` and ISO). Files are served under ``/files/NAME``.
+
+Faults are scripted per path, consumed in order (``fault(path, *faults)``; the feed's path
+is ``FEED_PATH``): ``Fault.status(500)``, ``Fault.slow(seconds)`` (answers after that long),
+``Fault.html()`` (a 200 HTML page, as a portal's error page). ``hits`` counts requests per
+path, faults included; ``feed_queries`` keeps each feed request's query parameters.
+
+    from legco_assets_tests.odata_server import odata_server  # noqa: F401  (the fixture)
+
+    def test_x(odata_server):
+        odata_server.add_record("1001", "2024-01-10", "Chinese", b"%PDF-1.7 …")
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter, deque
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+
+FEED_PATH = "/OpenData/HansardDB/Hansard"
+_GE = re.compile(r"MeetingDate ge datetime'(\d{4}-\d{2}-\d{2})")
+_LE = re.compile(r"MeetingDate le datetime'(\d{4}-\d{2}-\d{2})")
+_TYPE = re.compile(r"HansardType eq '(\w+)'")
+
+
+@dataclass(frozen=True)
+class Fault:
+    kind: str  # status | slow | html
+    status_code: int = 500
+    seconds: float = 0.0
+
+    @classmethod
+    def status(cls, code: int) -> "Fault":
+        return cls("status", status_code=code)
+
+    @classmethod
+    def slow(cls, seconds: float) -> "Fault":
+        return cls("slow", seconds=seconds)
+
+    @classmethod
+    def html(cls) -> "Fault":
+        return cls("html")
+
+
+class FakeHansardServer:
+    def __init__(self, page_size: int = 2) -> None:
+        self.page_size = page_size
+        self.records: list[dict[str, Any]] = []
+        self.files: dict[str, bytes] = {}
+        self.hits: Counter[str] = Counter()
+        self.feed_queries: list[dict[str, str]] = []
+        self.max_in_flight = 0
+        self._in_flight = 0
+        self._faults: dict[str, deque[Fault]] = {}
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # -- scripting ------------------------------------------------------------------------
+    @property
+    def root(self) -> str:
+        assert self._httpd is not None
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.root}/OpenData/HansardDB"
+
+    def add_record(self, hansard_id: str, meeting_date: str, hansard_type: str, content: bytes | None, name: str | None = None) -> str:
+        """A record whose file is served with ``content`` (None: the file is missing, 404)."""
+        name = name or f"{hansard_id}.pdf"
+        day = date.fromisoformat(meeting_date)
+        if len(self.records) % 2 == 0:
+            ms = int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp() * 1000)
+            when = f"/Date({ms})/"
+        else:
+            when = f"{meeting_date}T00:00:00"
+        with self._lock:
+            self.records.append({"HansardID": int(hansard_id) if hansard_id.isdigit() else hansard_id, "MeetingDate": when,
+                                 "HansardType": hansard_type, "HansardFileURL": f"{self.root}/files/{name}", "_day": meeting_date})
+            if content is not None:
+                self.files[f"/files/{name}"] = content
+        return f"{self.root}/files/{name}"
+
+    def fault(self, path: str, *faults: Fault) -> None:
+        with self._lock:
+            self._faults.setdefault(path, deque()).extend(faults)
+
+    # -- serving --------------------------------------------------------------------------
+    def _next_fault(self, path: str) -> Fault | None:
+        with self._lock:
+            queue = self._faults.get(path)
+            return queue.popleft() if queue else None
+
+    def _feed_page(self, query: dict[str, str]) -> dict[str, Any]:
+        where = query.get("$filter", "")
+        ge, le, types = _GE.search(where), _LE.search(where), set(_TYPE.findall(where))
+        with self._lock:
+            rows = [r for r in self.records
+                    if (not ge or r["_day"] >= ge.group(1)) and (not le or r["_day"] <= le.group(1)) and (not types or r["HansardType"] in types)]
+        rows.sort(key=lambda r: r["_day"])
+        skip = int(query.get("$skip", 0))
+        page = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows[skip: skip + self.page_size]]
+        reply: dict[str, Any] = {"odata.metadata": f"{self.base_url}/$metadata#Hansard", "value": page}
+        if skip + self.page_size < len(rows):
+            reply["odata.nextLink"] = f"{self.base_url}/Hansard?" + urlencode({**query, "$skip": str(skip + self.page_size)})
+        return reply
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: bytes, content_type: str) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+            def do_GET(self) -> None:  # noqa: N802
+                parts = urlsplit(self.path)
+                with server._lock:
+                    server.hits[parts.path] += 1
+                    server._in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server._in_flight)
+                try:
+                    self._serve(parts)
+                finally:
+                    with server._lock:
+                        server._in_flight -= 1
+
+            def _serve(self, parts: Any) -> None:
+                fault = server._next_fault(parts.path)
+                if fault and fault.kind == "slow":
+                    time.sleep(fault.seconds)
+                elif fault and fault.kind == "status":
+                    self._send(fault.status_code, b"<html><body>Server Error</body></html>", "text/html")
+                    return
+                elif fault and fault.kind == "html":
+                    self._send(200, b"<!DOCTYPE html><html><body>Sorry, the page is under maintenance.</body></html>", "text/html")
+                    return
+                if parts.path == FEED_PATH:
+                    query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+                    with server._lock:
+                        server.feed_queries.append(query)
+                    self._send(200, json.dumps(server._feed_page(query)).encode(), "application/json;odata=minimalmetadata")
+                elif parts.path in server.files:
+                    time.sleep(0.05)  # long enough for two downloads to overlap
+                    self._send(200, server.files[parts.path], "application/pdf")
+                else:
+                    self._send(404, b"<html><body>Not Found</body></html>", "text/html")
+
+        return Handler
+
+    def start(self) -> "FakeHansardServer":
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+
+@pytest.fixture
+def odata_server() -> Iterator[FakeHansardServer]:
+    server = FakeHansardServer().start()
+    try:
+        yield server
+    finally:
+        server.stop()
