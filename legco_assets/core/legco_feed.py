@@ -253,6 +253,8 @@ def start_date(state: FeedState, settings: Settings, since: date | None, today: 
     if since:
         return since
     last = state.last_meeting_date
+    if last is None and state.floor:  # asked before, nothing fetched yet: ask the same again
+        return date.fromisoformat(state.floor)
     if last is None:
         return date.fromisoformat(settings.feed_since) if settings.feed_since else (today or date.today()) - timedelta(days=FIRST_POLL_DAYS)
     start = last - timedelta(days=LOOKBACK_DAYS)
