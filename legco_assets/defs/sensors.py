@@ -24,8 +24,10 @@ from .resources import LegcoSettings
 CONTENT_TAG = "legco/content"
 
 
-def _has_run(instance: dg.DagsterInstance, content: str) -> bool:
-    return bool(instance.get_run_records(filters=dg.RunsFilter(tags={CONTENT_TAG: content}), limit=1))
+def _with_runs(instance: dg.DagsterInstance, contents: list[str]) -> set[str]:
+    """Which of these contents already have a run (one query for the whole tick)."""
+    records = instance.get_run_records(filters=dg.RunsFilter(tags={CONTENT_TAG: contents}))
+    return {r.dagster_run.tags.get(CONTENT_TAG, "") for r in records}
 
 
 @dg.sensor(
@@ -47,11 +49,12 @@ def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> d
     index = DocumentIndex(settings.documents_dir)
     keys = [index.register(f.path) for f in changed]
     job = JOBS[settings.default_strategy]
+    contents = [f"{key}@{f.sha256}" for key, f in zip(keys, changed)]
+    ran = _with_runs(context.instance, contents)
     requests = [
-        dg.RunRequest(run_key=f"{key}@{f.sha256}", partition_key=key, job_name=job.name,
-                      tags={"legco/file": f.path.name, CONTENT_TAG: f"{key}@{f.sha256}"})
-        for key, f in zip(keys, changed)
-        if not _has_run(context.instance, f"{key}@{f.sha256}")
+        dg.RunRequest(run_key=content, partition_key=key, job_name=job.name, tags={"legco/file": f.path.name, CONTENT_TAG: content})
+        for key, f, content in zip(keys, changed, contents)
+        if content not in ran
     ]
     return dg.SensorResult(
         run_requests=requests,
