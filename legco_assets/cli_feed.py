@@ -80,6 +80,12 @@ def cmd_feed(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"legco-assets: error: LEGCO_FEED_TYPES: {exc}", file=sys.stderr)
         return 2
+    if settings.feed_since:
+        try:
+            date.fromisoformat(settings.feed_since)
+        except ValueError:
+            print(f"legco-assets: error: LEGCO_FEED_SINCE: not a date {settings.feed_since!r} (use YYYY-MM-DD)", file=sys.stderr)
+            return 2
     if args.once:
         return poll_once(args, settings)
     try:

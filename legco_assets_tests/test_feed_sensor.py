@@ -4,6 +4,9 @@ runs whose keys never repeat a paper; ``source_document`` shows where a paper ca
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import dagster as dg
@@ -83,3 +86,20 @@ def test_a_tick_adds_partitions_and_requests_one_run_per_new_paper(feed_env: Fak
         # that already has a run (the other two have none here: evaluate_tick launches nothing)
         inbox = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources))
         assert sorted(r.partition_key for r in inbox.run_requests) == ["hansard-2024-01-10-en", "hansard-2024-01-17-zh"]
+
+
+def test_the_feed_sensor_is_listed_stopped_and_can_be_started(tmp_path: Path) -> None:
+    """What the UI's Automation page shows, through Dagster's own CLI on a fresh instance."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "DAGSTER_HOME": str(tmp_path), "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+
+    def dagster(*args: str) -> str:
+        done = subprocess.run([sys.executable, "-m", "dagster", "sensor", *args, "-w", str(root / "workspace.yaml")],
+                              capture_output=True, text=True, env=env, cwd=root, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    assert "Sensor: legco_feed_sensor [STOPPED]" in dagster("list")
+    assert "Started sensor legco_feed_sensor" in dagster("start", "legco_feed_sensor")
+    listed = dagster("list")
+    assert "Sensor: legco_feed_sensor [RUNNING]" in listed and "Sensor: inbox_sensor [RUNNING]" in listed

@@ -116,6 +116,9 @@ def test_feed_exit_2_on_bad_arguments_unreachable_or_malformed_feed(odata_server
     assert bad_date.returncode == 2 and bad_date.stderr.startswith("legco-assets: error: argument --since: not a date")
     bad_type = run_feed(env, "--once", "--types", "Chinese,Klingon")
     assert bad_type.returncode == 2 and "unknown Hansard type Klingon" in bad_type.stderr
+    bad_env = run_feed({**env, "LEGCO_FEED_SINCE": "last week"}, "--once")
+    assert bad_env.returncode == 2 and bad_env.stderr.startswith("legco-assets: error: LEGCO_FEED_SINCE: not a date")
+    assert odata_server.hits[FEED_PATH] == 0, "bad arguments ask nothing"
 
     odata_server.fault(FEED_PATH, Fault.html())  # a portal's HTML page instead of OData JSON
     malformed = run_feed(env, "--once", "--since", "2024-01-01")
@@ -169,10 +172,13 @@ def test_same_bytes_are_never_put_in_the_inbox_twice(odata_server: FakeHansardSe
     target = settings.inbox / "hansard-2024-04-10-zh.pdf"
     mtime = target.stat().st_mtime_ns
 
-    # a poll killed after its rename, before its state: the next one finds the same bytes in place
+    # a poll killed after its rename, before its state: the next one finds the same bytes in
+    # place; one killed mid-download left a temporary file, which the next poll clears
     (settings.feed_dir / "state.json").unlink()
+    (settings.inbox / ".hansard-2024-04-10-zh.pdf.999.1.part").write_bytes(b"%PDF-1.7 half")
     recovered = poll(settings, since=date(2024, 4, 1))
     assert [f.written for f in recovered.fetched] == [False] and target.stat().st_mtime_ns == mtime
+    assert inbox_files(tmp_path) == ["hansard-2024-04-10-zh.pdf"]
 
     # a new record id with the bytes of one already fetched brings no second file
     s.add_record("4002", "2024-04-11", "Chinese", pdf_bytes("4001"))

@@ -122,6 +122,15 @@ def _temp_name(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
 
 
+def clear_partial(folder: Path) -> int:
+    """Remove the temporary files of a poll that was killed mid-download (call it while
+    holding the poll lock, when no download of ours is running)."""
+    stale = list(folder.glob(".*.part")) if folder.is_dir() else []
+    for path in stale:
+        path.unlink(missing_ok=True)
+    return len(stale)
+
+
 def download_pdf(client: httpx.Client, url: str, target: Path, settings: Settings) -> Download:
     """Stream ``url`` to a hidden temporary file beside ``target``; only a complete reply
     that starts with ``%PDF-`` comes back (``commit`` puts it in place)."""

@@ -288,6 +288,7 @@ def poll(
     the inbox, record each success. ``report`` hears of every paper as it finishes."""
     types = types or parse_types(settings.feed_types)
     with _one_poll_at_a_time(settings), downloads.http_client(settings) as client:
+        downloads.clear_partial(settings.inbox)
         state = FeedState(settings)
         first = start_date(state, settings, since)
         if since and (state.floor is None or since.isoformat() < state.floor):
