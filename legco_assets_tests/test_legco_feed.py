@@ -12,7 +12,9 @@ import subprocess
 import sys
 from datetime import date
 from pathlib import Path
+from types import SimpleNamespace
 
+import httpx
 import pytest
 
 from legco_assets.core import legco_feed
@@ -151,6 +153,23 @@ def test_an_html_page_and_a_slow_reply_are_refused_and_tried_again_next_poll(oda
     again = poll(settings)  # the faults are over: both are fetched by the next poll
     assert sorted(f.path.name for f in again.fetched) == ["hansard-2024-02-01-en.pdf", "hansard-2024-02-01-zh.pdf"]
     assert not again.failed
+
+
+def test_429_is_retried_and_a_retry_after_is_honoured_up_to_a_cap(odata_server: FakeHansardServer, tmp_path: Path) -> None:
+    odata_server.add_record("2101", "2024-02-08", "Chinese", pdf_bytes("2101"))
+    odata_server.fault("/files/2101.pdf", Fault.status(429), Fault.status(502))
+    result = poll(feed_settings(odata_server, tmp_path), since=date(2024, 2, 1))
+    assert [f.record.hansard_id for f in result.fetched] == ["2101"] and odata_server.hits["/files/2101.pdf"] == 3
+
+    from legco_assets.core import downloads
+
+    request = httpx.Request("GET", "http://127.0.0.1/x")
+    asked = httpx.HTTPStatusError("429", request=request, response=httpx.Response(429, headers={"Retry-After": "7"}, request=request))
+    assert downloads._retry_after(asked) == 7.0
+    state = SimpleNamespace(attempt_number=1, outcome=SimpleNamespace(exception=lambda: asked))
+    assert downloads._retrying(Settings(feed_backoff_s=0.5)).wait(state) == 7.0
+    asked.response.headers["Retry-After"] = "3600"
+    assert downloads._retrying(Settings()).wait(state) == downloads.MAX_WAIT_S
 
 
 def test_at_most_two_downloads_at_once_and_a_limit(odata_server: FakeHansardServer, tmp_path: Path) -> None:
