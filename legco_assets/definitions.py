@@ -5,8 +5,8 @@ from __future__ import annotations
 import dagster as dg
 
 from legco_assets.defs.assets import ALL_ASSETS
-from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.feed_sensor import legco_feed_sensor
+from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.resources import resources_from_env
 from legco_assets.defs.sensors import inbox_sensor
 

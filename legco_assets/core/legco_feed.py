@@ -265,7 +265,7 @@ def _names(todo: list[FeedRecord], state: FeedState) -> dict[str, str]:
     """File name per record: the readable one unless another record already holds it (two
     papers of one type on one day), then with the HansardID."""
     names: dict[str, str] = {}
-    taken = {r["file"]: i for i, r in state.records.items() if r.get("file")}
+    taken = {r["file"]: i for i, r in state.records.items() if r.get("file") and not r.get("duplicate_of")}
     for record in todo:
         name = record.base_name()
         owner = taken.get(name)
