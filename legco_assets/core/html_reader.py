@@ -41,8 +41,9 @@ _DROPPED_TAGS = frozenset(
      "iframe", "svg", "canvas", "object", "embed", "map", "input", "textarea"}
 )
 _NAV_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu", "menubar"})
-# class/id words that name navigation in government and LegCo page templates
-_NAV_WORDS = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|navbar|nav|navigation|menu|skip|skiplink|sitemap)(?:$|[-_\s])", re.IGNORECASE)
+# class/id names of navigation and page furniture in government and LegCo page templates
+# (``leftnav``, ``navbar``, ``topMenu``, ``breadcrumb``, ``skiplink``, ``footer``)
+_NAV_PART = re.compile(r"^(?:[a-z]*nav|navbar|navigation|[a-z]*menu|breadcrumbs?|skip|skiplink|sitemap|footer|copyright)$")
 _BLOCK_TAGS = frozenset(
     {"p", "div", "section", "article", "main", "header", "aside", "blockquote", "pre", "ul", "ol", "li",
      "dl", "dt", "dd", "table", "tr", "caption", "figure", "figcaption", "address", "center", "hr",
@@ -166,8 +167,8 @@ def _dropped(el: Any) -> bool:
         return True
     if (el.get("role") or "").lower() in _NAV_ROLES or el.get("aria-hidden") == "true":
         return True
-    names = " ".join(filter(None, (el.get("class"), el.get("id"))))
-    if names and _NAV_WORDS.search(names):
+    names = " ".join(filter(None, (el.get("class"), el.get("id")))).split()
+    if any(_NAV_PART.match(part) for name in names for part in re.split(r"[-_]", name.lower())):
         return True
     if tag == "a" and markers.BACK_TO_TOP.match(_clean(el.text_content())):
         return True

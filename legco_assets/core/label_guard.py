@@ -13,6 +13,7 @@ answers are never invented to make the numbers meet.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -22,6 +23,7 @@ from .records import Section
 PAIRED_SHARE = 0.8  # fewer of the labels paired than this: the paper is probably misread
 MIN_LABELS = 2
 SHOWN = 20  # unpaired labels listed in the metadata
+PENDING = "a question put without a reply"
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
@@ -41,7 +43,9 @@ class LabelCoverage:
     @property
     def message(self) -> str:
         """One line a person reads: what was seen, what was made."""
-        shown = ", ".join(self.unpaired_labels[:5]) + (" …" if len(self.unpaired_labels) > 5 else "")
+        counts = Counter(self.unpaired_labels)
+        named = [label if n == 1 else f"{label} ×{n}" for label, n in counts.items()]
+        shown = ", ".join(named[:5]) + (" …" if len(named) > 5 else "")
         text = f"{self.labels_seen} question labels seen, {self.pairs_made} pairs made"
         if self.unpaired_labels:
             text += f"; without a pair: {shown}"
@@ -84,7 +88,7 @@ def question_labels(text: str) -> dict[str, str]:
             numbered.setdefault(m["num"], line[:24])
         if markers.REPLY_PENDING.match(line):
             pending += 1
-            explicit[f"reply-pending-{pending}"] = line[:24]
+            explicit[f"reply-pending-{pending}"] = PENDING
     return explicit if len(explicit) >= MIN_LABELS or not numbered else {**explicit, **numbered}
 
 
