@@ -138,6 +138,10 @@ ROWS = [
     Row("corrupt_docx", "broken.docx", _write(b"this is not a zip, so not a DOCX"), "corrupt DOCX (cannot be parsed)"),
     Row("blank_txt", "blank.txt", _write(b" \n\n\t \n"), "empty document (no text)"),
     Row("zero_byte_txt", "zero bytes.txt", _write(b""), "empty file (0 bytes)"),
+    Row("binary_html", "photo.html", _write(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 8), "not an HTML page (binary content)"),
+    Row("empty_html", "blank page.html", _write(b"<!DOCTYPE html><html><head><title>FAQ</title><style>p {}</style></head><body> </body></html>"), "empty HTML page (no text)"),
+    Row("error_page_html", "gone.htm", _write(b"<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL /faq.htm was not found on this server.</p><hr><address>Apache Server</address></body></html>"), "an error page, not a paper (404 Not Found)"),
+    Row("faq_html", "常見問題 faq.html", _write((Path(__file__).resolve().parent / "fixtures" / "html" / "ld_faq_annual_leave_tc.html").read_bytes()), None),
 ]
 BAD = [r for r in ROWS if r.reason]
 GOOD = [r for r in ROWS if not r.reason]

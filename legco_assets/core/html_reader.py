@@ -51,7 +51,7 @@ _BLOCK_TAGS = frozenset(
      "form", "button"}
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
-_SPACES = re.compile(r"[ \t\r\n\f\u00a0\u200b\u200d\ufeff]+")
+_SPACES = re.compile(r"[ \t\r\n\f\u00a0\u2000-\u200b\u200d\u202f\u205f\ufeff]+")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 # what a declared charset is read as: supersets, so no character of the page is lost
 _CHARSET_SUPERSETS = {"big5": "big5hkscs", "big5-hkscs": "big5hkscs", "cp950": "big5hkscs", "gb2312": "gb18030",
