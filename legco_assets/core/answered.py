@@ -7,10 +7,11 @@ line, both look like questions; chunked as pairs they would be empty answers, or
 made of the next questions. The rules find every labelled question; this pass, run on
 their sections, judges them as a reader does:
 
-* the same question twice (same label and text, or same text): the copy followed by the
-  longer answer is the question; the others are the page's list of questions, kept as a
-  ``toc`` section (never chunked, like a table of contents);
-* the same label twice and one copy has no answer: the unanswered copy is the list's;
+* the same question text twice: a copy without an answer (nothing, or only the short
+  heading line that follows the list) where another copy has one is the page's list of
+  questions, kept as a ``toc`` section (never chunked, like a table of contents). A
+  question asked and answered twice keeps both pairs; the same label with another text is
+  left alone (a paper numbering two questions alike: the numbering check reports it);
 * a question whose "answer" starts with ``Public officer to reply:`` /
   ``負責答覆的政府官員：`` was put, not answered: its section is narrative.
 """
@@ -24,6 +25,7 @@ from . import markers
 from .records import Section
 
 _NOT_WORD = re.compile(r"[\W_]+")
+LIST_TAIL_CHARS = 40  # a listed question's "answer" may be the heading that follows the list
 
 
 def _key(text: str | None) -> str:
@@ -56,20 +58,21 @@ def _listed_copies(pairs: list[Section]) -> set[int]:
     """ids of the pairs that repeat a question answered elsewhere."""
     listed: set[int] = set()
     by_text: dict[str, list[Section]] = {}
-    by_label: dict[str, list[Section]] = {}
     for s in pairs:
-        if len(_key(s.question)) >= 4:
+        if len(_key(s.question)) >= 2:
             by_text.setdefault(_key(s.question), []).append(s)
-        if s.qa_id:
-            by_label.setdefault(s.qa_id, []).append(s)
     for group in by_text.values():
         if len(group) > 1:
-            keep = max(group, key=_answer_length)
-            listed.update(id(s) for s in group if s is not keep)
-    for group in by_label.values():
-        if len(group) > 1 and any(_answer_length(s) for s in group):
-            listed.update(id(s) for s in group if not _answer_length(s))
+            longest = max(_answer_length(s) for s in group)
+            listed.update(id(s) for s in group if _no_real_answer(s, longest))
     return listed
+
+
+def _no_real_answer(section: Section, longest: int) -> bool:
+    """Empty, or one short line (the heading between the list and the answers) where another
+    copy has a real answer; a question asked and answered twice keeps both pairs."""
+    answer = (section.answer or "").strip()
+    return not answer or ("\n" not in answer and len(answer) <= LIST_TAIL_CHARS < longest)
 
 
 def _reply_pending(section: Section) -> bool:
