@@ -74,6 +74,8 @@ def test_big5_page_is_decoded_and_its_spaced_labels_pair(tmp_path: Path) -> None
     page = read_html(BIG5_FAQ, data)
     assert page.encoding == "big5hkscs"
     assert "咁樣做係唔啱嘅" in page.text  # Hong Kong characters, not in plain Big5
+    undeclared = read_html(BIG5_FAQ, data.replace(b"; charset=big5", b""))  # found by the detector
+    assert undeclared.encoding == "big5hkscs" and undeclared.text == page.text
     pairs = _pairs(BIG5_FAQ, tmp_path)
     assert [p["metadata"]["question_id"] for p in pairs] == ["1", "2", "3"]
     assert pairs[1]["text"] == "問 2 : 僱主可否以工資代替法定假日？\n答 : 不可以。僱主以工資代替法定假日，即屬違法。咁樣做係唔啱嘅。"

@@ -239,8 +239,10 @@ class _Reader:
     def _table(self, table: Any) -> None:
         rows = _rows(table)
         if _is_data_table(table, rows):
-            cells = [[_clean(_cell_text(c)) for c in row] for row in rows]
-            header, body = _grid(cells)
+            caption = table.find("caption")
+            if caption is not None and _clean(caption.text_content()):
+                self.lines.append(_clean(caption.text_content()))
+            header, body = _grid([[text for c in row for text in _spanned(c)] for row in rows])
             markdown = to_markdown(header, body)
             self.lines.extend(markdown.split("\n"))
             self.tables.append(Table(page=1, header=header, rows=body, markdown=markdown, method="html"))
@@ -251,7 +253,7 @@ class _Reader:
     def _layout_row(self, cells: list[Any]) -> None:
         """Cells read in order; a short label cell runs on into the next cell's first line."""
         label = ""
-        for cell in cells:
+        for n, cell in enumerate(cells):
             reader = _Reader()
             reader._walk_cell(cell)
             lines = reader.lines
@@ -260,13 +262,12 @@ class _Reader:
                 continue
             if label and not lines[0].startswith("|"):
                 lines = [f"{label} {lines[0]}"] + lines[1:]
-                label = ""
             elif label:
                 self.lines.append(label)
-                label = ""
-            if len(lines) == 1 and _label_cell(lines[0]) and cell is not cells[-1]:
+            elif len(lines) == 1 and _label_cell(lines[0]) and n + 1 < len(cells):
                 label = lines[0]
                 continue
+            label = ""
             offset = len(self.lines)
             self.headings.extend({**h, "line": h["line"] + offset} for h in reader.headings)
             self.lines.extend(lines)
@@ -338,6 +339,15 @@ def _label_cell(text: str) -> bool:
     """A cell that is only a label (``問1.``, ``Q1.``, ``答``, ``1.``, ``(a)``): short, no sentence."""
     width = len(text) + len(markers.CJK_CHAR.findall(text))
     return width <= LABEL_CELL_WIDTH and not markers.SENTENCE_END.search(text.rstrip(".．:：︰")) and not text.startswith("|")
+
+
+def _spanned(cell: Any) -> list[str]:
+    """A cell's text, then an empty cell for each further column it spans."""
+    try:
+        span = max(1, min(int(cell.get("colspan") or 1), 50))
+    except ValueError:
+        span = 1
+    return [_clean(_cell_text(cell))] + [""] * (span - 1)
 
 
 def _grid(cells: list[list[str]]) -> tuple[list[str], list[list[str]]]:
