@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import markers
+from .answered import answered_pairs
 from .records import DocumentText, Section
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
@@ -719,8 +720,6 @@ def detect_structure(doc: DocumentText, include_internal_refs: bool = True) -> l
     Only answered questions stay pairs (:mod:`answered`: a page's list of its questions and
     questions put without a reply are not).
     """
-    from .answered import answered_pairs
-
     detector = _Detector(doc, include_internal_refs)
     return answered_pairs(_Builder(detector).build(detector.run()))
 
