@@ -229,3 +229,26 @@ def test_ingest_of_a_folder_with_a_pdf_and_an_html_page(tmp_path: Path) -> None:
     assert (source["kind"], source["extractor"], source["pages"]) == ("html", "lxml", 1)
     chunks = [json.loads(line) for line in (tmp_path / "data" / "documents" / "faq" / "chunks-question.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [c["metadata"].get("question_id") for c in chunks if c["metadata"]["section_type"] == "qa"] == ["1", "2", "3", "4", "5"]
+
+
+# -- answered questions win ------------------------------------------------------------------------
+def _kinds(text: str) -> list[tuple[str, str | None]]:
+    doc = DocumentText.from_pages([_page(text)])
+    return [(s.type, s.qa_id) for s in detect_structure(doc)]
+
+
+def test_a_list_of_questions_above_an_introduction_is_never_paired() -> None:
+    """The last listed question's "answer" is the introduction: kept as narrative text."""
+    text = (
+        "Q1. Who is covered?\nQ2. What is the rate?\nQ3. Are interns covered?\n"
+        "This page answers the questions employers ask most often about the statutory minimum wage.\n"
+        "Q1. Who is covered?\nAll employees except live-in domestic workers.\n"
+        "Q2. What is the rate?\nIt is 42.1 dollars per hour.\nQ3. Are interns covered?\nNo.\n"
+    )
+    assert _kinds(text) == [("toc", None), ("toc", None), ("narrative", None), ("qa", "Q1"), ("qa", "Q2"), ("qa", "Q3")]
+
+
+def test_a_question_asked_and_answered_twice_keeps_both_pairs() -> None:
+    answer = "答：渠務署已完成改善工程，並會繼續監察排水情況。\n工程費用約為三千萬元。\n"
+    text = f"(A) 排水系統\n問1：工程何時完成？\n{answer}(B) 交通\n問1：工程何時完成？\n{answer}"
+    assert [k for k in _kinds(text) if k[0] == "qa"] == [("qa", "1"), ("qa", "1")]
