@@ -233,8 +233,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from legco_assets.core.errors import ConfigError
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as exc:  # a bad environment variable: its one line, not a traceback
+        _fail(str(exc))
+        return 2
 
 
 if __name__ == "__main__":

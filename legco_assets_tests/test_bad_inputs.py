@@ -222,6 +222,13 @@ def test_chunk_command(row: Row, tmp_path: Path) -> None:
         assert all(r["text"].strip() for r in records)
 
 
+def test_a_bad_setting_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    paper = english_paper(tmp_path / "paper.pdf", "setting")
+    done = cli("chunk", str(paper), home=tmp_path, env={"CHUNK_SIZE": "abc"})
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == "legco-assets: error: invalid setting: not a whole number: 'abc'\n"
+
+
 # -- legco-assets ingest: good and bad files in one command ------------------------------------
 def test_ingest_finishes_good_files_and_fails_each_bad_one(tmp_path: Path) -> None:
     """One command: the matrix, plus the same good file named twice (and also found in its
