@@ -107,7 +107,7 @@ def decode_html(path: object, data: bytes) -> tuple[str, str]:
     from charset_normalizer import from_bytes
 
     best = from_bytes(data[:200_000]).best()
-    name = _superset(best.encoding) if best else "utf-8"
+    name = (_superset(best.encoding) if best else None) or "utf-8"
     return data.decode(name, errors="replace"), name
 
 
