@@ -38,6 +38,10 @@ def _fail(message: str) -> None:
     print(f"legco-assets: error: {message}", file=sys.stderr)
 
 
+def _warn(message: str) -> None:
+    print(f"legco-assets: warning: {message}", file=sys.stderr)
+
+
 # -- chunk ------------------------------------------------------------------------------------
 def cmd_chunk(args: argparse.Namespace) -> int:
     from legco_assets.core.errors import DocumentError
@@ -46,7 +50,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     settings = _settings()
     strategy = args.strategy or settings.default_strategy
     try:
-        records = chunk_file(args.file, strategy, settings, use_llm=not args.no_llm)
+        records = chunk_file(args.file, strategy, settings, use_llm=not args.no_llm, warn=_warn)
     except DocumentError as exc:
         _fail(str(exc))
         return 1
@@ -102,6 +106,9 @@ def _failure_message(result: Any) -> str:
     (e.g. the PdfiumError behind "corrupt or truncated PDF") is detail, not the message."""
     for event in result.all_events:
         if event.is_step_failure:
+            failure = event.event_specific_data.user_failure_data
+            if failure is not None and failure.description:  # dg.Failure: the reason itself
+                return failure.description
             error = event.event_specific_data.error
             while error.cause is not None and (error.cls_name or "").startswith("Dagster"):
                 error = error.cause
@@ -198,7 +205,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         else:
             print(f"skipped {path}: {reason}", flush=True)
     if not files:
-        _fail("no PDF, DOCX, TXT or Markdown files found in " + ", ".join(args.paths or [str(settings.inbox)]))
+        _fail("no PDF, DOCX, TXT, Markdown or HTML files found in " + ", ".join(args.paths or [str(settings.inbox)]))
         return 1
     strategies = list(Strategy) if args.strategy == "both" else [_strategy(args.strategy) if args.strategy else settings.default_strategy]
     started = time.perf_counter()
@@ -243,8 +250,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from legco_assets.core.errors import ConfigError
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as exc:  # a bad environment variable: its one line, not a traceback
+        _fail(str(exc))
+        return 2
 
 
 if __name__ == "__main__":

@@ -116,3 +116,65 @@ def test_inbox_sensor_adds_partitions_and_never_ingests_twice(tmp_path: Path) ->
         changed = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
         assert [r.partition_key for r in changed.run_requests] == ["copy"]
         assert changed.run_requests[0].run_key != result.run_requests[0].run_key
+
+
+def test_a_bad_file_fails_its_materialisation_with_the_reason_and_no_retry(tmp_path: Path) -> None:
+    """An expected failure (here an HTML error page) is ``dg.Failure``: the run page shows
+    the one-line reason, the file is in its metadata, and nothing is retried."""
+    data = tmp_path / "data"
+    page = tmp_path / "inbox" / "missing.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>", encoding="utf-8")
+    key = DocumentIndex(data / "documents").register(page)
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=_resources(data), raise_on_error=False)
+        assert not result.success
+        failures = [e.event_specific_data for e in result.all_events if e.is_step_failure]
+        assert [e.step_key for e in result.all_events if e.is_step_failure] == ["source_document"]
+        failure = failures[0].user_failure_data
+        assert failure.description == "an error page, not a paper (404 Not Found)"
+        assert failure.metadata["file"].value == str(page)
+        assert failures[0].error.cls_name == "Failure" and failures[0].error.cause is None
+        assert not [e for e in result.all_events if e.event_type_value == "STEP_UP_FOR_RETRY"]
+        status = instance.get_status_by_partition(dg.AssetKey("source_document"), [key], documents_partitions)
+        assert status == {key: dg.AssetPartitionStatus.FAILED}
+
+
+def test_a_bad_setting_fails_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = tmp_path / "data"
+    key = DocumentIndex(data / "documents").register(_english_paper(tmp_path / "paper.pdf", pages=1))
+    monkeypatch.setenv("CHUNK_SIZE", "a thousand")
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        result = dg.materialize(ALL_ASSETS, selection=["source_document"], partition_key=key, instance=instance, resources=_resources(data), raise_on_error=False)
+        failure = next(e for e in result.all_events if e.is_step_failure).event_specific_data.user_failure_data
+        assert failure.description == "invalid setting: not a whole number: 'a thousand'"
+
+
+def test_html_page_through_the_graph_with_the_label_guard(tmp_path: Path) -> None:
+    """An HTML FAQ is one page of kind html with one chunk per question; a Council agenda
+    (questions put, not answered) makes no pair, and document_structure's WARN check says so."""
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "html"
+    data = tmp_path / "data"
+    index = DocumentIndex(data / "documents")
+    faq = index.register(fixtures / "ld_faq_annual_leave_tc.html")
+    agenda = index.register(fixtures / "council_agenda_questions_en.html")
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [faq, agenda])
+        result = _materialize(instance, data, faq, Strategy.question)
+        source = result.asset_materializations_for_node("source_document")[0].metadata
+        assert (source["kind"].value, source["pages"].value) == ("html", 1)
+        structure = result.asset_materializations_for_node("document_structure")[0].metadata
+        assert (structure["labels_seen"].value, structure["pairs_made"].value) == (5, 5)
+        checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+        assert checks["question_labels_paired"].passed
+        records = [json.loads(line) for line in (data / "documents" / faq / "chunks-question.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert [r["metadata"].get("question_id") for r in records if r["metadata"]["section_type"] == "qa"] == ["1", "2", "3", "4", "5"]
+
+        result = _materialize(instance, data, agenda, Strategy.question)
+        structure = result.asset_materializations_for_node("document_structure")[0].metadata
+        assert (structure["labels_seen"].value, structure["pairs_made"].value, structure["qa_pairs"].value) == (3, 0, 0)
+        check = next(c for c in result.get_asset_check_evaluations() if c.check_name == "question_labels_paired")
+        assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN
+        assert check.description == "3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3"

@@ -36,7 +36,6 @@ from legco_assets.core.evaluation import (
     load_rerankings,
     load_translations,
     normalise,
-    paper_file,
     pooled_bounds,
     prepare_eval,
     reading_bounds,
@@ -46,7 +45,6 @@ from legco_assets.core.evaluation import (
     summarise,
 )
 from legco_assets.core.bm25_index import script_of
-from legco_assets.core.html_text import html_text
 from legco_assets.core.retrieval import DEFAULT_FUSION, DEFAULT_MODE, PLAIN_RRF, QUESTION_CENTERING, Hit, Mode, fuse
 from legco_assets.core.settings import Strategy
 from legco_assets.defs.assets import ALL_ASSETS, RETRIEVAL_CHECK
@@ -113,34 +111,6 @@ def test_a_question_can_name_the_passage_that_answers_it_within_a_long_reply(tmp
     part_one = {"document_id": "hansard", "text": "1. 甲議員：主席，有關計劃…\n局長：主席，(一)本年度共有3 200宗申請。"}
     assert holds_answer_end(part_one, "hansard", paper.anchor(fact)) and not holds_answer_end(part_one, "hansard", paper.anchor(pair))
     assert [q.answer_end for q in load_gold_questions(gold, pair_ends=True)] == [None, None]
-
-
-def test_html_papers_are_read_as_text_one_line_per_block() -> None:
-    markup = (
-        "<html><head><title>Official Record</title><style>p {color: red}</style></head><body>"
-        "<p>1. MR A (in Chinese): President,\nwill the Government inform this Council:</p>"
-        "<table><tr><td>Month</td><td>Visitors</td></tr><tr><td>Oct&nbsp;2014</td><td>5 213 702</td></tr></table>"
-        "<script>var x = 1;</script><div>SECRETARY FOR B: President, &amp; thanks.<br>Done.</div></body></html>"
-    )
-    assert html_text(markup).splitlines() == [
-        "Official Record",
-        "1. MR A (in Chinese): President, will the Government inform this Council:",
-        "Month | Visitors |",
-        "Oct 2014 | 5 213 702 |",
-        "SECRETARY FOR B: President, & thanks.",
-        "Done.",
-    ]
-
-
-def test_an_html_paper_is_ingested_as_a_txt_file_beside_the_eval_data(tmp_path: Path) -> None:
-    page = tmp_path / "corpus" / "faq.html"
-    page.parent.mkdir()
-    page.write_text("<p>Q1. Can I?</p><p>Yes, you can.</p>", encoding="utf-8")
-    text_file = paper_file(page, tmp_path / "as-text")
-    assert text_file == tmp_path / "as-text" / "faq.txt"
-    assert text_file.read_text(encoding="utf-8") == "Q1. Can I?\nYes, you can.\n"
-    pdf = tmp_path / "corpus" / "paper.pdf"
-    assert paper_file(pdf, tmp_path / "as-text") == pdf
 
 
 def test_char_windows_are_the_seed_baseline() -> None:

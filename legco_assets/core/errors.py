@@ -10,3 +10,7 @@ class DocumentError(Exception):
         self.path = str(path)
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
+
+
+class ConfigError(ValueError):
+    """A setting (environment variable) has a value the project cannot use."""

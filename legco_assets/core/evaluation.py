@@ -551,7 +551,7 @@ def prepare_eval(
     ``rerankings`` (question text -> the chunk ids an LLM named, best first), the fused top
     chunks are re-ordered as it did (:func:`recorded_reranker`)."""
     questions = load_gold_questions(gold_path, pair_ends)
-    papers = load_papers(Path(gold_path), Path(papers_dir), questions, Path(work_dir) / "html-as-text")
+    papers = load_papers(Path(gold_path), Path(papers_dir), questions)
     missing = [q.id for q in questions if q.qa_id not in papers[q.document].anchors]
     if missing:
         raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
@@ -565,27 +565,15 @@ def prepare_eval(
     return EvalRun(retriever, questions, papers, list(strategies), rankings, translated, reranker)
 
 
-def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuestion], text_dir: Path) -> dict[str, Paper]:
-    """The eval's papers by their name in the gold file (see :func:`prepare_eval`); an HTML
-    paper is ingested as its text, written to ``text_dir`` (see :mod:`html_text`)."""
+def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuestion]) -> dict[str, Paper]:
+    """The eval's papers by their name in the gold file (see :func:`prepare_eval`); HTML
+    papers are read as the pipeline reads them (:mod:`html_reader`)."""
     gold = json.loads(gold_path.read_text(encoding="utf-8"))
     names = gold.get("papers") or list(dict.fromkeys(q.document for q in questions))
     ends = gold.get("answer_ends")
-    papers = {name: load_paper(paper_file(papers_dir / name, text_dir), ends.get(name, {}) if ends is not None else None) for name in names}
+    papers = {name: load_paper(papers_dir / name, ends.get(name, {}) if ends is not None else None) for name in names}
     add_question_anchors(papers, questions)
     return papers
-
-
-def paper_file(path: Path, text_dir: Path) -> Path:
-    """The file the pipeline reads for ``path``: itself, or for an HTML page its text as TXT."""
-    if path.suffix.lower() not in (".html", ".htm"):
-        return path
-    from .html_text import html_text
-
-    text_dir.mkdir(parents=True, exist_ok=True)
-    target = text_dir / path.with_suffix(".txt").name
-    target.write_text(html_text(path.read_text(encoding="utf-8", errors="replace")), encoding="utf-8")
-    return target
 
 
 def run_eval(

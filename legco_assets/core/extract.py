@@ -2,8 +2,8 @@
 
 One entry point, :func:`extract_document`, chooses the reader by content: PDFs go through
 pypdfium2 (fast, opens every real paper we have, including AES with an empty password) and
-fall back to pypdf only when PDFium cannot open the file; DOCX, TXT and Markdown become a
-single page. The bytes are read once and hashed, so the text always matches the sha256 we
+fall back to pypdf only when PDFium cannot open the file; DOCX, TXT, Markdown and HTML
+(:mod:`html_reader`) become a single page. The bytes are read once and hashed, so the text always matches the sha256 we
 record even if the file is replaced while we read it.
 """
 
@@ -19,7 +19,8 @@ from .errors import DocumentError
 from .records import ExtractedDocument, Page
 
 TEXT_SUFFIXES = {".txt": "txt", ".md": "md", ".markdown": "md"}
-SUPPORTED_SUFFIXES = {".pdf", ".docx", *TEXT_SUFFIXES}
+HTML_SUFFIXES = {".html", ".htm"}
+SUPPORTED_SUFFIXES = {".pdf", ".docx", *TEXT_SUFFIXES, *HTML_SUFFIXES}
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def read_source(path: str | Path) -> SourceBytes:
     """Read the whole file; missing or unreadable files become a DocumentError."""
     p = Path(path)
     if p.suffix.lower() not in SUPPORTED_SUFFIXES:
-        raise DocumentError(p, f"unsupported file type {p.suffix or '(none)'} (supported: PDF, DOCX, TXT, Markdown)")
+        raise DocumentError(p, f"unsupported file type {p.suffix or '(none)'} (supported: PDF, DOCX, TXT, Markdown, HTML)")
     try:
         data = p.read_bytes()
     except OSError as exc:
@@ -56,12 +57,20 @@ def document_kind(source: SourceBytes) -> str:
         return "pdf"
     if suffix == ".docx":
         return "docx"
+    if suffix in HTML_SUFFIXES:
+        return "html"
     return TEXT_SUFFIXES[suffix]
 
 
 def extract_document(source: SourceBytes) -> ExtractedDocument:
     """Text per page (raw only; :mod:`preprocess` fills ``cleaned``)."""
     kind = document_kind(source)
+    if kind == "html":
+        from .html_reader import read_html
+
+        html = read_html(source.path, source.data)
+        page = Page(number=1, raw=html.text, headings=html.headings)
+        return ExtractedDocument(path=str(source.path), kind=kind, extractor="lxml", pages=[page])
     if kind == "pdf":
         extractor, texts = _pdf_texts(source)
     elif kind == "docx":

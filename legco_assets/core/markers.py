@@ -34,8 +34,10 @@ TOC_TITLE = re.compile(r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents
 TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
 
 # questions and answers; ``id`` is the label as printed (A1, B 2, 12), ``text`` the rest of the line
-ZH_QUESTION = re.compile(r"^問(?:題)?\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})\s*[:：︰]\s*(?P<text>.*)$")
-ZH_ANSWER = re.compile(r"^答(?:案|覆)?\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})\s*[:：︰]\s*(?P<text>.*)$")
+# the label ends with a colon, or after a number with a full stop (``問1.`` / ``答1.``: FAQ
+# pages, often in a table cell of their own)
+ZH_QUESTION = re.compile(r"^問(?:題)?\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d))\s*(?P<text>.*)$")
+ZH_ANSWER = re.compile(r"^答(?:案|覆)?\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d))\s*(?P<text>.*)$")
 # ``Q7 …``, ``Q7. …``, ``Question 7: …``, ``O1 …`` (Others); unnumbered: ``Q: …`` / ``Q. …``
 EN_QUESTION = re.compile(
     r"^(?P<letter>Q|O|Question)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)"
@@ -57,6 +59,9 @@ HANSARD_REPLY = re.compile(
     r"^(?:[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長)\s*(?:[(（]譯文[)）])?\s*[:：]"
     r"|(?:(?:UNDER|PERMANENT|CHIEF|FINANCIAL)\s+)?SECRETARY\b[A-Z ,'&-]*?\s*(?:\(in\s+\w+\))?\s*:)\s*(?=主席|President)"
 )
+
+# a question put but not yet answered: a Council agenda names who will reply instead of replying
+REPLY_PENDING = re.compile(r"^(?:Public\s+officers?\s+to\s+reply|負責答覆的(?:政府)?官員)\s*[:：︰]", re.IGNORECASE)
 
 # headings
 # ``(A) 排水系統``, ``(1) …``, ``(II) …``, ``(一) …``, ``一、背景``, ``A. CAUSED BY …``
@@ -89,6 +94,19 @@ STANDBY_QA = re.compile(
 HANSARD_BUSINESS = re.compile(
     r"^(?:提交文件|議案|議員議案|法案|政府法案|議員法案|下次會議|休會辯論|TABLING\s+OF\s+PAPERS|MOTIONS|MEMBERS'\s+MOTIONS"
     r"|BILLS|GOVERNMENT\s+BILLS|MEMBERS'\s+BILLS|NEXT\s+MEETING|ADJOURNMENT(?:\s+DEBATE)?)\s*$"
+)
+
+# web page furniture: a "back to top" link, a server's error page (HTML input)
+BACK_TO_TOP = re.compile(
+    r"^[↑▲^⇧\s]*(?:back\s+to\s+(?:the\s+)?top|(?:go\s+to\s+)?top(?:\s+of\s+(?:the\s+)?page)?|返回頁首|回到頁首|回頁首|頁首"
+    r"|返回頂部|回到頂部|返回页首|回到顶部|返回頂端|回頂端)[↑▲^⇧\s]*$",
+    re.IGNORECASE,
+)
+ERROR_PAGE = re.compile(
+    r"\b(?:[45]\d\d\s*[-–:]?\s*)?(?:(?:page|file)\s+not\s+found|not\s+found|forbidden|access\s+denied|bad\s+request"
+    r"|internal\s+server\s+error|service\s+(?:temporarily\s+)?unavailable|bad\s+gateway|gateway\s+time-?out)\b"
+    r"|\b(?:HTTP\s+)?(?:error\s+)?[45]\d\d\b\s*(?:error)?$|找不到(?:網頁|頁面|該頁)|(?:網頁|頁面)(?:不存在|未能找到)|系統錯誤",
+    re.IGNORECASE,
 )
 
 # text shapes used to judge headings and tables

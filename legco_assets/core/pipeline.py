@@ -14,7 +14,7 @@ import time
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ContextManager
+from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
 from . import markers
 from .documents import DocumentIndex, atomic_write_text
@@ -28,6 +28,7 @@ from .token_chunking import TokenChunkingStrategy
 from .tokens import encoding
 
 if TYPE_CHECKING:
+    from .label_guard import LabelCoverage
     from .llm_structure import StructureResult
 
 MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page number, not text
@@ -223,9 +224,20 @@ def build_chunks(
     return strategy_impl.chunk(document_id, doc, sections if sections is not None else find_structure(pages, settings).sections, tables)
 
 
-def chunk_file(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True) -> list[dict[str, Any]]:
+def label_coverage(pages: list[Page], sections: list[Section]) -> "LabelCoverage":
+    """The question labels the pages show against the pairs made (:mod:`label_guard`)."""
+    from .label_guard import label_coverage as coverage
+
+    return coverage(DocumentText.from_pages(pages).text, sections)
+
+
+def chunk_file(
+    path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, warn: Callable[[str], None] | None = None
+) -> list[dict[str, Any]]:
     """The whole pipeline in memory for one file: chunk records, nothing written. A long
-    PDF's table geometry runs in worker processes meanwhile (:func:`start_page_tables`)."""
+    PDF's table geometry runs in worker processes meanwhile (:func:`start_page_tables`).
+    ``warn`` hears a one-line warning when the paper shows question labels the question
+    strategy could not pair (:mod:`label_guard`)."""
     source = read_source(path)
     with start_page_tables(source) as geometry:
         extracted, pages = text_pages(source)
@@ -236,6 +248,10 @@ def chunk_file(path: str | Path, strategy: Strategy, settings: Settings, use_llm
             pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
             require_text(path, pages)
         sections = find_structure(pages, settings, llm).sections if strategy is Strategy.question else None
+        if sections is not None and warn is not None:
+            coverage = label_coverage(pages, sections)
+            if not coverage.ok:
+                warn(f"{path}: {coverage.message}")
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
         encoding()
@@ -323,10 +339,13 @@ def stage_page_images(settings: Settings, document_id: str, dpi: int, all_pages:
 
 def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None = None) -> list[Section]:
     """Sections to ``structure.json``; its ``"llm"`` entry says how they were found and what
-    the LLM cost (calls, cached, tokens, seconds), for the asset's metadata."""
+    the LLM cost (calls, cached, tokens, seconds), its ``"labels"`` entry the question labels
+    seen against the pairs made (:mod:`label_guard`), for the asset's metadata and check."""
     art = Artifacts(settings, document_id)
-    result = find_structure(art.pages(), settings, llm)
-    art.write_json("structure.json", {"sections": [s.to_dict() for s in result.sections], "llm": result.metadata()})
+    pages = art.pages()
+    result = find_structure(pages, settings, llm)
+    labels = label_coverage(pages, result.sections).to_dict()
+    art.write_json("structure.json", {"sections": [s.to_dict() for s in result.sections], "llm": result.metadata(), "labels": labels})
     return result.sections
 
 

@@ -19,11 +19,16 @@ def _from_dict(cls: type, data: dict[str, Any]) -> Any:
 
 @dataclass
 class Page:
-    """One page's text: ``raw`` as extracted, ``cleaned`` without footers/headers."""
+    """One page's text: ``raw`` as extracted, ``cleaned`` without footers/headers.
+
+    ``headings``: the headings the source marks up as such (HTML ``h1``-``h6``), in order,
+    each ``{"line": index in raw.split("\\n"), "level": 1-6, "text": the line}``; each is a
+    line of its own in the text. Empty for sources without marked-up headings (PDF)."""
 
     number: int  # 1-based
     raw: str
     cleaned: str = ""
+    headings: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -31,8 +36,8 @@ class ExtractedDocument:
     """The text layer of a document and which extractor produced it."""
 
     path: str
-    kind: str  # pdf | docx | txt | md
-    extractor: str  # pypdfium2 | pypdf | python-docx | text
+    kind: str  # pdf | docx | txt | md | html
+    extractor: str  # pypdfium2 | pypdf | python-docx | text | lxml
     pages: list[Page]
 
     def to_dict(self) -> dict[str, Any]:

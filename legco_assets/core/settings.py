@@ -38,7 +38,10 @@ def _bool(value: str | None, default: bool) -> bool:
 def _int(value: str | None, default: int | None) -> int | None:
     if value is None or value.strip() == "":
         return default
-    return int(value)
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"not a whole number: {value!r}") from None
 
 
 def _float(value: str | None, default: float | None) -> float | None:
@@ -127,8 +130,17 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
-        """Read the documented variables; unset ones keep the embedded defaults."""
-        e = os.environ if env is None else env
+        """Read the documented variables; unset ones keep the embedded defaults. A value that
+        cannot be used is a :class:`ConfigError` (one line, for the CLI and the Dagster UI)."""
+        try:
+            return cls._from_env(os.environ if env is None else env)
+        except ValueError as exc:
+            from .errors import ConfigError
+
+            raise ConfigError(f"invalid setting: {exc}") from None
+
+    @classmethod
+    def _from_env(cls, e: Mapping[str, str]) -> "Settings":
         data_dir = Path(e.get("LEGCO_DATA_DIR") or "data")
         return cls(
             data_dir=data_dir,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import markers
+from .answered import answered_pairs
 from .records import DocumentText, Section
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
@@ -716,9 +717,11 @@ def detect_structure(doc: DocumentText, include_internal_refs: bool = True) -> l
 
     With ``include_internal_refs=False`` the ``[內部參考…]`` / ``[Internal reference…]`` notes
     are dropped from section text and answers; ``[如被追問…]`` follow-ups always stay.
+    Only answered questions stay pairs (:mod:`answered`: a page's list of its questions and
+    questions put without a reply are not).
     """
     detector = _Detector(doc, include_internal_refs)
-    return _Builder(detector).build(detector.run())
+    return answered_pairs(_Builder(detector).build(detector.run()))
 
 
 def unchunked_pages(sections: list[Section]) -> list[int]:

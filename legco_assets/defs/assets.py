@@ -18,12 +18,13 @@ from legco_assets.core import pipeline
 from legco_assets.core.quality import Check, chunk_checks, structure_checks
 from legco_assets.core.settings import Settings, Strategy
 
+from .failures import reasons_as_failures
 from .partitions import documents_partitions
 from .resources import ChromaResource, LegcoSettings, LLMResource
 
 _DEFAULTS = Settings.from_env()
 CHUNK_CHECKS = ["every_page_covered", "no_chunk_over_token_limit", "no_footer_leaked", "no_empty_chunk"]
-STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered"]
+STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "question_labels_paired"]
 
 
 def _check_results(checks: list[Check], severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> list[dg.AssetCheckResult]:
@@ -105,6 +106,7 @@ def _origin_metadata(origin: dict[str, str] | None) -> dict[str, Any]:
     code_version="1",
     description="The registered file: sha256, pages, language, title; its bytes are snapshotted and its text layer read once.",
 )
+@reasons_as_failures
 def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> dg.MaterializeResult:
     info = pipeline.stage_source(legco.settings(), context.partition_key)
     return dg.MaterializeResult(
@@ -132,6 +134,7 @@ def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> 
     code_version="1",
     description="Text per page: raw as extracted and cleaned (footers, page numbers, running headers removed).",
 )
+@reasons_as_failures
 def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
     settings = legco.settings()
     extracted = pipeline.stage_page_text(settings, context.partition_key, llm.client(settings))
@@ -155,6 +158,7 @@ def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMR
     code_version="1",
     description="PNG per page (pypdfium2) for the vision stage; page 1 only unless vision or all_pages is on.",
 )
+@reasons_as_failures
 def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = legco.settings()
     all_pages = config.all_pages or (settings.llm_enabled and settings.qa_vision_enabled)
@@ -173,6 +177,7 @@ def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, leg
     code_version="1",
     description="Markdown tables per page: geometric (ruling lines + character boxes) or a vision LLM when configured, cached by content hash.",
 )
+@reasons_as_failures
 def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
     settings = legco.settings()
     started = time.perf_counter()
@@ -206,17 +211,21 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
     check_specs=[dg.AssetCheckSpec(name, asset="document_structure") for name in STRUCTURE_CHECKS],
     description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans and pages; rules first, LLM when unsure.",
 )
+@reasons_as_failures
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
     from legco_assets.core.structure import structure_summary
 
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
-    how = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")["llm"]
+    stored = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")
+    how, labels = stored["llm"], stored["labels"]
     rows = [[s.type, s.qa_id or "", (s.heading or "")[:40], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
             "qa_pairs": sum(s.type == "qa" for s in sections),
+            "labels_seen": labels["labels_seen"],
+            "pairs_made": labels["pairs_made"],
             "by_type": dg.MetadataValue.json(dict(Counter(s.type for s in sections))),
             "found_by": how["source"],
             "llm_reason": how["reason"] or "not asked",
@@ -224,8 +233,13 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
             "structure": dg.MetadataValue.md(_md_table(["type", "id", "heading", "pages", "table"], rows[:200])),
         },
-        check_results=_check_results(structure_checks(structure_summary(sections)), dg.AssetCheckSeverity.WARN),
+        check_results=_check_results(structure_checks(structure_summary(sections)) + [_labels_check(labels)], dg.AssetCheckSeverity.WARN),
     )
+
+
+def _labels_check(labels: dict[str, Any]) -> Check:
+    """The silent-miss guard (core/label_guard.py): labels the paper shows, most of them paired."""
+    return Check("question_labels_paired", labels["ok"], labels["message"], {k: labels[k] for k in ("labels_seen", "pairs_made", "unpaired_labels")})
 
 
 @dg.asset(
@@ -237,6 +251,7 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
     check_specs=[dg.AssetCheckSpec(name, asset="chunks", blocking=True) for name in CHUNK_CHECKS],
     description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
 )
+@reasons_as_failures
 def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = config.apply(legco.settings())
     records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
@@ -294,6 +309,7 @@ RETRIEVAL_CHECK = "retrieval_hit_at_5"
     ],
     description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
 )
+@reasons_as_failures
 def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
     from legco_assets.core.retrieval import stored_versions, versions_markdown
 

@@ -1,0 +1,370 @@
+"""Read an HTML page (a Hansard, an agenda, a department's FAQ) as one page of text.
+
+Why a reader of its own: LegCo publishes its Official Records and agendas as HTML, and
+government departments publish their FAQs only as HTML. The strategies read lines, so the
+page becomes lines the way a person reads it:
+
+* the charset comes from the page (byte-order mark, then ``<meta charset>`` /
+  ``http-equiv``), else UTF-8 if the bytes are UTF-8, else a detector; Big5 pages are read
+  as Big5-HKSCS (its superset: Hong Kong characters such as 㗎 are not in Big5);
+* ``<head>``, scripts, styles, comments, form fields, navigation (``<nav>``, breadcrumbs, menus,
+  skip links, ``role=navigation``), footers and "back to top" links never reach the text;
+* every block element starts a line (an accordion's ``<button>`` holding a question too),
+  inline elements run on (``<strong>201</strong>
+  <strong>5</strong>`` is ``2015``); ``h1``-``h6`` are lines of their own and are listed with
+  their level (:attr:`HtmlPage.headings`), for heading detection;
+* a table is either layout or data. Layout tables (a label cell beside a text cell, nested
+  tables, one column) are read as text: a short label cell runs on into the cell beside it,
+  so ``| 問1. | 每年須給予…？ |`` is the line ``問1. 每年須給予…？`` and the question markers see
+  it. Data tables (a grid of short cells) become Markdown table lines in place, so they
+  stay inside the answer they belong to and the chunkers keep them whole.
+
+A page that has no text, is not text at all, or is a server's error page is a
+:class:`DocumentError` with the reason, like any other bad input.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import markers
+from .errors import DocumentError
+from .markdown_tables import to_markdown
+from .records import Table
+
+# elements whose content is never text of the paper
+_DROPPED_TAGS = frozenset(
+    {"head", "script", "style", "noscript", "template", "nav", "footer", "select", "option",
+     "iframe", "svg", "canvas", "object", "embed", "map", "input", "textarea"}
+)
+_NAV_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu", "menubar"})
+# class/id names of navigation and page furniture in government and LegCo page templates
+# (``leftnav``, ``navbar``, ``topMenu``, ``breadcrumb``, ``skiplink``, ``footer``)
+_NAV_PART = re.compile(r"^(?:[a-z]*nav|navbar|navigation|[a-z]*menu|breadcrumbs?|skip|skiplink|sitemap|footer|copyright)$")
+_BLOCK_TAGS = frozenset(
+    {"p", "div", "section", "article", "main", "header", "aside", "blockquote", "pre", "ul", "ol", "li",
+     "dl", "dt", "dd", "table", "tr", "caption", "figure", "figcaption", "address", "center", "hr",
+     "h1", "h2", "h3", "h4", "h5", "h6", "body", "html", "details", "summary", "fieldset", "legend",
+     "form", "button"}
+)
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_SPACES = re.compile(r"[ \t\r\n\f\u00a0\u2000-\u200b\u200d\u202f\u205f\ufeff]+")
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+# what a declared charset is read as: supersets, so no character of the page is lost
+_CHARSET_SUPERSETS = {"big5": "big5hkscs", "big5-hkscs": "big5hkscs", "cp950": "big5hkscs", "gb2312": "gb18030",
+                      "gbk": "gb18030", "iso-8859-1": "cp1252", "latin-1": "cp1252", "ascii": "utf-8", "us-ascii": "utf-8"}
+LABEL_CELL_WIDTH = 16  # display width of a cell that is a label (問1., Q1., 答 :) beside its text
+MIN_TEXT_CHARS = 50  # fewer non-blank characters of text: not a paper
+ERROR_PAGE_CHARS = 1500  # an error page says little beyond its error
+
+
+@dataclass
+class HtmlPage:
+    """A page's text as lines, the headings among them and its data tables."""
+
+    text: str
+    headings: list[dict[str, Any]] = field(default_factory=list)  # {"line", "level", "text"}
+    tables: list[Table] = field(default_factory=list)
+    title: str = ""
+    encoding: str = "utf-8"
+
+
+def read_html(path: object, data: bytes) -> HtmlPage:
+    """The page's text, or a DocumentError saying why the file is not a readable page."""
+    text, encoding = decode_html(path, data)
+    import lxml.etree
+    import lxml.html
+
+    try:
+        root = lxml.html.document_fromstring(_without_xml_declaration(text))
+    except (lxml.etree.ParserError, ValueError) as exc:
+        raise DocumentError(path, "empty HTML page (no text)") from exc
+    title = _title(root)
+    page = _Reader().read(root)
+    page.title, page.encoding = title, encoding
+    _require_content(path, page)
+    return page
+
+
+# -- bytes to text ------------------------------------------------------------------------------
+def decode_html(path: object, data: bytes) -> tuple[str, str]:
+    """Text and the encoding it was read with; binary content is a DocumentError."""
+    for bom, name in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            return data[len(bom) :].decode(name, errors="replace"), name
+    if _binary(data):
+        raise DocumentError(path, "not an HTML page (binary content)")
+    declared = _declared_charset(data)
+    if declared:
+        return data.decode(declared, errors="replace"), declared
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data[:200_000]).best()
+    name = (_superset(best.encoding) if best else None) or "utf-8"
+    return data.decode(name, errors="replace"), name
+
+
+def _binary(data: bytes) -> bool:
+    """NUL bytes or many control characters in the first 4 KB: an image, archive or PDF."""
+    head = data[:4096]
+    if b"\x00" in head:
+        return True
+    controls = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 27))
+    return controls > len(head) * 0.02
+
+
+def _declared_charset(data: bytes) -> str | None:
+    """The ``<meta>`` charset of the first 4 KB (where the HTML standard says to look), if
+    Python knows it."""
+    match = _META_CHARSET.search(data[:4096])
+    if not match:
+        return None
+    return _superset(match.group(1).decode("ascii", errors="ignore"))
+
+
+def _superset(name: str) -> str | None:
+    name = name.strip().lower()
+    name = _CHARSET_SUPERSETS.get(name, name)
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def _without_xml_declaration(text: str) -> str:
+    """lxml refuses a str that declares its own encoding (``<?xml … encoding=…?>``)."""
+    stripped = text.lstrip()
+    if stripped.startswith("<?xml"):
+        end = stripped.find("?>")
+        return stripped[end + 2 :] if end >= 0 else stripped
+    return text
+
+
+# -- the tree to lines ----------------------------------------------------------------------------
+def _clean(text: str) -> str:
+    return _SPACES.sub(" ", text).strip()
+
+
+def _title(root: Any) -> str:
+    found = root.find(".//title")
+    return _clean(found.text_content()) if found is not None else ""
+
+
+def _dropped(el: Any) -> bool:
+    """Markup that is not the paper: see the module docstring."""
+    tag = el.tag if isinstance(el.tag, str) else ""
+    if not tag:  # comments, processing instructions
+        return True
+    tag = tag.lower()
+    if tag in _DROPPED_TAGS:
+        return True
+    if (el.get("role") or "").lower() in _NAV_ROLES or el.get("aria-hidden") == "true":
+        return True
+    names = " ".join(filter(None, (el.get("class"), el.get("id")))).split()
+    if any(_NAV_PART.match(part) for name in names for part in re.split(r"[-_]", name.lower())):
+        return True
+    if tag == "a" and markers.BACK_TO_TOP.match(_clean(el.text_content())):
+        return True
+    return False
+
+
+class _Reader:
+    """Walks the tree once, writing lines; tables are judged and read on the way."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.current: list[str] = []
+        self.headings: list[dict[str, Any]] = []
+        self.tables: list[Table] = []
+
+    def read(self, root: Any) -> HtmlPage:
+        body = root.find("body")
+        self._walk(body if body is not None else root)
+        self._break()
+        return HtmlPage("\n".join(self.lines), self.headings, self.tables)
+
+    # line assembly
+    def _break(self) -> None:
+        line = _clean("".join(self.current))
+        self.current = []
+        if line and not markers.BACK_TO_TOP.match(line):
+            self.lines.append(line)
+
+    def _text(self, text: str | None) -> None:
+        if text:
+            self.current.append(text)
+
+    # the walk
+    def _walk(self, el: Any) -> None:
+        tag = el.tag.lower() if isinstance(el.tag, str) else ""
+        if tag == "br":
+            self._break()
+        elif tag == "table":
+            self._break()
+            self._table(el)
+        elif tag in _HEADINGS:
+            self._break()
+            self._children(el)
+            before = len(self.lines)
+            self._break()
+            if len(self.lines) > before:
+                self.headings.append({"line": before, "level": _HEADINGS[tag], "text": self.lines[before]})
+        elif tag == "pre":
+            self._break()
+            for line in el.text_content().split("\n"):
+                self.current.append(line)
+                self._break()
+        elif tag in _BLOCK_TAGS:
+            self._break()
+            self._children(el)
+            self._break()
+        else:  # inline
+            self._children(el)
+
+    def _children(self, el: Any) -> None:
+        self._text(el.text)
+        for child in el:
+            if not _dropped(child):
+                self._walk(child)
+            self._text(child.tail)
+
+    # tables
+    def _table(self, table: Any) -> None:
+        rows = _rows(table)
+        if _is_data_table(table, rows):
+            caption = table.find("caption")
+            if caption is not None and _clean(caption.text_content()):
+                self.lines.append(_clean(caption.text_content()))
+            header, body = _grid([[text for c in row for text in _spanned(c)] for row in rows])
+            markdown = to_markdown(header, body)
+            self.lines.extend(markdown.split("\n"))
+            self.tables.append(Table(page=1, header=header, rows=body, markdown=markdown, method="html"))
+            return
+        for row in rows:
+            self._layout_row(row)
+
+    def _layout_row(self, cells: list[Any]) -> None:
+        """Cells read in order; a short label cell runs on into the next cell's first line."""
+        label = ""
+        for n, cell in enumerate(cells):
+            reader = _Reader()
+            reader._walk_cell(cell)
+            lines = reader.lines
+            self.tables.extend(reader.tables)
+            if not lines:
+                continue
+            if label and not lines[0].startswith("|"):
+                lines = [f"{label} {lines[0]}"] + lines[1:]
+            elif label:
+                self.lines.append(label)
+            elif len(lines) == 1 and _label_cell(lines[0]) and n + 1 < len(cells):
+                label = lines[0]
+                continue
+            label = ""
+            offset = len(self.lines)
+            self.headings.extend({**h, "line": h["line"] + offset} for h in reader.headings)
+            self.lines.extend(lines)
+        if label:
+            self.lines.append(label)
+
+    def _walk_cell(self, cell: Any) -> None:
+        self._children(cell)
+        self._break()
+
+
+def _rows(table: Any) -> list[list[Any]]:
+    """The table's own rows (not a nested table's), each as its own cells."""
+    rows = []
+    for tr in table.iter("tr"):
+        if _owner_table(tr) is table:
+            rows.append([c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th") and not _dropped(c)])
+    return [r for r in rows if r]
+
+
+def _owner_table(el: Any) -> Any:
+    parent = el.getparent()
+    while parent is not None and parent.tag != "table":
+        parent = parent.getparent()
+    return parent
+
+
+def _cell_text(cell: Any) -> str:
+    """A data cell as one line, read like the rest of the page (dropped markup stays out)."""
+    reader = _Reader()
+    reader._walk_cell(cell)
+    return " ".join(reader.lines)
+
+
+def _is_data_table(table: Any, rows: list[list[Any]]) -> bool:
+    """A grid of short cells (a header row above rows of figures or terms), not markup
+    that lays out labels beside text: no nested table, at least two rows and two columns,
+    no cell holding paragraphs, and no row that reads as a question or answer label."""
+    if len(rows) < 2 or max(len(r) for r in rows) < 2:
+        return False
+    if any(_owner_table(t) is table for t in table.iter("table") if t is not table):
+        return False
+    texts = [[_clean(_cell_text(c)) for c in row] for row in rows]
+    for row, cells in zip(texts, rows):
+        joined = " ".join(t for t in row if t)
+        if _labelled(joined):
+            return False
+        if any(len(c.findall(".//p")) > 1 or len(t) > 400 for c, t in zip(cells, row)):
+            return False
+    filled = [t for row in texts for t in row if t]
+    return len(filled) >= 4
+
+
+def _labelled(line: str) -> bool:
+    """A question or answer label opens the line (問1. …, 答 1 : …, Q1. …, A1 …)."""
+    return bool(
+        markers.ZH_QUESTION.match(line) or markers.ZH_ANSWER.match(line)
+        or markers.EN_QUESTION.match(line) and not line[:1].isdigit() and _has_text_after_label(line)
+        or markers.EN_ANSWER.match(line) and _has_text_after_label(line)
+    )
+
+
+def _has_text_after_label(line: str) -> bool:
+    match = markers.EN_QUESTION.match(line) or markers.EN_ANSWER.match(line)
+    return bool(match and match["text"] and len(match["text"]) > 3)
+
+
+def _label_cell(text: str) -> bool:
+    """A cell that is only a label (``問1.``, ``Q1.``, ``答``, ``1.``, ``(a)``): short, no sentence."""
+    width = len(text) + len(markers.CJK_CHAR.findall(text))
+    return width <= LABEL_CELL_WIDTH and not markers.SENTENCE_END.search(text.rstrip(".．:：︰")) and not text.startswith("|")
+
+
+def _spanned(cell: Any) -> list[str]:
+    """A cell's text, then an empty cell for each further column it spans."""
+    try:
+        span = max(1, min(int(cell.get("colspan") or 1), 50))
+    except ValueError:
+        span = 1
+    return [_clean(_cell_text(cell))] + [""] * (span - 1)
+
+
+def _grid(cells: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    """Header and body, with empty rows dropped."""
+    rows = [row for row in cells if any(row)]
+    return rows[0], rows[1:]
+
+
+# -- is this a paper at all? ----------------------------------------------------------------------
+def _require_content(path: object, page: HtmlPage) -> None:
+    chars = len("".join(page.text.split()))
+    if chars == 0:
+        raise DocumentError(path, "empty HTML page (no text)")
+    headline = next((h["text"] for h in page.headings), "")
+    for claim in (page.title, headline, page.text.split("\n", 1)[0]):
+        if claim and markers.ERROR_PAGE.search(claim) and chars < ERROR_PAGE_CHARS:
+            raise DocumentError(path, f"an error page, not a paper ({claim[:80]})")
+    if chars < MIN_TEXT_CHARS:
+        raise DocumentError(path, f"no text content in the HTML page ({chars} characters)")
+

@@ -1,0 +1,254 @@
+"""HTML papers as a first-class input: the reader, the pairs it leads to, the silent-miss
+guard, bad pages, and the CLI.
+
+The committed fixtures (``fixtures/html/``) are hand-written in the shapes government and
+LegCo pages take: a Labour Department FAQ with ``問1.`` / ``答1.`` in layout-table cells, the
+questions listed at the top as anchor links and an answer ending in a data table; a Big5
+page with ``問 1 :`` labels; an English ``Q1.`` page with implicit answers; a speech, a budget
+paper and a Council agenda (questions put, not answered) as negatives. The real pages of
+the shared corpus are used when it is present.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from legco_assets.core.errors import DocumentError
+from legco_assets.core.extract import extract_document, read_source
+from legco_assets.core.html_reader import read_html
+from legco_assets.core.label_guard import label_coverage as coverage_of
+from legco_assets.core.label_guard import question_labels
+from legco_assets.core.pipeline import chunk_file, label_coverage, text_pages
+from legco_assets.core.records import DocumentText, Page
+from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.structure import detect_structure
+
+from .conftest import CORPUS
+from .test_bad_inputs import cli, english_paper, error_lines
+
+HTML = Path(__file__).resolve().parent / "fixtures" / "html"
+TC_FAQ = HTML / "ld_faq_annual_leave_tc.html"
+BIG5_FAQ = HTML / "ld_faq_holidays_big5.html"
+EN_FAQ = HTML / "faq_implicit_answers_en.html"
+AGENDA = HTML / "council_agenda_questions_en.html"
+NEGATIVES = [HTML / "speech_secretary_en.html", HTML / "budget_paper_tc.html"]
+
+
+def _pairs(path: Path, tmp_path: Path) -> list[dict]:
+    records = chunk_file(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
+    return [r for r in records if r["metadata"]["section_type"] == "qa"]
+
+
+def _sections(path: Path) -> tuple[str, list]:
+    _, pages = text_pages(read_source(path))
+    doc = DocumentText.from_pages(pages)
+    return doc.text, detect_structure(doc)
+
+
+# -- FAQ pages: one pair per question ---------------------------------------------------------------
+def test_labour_department_faq_in_table_cells_gives_one_pair_per_question(tmp_path: Path) -> None:
+    """``問1.`` and the question in two cells read as one line; the list of questions at the
+    top (anchor links) is not paired; the answer ending in a table keeps it as Markdown."""
+    pairs = _pairs(TC_FAQ, tmp_path)
+    assert [p["metadata"]["question_id"] for p in pairs] == ["1", "2", "3", "4", "5"]
+    assert pairs[0]["metadata"]["question_text"] == "每年須給予僱員多少天有薪年假？"
+    assert pairs[0]["text"].startswith("問1. 每年須給予僱員多少天有薪年假？\n答1. 僱員根據連續性合約受僱滿12個月後")
+    table_pair = pairs[2]
+    assert table_pair["metadata"]["has_table"] is True
+    assert "| 服務年資 | 有薪年假日數 |\n|---|---|\n| 1 | 7 |" in table_pair["text"]
+    assert table_pair["text"].rstrip().endswith("| 9或以上 | 14 |")
+    assert [p["metadata"]["has_table"] for p in pairs] == [False, False, True, False, False]
+    assert all(p["page_number"] == 1 for p in pairs)
+    every_text = "\n".join(r["text"] for r in chunk_file(TC_FAQ, Strategy.question, Settings(data_dir=tmp_path), use_llm=False))
+    for furniture in ("回頁首", "網頁指南", "跳至主要內容", "私隱政策", "script text", "lastRevision", "休息日", "主頁"):
+        assert furniture not in every_text, furniture
+
+
+def test_big5_page_is_decoded_and_its_spaced_labels_pair(tmp_path: Path) -> None:
+    data = BIG5_FAQ.read_bytes()
+    with pytest.raises(UnicodeDecodeError):
+        data.decode("utf-8")
+    page = read_html(BIG5_FAQ, data)
+    assert page.encoding == "big5hkscs"
+    assert "咁樣做係唔啱嘅" in page.text  # Hong Kong characters, not in plain Big5
+    undeclared = read_html(BIG5_FAQ, data.replace(b"; charset=big5", b""))  # found by the detector
+    assert undeclared.encoding == "big5hkscs" and undeclared.text == page.text
+    pairs = _pairs(BIG5_FAQ, tmp_path)
+    assert [p["metadata"]["question_id"] for p in pairs] == ["1", "2", "3"]
+    assert pairs[1]["text"] == "問 2 : 僱主可否以工資代替法定假日？\n答 : 不可以。僱主以工資代替法定假日，即屬違法。咁樣做係唔啱嘅。"
+    assert "主頁" not in "".join(p["text"] for p in pairs), "the left navigation column is dropped"
+
+
+def test_english_faq_with_implicit_answers_and_a_question_index(tmp_path: Path) -> None:
+    pairs = _pairs(EN_FAQ, tmp_path)
+    assert [p["metadata"]["question_id"] for p in pairs] == ["Q1", "Q2", "Q3", "Q4"]
+    assert pairs[1]["text"] == "Q2. What is the current statutory minimum wage rate?\nWith effect from 1 May 2025, the statutory minimum wage rate is $42.1 per hour."
+    assert pairs[2]["metadata"]["has_table"] and pairs[2]["text"].endswith("| 208 | 8,756.8 |")
+    assert not any("Back to top" in p["text"] for p in pairs)
+
+
+def test_html_source_is_one_page_of_kind_html_with_its_headings() -> None:
+    extracted = extract_document(read_source(TC_FAQ))
+    assert (extracted.kind, extracted.extractor, [p.number for p in extracted.pages]) == ("html", "lxml", [1])
+    page = extracted.pages[0]
+    lines = page.raw.split("\n")
+    assert [(h["level"], h["text"]) for h in page.headings] == [(1, "常見問題 - 有薪年假"), (2, "問題及答案")]
+    assert all(lines[h["line"]] == h["text"] for h in page.headings), "each heading is a line of its own"
+
+
+def test_layout_rows_run_labels_into_their_text_and_data_tables_become_markdown() -> None:
+    markup = (
+        "<html><body><table><tr><td>Q1.</td><td><p>Can I?</p></td></tr><tr><td>A1.</td><td><p>Yes.</p>"
+        "<table><tr><th>Year</th><th>Cases</th></tr><tr><td>2023</td><td>1 204</td></tr></table></td></tr></table>"
+        "<p>Plain <strong>201</strong><strong>5</strong> text, long enough to be a page of a paper.</p></body></html>"
+    )
+    page = read_html("inline.html", markup.encode())
+    assert page.text.split("\n") == [
+        "Q1. Can I?", "A1. Yes.", "| Year | Cases |", "|---|---|", "| 2023 | 1 204 |",
+        "Plain 2015 text, long enough to be a page of a paper.",
+    ]
+    assert [(t.header, t.rows, t.method) for t in page.tables] == [(["Year", "Cases"], [["2023", "1 204"]], "html")]
+
+
+# -- negatives: no invented pairs -----------------------------------------------------------------
+@pytest.mark.parametrize("path", NEGATIVES, ids=[p.stem for p in NEGATIVES])
+def test_speeches_and_budget_papers_give_no_pairs(path: Path, tmp_path: Path) -> None:
+    assert _pairs(path, tmp_path) == []
+    text, sections = _sections(path)
+    assert coverage_of(text, sections).ok
+
+
+def test_questions_put_without_replies_are_no_pairs_and_the_guard_says_so(tmp_path: Path) -> None:
+    """A Council agenda prints each question and who will reply; the rules would take the
+    one ending in ``?`` for a pair answered by the rest of the agenda."""
+    assert _pairs(AGENDA, tmp_path) == []
+    text, sections = _sections(AGENDA)
+    coverage = coverage_of(text, sections)
+    assert (coverage.labels_seen, coverage.pairs_made, coverage.ok) == (3, 0, False)
+    assert coverage.message == "3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3"
+
+
+def test_guard_counts_a_list_of_questions_once_and_names_the_unpaired() -> None:
+    text = "問1. 甲？\n問2. 乙？\n問1. 甲？\n答1. 是。\n問2. 乙？\n答2. 否。\nQ3. Why?\n"
+    assert set(question_labels(text)) == {"1", "2", "Q3"}
+    doc = DocumentText.from_pages([_page(text)])
+    coverage = coverage_of(doc.text, detect_structure(doc))
+    assert (coverage.labels_seen, coverage.pairs_made, coverage.unpaired_labels) == (3, 2, ["Q3. Why?"])
+    assert not coverage.ok
+
+
+def _page(text: str) -> Page:
+    return Page(number=1, raw=text, cleaned=text)
+
+
+def test_pages_label_coverage_matches_the_pairs_of_a_faq() -> None:
+    _, pages = text_pages(read_source(TC_FAQ))
+    text, sections = _sections(TC_FAQ)
+    coverage = label_coverage(pages, sections)
+    assert (coverage.labels_seen, coverage.pairs_made, coverage.ok) == (5, 5, True)
+
+
+# -- bad pages ------------------------------------------------------------------------------------
+BAD_PAGES = [
+    ("picture.html", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4, "not an HTML page (binary content)"),
+    ("blank.html", b"<html><head><title>Notice</title><script>var a = 1;</script></head><body>\n \n</body></html>", "empty HTML page (no text)"),
+    ("missing.htm", b"<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL was not found on this server.</p></body></html>", "an error page, not a paper (404 Not Found)"),
+    ("stub.html", b"<html><body><p>Loading...</p></body></html>", "no text content in the HTML page (10 characters)"),
+]
+
+
+@pytest.mark.parametrize(("name", "data", "reason"), BAD_PAGES, ids=[b[0] for b in BAD_PAGES])
+def test_bad_pages_are_document_errors_with_the_reason(name: str, data: bytes, reason: str, tmp_path: Path) -> None:
+    path = tmp_path / name
+    path.write_bytes(data)
+    with pytest.raises(DocumentError) as error:
+        extract_document(read_source(path))
+    assert error.value.reason == reason and str(error.value) == f"{path}: {reason}"
+
+
+# -- the real pages (skipped without the shared corpus) ---------------------------------------------
+def _real(name: str) -> Path:
+    path = CORPUS / name
+    if not path.exists():
+        pytest.skip(f"shared corpus not present ({path})")
+    return path
+
+
+@pytest.mark.parametrize("name", ["legco/hansard_20150429-e.html", "legco/hansard_20150429-c.html"])
+def test_real_html_hansards_are_chunked_by_question(name: str, tmp_path: Path) -> None:
+    pairs = _pairs(_real(name), tmp_path)
+    assert {p["metadata"]["question_id"] for p in pairs} == {str(n) for n in range(1, 20)}
+    assert sum(p["metadata"]["has_table"] for p in pairs) >= 5, "the replies' tables come as Markdown"
+    text, sections = _sections(_real(name))
+    assert coverage_of(text, sections).ok
+
+
+def test_real_fdh_faq_gives_its_36_pairs(tmp_path: Path) -> None:
+    pairs = _pairs(_real("hkgov/fdh_faq_en.html"), tmp_path)
+    assert [p["metadata"]["question_id"] for p in pairs] == [f"Q{n}" for n in range(1, 37)]
+    assert pairs[0]["text"].startswith("Q1. Can an employer concurrently enter into another employment contract")
+
+
+@pytest.mark.parametrize(("name", "questions"), [("legco/agenda_20140709-e.html", 22), ("legco/agenda_20140430-c.html", 18)])
+def test_real_agendas_give_no_pairs_and_a_warning(name: str, questions: int, tmp_path: Path) -> None:
+    assert _pairs(_real(name), tmp_path) == []
+    text, sections = _sections(_real(name))
+    coverage = coverage_of(text, sections)
+    assert (coverage.labels_seen, coverage.pairs_made, coverage.ok) == (questions, 0, False)
+
+
+# -- the CLI ------------------------------------------------------------------------------------------
+def test_chunk_command_reads_html_and_warns_on_unpaired_labels(tmp_path: Path) -> None:
+    done = cli("chunk", str(TC_FAQ), "--strategy", "question", "--no-llm", home=tmp_path)
+    assert done.returncode == 0 and done.stderr == ""
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["metadata"].get("question_id") for r in records if r["metadata"]["section_type"] == "qa"] == ["1", "2", "3", "4", "5"]
+    assert {r["metadata"]["filename"] for r in records} == {TC_FAQ.name}
+
+    warned = cli("chunk", str(AGENDA), "--strategy", "question", "--no-llm", home=tmp_path)
+    assert warned.returncode == 0 and all(json.loads(line) for line in warned.stdout.splitlines())
+    assert warned.stderr == (
+        f"legco-assets: warning: {AGENDA}: 3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3\n"
+    )
+
+
+def test_ingest_of_a_folder_with_a_pdf_and_an_html_page(tmp_path: Path) -> None:
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    english_paper(folder / "paper.pdf", "folder")
+    (folder / "faq.htm").write_bytes(TC_FAQ.read_bytes())
+    (folder / "bad page.html").write_bytes(BAD_PAGES[2][1])
+    done = cli("ingest", str(folder), "--strategy", "question", home=tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert error_lines(done.stderr) == [f"legco-assets: error: {folder / 'bad page.html'}: an error page, not a paper (404 Not Found)"]
+    assert done.stdout.strip().splitlines()[-1].startswith("ingested 2 document(s), 4 pages")
+    source = json.loads((tmp_path / "data" / "documents" / "faq" / "source.json").read_text(encoding="utf-8"))
+    assert (source["kind"], source["extractor"], source["pages"]) == ("html", "lxml", 1)
+    chunks = [json.loads(line) for line in (tmp_path / "data" / "documents" / "faq" / "chunks-question.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [c["metadata"].get("question_id") for c in chunks if c["metadata"]["section_type"] == "qa"] == ["1", "2", "3", "4", "5"]
+
+
+# -- answered questions win ------------------------------------------------------------------------
+def _kinds(text: str) -> list[tuple[str, str | None]]:
+    doc = DocumentText.from_pages([_page(text)])
+    return [(s.type, s.qa_id) for s in detect_structure(doc)]
+
+
+def test_a_list_of_questions_above_an_introduction_is_never_paired() -> None:
+    """The last listed question's "answer" is the introduction: kept as narrative text."""
+    text = (
+        "Q1. Who is covered?\nQ2. What is the rate?\nQ3. Are interns covered?\n"
+        "This page answers the questions employers ask most often about the statutory minimum wage.\n"
+        "Q1. Who is covered?\nAll employees except live-in domestic workers.\n"
+        "Q2. What is the rate?\nIt is 42.1 dollars per hour.\nQ3. Are interns covered?\nNo.\n"
+    )
+    assert _kinds(text) == [("toc", None), ("toc", None), ("narrative", None), ("qa", "Q1"), ("qa", "Q2"), ("qa", "Q3")]
+
+
+def test_a_question_asked_and_answered_twice_keeps_both_pairs() -> None:
+    answer = "答：渠務署已完成改善工程，並會繼續監察排水情況。\n工程費用約為三千萬元。\n"
+    text = f"(A) 排水系統\n問1：工程何時完成？\n{answer}(B) 交通\n問1：工程何時完成？\n{answer}"
+    assert [k for k in _kinds(text) if k[0] == "qa"] == [("qa", "1"), ("qa", "1")]
