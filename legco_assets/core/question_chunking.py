@@ -140,7 +140,7 @@ class QuestionChunkingStrategy:
             head = f"{context}\n{head}"
         body, embedded = _embed(body, _section_tables(section, tables))
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
-        pieces = self._council_pieces(head, body, section) if section.question_kind else []
+        pieces = self._written_pieces(head, body, section) if section.question_kind == council.WRITTEN else []
         finder = _PageFinder(doc, section, self._spans_ok(doc, section)) if pieces else None
         pieces = pieces or [(section.question or head, text, None) for text in self._qa_pieces(head, body)]
         chunks = []
@@ -168,11 +168,12 @@ class QuestionChunkingStrategy:
         body = _split_big_tables(body, budget)
         return _prefixed_windows(head, body, budget, self.max_tokens, 0, LINE_FIRST_PATTERNS)
 
-    def _council_pieces(self, head: str, body: str, section: Section) -> list[tuple[str, str, str | None]]:
-        """A Council reply over ``max_tokens`` cut at its own parts (``(一)``, ``(1)``…),
+    def _written_pieces(self, head: str, body: str, section: Section) -> list[tuple[str, str, str | None]]:
+        """A written Council reply over ``max_tokens`` cut at its own parts (``(一)``, ``(1)``…),
         each piece led by the asker's label and the part of the question it answers (the
         whole question when the reply does not say which); a part still too long is cut by
-        size. Empty when the pair fits or the reply has no parts: the plain rule applies.
+        size. Empty when the pair fits or the reply has no parts: the plain rule applies (as
+        it does to an oral main reply, whose pieces all repeat the whole question).
         Each item: (question shown, chunk text, the piece's own text to locate it)."""
         whole = f"{head}\n{body}" if body else head
         if count_tokens(whole) <= self.max_tokens:
