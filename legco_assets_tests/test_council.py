@@ -316,3 +316,20 @@ def test_real_html_hansard_written_replies(lang: str) -> None:
     assert all(c.token_count <= 3000 for c in chunks)
     split = [c for c in chunks if c.parts]
     assert all(c.text.startswith(f"{c.question_id}. ") for c in split)
+
+
+def test_dagster_tables_show_kind_asker_and_parent(tmp_path) -> None:
+    from legco_assets.defs.assets import chunks, document_structure, page_images, page_tables, page_text, source_document
+
+    from .test_dagster_ui import _run
+
+    paper = tmp_path / "hansard.txt"
+    paper.write_text(ZH_ORAL, encoding="utf-8")
+    selection = [source_document, page_text, page_images, page_tables, document_structure, chunks]
+    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "question"}}}}, selection=selection)
+    assert result.success
+    structure = result.asset_materializations_for_node("document_structure")[0].metadata["structure"].value
+    assert "| kind | asker | parent |" in structure and "| 1-S1 |" in structure
+    assert "| supplementary | 林健鋒議員 | 1 |" in structure
+    preview = result.asset_materializations_for_node("chunks")[0].metadata["preview"].value
+    assert "| kind | asker | parent |" in preview and "| supplementary | 易志明議員 | 1 |" in preview
