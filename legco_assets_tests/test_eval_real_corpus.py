@@ -113,8 +113,10 @@ def test_html_papers_are_chunked_by_question_and_beat_token_windows(name: str, t
 
 def test_blind_oral_questions_find_facts_inside_long_replies(tmp_path: Path) -> None:
     """44 questions on the 2012 Hansard's six oral questions and five long written replies,
-    each about one fact of a reply that the question strategy splits into parts (every part
-    repeats the member's question). Every asked fact lies in a part of its own pair. Across
+    each about one fact of a reply. Every asked fact lies in a chunk of its own pair. Since
+    each supplementary is an exchange of its own (issue 20), the main replies of questions 5
+    and 6 fit one chunk; the other four main replies are cut by size (every part repeating
+    the member's question), the five written ones at their own parts. Across
     languages chunking by question still finds far more than token windows; in the paper's
     own language token windows do as well or better here (docs/retrieval.md): the parts are
     long, and the question ranker cannot tell them apart."""
@@ -126,7 +128,7 @@ def test_blind_oral_questions_find_facts_inside_long_replies(tmp_path: Path) -> 
         holders = [r for r in scope.records if holds_answer_end(r, paper.document_id, paper.anchor(q))]
         assert [r["metadata"].get("question_id") for r in holders] == [q.qa_id], q.id
     split = {q.qa_id for q in run.questions if _parts(scope, run.papers[q.document].document_id, q.qa_id) > 1}
-    assert len(split) == 11, "every one of these replies is long enough to be split"
+    assert split == {"1", "2", "3", "4", "8", "11", "13", "14", "17"}
     report = run.report(modes=(Mode.hybrid,))
     question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
     assert question.hit5 >= 0.7 and question.hit1 >= 0.35
