@@ -56,7 +56,7 @@ _ZH_MEMBER = r"[\u4e00-\u9fff]{2,6}議員"
 _EN_MEMBER = r"(?:MR|MS|MRS|MISS|DR|PROF|IR)\s+[A-Z][A-Z' .,-]*?"
 _ZH_OFFICIAL = r"[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長|專員)"
 _EN_OFFICIAL = r"(?:(?:UNDER|PERMANENT|CHIEF|FINANCIAL)\s+)?SECRETARY\b[A-Z ,'&-]*?"
-_ZH_PRESIDENT = r"(?:代理)?主席"
+_ZH_PRESIDENT = r"(?:代理|全委會)?副?主席"
 _EN_PRESIDENT = r"(?:DEPUTY\s+)?(?:PRESIDENT|CHAIRMAN)"
 _COLON = r"\s*[:：︰]"
 # hansard: ``1. 林健鋒議員：…`` / ``1. MR JEFFREY LAM (in Chinese): …`` asks,
