@@ -25,10 +25,12 @@ from legco_assets.core.evaluation import (
     EvalRun,
     Paper,
     QuestionResult,
+    RecordedRerankings,
     add_question_anchors,
     answer_anchor,
     char_windows,
     check_document,
+    chunk_fingerprint,
     collect_translated,
     format_bounds,
     holds_answer_end,
@@ -216,10 +218,25 @@ def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: 
             assert shown == recorded[strategy][q.question]["shown"], key
     run = replace(eval_run, strategies=["question", "token"], translated=translated)
     fused = run.report(modes=(Mode.hybrid,))
-    reranked = replace(run, reranker=recorded_reranker(load_rerankings(QUERY_RERANKINGS))).report(modes=(Mode.hybrid,))
+    orders = load_rerankings(QUERY_RERANKINGS)
+    for strategy in ("question", "token"):  # the fixture papers' chunks are the ones the orders name
+        records = [r for r in eval_run.retriever.scope(strategy).records if r["id"] in orders.chunks]
+        assert records and all(chunk_fingerprint(r["text"]) == orders.chunks[r["id"]] for r in records)
+    reranked = replace(run, reranker=recorded_reranker(orders)).report(modes=(Mode.hybrid,))
     for strategy in ("question", "token"):
         assert reranked.row(strategy, "hybrid").hit1 > fused.row(strategy, "hybrid").hit1, strategy
     assert reranked.row("question", "hybrid").hit1 == 1.0
+
+
+def test_a_replay_skips_a_named_chunk_whose_text_changed() -> None:
+    """A chunk id is a position in its paper; after a chunking change it names other text,
+    which the model never judged, so the replay leaves it where the fusion put it."""
+    orders = RecordedRerankings({"q": ["d:question:2", "d:question:1"]})
+    orders.chunks = {"d:question:2": chunk_fingerprint("the reply the model read")}
+    records = [{"id": "d:question:1", "text": "a"}, {"id": "d:question:2", "text": "another supplementary"}]
+    assert recorded_reranker(orders)("q", records) == [0]
+    records[1]["text"] = "the reply the model read"
+    assert recorded_reranker(orders)("q", records) == [1, 0]
 
 
 def test_a_perfect_reranker_reads_no_more_than_the_fused_order(eval_run: EvalRun, report: EvalReport) -> None:

@@ -188,9 +188,13 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
 
 
 def llm_table(names: list[str], with_llm: list[EvalReport], alone: list[EvalReport], strategies: list[str]) -> str:
-    """Hit@1 / Hit@5 / MRR of hybrid search with the recorded LLM replies and without, per
-    set, strategy and subset, and pooled: a paired comparison on the same ingest."""
-    rows = ["| set | strategy | subset | n | with: Hit@1 | Hit@5 | MRR | without: Hit@1 | Hit@5 | MRR |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    """Hit@1 / Hit@5 / MRR and chars to answer of hybrid search with the recorded LLM replies
+    and without, per set, strategy and subset, and pooled: a paired comparison on the same
+    ingest."""
+    rows = [
+        "| set | strategy | subset | n | with: Hit@1 | Hit@5 | MRR | chars | without: Hit@1 | Hit@5 | MRR | chars |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     pairs = list(zip(names, with_llm, alone))
     if len(pairs) > 1:
         pairs.append(("pooled", pooled(with_llm), pooled(alone)))
@@ -200,7 +204,7 @@ def llm_table(names: list[str], with_llm: list[EvalReport], alone: list[EvalRepo
                 a, b = with_.row(strategy, "hybrid", subset), without.row(strategy, "hybrid", subset)
                 rows.append(
                     f"| {name} | {strategy} | {subset} | {a.questions} | {a.hit1:.3f} | {a.hit5:.3f} | {a.mrr:.3f} "
-                    f"| {b.hit1:.3f} | {b.hit5:.3f} | {b.mrr:.3f} |"
+                    f"| {a.context_chars:,.0f} | {b.hit1:.3f} | {b.hit5:.3f} | {b.mrr:.3f} | {b.context_chars:,.0f} |"
                 )
     return "\n".join(rows)
 

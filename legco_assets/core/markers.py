@@ -49,16 +49,44 @@ EN_ANSWER = re.compile(
 # ``1 新規定如何操作？`` / ``3 How to ascertain …`` / a bare ``3`` above the question text
 NUMBERED_QUESTION = re.compile(r"^(?P<num>\d{1,2})(?:\s*[.．、)]\s*|\s+|$)(?P<text>(?:[^\d\s.．、)].*)?)$")
 QUESTION_END = re.compile(r"[?？][」』”’\"')）]*\s*$")
+# hansard speaker turns, as printed at the start of a line: a member (``林健鋒議員：``,
+# ``郭榮鏗議員(譯文)：``, ``MR JEFFREY LAM (in Chinese):``), an official (``勞工及福利局局長：``,
+# ``SECRETARY FOR SECURITY:``) or the President (``主席：``, ``PRESIDENT (in Cantonese):``)
+_TRANSLATED = r"(?:\s*[(（]譯文[)）])?"
+_IN_LANGUAGE = r"(?:\s*\(in\s+\w+\))?"
+_ZH_MEMBER = r"[\u4e00-\u9fff]{2,6}議員"
+_EN_MEMBER = r"(?:MR|MS|MRS|MISS|DR|PROF|IR)\s+[A-Z][A-Z' .,-]*?"
+_ZH_OFFICIAL = r"[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長|專員)"
+_EN_OFFICIAL = r"(?:(?:UNDER|PERMANENT|CHIEF|FINANCIAL)\s+)?SECRETARY\b[A-Z ,'&-]*?"
+_ZH_PRESIDENT = r"(?:代理|全委會)?副?主席"
+_EN_PRESIDENT = r"(?:DEPUTY\s+)?(?:PRESIDENT|CHAIRMAN)"
+_COLON = r"\s*[:：︰]"
 # hansard: ``1. 林健鋒議員：…`` / ``1. MR JEFFREY LAM (in Chinese): …`` asks,
 # ``勞工及福利局局長：主席，…`` / ``SECRETARY FOR … (in Chinese): President, …`` replies (text after the match)
 HANSARD_QUESTION = re.compile(
-    r"^(?P<num>\d{1,2})\s*[.．]\s*(?:[\u4e00-\u9fff]{2,6}議員\s*(?:[(（]譯文[)）])?\s*[:：]"
-    r"|(?:MR|MS|MRS|MISS|DR|PROF|IR)\s+[A-Z][A-Z' .,-]*?\s*(?:\(in\s+\w+\))?\s*:)\s*(?P<text>.*)$"
+    rf"^(?P<num>\d{{1,2}})\s*[.．]\s*(?:{_ZH_MEMBER}\s*{_TRANSLATED}{_COLON}"
+    rf"|{_EN_MEMBER}\s*{_IN_LANGUAGE}\s*:)\s*(?P<text>.*)$"
 )
 HANSARD_REPLY = re.compile(
-    r"^(?:[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長)\s*(?:[(（]譯文[)）])?\s*[:：]"
-    r"|(?:(?:UNDER|PERMANENT|CHIEF|FINANCIAL)\s+)?SECRETARY\b[A-Z ,'&-]*?\s*(?:\(in\s+\w+\))?\s*:)\s*(?=主席|President)"
+    rf"^(?:{_ZH_OFFICIAL}\s*{_TRANSLATED}{_COLON}|{_EN_OFFICIAL}\s*{_IN_LANGUAGE}\s*:)\s*(?=主席|President)"
 )
+# any speaker's turn, numbered (a question) or not; the group that matched says who speaks
+SPEAKER_TURN = re.compile(
+    rf"^(?:\d{{1,2}}\s*[.．]\s*)?(?:(?P<member>{_ZH_MEMBER}|{_EN_MEMBER})|(?P<president>{_ZH_PRESIDENT}|{_EN_PRESIDENT})"
+    rf"|(?P<official>{_ZH_OFFICIAL}|{_EN_OFFICIAL}))\s*(?:{_TRANSLATED}|{_IN_LANGUAGE})(?:{_COLON})\s*"
+)
+# the President asking whether a supplementary was answered: the member's next turn follows it up
+NOT_ANSWERED = re.compile(r"未獲答覆|沒有回答|not\s+been\s+answered|not\s+answered", re.IGNORECASE)
+# the part of a hansard holding written replies (its level-1 heading)
+WRITTEN_REPLIES = re.compile(r"書面答覆|WRITTEN\s+ANSWERS", re.IGNORECASE)
+# a reply's (or a question's) own part at the start of a line: ``(一)``, ``(1)``, ``(a)``,
+# ``(一)及(二)``, ``(1) and (2)``; ``labels`` is the run of labels, ``text`` the rest
+REPLY_PART = re.compile(
+    r"^(?P<labels>[(（]\s*(?:[一二三四五六七八九十]{1,3}|\d{1,2}|[a-zA-Z]|[ivx]{1,4})\s*[)）]"
+    r"(?:\s*(?:及|和|至|、|,|and|to|&)\s*[(（]\s*(?:[一二三四五六七八九十]{1,3}|\d{1,2}|[a-zA-Z]|[ivx]{1,4})\s*[)）])*)"
+    r"\s*(?P<text>.*)$"
+)
+PART_LABEL = re.compile(r"[(（]\s*([一二三四五六七八九十]{1,3}|\d{1,2}|[a-zA-Z]|[ivx]{1,4})\s*[)）]")
 
 # a question put but not yet answered: a Council agenda names who will reply instead of replying
 REPLY_PENDING = re.compile(r"^(?:Public\s+officers?\s+to\s+reply|負責答覆的(?:政府)?官員)\s*[:：︰]", re.IGNORECASE)

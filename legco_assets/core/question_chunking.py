@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import markers
+from . import council, markers
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
 from .records import Chunk, DocumentText, PageTables, Section, Table
 from .structure import drop_internal_refs, join_pages, looks_tabular
@@ -135,17 +135,26 @@ class QuestionChunkingStrategy:
         self, document_id: str, doc: DocumentText, section: Section, question_index: int, tables: PageTables
     ) -> list[Chunk]:
         head, body = self._qa_parts(doc, section)
+        if section.question_kind == council.SUPPLEMENTARY:
+            context = council.context_line(section.heading, section.parent_question_id, head + body)
+            head = f"{context}\n{head}"
         body, embedded = _embed(body, _section_tables(section, tables))
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
-        pieces = self._qa_pieces(head, body)
+        pieces = self._written_pieces(head, body, section) if section.question_kind == council.WRITTEN else []
+        finder = _PageFinder(doc, section, self._spans_ok(doc, section)) if pieces else None
+        pieces = pieces or [(section.question or head, text, None) for text in self._qa_pieces(head, body)]
         chunks = []
-        for part, text in enumerate(pieces, start=1):
+        for part, (question, text, own) in enumerate(pieces, start=1):
             chunk = _make_chunk(document_id, self.name, text, section, "qa", has_table)
             chunk.question_id = section.qa_id
             chunk.question_index = question_index
-            chunk.question_text = section.question or head
+            chunk.question_text = question
             if len(pieces) > 1:
                 chunk.part, chunk.parts = part, len(pieces)
+            if finder and own is not None:
+                chunk.page_start, chunk.page_end, chunk.char_start, chunk.char_end = finder.locate(own)
+                chunk.has_table = has_table and _tabular(own)
+            chunk.extra.update(_council_metadata(section))
             chunks.append(chunk)
         return chunks
 
@@ -158,6 +167,29 @@ class QuestionChunkingStrategy:
         budget = self.max_tokens - count_tokens(head) - 2
         body = _split_big_tables(body, budget)
         return _prefixed_windows(head, body, budget, self.max_tokens, 0, LINE_FIRST_PATTERNS)
+
+    def _written_pieces(self, head: str, body: str, section: Section) -> list[tuple[str, str, str | None]]:
+        """A written Council reply over ``max_tokens`` cut at its own parts (``(一)``, ``(1)``…),
+        each piece led by the asker's label and the part of the question it answers (the
+        whole question when the reply does not say which); a part still too long is cut by
+        size. Empty when the pair fits or the reply has no parts: the plain rule applies (as
+        it does to an oral main reply, whose pieces all repeat the whole question).
+        Each item: (question shown, chunk text, the piece's own text to locate it)."""
+        whole = f"{head}\n{body}" if body else head
+        if count_tokens(whole) <= self.max_tokens:
+            return []
+        parts = council.reply_parts(head, body)
+        if not parts:
+            return []
+        lead = council.question_lead(head)
+        pieces: list[tuple[str, str, str | None]] = []
+        for asked, reply in parts:
+            part_head = f"{lead}{asked}" if asked else head
+            question = asked or section.question or head
+            for text in self._qa_pieces(part_head, reply):
+                own = text[len(part_head) + 1 :] if text.startswith(part_head + "\n") else text
+                pieces.append((question, text, own))
+        return pieces
 
     # -- narrative, tables, speaking notes -----------------------------------------------------------
     def _section_chunks(
@@ -241,6 +273,17 @@ def _make_chunk(document_id: str, strategy: str, text: str, section: Section, se
         char_start=section.char_start,
         char_end=section.char_end,
     )
+
+
+def _council_metadata(section: Section) -> dict[str, str]:
+    """A Council exchange's keys for the chunk metadata (absent, not empty, elsewhere)."""
+    keys = {
+        "question_kind": section.question_kind,
+        "parent_question_id": section.parent_question_id,
+        "asker": section.asker,
+        "answerer": section.answerer,
+    }
+    return {k: v for k, v in keys.items() if v}
 
 
 def _cover_section_pages(chunks: list[Chunk], section: Section) -> list[Chunk]:

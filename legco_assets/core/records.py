@@ -184,6 +184,12 @@ class Section:
     answer_start: int | None = None
     has_table: bool = False
     source: str = "rules"  # rules | llm
+    # Council proceedings only (see core/council.py): main | supplementary | written, the
+    # main question's qa_id on a supplementary, and the speakers' labels as printed
+    question_kind: str | None = None
+    parent_question_id: str | None = None
+    asker: str | None = None
+    answerer: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

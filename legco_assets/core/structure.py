@@ -26,7 +26,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import markers
+from . import council, markers
 from .answered import answered_pairs
 from .records import DocumentText, Section
 
@@ -678,12 +678,52 @@ class _Builder:
         section = self._add("qa", q.line, end, heading, parent)
         if section is None:
             return
+        supplementaries = self._council_exchanges(section, q.qa_id) if self.det.hansard_mode else []
+        self._pair(section, q, end)
+        self.sections.extend(supplementaries)
+
+    def _council_exchanges(self, section: Section, qa_id: str) -> list[Section]:
+        """A Council question cut into its exchanges (:mod:`council`): ``section`` shrinks to
+        the main question and reply (or stays the written one); each supplementary becomes a
+        ``qa`` section of its own, ``1-S1``, ``1-S2``…"""
+        written = bool(self.level1 and markers.WRITTEN_REPLIES.search(self.level1))
+        found = council.exchanges(self.doc.text, section.char_start, section.char_end, written)
+        main = found[0]
+        section.question_kind, section.asker, section.answerer = main.kind, main.asker, main.answerer
+        if main.end < section.char_end:
+            self._respan(section, section.char_start, main.end)
+        return [self._supplementary(section, qa_id, n, ex) for n, ex in enumerate(found[1:], start=1)]
+
+    def _respan(self, section: Section, start: int, stop: int) -> None:
+        section.char_start, section.char_end = start, stop
+        section.text = self._text(start, stop)
+        section.start_page, section.end_page = self.doc.span_pages(start, stop)
+        section.has_table = looks_tabular(section.text)
+
+    def _supplementary(self, main: Section, qa_id: str, n: int, ex: council.Exchange) -> Section:
+        section = Section("qa", main.heading, main.parent_topic, 0, 0, ex.start, ex.end, "")
+        self._respan(section, ex.start, ex.end)
+        section.qa_id, section.question_kind, section.parent_question_id = f"{qa_id}-S{n}", ex.kind, qa_id
+        section.asker, section.answerer, section.answer_start = ex.asker, ex.answerer, ex.answer_start
+        asked_from = ex.question_text_start if ex.question_text_start is not None else ex.start
+        section.question = self._text(asked_from, ex.answer_start if ex.answer_start is not None else ex.end).strip()
+        if ex.answer_start is None:
+            section.answer = ""
+            return section
+        reply = self._text(ex.answer_start, ex.end)
+        label = council.turn_at(reply)
+        section.answer = reply[label.end() :].strip() if label else reply
+        section.has_table = looks_tabular(section.answer)
+        return section
+
+    def _pair(self, section: Section, q: _Question, end: int) -> None:
+        """The question and answer of a pair section (the answer up to the section's end)."""
         lines = self.det.lines
         question = join_wrapped([q.first_text] + lines[q.line + 1 : q.q_end])
         answer_first = q.answer_line if q.answer_line is not None else q.q_end
         answer_span = self._span(answer_first, end) if answer_first < end else None
         section.qa_id, section.question = q.qa_id, question
-        if answer_span is None:
+        if answer_span is None or answer_span[0] >= section.char_end:
             section.answer, section.answer_start = "", None
             return
         section.answer_start = answer_span[0]

@@ -76,6 +76,9 @@ class PageImagesConfig(dg.Config):
     )
 
 
+COUNCIL_COLUMNS = ["kind", "asker", "parent"]  # a Hansard's questions: main | supplementary | written
+
+
 def _md_table(header: list[str], rows: list[list[Any]]) -> str:
     from legco_assets.core.markdown_tables import to_markdown
 
@@ -220,6 +223,10 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
     stored = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")
     how, labels = stored["llm"], stored["labels"]
     rows = [[s.type, s.qa_id or "", (s.heading or "")[:40], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    header = ["type", "id", "heading", "pages", "table"]
+    if any(s.question_kind for s in sections):  # Council proceedings: who asked, which question it follows
+        header += COUNCIL_COLUMNS
+        rows = [row + [s.question_kind or "", s.asker or "", s.parent_question_id or ""] for row, s in zip(rows, sections)]
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
@@ -231,7 +238,7 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "llm_reason": how["reason"] or "not asked",
             "llm_dropped": dg.MetadataValue.json(how["dropped"]),
             **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
-            "structure": dg.MetadataValue.md(_md_table(["type", "id", "heading", "pages", "table"], rows[:200])),
+            "structure": dg.MetadataValue.md(_md_table(header, rows[:200])),
         },
         check_results=_check_results(structure_checks(structure_summary(sections)) + [_labels_check(labels)], dg.AssetCheckSeverity.WARN),
     )
@@ -279,13 +286,18 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[s
         if heading and body.lstrip().startswith(heading):  # headings are prepended to narrative/notes
             body = body.lstrip()[len(heading) :]
         rows.append([m.get("question_id", ""), (heading or "")[:30], pages, _first_line(body, 60), m["token_count"]])
+    header = ["question", "heading", "pages", "first line", "tokens"]
+    if any("question_kind" in r["metadata"] for r in records[:60]):
+        header += COUNCIL_COLUMNS
+        for row, r in zip(rows, records):
+            row += [r["metadata"].get(key, "") for key in ("question_kind", "asker", "parent_question_id")]
     return {
         "strategy": strategy.value,
         "chunks": len(records),
         "by_section_type": dg.MetadataValue.json(dict(Counter(r["metadata"]["section_type"] for r in records))),
         "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
         "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
-        "preview": dg.MetadataValue.md(_md_table(["question", "heading", "pages", "first line", "tokens"], rows)),
+        "preview": dg.MetadataValue.md(_md_table(header, rows)),
     }
 
 

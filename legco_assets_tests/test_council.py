@@ -1,0 +1,335 @@
+"""Council proceedings: every oral question's supplementaries an exchange of their own.
+
+The fixture tests build small Hansard texts the way the Official Record prints them
+(speaker turns, the President's lines); the real-corpus tests check the 2012 Chinese Hansard
+against the floor record's speaker turns of the same meeting and the 2015 HTML Hansards
+(English and Chinese), and skip when the corpus is absent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from functools import lru_cache
+
+import pytest
+
+from legco_assets.core import council
+from legco_assets.core.extract import extract_document, read_source
+from legco_assets.core.html_text import html_text
+from legco_assets.core.preprocess import clean_pages
+from legco_assets.core.question_chunking import QuestionChunkingStrategy
+from legco_assets.core.records import Chunk, DocumentText, Page, Section
+from legco_assets.core.structure import detect_structure, structure_summary
+
+from .conftest import CORPUS
+
+
+def doc_of(text: str) -> DocumentText:
+    return DocumentText.from_pages([Page(number=1, raw=text, cleaned=text)])
+
+
+def pairs(doc: DocumentText) -> list[Section]:
+    return [s for s in detect_structure(doc) if s.type == "qa"]
+
+
+ZH_ORAL = """議員質詢的口頭答覆
+主席：質詢。第一項質詢。
+實施法定最低工資的影響
+1. 林健鋒議員：據報，不少食肆在招聘員工時遇到困難。就此，政府可否告知本會：
+(一) 有否研究最低工資對各行業的影響；及
+(二) 職位空缺的數目為何？
+勞工及福利局局長：主席，就林健鋒議員的提問，現答覆如下：
+(一) 統計處已進行調查。
+(二) 職位空缺約有七萬個。
+林健鋒議員：主席，局長可否說說哪些行業出現職位空缺？
+勞工及福利局局長：主席，空缺分布於零售業。
+主席：你的補充質詢是否未獲答覆？
+林健鋒議員：主席，是的，局長沒有回答飲食業的情況。
+主席：局長，你有否補充？
+勞工及福利局局長：飲食業的空缺達10 500個。
+易志明議員：主席，物流業的情況為何？
+勞工及福利局局長：主席，物流基本上是包括在運輸行業內。
+易志明議員：主席，我明白局長......
+主席：易議員，如你想提出其他問題，請再次排隊輪候。
+鄧家彪議員︰主席，政府會否支援中小企？
+環境局局長(譯文)：主席，我們會繼續支援中小企。
+主席：本會就這項質詢已用了22分40秒。第二項質詢。
+香港的單車政策
+2. 胡志偉議員：主席，政府會否推廣單車？
+運輸及房屋局局長：主席，政府會在新市鎮推廣單車。
+胡志偉議員：主席，市區又如何？
+運輸及房屋局局長 ︰市區道路擠塞，不宜騎單車。
+主席：口頭質詢到此為止。
+議員質詢的書面答覆
+公共設施的通道受阻
+3. 梁美芬議員：主席，政府可否告知本會：
+(一) 是否知悉有關情況？
+發展局局長：主席，現答覆如下：
+(一) 屋宇署已跟進。
+"""
+
+EN_ORAL = """ORAL ANSWERS TO QUESTIONS
+PRESIDENT: First question.
+Impact of Statutory Minimum Wage
+1. MR JEFFREY LAM (in Chinese): President, will the Government inform this Council:
+(1) of the number of vacancies; and
+(2) whether it has studied the impact?
+SECRETARY FOR LABOUR AND WELFARE (in Chinese): President, my reply is as follows:
+(1) There are about 70 000 vacancies.
+(2) A study is under way.
+MR TOMMY CHEUNG (in Cantonese): President, which trades have the most vacancies?
+SECRETARY FOR LABOUR AND WELFARE (in Cantonese): President, the retail trade.
+PRESIDENT: Mr CHEUNG, which part of your supplementary question has not been answered?
+MR TOMMY CHEUNG (in Cantonese): President, the catering trade.
+SECRETARY FOR LABOUR AND WELFARE (in Cantonese): The catering trade has 10 500 vacancies.
+DR KWOK KA-KI: President, will the Government help small enterprises?
+SECRETARY FOR LABOUR AND WELFARE: President, we will.
+PRESIDENT: Last supplementary question.
+MS CLAUDIA MO: President, what about the elderly workers?
+SECRETARY FOR LABOUR AND WELFARE: President, they have gained most.
+PRESIDENT: Second question.
+Cycling Policy
+2. MR WU CHI-WAI (in Cantonese): President, will cycling be promoted?
+SECRETARY FOR TRANSPORT AND HOUSING: President, yes, in new towns.
+"""
+
+
+def test_chinese_oral_question_exchanges() -> None:
+    found = pairs(doc_of(ZH_ORAL))
+    assert [s.qa_id for s in found] == ["1", "1-S1", "1-S2", "1-S3", "2", "2-S1", "3"]
+    assert [s.question_kind for s in found] == ["main"] + ["supplementary"] * 3 + ["main", "supplementary", "written"]
+    assert [s.parent_question_id for s in found] == [None, "1", "1", "1", None, "2", None]
+    assert [s.asker for s in found] == ["林健鋒議員", "林健鋒議員", "易志明議員", "鄧家彪議員", "胡志偉議員", "胡志偉議員", "梁美芬議員"]
+    assert found[3].answerer == "環境局局長" and found[5].answerer == "運輸及房屋局局長"
+    assert {s.heading for s in found[:4]} == {"實施法定最低工資的影響"} and found[6].heading == "公共設施的通道受阻"
+    main, s1, s2, s3 = found[:4]
+    assert main.text.endswith("(二) 職位空缺約有七萬個。") and main.answer.startswith("主席，就林健鋒議員的提問")
+    # the follow-up after "是否未獲答覆" and the further reply stay in the exchange
+    assert s1.question == "主席，局長可否說說哪些行業出現職位空缺？"
+    assert s1.answer.startswith("主席，空缺分布於零售業。") and s1.text.endswith("飲食業的空缺達10 500個。")
+    # the same member speaking again after the reply to their own supplementary is a follow-up;
+    # the President's ruling after it belongs to no exchange
+    assert s2.text.endswith("易志明議員：主席，我明白局長......")
+    assert all("排隊輪候" not in s.text and "第二項質詢" not in s.text and "22分40秒" not in s.text for s in found)
+    assert s3.text.startswith("鄧家彪議員︰主席") and s3.answer == "主席，我們會繼續支援中小企。"
+    assert "口頭質詢到此為止" not in found[5].text and found[5].answer == "市區道路擠塞，不宜騎單車。"
+
+
+def test_english_oral_question_exchanges() -> None:
+    found = pairs(doc_of(EN_ORAL))
+    assert [s.qa_id for s in found] == ["1", "1-S1", "1-S2", "1-S3", "2"]
+    assert [s.asker for s in found] == ["MR JEFFREY LAM", "MR TOMMY CHEUNG", "DR KWOK KA-KI", "MS CLAUDIA MO", "MR WU CHI-WAI"]
+    assert {s.answerer for s in found[:4]} == {"SECRETARY FOR LABOUR AND WELFARE"}
+    assert found[0].heading == "Impact of Statutory Minimum Wage" and found[4].heading == "Cycling Policy"
+    assert found[1].text.endswith("The catering trade has 10 500 vacancies.")
+    assert "has not been answered" in found[1].text
+    assert found[2].text.endswith("President, we will.") and found[2].answer == "President, we will."
+    assert all("Last supplementary" not in s.text and "Second question" not in s.text for s in found)
+    assert found[4].question_kind == "main"
+
+
+def test_summary_counts_supplementaries_without_gaps_or_duplicates() -> None:
+    summary = structure_summary(detect_structure(doc_of(ZH_ORAL)))
+    assert summary["qa_ids"][:3] == ["1", "1-S1", "1-S2"]
+    assert summary["numbering_gaps"] == [] and summary["duplicate_ids"] == [] and not summary["unsure"]
+
+
+def qa_chunks(doc: DocumentText, **kwargs: object) -> list[Chunk]:
+    return [c for c in QuestionChunkingStrategy(**kwargs).chunk("h", doc, detect_structure(doc)) if c.section_type == "qa"]  # type: ignore[arg-type]
+
+
+def test_supplementary_chunk_starts_with_one_context_line_and_carries_its_keys() -> None:
+    chunks = qa_chunks(doc_of(ZH_ORAL))
+    s1 = next(c for c in chunks if c.question_id == "1-S1")
+    first, second = s1.text.split("\n")[:2]
+    assert first == "第1項質詢「實施法定最低工資的影響」的補充質詢"
+    assert second.startswith("林健鋒議員：主席，局長可否說說") and "據報" not in s1.text
+    meta = s1.metadata("h.pdf", "sha")
+    assert {k: meta[k] for k in ("question_kind", "parent_question_id", "asker", "answerer", "section_heading")} == {
+        "question_kind": "supplementary",
+        "parent_question_id": "1",
+        "asker": "林健鋒議員",
+        "answerer": "勞工及福利局局長",
+        "section_heading": "實施法定最低工資的影響",
+    }
+    main = next(c for c in chunks if c.question_id == "1").metadata("h.pdf", "sha")
+    assert main["question_kind"] == "main" and "parent_question_id" not in main
+    en = next(c for c in qa_chunks(doc_of(EN_ORAL)) if c.question_id == "1-S2")
+    assert en.text.split("\n")[0] == "Supplementary question to Question 1: Impact of Statutory Minimum Wage"
+    # no council keys on a paper that is no Hansard
+    faq = qa_chunks(doc_of("常見問題\n問1：甚麼是計劃？\n答1：資助。\n問2：何時？\n答2：明年。"))
+    assert faq and not any(k in c.metadata("f", "s") for c in faq for k in ("question_kind", "asker"))
+
+
+def _long_written(lang: str) -> str:
+    filler_zh = "當局一直密切留意有關情況，並會適時檢討相關措施。" * 15
+    filler_en = "The Government keeps the matter under close review and will adjust the measures. " * 40
+    if lang == "zh":
+        return (
+            "議員質詢的書面答覆\n處理酷刑聲請\n8. 郭榮鏗議員(譯文)：主席，就處理酷刑聲請，政府可否告知本會：\n"
+            "(一) 過去一年接獲的聲請數目為何；\n(二) 審核所需的時間為何；及\n(三) 當局會否增撥資源？\n"
+            f"保安局局長(譯文)：主席，現答覆如下：\n(一) 去年接獲1 200宗聲請。{filler_zh}\n"
+            f"(二)及(三)\n審核平均需時25個月。{filler_zh}\n"
+            "防止個人資料外泄\n9. 葛珮帆議員：主席，警方會否加強保安？\n保安局局長：主席，會。\n提交文件\n"
+        )
+    return (
+        "WRITTEN ANSWERS TO QUESTIONS\nTorture Claims\n8. MR DENNIS KWOK: President, will the Government inform this Council:\n"
+        "(1) of the number of claims received last year;\n(2) of the time taken to screen a claim; and\n"
+        "(3) whether it will allocate more resources?\n"
+        f"SECRETARY FOR SECURITY: President, my reply is as follows:\n(1) 1 200 claims were received.\n{filler_en}\n"
+        f"(2) and (3)\nScreening takes 25 months on average.\n{filler_en}\n"
+        "Data Leaks\n9. DR ELIZABETH QUAT: President, will the Police act?\nSECRETARY FOR SECURITY: President, yes.\nBILLS\n"
+    )
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_long_written_reply_is_split_at_its_own_parts(lang: str) -> None:
+    doc = doc_of(_long_written(lang))
+    section = pairs(doc)[0]
+    assert section.question_kind == "written" and section.qa_id == "8"
+    chunks = [c for c in qa_chunks(doc, max_tokens=800) if c.question_id == "8"]
+    assert [c.part for c in chunks] == [1, 2] and all(c.token_count <= 800 for c in chunks)
+    first, second = chunks
+    if lang == "zh":
+        assert first.text.startswith("8. 郭榮鏗議員(譯文)：(一) 過去一年接獲的聲請數目為何；\n保安局局長(譯文)：主席，現答覆如下：")
+        assert "(二) 審核" not in first.text and "1 200宗" in first.text and "25個月" not in first.text
+        assert second.text.startswith("8. 郭榮鏗議員(譯文)：(二) 審核所需的時間為何；及\n(三) 當局會否增撥資源？\n(二)及(三)")
+        assert first.question_text == "(一) 過去一年接獲的聲請數目為何；"
+    else:
+        assert first.text.startswith("8. MR DENNIS KWOK: (1) of the number of claims received last year;\nSECRETARY FOR SECURITY:")
+        assert second.text.startswith("8. MR DENNIS KWOK: (2) of the time taken to screen a claim; and\n(3) whether it will")
+        assert "Screening takes 25 months" in second.text and "Screening" not in first.text
+    assert all(c.extra["question_kind"] == "written" for c in chunks)
+    # within the limit the written reply stays one pair
+    assert len([c for c in qa_chunks(doc, max_tokens=3000) if c.question_id == "8"]) == 1
+
+
+def test_reply_parts_follow_the_question_s_labels() -> None:
+    question = "政府可否告知本會：\n(一) 甲為何；及\n(二) 乙為何？"
+    answer = "主席，目標如下：\n(i) 融合規劃；\n(ii) 運用鐵路。\n現答覆如下：\n(一) 甲已落實。\n(二) 乙正研究。"
+    parts = council.reply_parts(question, answer)
+    assert [asked for asked, _ in parts] == ["(一) 甲為何；及", "(二) 乙為何？"]
+    assert parts[0][1].startswith("主席，目標如下：\n(i) 融合規劃；") and parts[1][1] == "(二) 乙正研究。"
+    # a reply that does not say which part it answers repeats the whole question
+    assert council.reply_parts("Will the Government act?", "(a) Yes.\n(b) Soon.") == [(None, "(a) Yes."), (None, "(b) Soon.")]
+    # a label wrapped mid-sentence is no part
+    _, found = council.labelled_parts("(1) The first part, as set out in\n(2) of the Ordinance, applies.\n(2) The second.")
+    assert [p.values for p in found] == [(1,), (2,)] and found[1].text == "(2) The second."
+
+
+# -- the real corpus ----------------------------------------------------------------------------------
+real = pytest.mark.skipif(not CORPUS.exists(), reason="real corpus not available (../shared/corpus/real)")
+
+
+def _squash(text: str) -> str:
+    """Text without spaces, in NFKC: the floor record writes some characters as CJK
+    compatibility ideographs (``行`` U+FA08), the PDF as unified ones."""
+    return unicodedata.normalize("NFKC", re.sub(r"\s+", "", text))
+
+
+@lru_cache(maxsize=None)
+def _load(relative: str) -> DocumentText:
+    path = CORPUS / relative
+    if path.suffix == ".html":
+        text = html_text(path.read_text(encoding="utf-8", errors="replace"))
+        return DocumentText.from_pages(clean_pages([Page(number=1, raw=text)]))
+    return DocumentText.from_pages(clean_pages(extract_document(read_source(path)).pages))
+
+
+def floor_exchanges(speeches: list[dict]) -> list[dict]:
+    """The oral questions' exchanges of a floor record: the speakers' roles come from its
+    bookmarks (``SP_MB`` member, ``SP_PO`` officer, ``SP_LC`` President); they are grouped
+    as the Rules of Procedure run a question time (see :mod:`council`)."""
+    found: list[dict] = []
+    current: dict | None = None
+    follow_up = False
+    for speech in speeches:
+        mark, content = speech["bookmark"], speech["content"]
+        if mark.startswith("SP_LC"):
+            if "口頭質詢到此為止" in content:
+                break
+            if re.search(r"第.項質詢|最後一項口頭質詢", content):
+                current = None
+            follow_up = follow_up or "未獲答覆" in content
+        elif mark.startswith("SP_PO") and current:
+            current["replies"].append(content)
+        elif mark.startswith("SP_MB"):
+            asker = re.split(r"[:：︰]", speech["title"])[0]  # one title holds its speech too
+            same = current and current["asker"] == asker
+            if current and (not current["replies"] or (same and (follow_up or current["kind"] != "main"))):
+                current["questions"].append(content)
+            else:
+                current = {"kind": "supplementary" if current else "main", "asker": asker, "questions": [content], "replies": []}
+                found.append(current)
+            follow_up = False
+    return found
+
+
+@real
+def test_real_hansard_every_exchange_in_a_chunk_of_its_own() -> None:
+    """>= 95% of the oral exchanges each in a chunk holding the question's start and the
+    reply's end, with no other exchange's start; no two supplementaries share a chunk."""
+    speeches = json.loads((CORPUS / "legco/floor_20121121_confirm-ec.speeches.json").read_text(encoding="utf-8"))["speeches"]
+    truth = floor_exchanges(speeches)
+    assert (len(truth), sum(e["kind"] == "main" for e in truth)) == (41, 6)
+    starts = [_squash(next(q for q in e["questions"] if q.strip()))[:14] for e in truth]
+    ends = [_squash(e["replies"][-1])[-14:] for e in truth]
+    chunks = [_squash(c.text) for c in qa_chunks(_load("legco/hansard_20121121_translate-c.pdf"))]
+    own = 0
+    for n, (start, end) in enumerate(zip(starts, ends)):
+        others = [s for k, s in enumerate(starts) if k != n]
+        if any(start in c and end in c and c.index(start) < c.rindex(end) and not any(o in c for o in others) for c in chunks):
+            own += 1
+    assert own / len(truth) >= 0.95, f"{own} of {len(truth)} exchanges in a chunk of their own"
+    supplementary_starts = [s for s, e in zip(starts, truth) if e["kind"] == "supplementary"]
+    assert all(sum(s in c for s in supplementary_starts) <= 1 for c in chunks)
+
+
+@real
+def test_real_hansard_sections_name_kind_asker_and_parent() -> None:
+    found = pairs(_load("legco/hansard_20121121_translate-c.pdf"))
+    kinds = [s.question_kind for s in found]
+    assert (kinds.count("main"), kinds.count("supplementary"), kinds.count("written")) == (6, 35, 14)
+    assert [s.qa_id for s in found if s.question_kind != "supplementary"] == [str(n) for n in range(1, 21)]
+    assert all(s.parent_question_id == s.qa_id.split("-")[0] for s in found if s.question_kind == "supplementary")
+    assert all(s.asker and s.asker.endswith("議員") and s.answerer and s.answerer.endswith("局長") for s in found)
+    summary = structure_summary(detect_structure(_load("legco/hansard_20121121_translate-c.pdf")))
+    assert not summary["numbering_gaps"] and not summary["duplicate_ids"]
+
+
+@real
+@pytest.mark.parametrize("lang", ["e", "c"])
+def test_real_html_hansard_written_replies(lang: str) -> None:
+    """The 2015 Hansard as the eval reads it (HTML as text): 19 written questions, no
+    supplementaries, each asked by a member and answered by an official; the committee
+    debate after them makes no exchange."""
+    doc = _load(f"legco/hansard_20150429-{lang}.html")
+    found = pairs(doc)
+    assert [s.qa_id for s in found] == [str(n) for n in range(1, 20)]
+    assert {s.question_kind for s in found} == {"written"}
+    member = re.compile(r"^(?:MR|MS|MRS|DR|PROF|IR) |議員$")
+    assert all(s.asker and member.search(s.asker) and s.answerer for s in found)
+    assert all(s.answerer.startswith("SECRETARY") if lang == "e" else s.answerer.endswith(("局長", "司長")) for s in found)
+    chunks = qa_chunks(doc)
+    assert all(c.token_count <= 3000 for c in chunks)
+    split = [c for c in chunks if c.parts]
+    assert all(c.text.startswith(f"{c.question_id}. ") for c in split)
+
+
+def test_dagster_tables_show_kind_asker_and_parent(tmp_path) -> None:
+    from legco_assets.defs.assets import chunks, document_structure, page_images, page_tables, page_text, source_document
+
+    from .test_dagster_ui import _run
+
+    paper = tmp_path / "hansard.txt"
+    paper.write_text(ZH_ORAL, encoding="utf-8")
+    selection = [source_document, page_text, page_images, page_tables, document_structure, chunks]
+    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "question"}}}}, selection=selection)
+    assert result.success
+    structure = result.asset_materializations_for_node("document_structure")[0].metadata["structure"].value
+    assert "| kind | asker | parent |" in structure and "| 1-S1 |" in structure
+    assert "| supplementary | 林健鋒議員 | 1 |" in structure
+    preview = result.asset_materializations_for_node("chunks")[0].metadata["preview"].value
+    assert "| kind | asker | parent |" in preview and "| supplementary | 易志明議員 | 1 |" in preview
