@@ -17,10 +17,9 @@ import pytest
 
 from legco_assets.core import council
 from legco_assets.core.extract import extract_document, read_source
-from legco_assets.core.html_text import html_text
 from legco_assets.core.preprocess import clean_pages
 from legco_assets.core.question_chunking import QuestionChunkingStrategy
-from legco_assets.core.records import Chunk, DocumentText, Page, Section
+from legco_assets.core.records import Chunk, DocumentText, Section
 from legco_assets.core.structure import detect_structure, structure_summary
 
 from .conftest import CORPUS
@@ -232,9 +231,6 @@ def _squash(text: str) -> str:
 @lru_cache(maxsize=None)
 def _load(relative: str) -> DocumentText:
     path = CORPUS / relative
-    if path.suffix == ".html":
-        text = html_text(path.read_text(encoding="utf-8", errors="replace"))
-        return DocumentText.from_pages(clean_pages([Page(number=1, raw=text)]))
     return DocumentText.from_pages(clean_pages(extract_document(read_source(path)).pages))
 
 
