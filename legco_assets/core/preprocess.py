@@ -153,5 +153,5 @@ def clean_pages(pages: list[Page]) -> list[Page]:
     cleaned = []
     for page, lines in zip(pages, split):
         kept = _strip_edges(lines, page.number, running)
-        cleaned.append(Page(number=page.number, raw=page.raw, cleaned=clean_text("\n".join(kept))))
+        cleaned.append(Page(number=page.number, raw=page.raw, cleaned=clean_text("\n".join(kept)), headings=page.headings))
     return cleaned

@@ -191,15 +191,17 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
     # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
     # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
     check_specs=[dg.AssetCheckSpec(name, asset="document_structure") for name in STRUCTURE_CHECKS],
-    description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans and pages; rules first, LLM when unsure.",
+    description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans, pages and heading paths; rules first, LLM when unsure; the outline from typography and the contents list.",
 )
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    from legco_assets.core.outline import join_path, outline_markdown, outline_of
     from legco_assets.core.structure import structure_summary
 
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
     how = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")["llm"]
-    rows = [[s.type, s.qa_id or "", (s.heading or "")[:40], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    rows = [[s.type, s.qa_id or "", join_path(s.path)[-60:], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    outline = outline_of(sections)
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
@@ -209,7 +211,9 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "llm_reason": how["reason"] or "not asked",
             "llm_dropped": dg.MetadataValue.json(how["dropped"]),
             **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
-            "structure": dg.MetadataValue.md(_md_table(["type", "id", "heading", "pages", "table"], rows[:200])),
+            "structure": dg.MetadataValue.md(_md_table(["type", "id", "section path", "pages", "table"], rows[:200])),
+            "headings": len(outline),
+            "outline": dg.MetadataValue.md(outline_markdown(outline)),
         },
         check_results=_check_results(structure_checks(structure_summary(sections)), dg.AssetCheckSeverity.WARN),
     )
@@ -247,17 +251,17 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[s
         m = r["metadata"]
         pages = f"{m['page_start']}–{m['page_end']}" if m["page_end"] != m["page_start"] else str(m["page_start"])
         body = r["text"]
-        heading = m.get("section_heading")
-        if heading and body.lstrip().startswith(heading):  # headings are prepended to narrative/notes
-            body = body.lstrip()[len(heading) :]
-        rows.append([m.get("question_id", ""), (heading or "")[:30], pages, _first_line(body, 60), m["token_count"]])
+        path = " > ".join(m.get("section_path") or [])
+        if path and body.lstrip().startswith(path):  # the path is the first line of narrative/notes
+            body = body.lstrip()[len(path) :]
+        rows.append([m.get("question_id", ""), path[-60:], pages, _first_line(body, 60), m["token_count"]])
     return {
         "strategy": strategy.value,
         "chunks": len(records),
         "by_section_type": dg.MetadataValue.json(dict(Counter(r["metadata"]["section_type"] for r in records))),
         "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
         "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
-        "preview": dg.MetadataValue.md(_md_table(["question", "heading", "pages", "first line", "tokens"], rows)),
+        "preview": dg.MetadataValue.md(_md_table(["question", "section path", "pages", "first line", "tokens"], rows)),
     }
 
 

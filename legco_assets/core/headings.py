@@ -1,0 +1,167 @@
+"""Heading candidates from the page itself: PDFium's font size and weight per line.
+
+Why: a paper's text says little about which short line is a title. ``10. 在政府推出…`` is a
+numbered paragraph whose first line happens to be short; ``(三) 寬減…`` is a list item;
+``Chapter 2`` / ``Liability for …`` is one title on two lines. The typesetter already said
+which is which: titles are set larger or bolder than the running text. PDFium gives each
+character's font size, weight, text matrix and render mode, so a line's style costs a few
+calls.
+
+Speed: reading the style of every character of a 500-page paper would cost more than the
+text extraction itself, so only *candidate lines* are read (short lines that do not end a
+sentence or a clause: a title never does), two characters each, plus a few long lines per
+page for the body style. :func:`page_samples` runs while the extractor has the text page
+open; :func:`assign_levels` then ranks the styles document-wide, once all pages are read.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections import Counter
+from dataclasses import dataclass
+
+from . import markers
+
+CANDIDATE_MAX_WIDTH = 96  # display width (CJK = 2) of the longest line read as a possible title
+BODY_SAMPLES_PER_PAGE = 3  # long lines per page read for the body style
+SIZE_STEP = 0.5  # sizes are compared in half points
+LARGER = 1.08  # a title set this much larger than the body needs no weight
+BOLD_WEIGHT = 600  # PDFium weight of a bold face
+BOLD_OVER_BODY = 150  # or this much heavier than the body's face (Light body, Medium titles)
+FILL_STROKE = 2  # text render mode: filled and stroked, a drawn "fake bold"
+TITLE_PAGE = 1  # a style seen only on this page is the paper's title, not an outline level
+
+
+@dataclass(frozen=True)
+class LineStyle:
+    """How one line is set: effective size in points (text matrix applied), weight, bold."""
+
+    size: float
+    weight: int
+    drawn_bold: bool  # fill+stroke render mode, or a Bold face by name
+
+    def key(self, body_weight: int) -> tuple[float, bool]:
+        """Style class: size in half points and whether it reads as bold against the body."""
+        bold = self.drawn_bold or self.weight >= max(BOLD_WEIGHT, body_weight + BOLD_OVER_BODY)
+        return round(self.size / SIZE_STEP) * SIZE_STEP, bold
+
+
+@dataclass
+class PageSamples:
+    """One page's candidate lines with their style, and the style of a few body lines."""
+
+    number: int
+    candidates: list[tuple[str, LineStyle]]
+    body: list[LineStyle]
+
+
+def _display_width(text: str) -> int:
+    return len(text) + len(markers.CJK_CHAR.findall(text))
+
+
+def candidate_line(line: str) -> bool:
+    """A line that may be a title: short, with letters, not ending a sentence or a clause."""
+    s = line.strip()
+    if not s or _display_width(s) > CANDIDATE_MAX_WIDTH or markers.SENTENCE_END.search(s) or markers.CLAUSE_END.search(s):
+        return False
+    if markers.PAGE_NUMBER.match(s) or markers.PAGE_LABEL.match(s):
+        return False
+    return any(ch.isalpha() for ch in s)
+
+
+def _char_style(raw: object, textpage: object, index: int) -> LineStyle:
+    size = raw.FPDFText_GetFontSize(textpage, index)
+    matrix = raw.FS_MATRIX()
+    if raw.FPDFText_GetMatrix(textpage, index, ctypes.byref(matrix)):
+        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
+        size *= scale or 1.0
+    weight = raw.FPDFText_GetFontWeight(textpage, index)
+    obj = raw.FPDFText_GetTextObject(textpage, index)
+    drawn = bool(obj) and raw.FPDFTextObj_GetTextRenderMode(obj) == FILL_STROKE
+    if not drawn:
+        name = ctypes.create_string_buffer(64)
+        raw.FPDFText_GetFontInfo(textpage, index, name, 64, None)
+        lowered = name.value.lower()
+        drawn = b"bold" in lowered or b"-bd" in lowered or b"black" in lowered or b"heavy" in lowered
+    return LineStyle(round(size, 2), int(weight), drawn)
+
+
+def _line_style(raw: object, textpage: object, start: int, line: str, count: int) -> LineStyle | None:
+    """Style of the line's text (not its label): the characters at 1/2 and 3/4 of it; the
+    lighter wins (an item whose number alone is bold reads as body)."""
+    picks = []
+    for share in (0.5, 0.75):
+        k = int(len(line) * share)
+        while k < len(line) - 1 and line[k].isspace():
+            k += 1
+        if 0 <= start + k < count and not line[k].isspace():
+            picks.append(start + k)
+    styles = [_char_style(raw, textpage, k) for k in dict.fromkeys(picks)]
+    if not styles:
+        return None
+    return min(styles, key=lambda st: (st.drawn_bold, st.weight, st.size))
+
+
+def page_samples(textpage: object, text: str, number: int) -> PageSamples:
+    """Candidate lines of one PDFium text page (``text`` as ``get_text_range`` gave it, so a
+    character's position in it is its PDFium index) with their style, and a few body lines'."""
+    import pypdfium2.raw as raw
+
+    count = raw.FPDFText_CountChars(textpage)
+    candidates: list[tuple[str, LineStyle]] = []
+    body: list[LineStyle] = []
+    pos = 0
+    for line in text.split("\r\n"):
+        start, pos = pos, pos + len(line) + 2
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if candidate_line(stripped):
+            style = _line_style(raw, textpage, start, line, count)
+            if style:
+                candidates.append((stripped, style))
+        elif len(body) < BODY_SAMPLES_PER_PAGE and _display_width(stripped) > CANDIDATE_MAX_WIDTH // 2:
+            style = _line_style(raw, textpage, start, line, count)
+            if style:
+                body.append(style)
+    return PageSamples(number, candidates, body)
+
+
+def _body_style(samples: list[PageSamples]) -> tuple[float, int]:
+    """The running text's size and weight: the commonest among the long lines (or, in a
+    paper of short lines only, among all lines)."""
+    styles = [st for page in samples for st in page.body] or [st for page in samples for _, st in page.candidates]
+    if not styles:
+        return 0.0, 400
+    size = Counter(round(st.size / SIZE_STEP) * SIZE_STEP for st in styles).most_common(1)[0][0]
+    weight = Counter(st.weight for st in styles if round(st.size / SIZE_STEP) * SIZE_STEP == size).most_common(1)[0][0]
+    return size, weight
+
+
+def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
+    """Heading hints per page number: ``[line, level]`` for every candidate line set larger
+    or bolder than the body; level 1 is the largest (then bold before plain) style.
+
+    A style seen only on the first page is the cover's title, not a level of the outline.
+    """
+    body_size, body_weight = _body_style(samples)
+    if not body_size:
+        return {}
+    body_styles = [st.key(body_weight) for page in samples for st in page.body]
+    body_bold = sum(bold for _, bold in body_styles) * 2 > len(body_styles)  # bold says nothing then
+    titled: dict[tuple[float, bool], set[int]] = {}
+    found: list[tuple[int, str, tuple[float, bool]]] = []
+    for page in samples:
+        for line, style in page.candidates:
+            key = style.key(body_weight)
+            size, bold = key
+            if size >= body_size * LARGER or (bold and not body_bold and size >= body_size - SIZE_STEP):
+                titled.setdefault(key, set()).add(page.number)
+                found.append((page.number, line, key))
+    kept = [key for key, pages in titled.items() if pages != {TITLE_PAGE}]
+    rank = {key: n + 1 for n, key in enumerate(sorted(kept, key=lambda k: (-k[0], not k[1])))}
+    hints: dict[int, list[list[object]]] = {}
+    for number, line, key in found:
+        if key in rank:
+            hints.setdefault(number, []).append([line, rank[key]])
+    return hints
