@@ -17,6 +17,7 @@ open; :func:`assign_levels` then ranks the styles document-wide, once all pages 
 from __future__ import annotations
 
 import ctypes
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -30,6 +31,9 @@ BOLD_WEIGHT = 600  # PDFium weight of a bold face
 BOLD_OVER_BODY = 150  # or this much heavier than the body's face (Light body, Medium titles)
 FILL_STROKE = 2  # text render mode: filled and stroked, a drawn "fake bold"
 TITLE_PAGE = 1  # a style seen only on this page is the paper's title, not an outline level
+
+
+_LABEL = re.compile(r"^\s*(?:[(（]?\s*(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,5})\s*[)）.．、]\s*)+")
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,8 @@ def candidate_line(line: str) -> bool:
         return False
     if markers.PAGE_NUMBER.match(s) or markers.PAGE_LABEL.match(s):
         return False
-    return any(ch.isalpha() for ch in s)
+    first = next((ch for ch in _LABEL.sub("", s) if ch.isalpha()), "")
+    return bool(first) and not first.islower()  # a title never starts mid-sentence
 
 
 def _char_style(raw: object, textpage: object, index: int) -> LineStyle:
@@ -152,6 +157,8 @@ def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
     titled: dict[tuple[float, bool], set[int]] = {}
     found: list[tuple[int, str, tuple[float, bool]]] = []
     for page in samples:
+        if page.number == TITLE_PAGE and not page.body and len(samples) > 2:
+            continue  # a cover: no running text, its lines are the paper's title, not headings
         for line, style in page.candidates:
             key = style.key(body_weight)
             size, bold = key

@@ -44,8 +44,11 @@ _BARE_LABEL = re.compile(r"^(?:(?:Chapter|Part|Section|Appendix|Annex)\s+(?:\d{1
 
 
 def key(text: str) -> str:
-    """A title as compared: case, spaces and punctuation that layouts change dropped."""
-    return _NOT_KEY.sub("", text).casefold()
+    """A title as compared: look-alike code points mapped as the cleaner maps them (hints
+    are read before cleaning), case, spaces and punctuation that layouts change dropped."""
+    from .preprocess import normalise_chars
+
+    return _NOT_KEY.sub("", normalise_chars(text)).casefold()
 
 
 def join_path(path: list[str]) -> str:
@@ -66,7 +69,7 @@ class Heading:
     """One heading of the outline, where the body prints it."""
 
     text: str
-    rank: int  # style rank (1 = outermost); nesting follows ranks
+    rank: float  # style rank (1 = outermost); nesting follows ranks
     page: int
     char_start: int  # span of its line(s) in DocumentText.text
     char_end: int
@@ -319,10 +322,26 @@ def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section])
     lines = _lines(doc)
     skip = _excluded(doc, sections)
     entries = toc_entries(sections)
-    typographic = _titles(_hinted(lines, pages, skip), [key(e.title) for e in entries])
+    typographic = _listed_outermost(_titles(_hinted(lines, pages, skip), [key(e.title) for e in entries]), entries)
     listed = _from_toc(lines, entries, typographic, skip)
     headings = sorted(typographic + listed, key=lambda h: h.char_start)
     return nest(headings)
+
+
+def _listed_outermost(headings: list[Heading], entries: list[TocEntry]) -> list[Heading]:
+    """The contents list decides the top of the outline: a heading set like the listed
+    titles (or larger) but not listed itself (``Examples`` set as a chapter title) goes
+    under the listed title before it."""
+    listed = {key(e.title) for e in entries}
+    ranks = [h.rank for h in headings if key(h.text) in listed]
+    if len(ranks) < 3:
+        return headings
+    top = min(ranks)
+    first = min(h.char_start for h in headings if key(h.text) in listed)
+    for heading in headings:
+        if heading.rank <= top and heading.char_start > first and key(heading.text) not in listed:
+            heading.rank = top + 0.5
+    return headings
 
 
 # -- sections with paths ----------------------------------------------------------------------
