@@ -70,8 +70,14 @@ def candidate_line(line: str) -> bool:
         return False
     if markers.PAGE_NUMBER.match(s) or markers.PAGE_LABEL.match(s):
         return False
-    first = next((ch for ch in _LABEL.sub("", s) if ch.isalpha()), "")
-    return bool(first) and not first.islower()  # a title never starts mid-sentence
+    return any(ch.isalpha() for ch in s)
+
+
+def starts_lower(text: str) -> bool:
+    """Whether a line starts mid-sentence (its first letter after any label is lower case):
+    a title never does, though its wrapped second line may."""
+    first = next((ch for ch in _LABEL.sub("", text) if ch.isalpha()), "")
+    return first.islower()
 
 
 def _char_style(raw: object, textpage: object, index: int) -> LineStyle:

@@ -240,16 +240,25 @@ def _labelled(text: str) -> bool:
     return bool(markers.TOPIC_HEADING.match(text) or markers.CHAPTER_HEADING.match(text) or markers.ANNEX_HEADING.match(text))
 
 
-def _titles(found: list[tuple[_Line, int]], toc_keys: list[str]) -> list[Heading]:
+def _titles(found: list[tuple[_Line, int]], toc_keys: list[str], lines: list[_Line]) -> list[Heading]:
     """Hinted lines joined into titles: a title wraps onto the next line set the same way
-    (:func:`_wraps`), or follows a bare label (``Chapter 2`` / ``Liability for …``)."""
+    (:func:`_wraps`), or follows a bare label (``Chapter 2`` / ``Liability for …``).
+
+    Not titles: a group that starts mid-sentence, or that runs on into a body line starting
+    mid-sentence (a bold list item or numbered paragraph whose prose goes on)."""
+    from .headings import starts_lower
     from .structure import join_wrapped
 
     headings: list[Heading] = []
     group: list[tuple[_Line, int]] = []
+    hinted = {line.index for line, _ in found}
+
+    def runs_on(last: _Line) -> bool:
+        nxt = lines[last.index + 1] if last.index + 1 < len(lines) else None
+        return nxt is not None and nxt.page == last.page and nxt.index not in hinted and starts_lower(nxt.text)
 
     def flush() -> None:
-        if group:
+        if group and not starts_lower(group[0][0].text) and not runs_on(group[-1][0]):
             text = join_wrapped([line.text for line, _ in group])
             rank = min(r for _, r in group)
             first, last = group[0][0], group[-1][0]
@@ -322,7 +331,7 @@ def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section])
     lines = _lines(doc)
     skip = _excluded(doc, sections)
     entries = toc_entries(sections)
-    typographic = _listed_outermost(_titles(_hinted(lines, pages, skip), [key(e.title) for e in entries]), entries)
+    typographic = _listed_outermost(_titles(_hinted(lines, pages, skip), [key(e.title) for e in entries], lines), entries)
     listed = _from_toc(lines, entries, typographic, skip)
     headings = sorted(typographic + listed, key=lambda h: h.char_start)
     return nest(headings)
@@ -489,7 +498,7 @@ def path_starts(doc: DocumentText, sections: list[Section]) -> list[tuple[int, l
         first_line = next((ln.strip() for ln in section.text.split("\n") if ln.strip()), "")[:80]
         page_start = doc.page_starts[min(section.start_page, len(doc.page_starts)) - 1] if doc.page_starts else 0
         origin = max(cursor, page_start)
-        found = doc.text.find(first_line, origin) if first_line else -1
+        found = _line_at(doc.text, first_line, origin) if first_line else -1
         offset = found if found >= 0 else origin
         if out and out[-1][1] == path:
             cursor = offset
@@ -497,6 +506,17 @@ def path_starts(doc: DocumentText, sections: list[Section]) -> list[tuple[int, l
         out.append((offset, path))
         cursor = offset
     return out
+
+
+def _line_at(text: str, line: str, origin: int) -> int:
+    """Offset of the next line from ``origin`` that starts with ``line`` (a heading's words
+    also occur inside sentences; only a line that starts with them is where it is printed)."""
+    pos = origin
+    while True:
+        found = text.find(line, pos)
+        if found < 0 or found == 0 or text[found - 1] == "\n" or not text[text.rfind("\n", 0, found) + 1 : found].strip():
+            return found
+        pos = found + 1
 
 
 def path_at(starts: list[tuple[int, list[str]]], offset: int) -> list[str]:
