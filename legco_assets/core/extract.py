@@ -125,12 +125,12 @@ def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[A
     try:
         if len(pdf) == 0:
             raise DocumentError(source.path, "PDF has no pages")
-        texts, samples = [], []
+        texts, samples, fonts = [], [], {}
         for index in range(len(pdf)):
             page = pdf[index]
             textpage = page.get_textpage()
             text = textpage.get_text_range()
-            samples.append(page_samples(textpage.raw, text, index + 1))
+            samples.append(page_samples(textpage.raw, text, index + 1, fonts))
             texts.append(_normalise_newlines(text))
             textpage.close()
             page.close()

@@ -8,9 +8,11 @@ character's font size, weight, text matrix and render mode, so a line's style co
 calls.
 
 Speed: reading the style of every character of a 500-page paper would cost more than the
-text extraction itself, so only *candidate lines* are read (short lines that do not end a
-sentence or a clause: a title never does), two characters each, plus a few long lines per
-page for the body style. :func:`page_samples` runs while the extractor has the text page
+text extraction itself, so only *candidate lines* are read, one character each: lines that
+open a block (at the top of a page, after a blank line, a finished sentence or a short last
+line of a paragraph), are not as long as the page's running lines, and do not end a
+sentence or a clause (a title never does); plus a few long lines per page for the body
+style. Font names (``…-Bold``) are read once per font. :func:`page_samples` runs while the extractor has the text page
 open; :func:`assign_levels` then ranks the styles document-wide, once all pages are read.
 """
 
@@ -30,9 +32,13 @@ LARGER = 1.08  # a title set this much larger than the body needs no weight
 BOLD_WEIGHT = 600  # PDFium weight of a bold face
 BOLD_OVER_BODY = 150  # or this much heavier than the body's face (Light body, Medium titles)
 FILL_STROKE = 2  # text render mode: filled and stroked, a drawn "fake bold"
+SHORT_LINE = 0.7  # a line this much shorter than the page's longest ends its block (a paragraph's last line)
+FULL_LINE = 0.9  # a line this close to the page's longest is running text (a numbered paragraph's first line)
 TITLE_PAGE = 1  # a style seen only on this page is the paper's title, not an outline level
 
 
+_ENDS = set("。．.!?！？;；,，、:：")  # the sentence and clause ends of markers.SENTENCE_END / CLAUSE_END
+_CLOSERS = "」』”’\"')）]］】 "
 _LABEL = re.compile(r"^\s*(?:[(（]?\s*(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,5})\s*[)）.．、]\s*)+")
 
 
@@ -63,12 +69,19 @@ def _display_width(text: str) -> int:
     return len(text) + len(markers.CJK_CHAR.findall(text))
 
 
+def _width(line: str) -> int:
+    """:func:`_display_width` without a regex, for every line of every page: a CJK
+    character is three UTF-8 bytes and one character, so (bytes + characters) / 2 counts it
+    twice and ASCII once (other three-byte marks count twice too, which is fine here)."""
+    return (len(line.encode("utf-8")) + len(line)) // 2
+
+
 def candidate_line(line: str) -> bool:
     """A line that may be a title: short, with letters, not ending a sentence or a clause."""
     s = line.strip()
-    if not s or _display_width(s) > CANDIDATE_MAX_WIDTH or markers.SENTENCE_END.search(s) or markers.CLAUSE_END.search(s):
+    if not s or _width(s) > CANDIDATE_MAX_WIDTH or s.rstrip(_CLOSERS)[-1:] in _ENDS:
         return False
-    if markers.PAGE_NUMBER.match(s) or markers.PAGE_LABEL.match(s):
+    if len(s) <= 12 and (markers.PAGE_NUMBER.match(s) or markers.PAGE_LABEL.match(s)):
         return False
     return any(ch.isalpha() for ch in s)
 
@@ -80,61 +93,79 @@ def starts_lower(text: str) -> bool:
     return first.islower()
 
 
-def _char_style(raw: object, textpage: object, index: int) -> LineStyle:
-    size = raw.FPDFText_GetFontSize(textpage, index)
-    matrix = raw.FS_MATRIX()
-    if raw.FPDFText_GetMatrix(textpage, index, ctypes.byref(matrix)):
-        scale = abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5
-        size *= scale or 1.0
-    weight = raw.FPDFText_GetFontWeight(textpage, index)
-    obj = raw.FPDFText_GetTextObject(textpage, index)
-    drawn = bool(obj) and raw.FPDFTextObj_GetTextRenderMode(obj) == FILL_STROKE
-    if not drawn:
-        name = ctypes.create_string_buffer(64)
-        raw.FPDFText_GetFontInfo(textpage, index, name, 64, None)
-        lowered = name.value.lower()
-        drawn = b"bold" in lowered or b"-bd" in lowered or b"black" in lowered or b"heavy" in lowered
-    return LineStyle(round(size, 2), int(weight), drawn)
+class _Reader:
+    """Style of single characters of one text page, with the font facts that do not change
+    within a font (its name: a ``Bold`` face) looked up once per font."""
 
+    def __init__(self, raw: object, textpage: object, fonts: dict[int, bool]) -> None:
+        self.raw, self.textpage, self.fonts = raw, textpage, fonts
+        self.count = raw.FPDFText_CountChars(textpage)
 
-def _line_style(raw: object, textpage: object, start: int, line: str, count: int) -> LineStyle | None:
-    """Style of the line's text (not its label): the characters at 1/2 and 3/4 of it; the
-    lighter wins (an item whose number alone is bold reads as body)."""
-    picks = []
-    for share in (0.5, 0.75):
-        k = int(len(line) * share)
+    def style(self, index: int) -> LineStyle:
+        raw, textpage = self.raw, self.textpage
+        size = raw.FPDFText_GetFontSize(textpage, index)
+        if size < 2.0:  # the size is in the text matrix (``/F1 1 Tf`` scaled by ``Tm``)
+            matrix = raw.FS_MATRIX()
+            if raw.FPDFText_GetMatrix(textpage, index, ctypes.byref(matrix)):
+                size *= abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5 or 1.0
+        weight = raw.FPDFText_GetFontWeight(textpage, index)
+        obj = raw.FPDFText_GetTextObject(textpage, index)
+        drawn = False
+        if obj:
+            drawn = raw.FPDFTextObj_GetTextRenderMode(obj) == FILL_STROKE or self._bold_face(obj)
+        return LineStyle(round(size, 2), int(weight), drawn)
+
+    def _bold_face(self, obj: object) -> bool:
+        font = self.raw.FPDFTextObj_GetFont(obj)
+        address = ctypes.c_void_p.from_buffer(font).value or 0
+        if address not in self.fonts:
+            name = ctypes.create_string_buffer(128)
+            self.raw.FPDFFont_GetBaseFontName(font, name, 128)
+            lowered = name.value.lower()
+            self.fonts[address] = any(tag in lowered for tag in (b"bold", b"-bd", b"black", b"heavy"))
+        return self.fonts[address]
+
+    def line(self, start: int, line: str) -> LineStyle | None:
+        """Style of the line's text (not its label): the character at 2/3 of it, where a
+        numbered item's bold number or a heading's leading label never is. ``start``: the
+        PDFium index of the line's first (non-blank) character."""
+        k = int(len(line) * 2 / 3)
         while k < len(line) - 1 and line[k].isspace():
             k += 1
-        if 0 <= start + k < count and not line[k].isspace():
-            picks.append(start + k)
-    styles = [_char_style(raw, textpage, k) for k in dict.fromkeys(picks)]
-    if not styles:
-        return None
-    return min(styles, key=lambda st: (st.drawn_bold, st.weight, st.size))
+        if not 0 <= start + k < self.count or line[k].isspace():
+            return None
+        return self.style(start + k)
 
 
-def page_samples(textpage: object, text: str, number: int) -> PageSamples:
+def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool] | None = None) -> PageSamples:
     """Candidate lines of one PDFium text page (``text`` as ``get_text_range`` gave it, so a
-    character's position in it is its PDFium index) with their style, and a few body lines'."""
+    character's position in it is its PDFium index) with their style, and a few body lines'.
+    ``fonts``: a cache shared by the pages of one document."""
     import pypdfium2.raw as raw
 
-    count = raw.FPDFText_CountChars(textpage)
+    reader = _Reader(raw, textpage, {} if fonts is None else fonts)
+    lines = [ln.strip() for ln in text.split("\r\n")]
+    widths = [_width(ln) for ln in lines]
+    full = max(widths, default=0)
     candidates: list[tuple[str, LineStyle]] = []
     body: list[LineStyle] = []
     pos = 0
-    for line in text.split("\r\n"):
-        start, pos = pos, pos + len(line) + 2
-        stripped = line.strip()
-        if not stripped:
+    opens = True  # the next line opens a block: page top, after a finished or short line
+    for raw_line, line, width in zip(text.split("\r\n"), lines, widths):
+        start, pos = pos, pos + len(raw_line) + 2
+        if not width:
+            opens = True
             continue
-        if candidate_line(stripped):
-            style = _line_style(raw, textpage, start, line, count)
+        start += len(raw_line) - len(raw_line.lstrip())
+        if opens and width < FULL_LINE * full and candidate_line(line):
+            style = reader.line(start, line)
             if style:
-                candidates.append((stripped, style))
-        elif len(body) < BODY_SAMPLES_PER_PAGE and _display_width(stripped) > CANDIDATE_MAX_WIDTH // 2:
-            style = _line_style(raw, textpage, start, line, count)
+                candidates.append((line, style))
+        elif len(body) < BODY_SAMPLES_PER_PAGE and width > CANDIDATE_MAX_WIDTH // 2 and not line[:1].isdigit():
+            style = reader.line(start, line)
             if style:
                 body.append(style)
+        opens = width < SHORT_LINE * full or line.rstrip(_CLOSERS)[-1:] in _ENDS
     return PageSamples(number, candidates, body)
 
 

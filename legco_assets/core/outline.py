@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from functools import lru_cache
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -43,6 +44,7 @@ TOC_REF = re.compile(
 _BARE_LABEL = re.compile(r"^(?:(?:Chapter|Part|Section|Appendix|Annex)\s+(?:\d{1,3}|[IVXL]{1,6}|[A-Z])|第[一二三四五六七八九十百\d]+\s*[章部篇節]|附\s*[錄件]\s*[一二三四五六七八九十\d]*)\s*[:：]?$", re.IGNORECASE)
 
 
+@lru_cache(maxsize=8192)
 def key(text: str) -> str:
     """A title as compared: look-alike code points mapped as the cleaner maps them (hints
     are read before cleaning), case, spaces and punctuation that layouts change dropped."""
@@ -160,15 +162,18 @@ class _Line:
     index: int  # position among the document's lines
 
 
-def _lines(doc: DocumentText) -> list[_Line]:
+def _page_lines(doc: DocumentText, number: int) -> list[_Line]:
+    """Non-blank lines of one page, with their span in ``doc.text``; ``index`` counts the
+    page's lines (titles never wrap across a page)."""
+    start = doc.page_starts[number - 1]
+    end = doc.page_starts[number] - len(doc.separator) if number < len(doc.page_starts) else len(doc.text)
     out: list[_Line] = []
-    pos = 0
-    for text in doc.text.split("\n"):
-        if text.strip():
-            out.append(_Line(text.strip(), pos, pos + len(text.rstrip()), 0, len(out)))
+    pos = start
+    for text in doc.text[start:end].split("\n"):
+        stripped = text.strip()
+        if stripped:
+            out.append(_Line(stripped, pos, pos + len(text.rstrip()), number, len(out)))
         pos += len(text) + 1
-    for line in out:
-        line.page = doc.page_at(line.start)
     return out
 
 
@@ -197,25 +202,28 @@ def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
     return k >= 0 and spans[k][0] <= offset < spans[k][1]
 
 
-def _hinted(lines: list[_Line], pages: list[Page], skip: list[tuple[int, int]]) -> list[tuple[_Line, int]]:
-    """Body lines that a reader's heading hint names, with the hint's rank, in order."""
-    by_page: dict[int, list[_Line]] = {}
-    for line in lines:
-        by_page.setdefault(line.page, []).append(line)
-    found: list[tuple[_Line, int]] = []
+def _hinted(doc: DocumentText, pages: list[Page], skip: list[tuple[int, int]]) -> dict[int, tuple[list[_Line], list[tuple[_Line, int]]]]:
+    """Per page with hints: its lines, and the lines a reader's heading hint names with the
+    hint's rank, in order."""
+    by_page: dict[int, tuple[list[_Line], list[tuple[_Line, int]]]] = {}
     for page in pages:
-        candidates = by_page.get(page.number, [])
+        if not page.headings or page.number > len(doc.page_starts):
+            continue
+        candidates = _page_lines(doc, page.number)
+        keys = [key(line.text) for line in candidates]
+        found: list[tuple[_Line, int]] = []
+        by_page[page.number] = (candidates, found)
         cursor = 0
         for hint in page.headings:
             text, rank = str(hint[0]), int(hint[1])
             target = key(text)
             for k in range(cursor, len(candidates)):
-                if target and key(candidates[k].text) == target:
+                if target and keys[k] == target:
                     if not _inside(skip, candidates[k].start):
                         found.append((candidates[k], rank))
                     cursor = k + 1
                     break
-    return found
+    return by_page
 
 
 _CONNECTOR = re.compile(r"\b(?:of|for|and|the|to|in|on|an|a|or|with|by|under|from|at|as)\s*$|[,，、&(（-]\s*$", re.IGNORECASE)
@@ -240,46 +248,50 @@ def _labelled(text: str) -> bool:
     return bool(markers.TOPIC_HEADING.match(text) or markers.CHAPTER_HEADING.match(text) or markers.ANNEX_HEADING.match(text))
 
 
-def _titles(found: list[tuple[_Line, int]], toc_keys: list[str], lines: list[_Line]) -> list[Heading]:
-    """Hinted lines joined into titles: a title wraps onto the next line set the same way
-    (:func:`_wraps`), or follows a bare label (``Chapter 2`` / ``Liability for …``).
+def _titles(hinted: dict[int, tuple[list[_Line], list[tuple[_Line, int]]]], toc_keys: list[str]) -> list[Heading]:
+    """Hinted lines joined into titles, page by page (a title never wraps across a page)."""
+    headings: list[Heading] = []
+    for number in sorted(hinted):
+        lines, found = hinted[number]
+        headings.extend(_page_titles(lines, found, toc_keys))
+    return headings
+
+
+def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: list[str]) -> list[Heading]:
+    """One page's titles: a title wraps onto the next line set the same way (:func:`_wraps`),
+    or follows a bare label (``Chapter 2`` / ``Liability for …``).
 
     Not titles: a group that starts mid-sentence, or that runs on into a body line starting
     mid-sentence (a bold list item or numbered paragraph whose prose goes on)."""
     from .headings import starts_lower
     from .structure import join_wrapped
 
+    named = {line.index for line, _ in found}
     headings: list[Heading] = []
-    group: list[tuple[_Line, int]] = []
-    hinted = {line.index for line, _ in found}
-
-    def runs_on(last: _Line) -> bool:
-        nxt = lines[last.index + 1] if last.index + 1 < len(lines) else None
-        return nxt is not None and nxt.page == last.page and nxt.index not in hinted and starts_lower(nxt.text)
-
-    def flush() -> None:
-        if group and not starts_lower(group[0][0].text) and not runs_on(group[-1][0]):
-            text = join_wrapped([line.text for line, _ in group])
-            rank = min(r for _, r in group)
-            first, last = group[0][0], group[-1][0]
-            headings.append(Heading(text, rank, first.page, first.start, last.end, "typography"))
-
+    groups: list[list[tuple[_Line, int]]] = []
     for line, rank in found:
+        group = groups[-1] if groups else None
         if group:
             prev, prev_rank = group[-1]
-            wraps = line.index == prev.index + 1 and line.page == prev.page and len(group) < MAX_TITLE_LINES
+            wraps = line.index == prev.index + 1 and len(group) < MAX_TITLE_LINES
             label = len(group) == 1 and _BARE_LABEL.match(prev.text) and not _labelled(line.text)
             text = join_wrapped([g.text for g, _ in group])
             if wraps and (label or rank == prev_rank and _wraps(text, line.text, toc_keys)):
                 group.append((line, rank))
                 continue
-            flush()
-        group = [(line, rank)]
-    flush()
+        groups.append([(line, rank)])
+    for group in groups:
+        first, last = group[0][0], group[-1][0]
+        nxt = lines[last.index + 1] if last.index + 1 < len(lines) else None
+        runs_on = nxt is not None and nxt.index not in named and starts_lower(nxt.text)
+        if starts_lower(first.text) or runs_on:
+            continue
+        text = join_wrapped([line.text for line, _ in group])
+        headings.append(Heading(text, min(r for _, r in group), first.page, first.start, last.end, "typography"))
     return headings
 
 
-def _from_toc(lines: list[_Line], entries: list[TocEntry], known: list[Heading], skip: list[tuple[int, int]]) -> list[Heading]:
+def _from_toc(doc: DocumentText, entries: list[TocEntry], known: list[Heading], skip: list[tuple[int, int]]) -> list[Heading]:
     """Body lines (one, or a title wrapped onto up to three) that print a contents entry,
     in a paper whose typography does not already mark the listed titles (where it does, a
     listed title found in body type is a table cell or a cross-reference, not a heading).
@@ -290,6 +302,7 @@ def _from_toc(lines: list[_Line], entries: list[TocEntry], known: list[Heading],
     if not wanted or any(key(h.text) in wanted for h in known):
         return []
     prefixes = {w[:n] for w in wanted for n in range(1, len(w) + 1)}
+    lines = [line for number in range(1, len(doc.page_starts) + 1) for line in _page_lines(doc, number)]
     keys = [key(line.text) for line in lines]
     out: list[Heading] = []
     k = 0
@@ -328,11 +341,10 @@ def nest(headings: list[Heading]) -> list[Heading]:
 
 def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section]) -> list[Heading]:
     """The outline's headings in document order, nested (empty when the paper gives none)."""
-    lines = _lines(doc)
     skip = _excluded(doc, sections)
     entries = toc_entries(sections)
-    typographic = _listed_outermost(_titles(_hinted(lines, pages, skip), [key(e.title) for e in entries], lines), entries)
-    listed = _from_toc(lines, entries, typographic, skip)
+    typographic = _listed_outermost(_titles(_hinted(doc, pages, skip), [key(e.title) for e in entries]), entries)
+    listed = _from_toc(doc, entries, typographic, skip)
     headings = sorted(typographic + listed, key=lambda h: h.char_start)
     return nest(headings)
 
