@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from . import markers
 
 CANDIDATE_MAX_WIDTH = 96  # display width (CJK = 2) of the longest line read as a possible title
-BODY_SAMPLES_PER_PAGE = 3  # long lines per page read for the body style
+BODY_SAMPLES_PER_PAGE = 1  # long lines per page read for the body style
 SIZE_STEP = 0.5  # sizes are compared in half points
 LARGER = 1.08  # a title set this much larger than the body needs no weight
 BOLD_WEIGHT = 600  # PDFium weight of a bold face
