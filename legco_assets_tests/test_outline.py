@@ -276,3 +276,23 @@ def test_real_papers_name_no_chunk_after_a_numbered_paragraph_or_list_item(name:
         labelled |= {h for h in path_ if NUMBERED.match(h) or LIST_ITEM.match(h)}
     for heading in labelled:
         assert not re.search(r"[，。；]", heading) and not _runs_on(heading, text), heading
+
+
+@pytest.mark.parametrize("paper", ["paper_e_qa", "paper_l_faq"])
+def test_qa_chunks_keep_their_topic_heading_under_the_papers_parts(paper: str) -> None:
+    """Q&A chunks: the topic heading above the question is the path's last element, under
+    the part the paper's fixed title opens (``備用問答``)."""
+    from .conftest import fixture_pdf
+
+    gold = json.loads((fixture_pdf(f"{paper}.pdf").with_suffix("").with_suffix(".gold.json")).read_text(encoding="utf-8"))
+    topics = {p["qa_id"]: p["heading"] for p in gold["pairs"]}
+    records = [r for r in _chunks(fixture_pdf(f"{paper}.pdf")) if r["metadata"]["section_type"] == "qa"]
+    assert {r["metadata"]["question_id"] for r in records} == set(topics)
+    for record in records:
+        meta = record["metadata"]
+        path = meta["section_path"]
+        want = topics[meta["question_id"]]
+        if want:
+            assert path and key(path[-1]) == key(want) and meta["section_heading"] == path[-1], (meta["question_id"], path)
+        if paper == "paper_e_qa":
+            assert path[0] == "備用問答", path

@@ -345,8 +345,34 @@ def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section])
     entries = toc_entries(sections)
     typographic = _listed_outermost(_titles(_hinted(doc, pages, skip), [key(e.title) for e in entries]), entries)
     listed = _from_toc(doc, entries, typographic, skip)
-    headings = sorted(typographic + listed, key=lambda h: h.char_start)
-    return nest(headings)
+    found = typographic + listed
+    if found:
+        found += _part_markers(doc, sections, found)
+    return nest(sorted(found, key=lambda h: h.char_start))
+
+
+_PART_MARKERS = (markers.SPEAKING_NOTES, markers.STANDBY_QA, markers.FAQ_TITLE, markers.HANSARD_BUSINESS)
+
+
+def _part_markers(doc: DocumentText, sections: list[Section], known: list[Heading]) -> list[Heading]:
+    """The parts of a LegCo paper the rules find by their fixed titles (``發言要點``,
+    ``備用問答``, ``Frequently Asked Questions``, a hansard's ``MOTIONS``), however they are set:
+    outermost, above the typography's headings (a standby Q&A's topics sit under it)."""
+    top = min(h.rank for h in known)
+    for heading in known:  # the typography found the part's title too: it is still a part
+        if any(p.match(heading.text) for p in _PART_MARKERS):
+            heading.rank = top - 0.5
+    taken = {h.char_start for h in known}
+    out: list[Heading] = []
+    for section in sections:
+        title = section.heading or ""
+        if section.type in {"qa", "toc"} or not title or section.char_start in taken:
+            continue
+        first_line = section.text.split("\n", 1)[0].strip()
+        if first_line == title and any(p.match(title) for p in _PART_MARKERS):
+            end = section.char_start + len(doc.text[section.char_start :].split("\n", 1)[0])
+            out.append(Heading(title, top - 0.5, section.start_page, section.char_start, end, "marker"))
+    return out
 
 
 def _listed_outermost(headings: list[Heading], entries: list[TocEntry]) -> list[Heading]:
