@@ -232,15 +232,20 @@ WRAPPED_WIDTH = 40  # display width of a title line long enough to have wrapped
 
 def _wraps(prev: str, line: str, toc_keys: list[str]) -> bool:
     """Whether ``line`` carries on the title ``prev`` (both set the same way): the contents
-    list joins them, or ``prev`` breaks mid-phrase or is long, in the same case."""
+    list joins them, or ``prev`` breaks mid-phrase (a connecting word, a long Chinese line,
+    an English line the next one carries on in lower case), in the same case."""
     joined = key(prev) + key(line)
     if any(k.startswith(joined) for k in toc_keys):
         return True
     if prev.isupper() != line.isupper():
         return False
-    from .structure import display_width
+    if _CONNECTOR.search(prev):
+        return True
+    if markers.CJK_CHAR.match(prev[-1:]) and markers.CJK_CHAR.match(line[:1]):
+        from .structure import display_width
 
-    return bool(_CONNECTOR.search(prev)) or display_width(prev) >= WRAPPED_WIDTH
+        return display_width(prev) >= WRAPPED_WIDTH  # Chinese breaks anywhere: a long line wrapped
+    return line[:1].islower()  # an English title carries on in lower case (``… of the`` / ``Ordinance``)
 
 
 def _labelled(text: str) -> bool:
