@@ -11,15 +11,16 @@ Speed: reading the style of every character of a 500-page paper would cost more 
 text extraction itself, so only *candidate lines* are read, one character each: lines that
 open a block (at the top of a page, after a blank line, a finished sentence or a short last
 line of a paragraph), are not as long as the page's running lines, and do not end a
-sentence or a clause (a title never does); plus a few long lines per page for the body
-style. Font names (``…-Bold``) are read once per font. :func:`page_samples` runs while the extractor has the text page
-open; :func:`assign_levels` then ranks the styles document-wide, once all pages are read.
+sentence or a clause (a title never does); plus one long line per page for the body style.
+Font names (``…-Bold``) are read once per font (PDFium keeps a document's fonts while the
+document is open, so a font handle names one font). :func:`page_samples` runs while the
+extractor has the text page open; :func:`assign_levels` then ranks the styles
+document-wide, once all pages are read.
 """
 
 from __future__ import annotations
 
 import ctypes
-import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -39,7 +40,6 @@ TITLE_PAGE = 1  # a style seen only on this page is the paper's title, not an ou
 
 _ENDS = set("。．.!?！？;；,，、:：")  # the sentence and clause ends of markers.SENTENCE_END / CLAUSE_END
 _CLOSERS = "」』”’\"')）]］】 "
-_LABEL = re.compile(r"^\s*(?:[(（]?\s*(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,5})\s*[)）.．、]\s*)+")
 
 
 @dataclass(frozen=True)
@@ -65,12 +65,8 @@ class PageSamples:
     body: list[LineStyle]
 
 
-def _display_width(text: str) -> int:
-    return len(text) + len(markers.CJK_CHAR.findall(text))
-
-
 def _width(line: str) -> int:
-    """:func:`_display_width` without a regex, for every line of every page: a CJK
+    """:func:`structure.display_width` without a regex, for every line of every page: a CJK
     character is three UTF-8 bytes and one character, so (bytes + characters) / 2 counts it
     twice and ASCII once (other three-byte marks count twice too, which is fine here)."""
     return (len(line.encode("utf-8")) + len(line)) // 2
@@ -89,7 +85,7 @@ def candidate_line(line: str) -> bool:
 def starts_lower(text: str) -> bool:
     """Whether a line starts mid-sentence (its first letter after any label is lower case):
     a title never does, though its wrapped second line may."""
-    first = next((ch for ch in _LABEL.sub("", text) if ch.isalpha()), "")
+    first = next((ch for ch in markers.LEADING_LABEL.sub("", text) if ch.isalpha()), "")
     return first.islower()
 
 

@@ -34,14 +34,6 @@ PATH_SEPARATOR = " > "
 MAX_TITLE_LINES = 3  # a title wraps onto at most this many lines
 TOC_MAX_ENTRY_LINES = 4  # a contents entry wraps onto at most this many lines
 _NOT_KEY = re.compile(r"[\s:：︰.．·…_\-–—,，、()（）]+")
-# a contents entry's reference: a page or paragraph number or range at the end of the line,
-# after leaders (``…… 12``, ``12 - 14``, ``第 1 - 9 段``, ``paragraphs 1-9``)
-TOC_REF = re.compile(
-    r"(?:\s*(?:\.{2,}|…+|·{2,}|_{2,}))?\s*(?:第\s*|paras?\.?\s*|paragraphs?\s*|pp?\.\s*)?"
-    r"(?P<first>\d{1,4})(?:\s*[-–至]\s*(?P<last>\d{1,4}))?\s*(?:段|頁)?\s*$",
-    re.IGNORECASE,
-)
-_BARE_LABEL = re.compile(r"^(?:(?:Chapter|Part|Section|Appendix|Annex)\s+(?:\d{1,3}|[IVXL]{1,6}|[A-Z])|第[一二三四五六七八九十百\d]+\s*[章部篇節]|附\s*[錄件]\s*[一二三四五六七八九十\d]*)\s*[:：]?$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=8192)
@@ -108,7 +100,7 @@ def toc_entries(sections: list[Section]) -> list[TocEntry]:
             if pending and (_opens_entry(line) or len(pending) >= TOC_MAX_ENTRY_LINES):
                 entries.append(TocEntry(_join(pending), None, None))
                 pending = []
-            m = TOC_REF.search(line)
+            m = markers.TOC_ENTRY_REF.search(line)
             title = line[: m.start()].strip() if m else line
             if m and (title or pending):
                 last = m["last"]
@@ -133,7 +125,7 @@ def absorb_toc_tail(sections: list[Section]) -> list[Section]:
             and prev.type == "toc"
             and section.type in {"narrative", "heading_only", "table"}
             and section.start_page == section.end_page == prev.end_page
-            and TOC_REF.search(section.text.rstrip().rsplit("\n", 1)[-1])
+            and markers.TOC_ENTRY_REF.search(section.text.rstrip().rsplit("\n", 1)[-1])
         ):
             prev.text = f"{prev.text}\n{section.text}"
             prev.char_end = section.char_end
@@ -226,7 +218,6 @@ def _hinted(doc: DocumentText, pages: list[Page], skip: list[tuple[int, int]]) -
     return by_page
 
 
-_CONNECTOR = re.compile(r"\b(?:of|for|and|the|to|in|on|an|a|or|with|by|under|from|at|as)\s*$|[,，、&(（-]\s*$", re.IGNORECASE)
 WRAPPED_WIDTH = 40  # display width of a title line long enough to have wrapped
 
 
@@ -239,13 +230,23 @@ def _wraps(prev: str, line: str, toc_keys: list[str]) -> bool:
         return True
     if prev.isupper() != line.isupper():
         return False
-    if _CONNECTOR.search(prev):
+    if markers.TITLE_BREAK.search(prev):
         return True
     if markers.CJK_CHAR.match(prev[-1:]) and markers.CJK_CHAR.match(line[:1]):
         from .structure import display_width
 
         return display_width(prev) >= WRAPPED_WIDTH  # Chinese breaks anywhere: a long line wrapped
     return line[:1].islower()  # an English title carries on in lower case (``… of the`` / ``Ordinance``)
+
+
+def _bare_label(text: str) -> bool:
+    """``Chapter 2``, ``第二章``, ``附錄二`` alone on a line: its title is on the next line."""
+    from .structure import display_width
+
+    chapter = markers.CHAPTER_HEADING.match(text)
+    if chapter:
+        return not text[chapter.end() :].strip(" :：︰")
+    return bool(markers.ANNEX_HEADING.match(text)) and display_width(text) <= 12 and len(text.split()) <= 2
 
 
 def _labelled(text: str) -> bool:
@@ -279,7 +280,7 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
         if group:
             prev, prev_rank = group[-1]
             wraps = line.index == prev.index + 1 and len(group) < MAX_TITLE_LINES
-            label = len(group) == 1 and _BARE_LABEL.match(prev.text) and not _labelled(line.text)
+            label = len(group) == 1 and _bare_label(prev.text) and not _labelled(line.text)
             text = join_wrapped([g.text for g, _ in group])
             if wraps and (label or rank == prev_rank and _wraps(text, line.text, toc_keys)):
                 group.append((line, rank))
