@@ -40,10 +40,11 @@ def _first_lines(text: str, lines: int = 2, width: int = 100) -> list[str]:
     return [ln[:width] + ("…" if len(ln) > width else "") for ln in found]
 
 
-def _content_line(text: str, heading: str | None) -> str:
-    """The first line that says something: chunks may start with their section heading."""
+def _content_line(text: str, heading: str | None, path: str = "") -> str:
+    """The first line that says something: chunks may start with their section path."""
     lines = _first_lines(text, 3, 200)
-    return next((ln for ln in lines if ln != (heading or "").strip()), lines[0] if lines else "")
+    skip = {(heading or "").strip(), path.strip()}
+    return next((ln for ln in lines if ln not in skip), lines[0] if lines else "")
 
 
 def _pages(meta: dict[str, Any]) -> str:
@@ -89,19 +90,37 @@ def cmd_chunks(args: argparse.Namespace) -> int:
             continue
         m = chunk["metadata"]
         label = m.get("question_id") or m["section_type"]
-        shown = m.get("question_text") or _content_line(chunk["text"], m.get("section_heading"))
+        path = _path(m)
+        shown = m.get("question_text") or _content_line(chunk["text"], m.get("section_heading"), path)
         table = " [table]" if m.get("has_table") else ""
-        heading = (m.get("section_heading") or "")[:24]
-        print(f"{chunk['id']:<40} {label:<14} {_pages(m):<8} {heading:<24} {shown[:80]}{table}")
+        where = path if len(path) <= 40 else "…" + path[-39:]
+        print(f"{chunk['id']:<40} {label:<14} {_pages(m):<8} {where:<40} {shown[:80]}{table}")
     return 0
 
 
 # -- query ------------------------------------------------------------------------------------
+def _path(meta: dict[str, Any]) -> str:
+    """The chunk's section path as a reader cites it (``A > B > C``)."""
+    from legco_assets.core.outline import join_path, split_path
+
+    return join_path(split_path(meta.get("section_path")))
+
+
+def _in_section(meta: dict[str, Any], text: str) -> bool:
+    """``--section TEXT``: some heading on the chunk's path contains TEXT (any case)."""
+    from legco_assets.core.outline import split_path
+
+    wanted = text.casefold()
+    return any(wanted in heading.casefold() for heading in split_path(meta.get("section_path")))
+
+
 def _print_hit(hit: Any) -> None:
     m = hit.metadata
     label = m.get("question_id") or m.get("section_type", "")
     via = " · ".join(f"{name} {rank}" for name, rank in hit.ranks.items())
     print(f"#{hit.rank:<2} {hit.score:.4f}  {hit.record['document_id']}  {_pages(m)}  {label}  ({via})  {hit.id}")
+    if _path(m):
+        print(f"    § {_path(m)}")
     for line in _first_lines(hit.text):
         print(f"    {line}")
 
@@ -128,7 +147,14 @@ def cmd_query(args: argparse.Namespace) -> int:
     if problem:
         return _fail(problem)
     mode = Mode(args.mode or DEFAULT_MODE)
-    hits = retriever.search(args.text, args.k, strategy, mode, args.document, args.all_versions)
+    if args.section:
+        # filter a deeper ranking, then keep k: hits outside the section must not use up k
+        hits = retriever.search(args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions)
+        hits = [hit for hit in hits if _in_section(hit.metadata, args.section)][: args.k]
+        for rank, hit in enumerate(hits, start=1):
+            hit.rank = rank
+    else:
+        hits = retriever.search(args.text, args.k, strategy, mode, args.document, args.all_versions)
     if retriever.translator and mode is Mode.hybrid:
         translation = retriever.translation(args.text)  # asked once: the search already did
         said = f"also searched as: {translation}" if translation else "not translated (no usable LLM reply)"
@@ -227,6 +253,7 @@ def add_commands(sub: Any) -> None:
     query.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
     query.add_argument("--strategy", choices=STRATEGIES, help="default: DEFAULT_CHUNKING_STRATEGY")
     query.add_argument("--mode", choices=MODES, help="default: the mode the eval shows best (hybrid)")
+    query.add_argument("--section", metavar="TEXT", help="keep hits whose section path has a heading containing TEXT")
     query.add_argument("--document", help="only this document id")
     query.add_argument("--all-versions", action="store_true", help="also search archived versions")
     query.add_argument("--json", action="store_true", help="chunk records with rank and score, one per line")

@@ -70,6 +70,11 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
         assert result.success and parses["n"] == 1
         meta = result.asset_materializations_for_node("chunks")[0].metadata
         assert meta["strategy"].value == "token" and meta["chunks"].value >= 2
+        assert "| question | section path | pages |" in meta["preview"].value  # issue 22
+        structure = result.asset_materializations_for_node("document_structure")[0].metadata
+        assert isinstance(structure["outline"], dg.MarkdownMetadataValue) and structure["headings"].value >= 0
+        stored = json.loads((data / "documents" / key / "structure.json").read_text())
+        assert all("path" in s and "level" in s for s in stored["sections"]) and "outline" in stored
         checks = result.get_asset_check_evaluations()
         assert checks and all(c.passed for c in checks)
 

@@ -95,8 +95,8 @@ def test_html_source_is_one_page_of_kind_html_with_its_headings() -> None:
     assert (extracted.kind, extracted.extractor, [p.number for p in extracted.pages]) == ("html", "lxml", [1])
     page = extracted.pages[0]
     lines = page.raw.split("\n")
-    assert [(h["level"], h["text"]) for h in page.headings] == [(1, "常見問題 - 有薪年假"), (2, "問題及答案")]
-    assert all(lines[h["line"]] == h["text"] for h in page.headings), "each heading is a line of its own"
+    assert [(level, text) for text, level in page.headings] == [(1, "常見問題 - 有薪年假"), (2, "問題及答案")]
+    assert all(text in lines for text, _ in page.headings), "each heading is a line of its own"
 
 
 def test_layout_rows_run_labels_into_their_text_and_data_tables_become_markdown() -> None:

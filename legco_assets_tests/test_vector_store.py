@@ -43,8 +43,20 @@ def test_strategies_coexist_and_metadata_is_scalar(settings: Settings) -> None:
     replace_document(collection, _records(["a", "b"], "s", "token"), "doc", "token", "s")
     stored = stored_chunks(collection)
     assert sorted(c["id"] for c in stored) == ["doc:question:0", "doc:token:0", "doc:token:1"]
-    for c in stored:
-        assert all(isinstance(v, (str, int, float, bool)) for v in c["metadata"].values())
+    for c in stored:  # issue 22: section_path comes back as the list the record has
+        assert all(isinstance(v, (str, int, float, bool)) for k, v in c["metadata"].items() if k != "section_path")
+        assert c["metadata"]["section_path"] == []
+    raw = collection.get(include=["metadatas"])["metadatas"]
+    assert all(isinstance(v, (str, int, float, bool)) for m in raw for v in m.values()), "Chroma holds scalars only"
+
+
+def test_section_path_is_stored_joined_and_read_back_as_a_list(settings: Settings) -> None:
+    collection = open_collection(settings)
+    chunk = Chunk("doc", "question", 0, "預算案", 1, 1, "narrative", 5, section_heading="中小企業",
+                  section_path=["第二章支援企業", "中小企業"])
+    replace_document(collection, [chunk.to_record("doc.pdf", "s")], "doc", "question", "s")
+    assert collection.get(ids=["doc:question:0"], include=["metadatas"])["metadatas"][0]["section_path"] == "第二章支援企業 > 中小企業"
+    assert stored_chunks(collection)[0]["metadata"]["section_path"] == ["第二章支援企業", "中小企業"]
 
 
 def test_reopened_collection_finds_its_embedding_function_and_cache(settings: Settings) -> None:

@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from .errors import DocumentError
 from .records import ExtractedDocument, Page
 
+_MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 TEXT_SUFFIXES = {".txt": "txt", ".md": "md", ".markdown": "md"}
 HTML_SUFFIXES = {".html", ".htm"}
 SUPPORTED_SUFFIXES = {".pdf", ".docx", *TEXT_SUFFIXES, *HTML_SUFFIXES}
@@ -69,17 +72,22 @@ def extract_document(source: SourceBytes) -> ExtractedDocument:
         from .html_reader import read_html
 
         html = read_html(source.path, source.data)
-        page = Page(number=1, raw=html.text, headings=html.headings)
+        headings = [[h["text"], h["level"]] for h in html.headings]
+        page = Page(number=1, raw=html.text, headings=headings)
         return ExtractedDocument(path=str(source.path), kind=kind, extractor="lxml", pages=[page])
+    hints: dict[int, list[list[Any]]] = {}
     if kind == "pdf":
-        extractor, texts = _pdf_texts(source)
+        extractor, texts, hints = _pdf_texts(source)
     elif kind == "docx":
-        extractor, texts = "python-docx", [_docx_text(source)]
+        text, docx_hints = _docx_text(source)
+        extractor, texts, hints = "python-docx", [text], {1: docx_hints}
     else:
         extractor, texts = "text", [source.data.decode("utf-8", errors="replace").lstrip("\ufeff")]
+        if kind == "md":
+            hints = {1: markdown_headings(texts[0])}
     if kind != "pdf" and not "".join(texts).strip():
         raise DocumentError(source.path, "empty document (no text)")
-    pages = [Page(number=i + 1, raw=t) for i, t in enumerate(texts)]
+    pages = [Page(number=i + 1, raw=t, headings=hints.get(i + 1, [])) for i, t in enumerate(texts)]
     return ExtractedDocument(path=str(source.path), kind=kind, extractor=extractor, pages=pages)
 
 
@@ -88,16 +96,16 @@ def _normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x02", "").replace("\ufffe", "")
 
 
-def _pdf_texts(source: SourceBytes) -> tuple[str, list[str]]:
+def _pdf_texts(source: SourceBytes) -> tuple[str, list[str], dict[int, list[list[Any]]]]:
     if not source.data.lstrip()[:5].startswith(b"%PDF"):
         raise DocumentError(source.path, "not a PDF (the file does not start with %PDF)")
     try:
-        return "pypdfium2", _pdfium_texts(source)
+        return ("pypdfium2", *_pdfium_texts(source))
     except DocumentError:
         raise
     except Exception as pdfium_error:  # PDFium refused the file: try the pure-Python reader
         try:
-            return "pypdf", _pypdf_texts(source)
+            return "pypdf", _pypdf_texts(source), {}
         except DocumentError:
             raise
         except Exception:
@@ -111,8 +119,12 @@ def _pdf_reason(exc: Exception) -> str:
     return "corrupt or truncated PDF (cannot be parsed)"
 
 
-def _pdfium_texts(source: SourceBytes) -> list[str]:
+def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[Any]]]]:
+    """Text per page, and the heading hints the typography gives (:mod:`headings`), read
+    while each text page is open."""
     import pypdfium2 as pdfium
+
+    from .headings import assign_levels, page_samples
 
     try:
         pdf = pdfium.PdfDocument(source.data)
@@ -123,14 +135,16 @@ def _pdfium_texts(source: SourceBytes) -> list[str]:
     try:
         if len(pdf) == 0:
             raise DocumentError(source.path, "PDF has no pages")
-        texts = []
+        texts, samples, fonts = [], [], {}
         for index in range(len(pdf)):
             page = pdf[index]
             textpage = page.get_textpage()
-            texts.append(_normalise_newlines(textpage.get_text_range()))
+            text = textpage.get_text_range()
+            samples.append(page_samples(textpage.raw, text, index + 1, fonts))
+            texts.append(_normalise_newlines(text))
             textpage.close()
             page.close()
-        return texts
+        return texts, assign_levels(samples)
     finally:
         pdf.close()
 
@@ -157,8 +171,33 @@ def _pypdf_texts(source: SourceBytes) -> list[str]:
         pypdf_logger.setLevel(level)
 
 
-def _docx_text(source: SourceBytes) -> str:
-    """Paragraphs and tables in body order; tables become Markdown straight away."""
+def markdown_headings(text: str) -> list[list[Any]]:
+    """``# Title`` lines of a Markdown file as heading hints (the line as it reads, level)."""
+    hints: list[list[Any]] = []
+    for line in text.split("\n"):
+        m = _MD_HEADING.match(line)
+        if m:
+            hints.append([line.strip(), len(m[1])])
+    return hints
+
+
+def _docx_level(paragraph: Any) -> int | None:
+    """Outline level of a DOCX paragraph from its style: ``Title`` 1, ``Heading N`` N
+    (styles built on a heading style count as it)."""
+    style = paragraph.style
+    while style is not None:
+        name = (style.name or "").strip().lower()
+        if name == "title":
+            return 1
+        if name.startswith("heading") and name[7:].strip().isdigit():
+            return int(name[7:].strip())
+        style = style.base_style
+    return None
+
+
+def _docx_text(source: SourceBytes) -> tuple[str, list[list[Any]]]:
+    """Paragraphs and tables in body order; tables become Markdown straight away. Paragraphs
+    in a Title or Heading style are also returned as heading hints ``[text, level]``."""
     import docx
     from docx.table import Table as DocxTable
     from docx.text.paragraph import Paragraph
@@ -170,15 +209,20 @@ def _docx_text(source: SourceBytes) -> str:
     except Exception as exc:
         raise DocumentError(source.path, "corrupt DOCX (cannot be parsed)") from exc
     blocks: list[str] = []
+    hints: list[list[Any]] = []
     for child in document.element.body.iterchildren():
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "p":
-            blocks.append(Paragraph(child, document).text)
+            paragraph = Paragraph(child, document)
+            blocks.append(paragraph.text)
+            level = _docx_level(paragraph) if paragraph.text.strip() else None
+            if level:
+                hints.append([paragraph.text.strip(), level])
         elif tag == "tbl":
             rows = [[cell.text.strip() for cell in row.cells] for row in DocxTable(child, document).rows]
             if rows:
                 blocks.append(to_markdown(rows[0], rows[1:]))
-    return "\n".join(blocks)
+    return "\n".join(blocks), hints
 
 
 def render_page_png(pdf_bytes: bytes, page_number: int, dpi: int = 150) -> bytes:

@@ -30,6 +30,13 @@ FIRST_PAGE_HEADER = re.compile(r"^\([A-Z]{1,2}\)$")  # (E) in the top corner of 
 # --- document structure -------------------------------------------------------------------
 TOC_LEADER = re.compile(r"(?:\.{3,}|…{2,}|·{4,}|_{4,}|\s\.\s\.\s\.)\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*$")
 TOC_TITLE = re.compile(r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents)(?:\s+(?:Page|頁數|頁次|頁))?\s*$", re.IGNORECASE)
+# a contents entry's reference: a page or paragraph number or range at the end of the line,
+# after leaders (``…… 12``, ``12 - 14``, ``第 1 - 9 段``, ``paragraphs 1-9``)
+TOC_ENTRY_REF = re.compile(
+    r"(?:\s*(?:\.{2,}|…+|·{2,}|_{2,}))?\s*(?:第\s*|paras?\.?\s*|paragraphs?\s*|pp?\.\s*)?"
+    r"(?P<first>\d{1,4})(?:\s*[-–至]\s*(?P<last>\d{1,4}))?\s*(?:段|頁)?\s*$",
+    re.IGNORECASE,
+)
 # inside a table of contents only: an entry that ends with its page (``前言 2``, ``… 46 - 60``)
 TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
 
@@ -107,6 +114,10 @@ FAQ_TITLE = re.compile(
     r"^(?:Frequently\s+Asked\s+Questions|FAQs?|常見問題(?:解答)?|問與答|Questions?\s+and\s+Answers?)(?:\s+(?:on|about|regarding|for|關於)\b.*)?\s*[:：]?\s*$",
     re.IGNORECASE,
 )
+# a title line broken mid-phrase (``Liability for Compensation for`` / ``Work Injury …``)
+TITLE_BREAK = re.compile(r"\b(?:of|for|and|the|to|in|on|an|a|or|with|by|under|from|at|as)\s*$|[,，、&(（-]\s*$", re.IGNORECASE)
+# the label in front of a list item or numbered title (``1.``, ``(a)``, ``(iii)``, ``A.``)
+LEADING_LABEL = re.compile(r"^\s*(?:[(（]?\s*(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,5})\s*[)）.．、]\s*)+")
 # ``1. Background`` / ``2.1 現行機制``: a numbered section title (judged further by the caller)
 NUMBERED_HEADING = re.compile(r"^(?P<num>\d{1,2})(?:\.\d{1,2})*[.．、]?\s+(?P<text>[A-Z\u4e00-\u9fff].*)$")
 SPEAKING_NOTES = re.compile(

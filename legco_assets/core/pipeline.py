@@ -154,11 +154,15 @@ def text_pages(source: SourceBytes) -> tuple[ExtractedDocument, list[Page]]:
 def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> "StructureResult":
     """Rules first; the LLM (when configured) where the rules are unsure or with
     ``QA_STRUCTURE_MODE=llm``. ``.sections`` are the sections, the rest is how they were found
-    (path, LLM calls/cached/tokens/seconds, dropped items, notes) for ``structure.json``."""
+    (path, LLM calls/cached/tokens/seconds, dropped items, notes) for ``structure.json``.
+    Every section then gets its heading path from the paper's outline (:mod:`outline`)."""
     from .llm_structure import resolve_structure
+    from .outline import apply_outline
 
     doc = DocumentText.from_pages(pages)
-    return resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
+    result = resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
+    result.sections, _ = apply_outline(doc, result.sections, pages, settings.qa_include_internal_refs)
+    return result
 
 
 def find_page_tables(source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None, geometry: Any = None) -> Any:
@@ -211,7 +215,10 @@ def build_chunks(
 
             pages = embed_tables_in_pages(pages, every_table)
         doc = DocumentText.from_pages(pages)
-        return TokenChunkingStrategy(settings.chunk_size, settings.chunk_overlap).chunk(document_id, doc)
+        chunks = TokenChunkingStrategy(settings.chunk_size, settings.chunk_overlap).chunk(document_id, doc)
+        if sections is None:
+            sections = find_structure(pages, settings).sections
+        return with_paths(chunks, doc, sections)
     from .question_chunking import QuestionChunkingStrategy
 
     doc = DocumentText.from_pages(pages)
@@ -231,6 +238,17 @@ def label_coverage(pages: list[Page], sections: list[Section]) -> "LabelCoverage
     return coverage(DocumentText.from_pages(pages).text, sections)
 
 
+def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:
+    """Token windows carry the path of the section where they start."""
+    from .outline import path_at, path_starts
+
+    starts = path_starts(doc, sections)
+    for chunk in chunks:
+        chunk.section_path = path_at(starts, chunk.char_start or 0)
+        chunk.section_heading = chunk.section_path[-1] if chunk.section_path else None
+    return chunks
+
+
 def chunk_file(
     path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, warn: Callable[[str], None] | None = None
 ) -> list[dict[str, Any]]:
@@ -247,8 +265,8 @@ def chunk_file(
 
             pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
             require_text(path, pages)
-        sections = find_structure(pages, settings, llm).sections if strategy is Strategy.question else None
-        if sections is not None and warn is not None:
+        sections = find_structure(pages, settings, llm if strategy is Strategy.question else None).sections
+        if strategy is Strategy.question and warn is not None:
             coverage = label_coverage(pages, sections)
             if not coverage.ok:
                 warn(f"{path}: {coverage.message}")
@@ -342,10 +360,15 @@ def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None 
     the LLM cost (calls, cached, tokens, seconds), its ``"labels"`` entry the question labels
     seen against the pairs made (:mod:`label_guard`), for the asset's metadata and check."""
     art = Artifacts(settings, document_id)
+    from .outline import outline_of
+
     pages = art.pages()
     result = find_structure(pages, settings, llm)
     labels = label_coverage(pages, result.sections).to_dict()
-    art.write_json("structure.json", {"sections": [s.to_dict() for s in result.sections], "llm": result.metadata(), "labels": labels})
+    art.write_json(
+        "structure.json",
+        {"sections": [s.to_dict() for s in result.sections], "outline": outline_of(result.sections), "llm": result.metadata(), "labels": labels},
+    )
     return result.sections
 
 
@@ -362,7 +385,7 @@ def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = N
 def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> list[dict[str, Any]]:
     art = Artifacts(settings, document_id)
     info = art.source()
-    sections = art.sections() if strategy is Strategy.question else None
+    sections = art.sections() if strategy is Strategy.question or art.path("structure.json").exists() else None
     chunks = build_chunks(document_id, strategy, art.pages(), settings, sections, art.tables())
     records = [c.to_record(info.filename, info.sha256) for c in chunks]
     art.write_chunks(strategy, records)

@@ -6,7 +6,8 @@ Chunks are built from the sections :mod:`structure` found (or an LLM produced):
   cut on paragraph, then line, then sentence boundaries; every piece starts with the
   question again and carries the pair's metadata plus ``part``/``parts``.
 * ``narrative`` / ``table`` -- paragraph-bounded windows of ``chunk_size`` tokens, each
-  prefixed with the heading (and the heading above it).
+  starting with its section path on one line (``A > B > C``); a section never runs past a
+  heading, so neither does a chunk.
 * ``speaking_notes`` -- one chunk per top-level bullet, its sub-bullets included, prefixed
   with the heading.
 * ``toc`` / ``heading_only`` -- no chunk.
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 
 from . import council, markers
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
+from .outline import join_path, path_at, path_starts, rule_path
 from .records import Chunk, DocumentText, PageTables, Section, Table
 from .structure import drop_internal_refs, join_pages, looks_tabular
 from .token_chunking import TokenChunkingStrategy, token_windows
@@ -238,16 +240,19 @@ class QuestionChunkingStrategy:
                 for c in self._section_chunks(document_id, doc, s, tables, fallback="sections")
             ]
             return _numbered(chunks)
-        return self._token_fallback(document_id, doc, tables)
+        return self._token_fallback(document_id, doc, tables, sections)
 
-    def _token_fallback(self, document_id: str, doc: DocumentText, tables: PageTables) -> list[Chunk]:
+    def _token_fallback(self, document_id: str, doc: DocumentText, tables: PageTables, sections: list[Section]) -> list[Chunk]:
         if tables.all():
             doc = _embedded_doc(doc, tables.all())
         overlap = min(self.chunk_overlap, self.chunk_size - 1)
         chunks = TokenChunkingStrategy(self.chunk_size, overlap, self.name).chunk(document_id, doc)
+        starts = path_starts(doc, sections)
         for chunk in chunks:
             chunk.section_type = "narrative"
             chunk.extra["fallback"] = "token"
+            chunk.section_path = path_at(starts, chunk.char_start or 0)
+            chunk.section_heading = chunk.section_path[-1] if chunk.section_path else None
         return chunks
 
 
@@ -259,6 +264,7 @@ def _numbered(chunks: list[Chunk]) -> list[Chunk]:
 
 
 def _make_chunk(document_id: str, strategy: str, text: str, section: Section, section_type: str, has_table: bool) -> Chunk:
+    path = rule_path(section)
     return Chunk(
         document_id=document_id,
         strategy=strategy,
@@ -269,9 +275,10 @@ def _make_chunk(document_id: str, strategy: str, text: str, section: Section, se
         section_type=section_type,
         token_count=count_tokens(text),
         has_table=has_table,
-        section_heading=section.heading,
+        section_heading=path[-1] if path else None,
         char_start=section.char_start,
         char_end=section.char_end,
+        section_path=path,
     )
 
 
@@ -377,9 +384,9 @@ def _prefixed_windows(prefix: str, body: str, budget: int, limit: int, overlap: 
 
 
 def _heading_prefix(section: Section) -> str:
-    """Parent heading and heading, one per line, for narrative and notes chunks."""
-    lines = [h for h in (section.parent_topic, section.heading) if h]
-    return "\n".join(dict.fromkeys(lines))
+    """The context line of narrative and notes chunks: the section path on one line
+    (``A > B > C``), so a chunk read alone says where in the paper it is."""
+    return join_path(rule_path(section))
 
 
 def _strip_heading(text: str, heading: str | None) -> str:

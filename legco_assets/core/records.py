@@ -28,7 +28,9 @@ class Page:
     number: int  # 1-based
     raw: str
     cleaned: str = ""
-    headings: list[dict[str, Any]] = field(default_factory=list)
+    # heading hints the reader saw on this page, outermost level 1: ``[line text, level]``
+    # (PDF typography, DOCX heading styles, HTML h1-h6, Markdown #); :mod:`outline` uses them
+    headings: list[list[Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -190,6 +192,8 @@ class Section:
     parent_question_id: str | None = None
     asker: str | None = None
     answerer: str | None = None
+    level: int | None = None  # depth of ``heading`` in the outline (1 = outermost); None: no heading
+    path: list[str] = field(default_factory=list)  # headings above and including this one, outermost first
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -220,6 +224,7 @@ class Chunk:
     parts: int | None = None
     char_start: int | None = None
     char_end: int | None = None
+    section_path: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -227,7 +232,9 @@ class Chunk:
         return f"{self.document_id}:{self.strategy}:{self.index}"
 
     def metadata(self, filename: str, content_sha256: str, is_latest_version: bool = True) -> dict[str, Any]:
-        """Scalar-only metadata (Chroma's rule); Q&A keys are absent, not empty, elsewhere."""
+        """The record's metadata: scalars, and ``section_path`` as a list (outermost heading
+        first, on every chunk; :mod:`vector_store` joins it for Chroma, which stores scalars
+        only); Q&A keys are absent, not empty, elsewhere."""
         meta: dict[str, Any] = {
             "strategy_type": self.strategy,
             "section_type": self.section_type,
@@ -239,6 +246,7 @@ class Chunk:
             "filename": filename,
             "content_sha256": content_sha256,
             "is_latest_version": is_latest_version,
+            "section_path": list(self.section_path),
         }
         optional = {
             "question_id": self.question_id,

@@ -39,6 +39,13 @@ TABLE_RUN = 6  # consecutive short cell lines that make a cell-per-line table
 LEVEL1 = {"level1", "speaking", "standby"}
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
 _CN_DIGITS = "一二三四五六七八九十"
+# exactly what str.isdigit() accepts (decimal digits and the superscript, subscript and
+# circled digits), as one regex: a field is tested without a per-character Python loop
+_DIGIT = re.compile(
+    "[\\d\u00b2\u00b3\u00b9\u1369-\u1371\u19da\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c"
+    "\u2488-\u2490\u24ea\u24f5-\u24fd\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792"
+    "\U00010a40-\U00010a43\U00010e60-\U00010e68\U00011052-\U0001105a\U0001f100-\U0001f10a]"
+)
 
 
 # -- small text helpers -----------------------------------------------------------------------
@@ -136,7 +143,7 @@ def _row_figures(line: str) -> int:
     fields = line.split()
     if not 3 <= len(fields) <= 10 or markers.CJK_CLAUSE_PUNCT.search(line) or markers.SENTENCE_END.search(line):
         return 0
-    return sum(1 for f in fields if any(ch.isdigit() for ch in f))
+    return sum(1 for f in fields if _DIGIT.search(f)) if _DIGIT.search(line) else 0
 
 
 def _cell_like(line: str) -> bool:
@@ -162,7 +169,7 @@ def looks_tabular(text: str) -> bool:
             run = rows = rich_rows = figures = 0
             continue
         run, rows, rich_rows = run + 1, rows + bool(row_figures), rich_rows + (row_figures >= 2)
-        figures += any(ch.isdigit() for ch in s)
+        figures += bool(_DIGIT.search(s))
         if (run >= 3 and rows >= 2) or rich_rows >= 2 or (run >= TABLE_RUN and figures >= 2):
             return True
     return False
@@ -747,7 +754,7 @@ def _mostly_cells(text: str) -> bool:
     if len(lines) < 8:
         return False
     cells = [ln for ln in lines if display_width(ln) <= 30 and not markers.SENTENCE_END.search(ln)]
-    figures = sum(1 for ln in cells if any(ch.isdigit() for ch in ln))
+    figures = sum(1 for ln in cells if _DIGIT.search(ln))
     return len(cells) >= 0.7 * len(lines) and figures >= 0.3 * len(cells)
 
 

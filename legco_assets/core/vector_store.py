@@ -89,10 +89,28 @@ def replace_document(collection: Any, records: list[dict[str, Any]], document_id
             lambda: collection.upsert(
                 ids=[r["id"] for r in batch],
                 documents=[r["text"] for r in batch],
-                metadatas=[{**r["metadata"], "document_id": r["document_id"], "page_number": r["page_number"]} for r in batch],
+                metadatas=[to_chroma({**r["metadata"], "document_id": r["document_id"], "page_number": r["page_number"]}) for r in batch],
             )
         )
     return WriteResult(written=len(records), deleted=len(stale), archived=archived, ids=new_ids)
+
+
+def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
+    """Chroma stores scalars only: ``section_path`` goes in joined with `` > ``."""
+    from .outline import join_path
+
+    if isinstance(meta.get("section_path"), list):
+        meta = {**meta, "section_path": join_path(meta["section_path"])}
+    return meta
+
+
+def from_chroma(meta: dict[str, Any]) -> dict[str, Any]:
+    """A stored chunk's metadata as the chunk record has it: ``section_path`` a list again."""
+    from .outline import split_path
+
+    if "section_path" in meta:
+        meta = {**meta, "section_path": split_path(meta["section_path"])}
+    return meta
 
 
 def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> int:
@@ -106,7 +124,7 @@ def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> 
         doc_id, rest = current["ids"][i].split(":", 1)
         ids.append(f"{doc_id}@{meta['content_sha256'][:8]}:{rest}")
         docs.append(current["documents"][i])
-        metas.append({**meta, "is_latest_version": False})
+        metas.append(to_chroma({**meta, "is_latest_version": False}))
         vectors.append(current["embeddings"][i])
     with_retries(lambda: collection.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=vectors))
     return len(ids)
@@ -118,7 +136,7 @@ def stored_chunks(collection: Any, where: dict[str, Any] | None = None, embeddin
     include = ["metadatas", "documents"] + (["embeddings"] if embeddings else [])
     got = with_retries(lambda: collection.get(where=where, include=include))
     chunks = [
-        {"id": i, "text": d, "metadata": m}
+        {"id": i, "text": d, "metadata": from_chroma(m)}
         for i, d, m in zip(got["ids"], got["documents"] or [], got["metadatas"] or [])
     ]
     if embeddings:

@@ -212,21 +212,23 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
     # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
     # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
     check_specs=[dg.AssetCheckSpec(name, asset="document_structure") for name in STRUCTURE_CHECKS],
-    description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans and pages; rules first, LLM when unsure.",
+    description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans, pages and heading paths; rules first, LLM when unsure; the outline from typography and the contents list.",
 )
 @reasons_as_failures
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    from legco_assets.core.outline import join_path, outline_markdown, outline_of
     from legco_assets.core.structure import structure_summary
 
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
     stored = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")
     how, labels = stored["llm"], stored["labels"]
-    rows = [[s.type, s.qa_id or "", (s.heading or "")[:40], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
-    header = ["type", "id", "heading", "pages", "table"]
+    rows = [[s.type, s.qa_id or "", join_path(s.path)[-60:], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    header = ["type", "id", "section path", "pages", "table"]
     if any(s.question_kind for s in sections):  # Council proceedings: who asked, which question it follows
         header += COUNCIL_COLUMNS
         rows = [row + [s.question_kind or "", s.asker or "", s.parent_question_id or ""] for row, s in zip(rows, sections)]
+    outline = outline_of(sections)
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
@@ -239,6 +241,8 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "llm_dropped": dg.MetadataValue.json(how["dropped"]),
             **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
             "structure": dg.MetadataValue.md(_md_table(header, rows[:200])),
+            "headings": len(outline),
+            "outline": dg.MetadataValue.md(outline_markdown(outline)),
         },
         check_results=_check_results(structure_checks(structure_summary(sections)) + [_labels_check(labels)], dg.AssetCheckSeverity.WARN),
     )
@@ -282,11 +286,11 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[s
         m = r["metadata"]
         pages = f"{m['page_start']}–{m['page_end']}" if m["page_end"] != m["page_start"] else str(m["page_start"])
         body = r["text"]
-        heading = m.get("section_heading")
-        if heading and body.lstrip().startswith(heading):  # headings are prepended to narrative/notes
-            body = body.lstrip()[len(heading) :]
-        rows.append([m.get("question_id", ""), (heading or "")[:30], pages, _first_line(body, 60), m["token_count"]])
-    header = ["question", "heading", "pages", "first line", "tokens"]
+        path = " > ".join(m.get("section_path") or [])
+        if path and body.lstrip().startswith(path):  # the path is the first line of narrative/notes
+            body = body.lstrip()[len(path) :]
+        rows.append([m.get("question_id", ""), path[-60:], pages, _first_line(body, 60), m["token_count"]])
+    header = ["question", "section path", "pages", "first line", "tokens"]
     if any("question_kind" in r["metadata"] for r in records[:60]):
         header += COUNCIL_COLUMNS
         for row, r in zip(rows, records):

@@ -1,0 +1,207 @@
+"""Heading candidates from the page itself: PDFium's font size and weight per line.
+
+Why: a paper's text says little about which short line is a title. ``10. 在政府推出…`` is a
+numbered paragraph whose first line happens to be short; ``(三) 寬減…`` is a list item;
+``Chapter 2`` / ``Liability for …`` is one title on two lines. The typesetter already said
+which is which: titles are set larger or bolder than the running text. PDFium gives each
+character's font size, weight, text matrix and render mode, so a line's style costs a few
+calls.
+
+Speed: reading the style of every character of a 500-page paper would cost more than the
+text extraction itself, so only *candidate lines* are read, one character each: lines that
+open a block (at the top of a page, after a blank line, a finished sentence or a short last
+line of a paragraph), are not as long as the page's running lines, and do not end a
+sentence or a clause (a title never does); plus one long line per page for the body style.
+Font names (``…-Bold``) are read once per font (PDFium keeps a document's fonts while the
+document is open, so a font handle names one font). :func:`page_samples` runs while the
+extractor has the text page open; :func:`assign_levels` then ranks the styles
+document-wide, once all pages are read.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections import Counter
+from dataclasses import dataclass
+
+from . import markers
+
+CANDIDATE_MAX_WIDTH = 96  # display width (CJK = 2) of the longest line read as a possible title
+BODY_SAMPLES_PER_PAGE = 1  # long lines per page read for the body style
+SIZE_STEP = 0.5  # sizes are compared in half points
+LARGER = 1.08  # a title set this much larger than the body needs no weight
+BOLD_WEIGHT = 600  # PDFium weight of a bold face
+BOLD_OVER_BODY = 150  # or this much heavier than the body's face (Light body, Medium titles)
+FILL_STROKE = 2  # text render mode: filled and stroked, a drawn "fake bold"
+SHORT_LINE = 0.7  # a line this much shorter than the page's longest ends its block (a paragraph's last line)
+FULL_LINE = 0.9  # a line this close to the page's longest is running text (a numbered paragraph's first line)
+TITLE_PAGE = 1  # a style seen only on this page is the paper's title, not an outline level
+
+
+_ENDS = set("。．.!?！？;；,，、:：")  # the sentence and clause ends of markers.SENTENCE_END / CLAUSE_END
+_CLOSERS = "」』”’\"')）]］】 "
+
+
+@dataclass(frozen=True)
+class LineStyle:
+    """How one line is set: effective size in points (text matrix applied), weight, bold."""
+
+    size: float
+    weight: int
+    drawn_bold: bool  # fill+stroke render mode, or a Bold face by name
+
+    def key(self, body_weight: int) -> tuple[float, bool]:
+        """Style class: size in half points and whether it reads as bold against the body."""
+        bold = self.drawn_bold or self.weight >= max(BOLD_WEIGHT, body_weight + BOLD_OVER_BODY)
+        return round(self.size / SIZE_STEP) * SIZE_STEP, bold
+
+
+@dataclass
+class PageSamples:
+    """One page's candidate lines with their style, and the style of a few body lines."""
+
+    number: int
+    candidates: list[tuple[str, LineStyle]]
+    body: list[LineStyle]
+
+
+def _width(line: str) -> int:
+    """:func:`structure.display_width` without a regex, for every line of every page: a CJK
+    character is three UTF-8 bytes and one character, so (bytes + characters) / 2 counts it
+    twice and ASCII once (other three-byte marks count twice too, which is fine here)."""
+    return (len(line.encode("utf-8")) + len(line)) // 2
+
+
+def candidate_line(line: str) -> bool:
+    """A line that may be a title: short, with letters, not ending a sentence or a clause."""
+    s = line.strip()
+    if not s or _width(s) > CANDIDATE_MAX_WIDTH or s.rstrip(_CLOSERS)[-1:] in _ENDS:
+        return False
+    if len(s) <= 12 and (markers.PAGE_NUMBER.match(s) or markers.PAGE_LABEL.match(s)):
+        return False
+    return any(ch.isalpha() for ch in s)
+
+
+def starts_lower(text: str) -> bool:
+    """Whether a line starts mid-sentence (its first letter after any label is lower case):
+    a title never does, though its wrapped second line may."""
+    first = next((ch for ch in markers.LEADING_LABEL.sub("", text) if ch.isalpha()), "")
+    return first.islower()
+
+
+class _Reader:
+    """Style of single characters of one text page, with the font facts that do not change
+    within a font (its name: a ``Bold`` face) looked up once per font."""
+
+    def __init__(self, raw: object, textpage: object, fonts: dict[int, bool]) -> None:
+        self.raw, self.textpage, self.fonts = raw, textpage, fonts
+        self.count = raw.FPDFText_CountChars(textpage)
+
+    def style(self, index: int) -> LineStyle:
+        raw, textpage = self.raw, self.textpage
+        size = raw.FPDFText_GetFontSize(textpage, index)
+        if size < 2.0:  # the size is in the text matrix (``/F1 1 Tf`` scaled by ``Tm``)
+            matrix = raw.FS_MATRIX()
+            if raw.FPDFText_GetMatrix(textpage, index, ctypes.byref(matrix)):
+                size *= abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5 or 1.0
+        weight = raw.FPDFText_GetFontWeight(textpage, index)
+        obj = raw.FPDFText_GetTextObject(textpage, index)
+        drawn = False
+        if obj:
+            drawn = raw.FPDFTextObj_GetTextRenderMode(obj) == FILL_STROKE or self._bold_face(obj)
+        return LineStyle(round(size, 2), int(weight), drawn)
+
+    def _bold_face(self, obj: object) -> bool:
+        font = self.raw.FPDFTextObj_GetFont(obj)
+        address = ctypes.c_void_p.from_buffer(font).value or 0
+        if address not in self.fonts:
+            name = ctypes.create_string_buffer(128)
+            self.raw.FPDFFont_GetBaseFontName(font, name, 128)
+            lowered = name.value.lower()
+            self.fonts[address] = any(tag in lowered for tag in (b"bold", b"-bd", b"black", b"heavy"))
+        return self.fonts[address]
+
+    def line(self, start: int, line: str) -> LineStyle | None:
+        """Style of the line's text (not its label): the character at 2/3 of it, where a
+        numbered item's bold number or a heading's leading label never is. ``start``: the
+        PDFium index of the line's first (non-blank) character."""
+        k = int(len(line) * 2 / 3)
+        while k < len(line) - 1 and line[k].isspace():
+            k += 1
+        if not 0 <= start + k < self.count or line[k].isspace():
+            return None
+        return self.style(start + k)
+
+
+def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool] | None = None) -> PageSamples:
+    """Candidate lines of one PDFium text page (``text`` as ``get_text_range`` gave it, so a
+    character's position in it is its PDFium index) with their style, and a few body lines'.
+    ``fonts``: a cache shared by the pages of one document."""
+    import pypdfium2.raw as raw
+
+    reader = _Reader(raw, textpage, {} if fonts is None else fonts)
+    lines = [ln.strip() for ln in text.split("\r\n")]
+    widths = [_width(ln) for ln in lines]
+    full = max(widths, default=0)
+    candidates: list[tuple[str, LineStyle]] = []
+    body: list[LineStyle] = []
+    pos = 0
+    opens = True  # the next line opens a block: page top, after a finished or short line
+    for raw_line, line, width in zip(text.split("\r\n"), lines, widths):
+        start, pos = pos, pos + len(raw_line) + 2
+        if not width:
+            opens = True
+            continue
+        start += len(raw_line) - len(raw_line.lstrip())
+        if opens and width < FULL_LINE * full and candidate_line(line):
+            style = reader.line(start, line)
+            if style:
+                candidates.append((line, style))
+        elif len(body) < BODY_SAMPLES_PER_PAGE and width > CANDIDATE_MAX_WIDTH // 2 and not line[:1].isdigit():
+            style = reader.line(start, line)
+            if style:
+                body.append(style)
+        opens = width < SHORT_LINE * full or line.rstrip(_CLOSERS)[-1:] in _ENDS
+    return PageSamples(number, candidates, body)
+
+
+def _body_style(samples: list[PageSamples]) -> tuple[float, int]:
+    """The running text's size and weight: the commonest among the long lines (or, in a
+    paper of short lines only, among all lines)."""
+    styles = [st for page in samples for st in page.body] or [st for page in samples for _, st in page.candidates]
+    if not styles:
+        return 0.0, 400
+    size = Counter(round(st.size / SIZE_STEP) * SIZE_STEP for st in styles).most_common(1)[0][0]
+    weight = Counter(st.weight for st in styles if round(st.size / SIZE_STEP) * SIZE_STEP == size).most_common(1)[0][0]
+    return size, weight
+
+
+def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
+    """Heading hints per page number: ``[line, level]`` for every candidate line set larger
+    or bolder than the body; level 1 is the largest (then bold before plain) style.
+
+    A style seen only on the first page is the cover's title, not a level of the outline.
+    """
+    body_size, body_weight = _body_style(samples)
+    if not body_size:
+        return {}
+    body_styles = [st.key(body_weight) for page in samples for st in page.body]
+    body_bold = sum(bold for _, bold in body_styles) * 2 > len(body_styles)  # bold says nothing then
+    titled: dict[tuple[float, bool], set[int]] = {}
+    found: list[tuple[int, str, tuple[float, bool]]] = []
+    for page in samples:
+        if page.number == TITLE_PAGE and not page.body and len(samples) > 2:
+            continue  # a cover: no running text, its lines are the paper's title, not headings
+        for line, style in page.candidates:
+            key = style.key(body_weight)
+            size, bold = key
+            if size >= body_size * LARGER or (bold and not body_bold and size >= body_size - SIZE_STEP):
+                titled.setdefault(key, set()).add(page.number)
+                found.append((page.number, line, key))
+    kept = [key for key, pages in titled.items() if pages != {TITLE_PAGE}]
+    rank = {key: n + 1 for n, key in enumerate(sorted(kept, key=lambda k: (-k[0], not k[1])))}
+    hints: dict[int, list[list[object]]] = {}
+    for number, line, key in found:
+        if key in rank:
+            hints.setdefault(number, []).append([line, rank[key]])
+    return hints
