@@ -19,7 +19,7 @@ from legco_assets.core import council
 from legco_assets.core.extract import extract_document, read_source
 from legco_assets.core.preprocess import clean_pages
 from legco_assets.core.question_chunking import QuestionChunkingStrategy
-from legco_assets.core.records import Chunk, DocumentText, Section
+from legco_assets.core.records import Chunk, DocumentText, Page, Section
 from legco_assets.core.structure import detect_structure, structure_summary
 
 from .conftest import CORPUS
