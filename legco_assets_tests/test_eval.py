@@ -200,9 +200,13 @@ def test_recorded_query_translations_find_the_cross_language_answers(eval_run: E
 
 def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: EvalRun) -> None:
     """Every gold question has an LLM's order of its fused top chunks recorded (question and
-    token strategies, with the recorded translations fused in). On the fixture papers the
-    chunks shown then are exactly the fused top chunks now, and replaying the orders puts
-    the answer first more often than the fusion alone."""
+    token strategies, with the recorded translations fused in, at da144ce). Token windows have
+    not changed since: on the fixture papers the chunks shown then are exactly the fused top
+    chunks now, and replaying the orders puts the answer first more often than the fusion
+    alone. Question chunks have (Council exchanges, section paths as context lines): a named
+    chunk whose text changed is never credited to the model (its fingerprint differs), so the
+    replay is never better than what the model really judged; re-recording the question
+    strategy's orders on the new chunks is left to a session with an LLM stand-in."""
     recorded = json.loads(QUERY_RERANKINGS.read_text(encoding="utf-8"))["rerankings"]
     for gold in [GOLD_QUESTIONS, *HELD_OUT.values()]:
         for q in load_gold_questions(gold):
@@ -210,22 +214,19 @@ def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: 
                 entry = recorded[strategy][q.question]
                 assert entry["ranking"] and set(entry["ranking"]) <= set(entry["shown"]), (q.id, strategy)
     translated = collect_translated(eval_run.retriever, eval_run.questions, ["question", "token"], load_translations(QUERY_TRANSLATIONS))
-    for strategy in ("question", "token"):
-        scope = eval_run.retriever.scope(strategy)
-        for q in eval_run.questions:
-            key = (q.id, strategy)
-            shown = [h.id for h in fuse(q.question, eval_run.rankings[key], DEFAULT_FUSION, scope, translated[key])[:10]]
-            assert shown == recorded[strategy][q.question]["shown"], key
+    scope = eval_run.retriever.scope("token")
+    for q in eval_run.questions:
+        key = (q.id, "token")
+        shown = [h.id for h in fuse(q.question, eval_run.rankings[key], DEFAULT_FUSION, scope, translated[key])[:10]]
+        assert shown == recorded["token"][q.question]["shown"], key
     run = replace(eval_run, strategies=["question", "token"], translated=translated)
     fused = run.report(modes=(Mode.hybrid,))
     orders = load_rerankings(QUERY_RERANKINGS)
-    for strategy in ("question", "token"):  # the fixture papers' chunks are the ones the orders name
-        records = [r for r in eval_run.retriever.scope(strategy).records if r["id"] in orders.chunks]
-        assert records and all(chunk_fingerprint(r["text"]) == orders.chunks[r["id"]] for r in records)
+    named = [r for r in eval_run.retriever.scope("token").records if r["id"] in orders.chunks]
+    assert named and all(chunk_fingerprint(r["text"]) == orders.chunks[r["id"]] for r in named)
     reranked = replace(run, reranker=recorded_reranker(orders)).report(modes=(Mode.hybrid,))
-    for strategy in ("question", "token"):
-        assert reranked.row(strategy, "hybrid").hit1 > fused.row(strategy, "hybrid").hit1, strategy
-    assert reranked.row("question", "hybrid").hit1 == 1.0
+    assert reranked.row("token", "hybrid").hit1 > fused.row("token", "hybrid").hit1
+    assert reranked.row("question", "hybrid").hit1 >= fused.row("question", "hybrid").hit1
 
 
 def test_a_replay_skips_a_named_chunk_whose_text_changed() -> None:
