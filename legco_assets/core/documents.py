@@ -37,6 +37,9 @@ class DocumentEntry:
     document_id: str
     path: str
     versions: list[str] = field(default_factory=list)  # sha256 of each version seen, oldest first
+    # the other language's version, as last judged (core/counterparts.py): its document id and
+    # the decision's metadata (paired or not, and why); None before any counterpart was proposed
+    counterpart: dict[str, Any] | None = None
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -104,6 +107,20 @@ class DocumentIndex:
                 entry.versions.append(sha256)
                 self._save(entries)
             return entry.versions.index(sha256) + 1, previous
+
+    def set_counterpart(self, document_id: str, partner: str | None, decision: dict[str, Any] | None) -> None:
+        """Record a pairing decision on both entries (``partner`` None: this document has
+        none now, and whoever it was paired with loses it)."""
+        with self._locked():
+            entries = self._load()
+            for entry in entries.values():
+                linked = entry.counterpart and entry.counterpart.get("document_id") == document_id
+                if linked and entry.document_id != partner:
+                    entry.counterpart = None
+            entries[document_id].counterpart = {"document_id": partner, **(decision or {})} if partner else None
+            if partner and partner in entries:
+                entries[partner].counterpart = {"document_id": document_id, **(decision or {})}
+            self._save(entries)
 
     def get(self, document_id: str) -> DocumentEntry | None:
         return self._load().get(document_id)
