@@ -24,6 +24,7 @@ from .markers import CJK
 
 _KEEP = re.compile(f"[^0-9a-z{CJK}]+")
 _LOCK = threading.Lock()
+_PAIRING_LOCK = threading.Lock()
 
 
 def slug(path: str | Path) -> str:
@@ -107,6 +108,21 @@ class DocumentIndex:
                 entry.versions.append(sha256)
                 self._save(entries)
             return entry.versions.index(sha256) + 1, previous
+
+    @contextmanager
+    def pairing(self) -> Iterator[None]:
+        """Hold the pairing of counterparts (its own lock file, apart from the index's): two
+        versions' ``vector_index`` runs may finish together, and the one that links last must
+        see both versions' chunks, or it would undo the other's links."""
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _PAIRING_LOCK, open(self.path.with_name("counterparts.lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def set_counterpart(self, document_id: str, partner: str | None, decision: dict[str, Any] | None) -> None:
         """Record a pairing decision on both entries (``partner`` None: this document has

@@ -355,9 +355,10 @@ def stage_vector_index(settings: Settings, document_id: str, strategy: Strategy,
     art = Artifacts(settings, document_id)
     info = art.source()
     result = replace_document(collection, art.read_chunks(strategy), document_id, strategy.value, info.sha256)
-    counterpart = stage_counterpart(settings, document_id)
-    if counterpart.decided:
-        counterpart.chunks_updated = link_counterparts(collection, document_id, counterpart.paired_with)
+    with DocumentIndex(settings.documents_dir).pairing():
+        counterpart = stage_counterpart(settings, document_id)
+        if counterpart.decided:
+            counterpart.chunks_updated = link_counterparts(collection, document_id, counterpart.paired_with)
     result.counterpart = counterpart
     return result
 
