@@ -14,7 +14,7 @@ from legco_assets.core import pipeline
 from legco_assets.core.documents import DocumentIndex
 from legco_assets.core.extract import read_source
 from legco_assets.core.records import DocumentText
-from legco_assets.core.retrieval import DEFAULT_FUSION, Retriever, in_language_of, stored_versions
+from legco_assets.core.retrieval import DEFAULT_FUSION, Retriever, answer_question, in_language_of, stored_versions
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.vector_store import open_collection, stored_chunks
 
@@ -218,6 +218,16 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
     swapped = in_language_of("北區仍有多少個水浸黑點？", hits)
     assert swapped[0].record["document_id"] == zh and swapped[0].counterpart["id"] == top.id
     assert len({h.id for h in swapped}) == len(swapped)
+
+    class Fixed:  # the English hits above, whatever the question
+        def search(self, *args: Any, **kwargs: Any) -> list:
+            return hits
+
+    asked_in_chinese = answer_question(Fixed(), "北區仍有多少個水浸黑點？", None, "question")
+    assert asked_in_chinese.blocks[0].citation() == {"document_id": zh, "page": 1, "question_id": "1"}
+    assert "問1" in asked_in_chinese.messages[1]["content"]
+    asked_in_english = answer_question(Fixed(), "How many flooding blackspots remain?", None, "question")
+    assert asked_in_english.blocks[0].citation()["document_id"] == en
 
     # a chunk may inherit its counterpart's rank: only in the document searched
     from dataclasses import replace
