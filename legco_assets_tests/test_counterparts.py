@@ -336,3 +336,30 @@ def test_the_employment_ordinance_guides_are_paired(settings: Settings) -> None:
     ) == ("tc", None)
     budget = _profile(CORPUS / "hkgov" / "budget_2020-21_media_sheets_en.pdf", settings)
     assert not cp.confirm(tc, budget).paired  # an unrelated English paper of similar length
+
+
+def test_the_commands_show_the_counterpart(env_data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from legco_assets import cli
+
+    settings = Settings.from_env()
+    inbox = tmp_path / "papers"
+    inbox.mkdir()
+    for name in ("drainage_faq-e.txt", "drainage_faq-c.txt"):
+        shutil.copy(PAIRS / name, inbox / name)
+    en = _ingest(settings, inbox / "drainage_faq-e.txt")
+    zh = _ingest(settings, inbox / "drainage_faq-c.txt")
+    capsys.readouterr()
+
+    assert cli.main(["query", "How many flooding blackspots remain?", "--strategy", "question", "-k", "1", "--no-translate", "--no-rerank"]) == 0
+    shown = capsys.readouterr().out
+    assert f"{en}:question:3" in shown and f"↔ {zh}:question:3" in shown and "問1" in shown
+
+    assert cli.main(["query", "How many flooding blackspots remain?", "--strategy", "question", "-k", "1", "--json", "--no-translate", "--no-rerank"]) == 0
+    [record] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert record["metadata"]["counterpart_id"] == record["counterpart"]["id"] == f"{zh}:question:3"
+
+    assert cli.main(["documents", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {(r["document_id"], r["counterpart_document_id"]) for r in rows} == {(en, zh), (zh, en)}
