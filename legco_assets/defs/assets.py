@@ -117,7 +117,9 @@ def _counterpart_metadata(settings: Settings, document_id: str) -> dict[str, Any
     meta: dict[str, Any] = dict(pipeline.counterpart_metadata(settings, document_id))
     other = meta.get("counterpart_document_id")
     if other:
-        meta["counterpart"] = dg.MetadataValue.md(f"[{other}](/assets/source_document?partition={other})")
+        from urllib.parse import quote
+
+        meta["counterpart"] = dg.MetadataValue.md(f"[{other}](/assets/source_document?view=partitions&partition={quote(other)})")
     return meta
 
 
