@@ -445,6 +445,8 @@ def stage_counterpart(settings: Settings, document_id: str) -> CounterpartResult
 
     index = DocumentIndex(settings.documents_dir)
     entries = index.all()
+    if document_id not in entries:  # chunks written without the index (tests, tools): no file to pair
+        return CounterpartResult()
     others = {k: e.path for k, e in entries.items() if k != document_id}
     candidate, decision = counterpart_candidate(entries[document_id].path, others)
     result = CounterpartResult(candidate)
