@@ -68,7 +68,8 @@ def cmd_documents(args: argparse.Namespace) -> int:
     print(f"{'document':<34} {'strategy':<9} {'version':<13} {'latest':<6} {'chunks':>6}  file")
     for r in rows:
         latest = "yes" if r["latest"] else "no"
-        print(f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} {r['chunks']:>6}  {r['filename']}")
+        pair = f"  (counterpart: {r['counterpart_document_id']})" if r.get("counterpart_document_id") else ""
+        print(f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} {r['chunks']:>6}  {r['filename']}{pair}")
     return 0
 
 
@@ -123,6 +124,11 @@ def _print_hit(hit: Any) -> None:
         print(f"    § {_path(m)}")
     for line in _first_lines(hit.text):
         print(f"    {line}")
+    if hit.counterpart is not None:  # the other language's version of the same chunk
+        other = hit.counterpart
+        print(f"    ↔ {other['id']}  {_pages(other['metadata'])}")
+        for line in _first_lines(other["text"], 1):
+            print(f"      {line}")
 
 
 def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> str | None:

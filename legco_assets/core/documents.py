@@ -24,6 +24,7 @@ from .markers import CJK
 
 _KEEP = re.compile(f"[^0-9a-z{CJK}]+")
 _LOCK = threading.Lock()
+_PAIRING_LOCK = threading.Lock()
 
 
 def slug(path: str | Path) -> str:
@@ -37,6 +38,9 @@ class DocumentEntry:
     document_id: str
     path: str
     versions: list[str] = field(default_factory=list)  # sha256 of each version seen, oldest first
+    # the other language's version, as last judged (core/counterparts.py): its document id and
+    # the decision's metadata (paired or not, and why); None before any counterpart was proposed
+    counterpart: dict[str, Any] | None = None
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -104,6 +108,35 @@ class DocumentIndex:
                 entry.versions.append(sha256)
                 self._save(entries)
             return entry.versions.index(sha256) + 1, previous
+
+    @contextmanager
+    def pairing(self) -> Iterator[None]:
+        """Hold the pairing of counterparts (its own lock file, apart from the index's): two
+        versions' ``vector_index`` runs may finish together, and the one that links last must
+        see both versions' chunks, or it would undo the other's links."""
+        import fcntl
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _PAIRING_LOCK, open(self.path.with_name("counterparts.lock"), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def set_counterpart(self, document_id: str, partner: str | None, decision: dict[str, Any] | None) -> None:
+        """Record a pairing decision on both entries (``partner`` None: this document has
+        none now, and whoever it was paired with loses it)."""
+        with self._locked():
+            entries = self._load()
+            for entry in entries.values():
+                linked = entry.counterpart and entry.counterpart.get("document_id") == document_id
+                if linked and entry.document_id != partner:
+                    entry.counterpart = None
+            entries[document_id].counterpart = {"document_id": partner, **(decision or {})} if partner else None
+            if partner and partner in entries:
+                entries[partner].counterpart = {"document_id": document_id, **(decision or {})}
+            self._save(entries)
 
     def get(self, document_id: str) -> DocumentEntry | None:
         return self._load().get(document_id)

@@ -242,7 +242,34 @@ def ingest_papers(papers: Sequence[Paper], strategies: Sequence[str], settings: 
             else:
                 records = chunk_file(paper.path, Strategy.parse(strategy), settings, use_llm=False)
             replace_document(collection, records, paper.document_id, strategy, paper.sha256)
+    link_paper_counterparts(collection, papers, settings)
     return collection
+
+
+def link_paper_counterparts(collection: Any, papers: Sequence[Paper], settings: Settings) -> dict[tuple[str, str], Any]:
+    """Pair the papers that are language versions of one paper, as ``vector_index`` does
+    (names or a sidecar propose, content confirms: :mod:`.counterparts`), and link their stored
+    chunks; the decisions by (document id, counterpart id)."""
+    from .counterparts import confirm, profile_of
+    from .pipeline import counterpart_candidate, detect_language, find_structure
+    from .vector_store import link_counterparts
+
+    paths = {p.document_id: str(p.path) for p in papers}
+    by_id = {p.document_id: p for p in papers}
+
+    def profile(paper: Paper) -> Any:
+        ids = [s.qa_id or "" for s in find_structure(paper.pages, settings).sections if s.type == "qa"]
+        return profile_of(paper.text, detect_language(paper.text), ids)
+
+    decisions: dict[tuple[str, str], Any] = {}
+    for paper in papers:
+        candidate, hand = counterpart_candidate(str(paper.path), {k: v for k, v in paths.items() if k != paper.document_id})
+        if candidate is None or (candidate, paper.document_id) in decisions:
+            continue
+        decision = hand or confirm(profile(paper), profile(by_id[candidate]))
+        decisions[(paper.document_id, candidate)] = decision
+        link_counterparts(collection, paper.document_id, candidate if decision.paired else None)
+    return decisions
 
 
 # -- scoring -----------------------------------------------------------------------------------

@@ -393,11 +393,119 @@ def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> li
 
 
 def stage_vector_index(settings: Settings, document_id: str, strategy: Strategy, collection: Any) -> Any:
-    from .vector_store import replace_document
+    """Write the chunks to Chroma, then link them with the other language's version when both
+    are stored (:func:`stage_counterpart`). The link is made here, not in ``chunks``: it needs
+    both papers, and the one ingested first is linked when the second arrives by updating its
+    stored chunks' metadata in place, with no re-parse and no re-embedding."""
+    from .vector_store import link_counterparts, replace_document
 
     art = Artifacts(settings, document_id)
     info = art.source()
-    return replace_document(collection, art.read_chunks(strategy), document_id, strategy.value, info.sha256)
+    result = replace_document(collection, art.read_chunks(strategy), document_id, strategy.value, info.sha256)
+    with DocumentIndex(settings.documents_dir).pairing():
+        counterpart = stage_counterpart(settings, document_id)
+        if counterpart.decided:
+            counterpart.chunks_updated = link_counterparts(collection, document_id, counterpart.paired_with)
+    result.counterpart = counterpart
+    return result
+
+
+# -- counterparts (the other language's version of a paper, core/counterparts.py) ----------------
+@dataclass
+class CounterpartResult:
+    """What :func:`stage_counterpart` found: the candidate (by name or sidecar), the decision
+    (None while the candidate is not ingested yet: it links both when it arrives)."""
+
+    candidate: str | None = None
+    decision: Any = None  # counterparts.Decision
+    chunks_updated: int = 0
+
+    @property
+    def decided(self) -> bool:
+        return self.decision is not None or self.candidate is None
+
+    @property
+    def paired_with(self) -> str | None:
+        return self.candidate if self.decision is not None and self.decision.paired else None
+
+
+def document_profile(settings: Settings, document_id: str) -> Any:
+    """The :class:`.counterparts.Profile` of a document from its stored artifacts, or None
+    while its text is not extracted yet."""
+    from .counterparts import profile_of
+
+    art = Artifacts(settings, document_id)
+    if not art.path("source.json").exists() or not art.path("page_text.json").exists():
+        return None
+    ids = [s.qa_id or "" for s in art.sections() if s.type == "qa"] if art.path("structure.json").exists() else None
+    return profile_of(DocumentText.from_pages(art.pages()).text, art.source().language, ids)
+
+
+def counterpart_candidate(path: str, others: dict[str, str]) -> tuple[str | None, Any]:
+    """(the other version's key, a hand decision or None) for the file at ``path`` among
+    ``others`` (key -> file path): a sidecar on either side decides, else the file names propose."""
+    from .counterparts import NO_COUNTERPART, by_hand, proposed_partner, read_sidecar
+
+    name = Path(path).name
+    said = read_sidecar(path)
+    if said == NO_COUNTERPART:
+        return None, None
+    for key, other in others.items():
+        if said == Path(other).name:
+            return key, by_hand(True, Path(path).name + ".counterpart")
+        theirs = read_sidecar(other)
+        if theirs == name:
+            return key, by_hand(True, Path(other).name + ".counterpart")
+    candidate = proposed_partner(name, {k: Path(v).name for k, v in others.items()})
+    if candidate and read_sidecar(others[candidate]) == NO_COUNTERPART:
+        return None, None
+    return candidate, None
+
+
+def counterpart_metadata(settings: Settings, document_id: str) -> dict[str, Any]:
+    """What the index knows of this document's other-language version, as scalar metadata:
+    ``counterpart_document_id`` when paired, else ``counterpart_candidate`` (a name match not
+    judged yet, or rejected) with the reason; empty when there is no candidate."""
+    entry = DocumentIndex(settings.documents_dir).get(document_id)
+    if entry is None or not entry.counterpart:
+        return {}
+    known = dict(entry.counterpart)
+    other = known.pop("document_id")
+    key = "counterpart_document_id" if known.get("counterpart_paired") else "counterpart_candidate"
+    return {key: other, **known}
+
+
+def counterpart_question_counts(settings: Settings, document_id: str, partner: str) -> tuple[int, int]:
+    """Q&A pairs found in each of two paired versions (their structure artifacts)."""
+    counts = []
+    for doc in (document_id, partner):
+        profile = document_profile(settings, doc)
+        counts.append(len(profile.question_ids or []) if profile else 0)
+    return counts[0], counts[1]
+
+
+def stage_counterpart(settings: Settings, document_id: str) -> CounterpartResult:
+    """Find this document's other-language version among the registered documents, judge the
+    pair by content (or by hand) once both are extracted, and record the decision on both
+    index entries."""
+    from .counterparts import confirm
+
+    index = DocumentIndex(settings.documents_dir)
+    entries = index.all()
+    if document_id not in entries:  # chunks written without the index (tests, tools): no file to pair
+        return CounterpartResult()
+    others = {k: e.path for k, e in entries.items() if k != document_id}
+    candidate, decision = counterpart_candidate(entries[document_id].path, others)
+    result = CounterpartResult(candidate)
+    if candidate is None:
+        index.set_counterpart(document_id, None, None)
+        return result
+    mine, theirs = document_profile(settings, document_id), document_profile(settings, candidate)
+    if theirs is None:
+        return result
+    result.decision = decision or confirm(mine, theirs)
+    index.set_counterpart(document_id, candidate, result.decision.metadata())
+    return result
 
 
 def timed(fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:

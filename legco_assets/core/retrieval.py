@@ -91,6 +91,9 @@ class Fusion:
     cross_script_bm25_weight: float = 1.0
     depth: int = 50
     translation_weight: float = 1.0  # the translated query's votes (with an LLM configured)
+    # a chunk's score is at least this share of its other-language counterpart's
+    # (:func:`inherit_counterparts`; 0 turns it off)
+    counterpart_share: float = 0.0
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -127,6 +130,7 @@ class Hit:
     rank: int
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
+    counterpart: dict[str, Any] | None = None  # the other language's version of this chunk, when stored
 
     @property
     def id(self) -> str:
@@ -141,8 +145,12 @@ class Hit:
         return self.record["metadata"]
 
     def to_json(self) -> dict[str, Any]:
-        """The chunk record with ``rank`` and ``score`` (the ``query --json`` line)."""
-        return {**self.record, "rank": self.rank, "score": round(self.score, 6)}
+        """The chunk record with ``rank`` and ``score`` (the ``query --json`` line), and its
+        ``counterpart`` record when the other language's version is stored."""
+        out = {**self.record, "rank": self.rank, "score": round(self.score, 6)}
+        if self.counterpart is not None:
+            out["counterpart"] = self.counterpart
+        return out
 
 
 def record_from_stored(chunk_id: str, text: str, metadata: dict[str, Any]) -> dict[str, Any]:
@@ -428,16 +436,17 @@ class Retriever:
             return []
         scope = self.scope(strategy, all_versions)
         if mode is Mode.vector:
-            return ranked_hits(self.vector_ranking(self.embed_query(query), scope, strategy, k, document, all_versions), "vector")
+            return with_counterparts(ranked_hits(self.vector_ranking(self.embed_query(query), scope, strategy, k, document, all_versions), "vector"), scope)
         if mode is Mode.bm25:
-            return ranked_hits(self.bm25_ranking(query, scope, k, document), "bm25")
+            return with_counterparts(ranked_hits(self.bm25_ranking(query, scope, k, document), "bm25"), scope)
         depth = max(k, self.fusion.depth)
         candidates = self._rankings(query, scope, strategy, depth, document, all_versions)
         translation = self.translation(query)
         translated = None
         if translation:
             translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions))
-        return rerank_hits(query, fuse(query, candidates, self.fusion, scope, translated), self.reranker)[:k]
+        fused = fuse(query, candidates, self.fusion, scope, translated, document)
+        return with_counterparts(rerank_hits(query, fused, self.reranker)[:k], scope)
 
 
 Reranker = Callable[[str, list[dict[str, Any]]], "list[int] | None"]  # (query, records) -> their order, best first
@@ -455,9 +464,9 @@ def rerank_hits(query: str, hits: list[Hit], reranker: Reranker | None) -> list[
     if not order:
         return hits
     place = {index: n for n, index in enumerate(order, start=1)}
-    marked = [Hit(h.record, h.rank, h.score, {**h.ranks, RERANKED: place[i]} if i in place else h.ranks) for i, h in enumerate(top)]
+    marked = [Hit(h.record, h.rank, h.score, {**h.ranks, RERANKED: place[i]} if i in place else h.ranks, h.counterpart) for i, h in enumerate(top)]
     moved = reorder(marked, order) + hits[DEPTH:]
-    return [Hit(h.record, n, h.score, h.ranks) for n, h in enumerate(moved, start=1)]
+    return [Hit(h.record, n, h.score, h.ranks, h.counterpart) for n, h in enumerate(moved, start=1)]
 
 
 def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
@@ -476,10 +485,13 @@ def fuse(
     fusion: Fusion,
     scope: Scope | None = None,
     translated: tuple[str, Rankings] | None = None,
+    document: str | None = None,
 ) -> list[Hit]:
     """Weighted reciprocal rank fusion of the rankers' candidates, best first; with
     ``translated`` (the query in the other language and its rankings), its votes count too,
-    times ``fusion.translation_weight``."""
+    times ``fusion.translation_weight``; with ``fusion.counterpart_share`` and a ``scope``,
+    chunks inherit their counterparts' scores (:func:`inherit_counterparts`; ``document``:
+    the search's document filter, which an inherited chunk must pass too)."""
     scores: dict[str, float] = defaultdict(float)
     records: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
@@ -499,8 +511,67 @@ def fuse(
                 scores[cand.id] += share * weight / (fusion.k + rank)
                 records.setdefault(cand.id, cand.record)
                 ranks[cand.id][prefix + ranker] = rank
+    if scope is not None and fusion.counterpart_share > 0:
+        inherit_counterparts(scores, records, ranks, scope, fusion.counterpart_share, document)
     order = sorted(scores, key=lambda i: -scores[i])
     return [Hit(records[i], n, scores[i], ranks[i]) for n, i in enumerate(order, start=1)]
+
+
+COUNTERPART = "counterpart"  # in ``Hit.ranks``: the fused rank of the counterpart a chunk inherited from
+
+
+def inherit_counterparts(
+    scores: dict[str, float], records: dict[str, dict[str, Any]], ranks: dict[str, dict[str, int]], scope: Scope, share: float, document: str | None = None
+) -> None:
+    """Raise each chunk's fused score to ``share`` of its counterpart's where that is better
+    (in place). Why: an English question finds the English version of a Q&A pair far more
+    easily than the Chinese one (BM25 cannot cross languages), and the Chinese pair is the same
+    answer; letting it ride on its counterpart brings the paper's other version up with it.
+    Only original scores are inherited (no chains), from chunks the rankers found."""
+    original = dict(scores)
+    fused_rank = {i: n for n, i in enumerate(sorted(original, key=lambda i: -original[i]), start=1)}
+    for chunk_id, score in original.items():
+        partner = records[chunk_id]["metadata"].get("counterpart_id")
+        row = scope.position.get(partner) if partner else None
+        if row is None or share * score <= scores.get(partner, 0.0):
+            continue
+        record = scope.records[row]
+        if document is not None and record["document_id"] != document:
+            continue
+        scores[partner] = share * score
+        records.setdefault(partner, record)
+        ranks[partner][COUNTERPART] = fused_rank[chunk_id]
+
+
+def counterpart_of(record: dict[str, Any], scope: Scope) -> dict[str, Any] | None:
+    """The stored record of ``record``'s other-language version in ``scope``, if any."""
+    partner = record["metadata"].get("counterpart_id")
+    row = scope.position.get(partner) if partner else None
+    return scope.records[row] if row is not None else None
+
+
+def with_counterparts(hits: list[Hit], scope: Scope) -> list[Hit]:
+    """The hits, each with its counterpart's record attached (``query`` shows it under the hit)."""
+    for hit in hits:
+        hit.counterpart = counterpart_of(hit.record, scope)
+    return hits
+
+
+def in_language_of(query: str, hits: list[Hit]) -> list[Hit]:
+    """The hits with each one not in the query's script swapped for its counterpart when that
+    is (a counterpart already among the hits is not repeated): ``answer`` reads and cites the
+    version in the question's language when the paper has one."""
+    script = script_of(query)
+    out: list[Hit] = []
+    seen: set[str] = set()
+    for hit in hits:
+        chosen = hit
+        if hit.counterpart is not None and script_of(hit.text) != script and script_of(hit.counterpart["text"]) == script:
+            chosen = Hit(hit.counterpart, hit.rank, hit.score, hit.ranks, hit.record)
+        if chosen.id not in seen:
+            seen.add(chosen.id)
+            out.append(chosen)
+    return out
 
 
 # -- what is stored ---------------------------------------------------------------------------
@@ -511,15 +582,21 @@ def stored_versions(collection: Any, document_id: str | None = None) -> list[dic
     documents`` and of the ``vector_index`` metadata table."""
     where = {"document_id": document_id} if document_id else None
     groups: dict[tuple[str, str, str, bool, str], int] = defaultdict(int)
+    counterparts: dict[str, str] = {}  # document -> its paired other-language version (latest chunks)
     for chunk in stored_chunks(collection, where):
         m = chunk["metadata"]
         key = (m["document_id"], m["strategy_type"], m["content_sha256"][:12], bool(m["is_latest_version"]), m["filename"])
         groups[key] += 1
+        if m.get("counterpart_document_id") and m["is_latest_version"]:
+            counterparts[m["document_id"]] = m["counterpart_document_id"]
     ordered = sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], not kv[0][3], kv[0][2]))
-    return [
-        {"document_id": d, "strategy": s, "version": v, "latest": latest, "filename": f, "chunks": n}
-        for (d, s, v, latest, f), n in ordered
-    ]
+    rows = []
+    for (d, s, v, latest, f), n in ordered:
+        row: dict[str, Any] = {"document_id": d, "strategy": s, "version": v, "latest": latest, "filename": f, "chunks": n}
+        if latest and d in counterparts:
+            row["counterpart_document_id"] = counterparts[d]
+        rows.append(row)
+    return rows
 
 
 def versions_markdown(rows: list[dict[str, Any]]) -> str:
@@ -679,6 +756,8 @@ def answer_question(
     is more context worth its cost. One search at ``k_max`` serves every round (the fused
     order does not depend on k). ``llm`` is an :class:`.llm.LLMClient` or None."""
     hits = retriever.search(question, k=k_max, strategy=strategy, mode=mode, document=document)
+    if document is None:  # a search in one document keeps to it
+        hits = in_language_of(question, hits)
     k = min(k_start, k_max, max(len(hits), 1))
     rounds: list[AnswerRound] = []
     while True:

@@ -71,6 +71,7 @@ class WriteResult:
     deleted: int
     archived: int
     ids: list[str]
+    counterpart: Any = None  # pipeline.CounterpartResult, set by stage_vector_index
 
 
 def replace_document(collection: Any, records: list[dict[str, Any]], document_id: str, strategy: str, sha256: str) -> WriteResult:
@@ -128,6 +129,31 @@ def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> 
         vectors.append(current["embeddings"][i])
     with_retries(lambda: collection.upsert(ids=ids, documents=docs, metadatas=metas, embeddings=vectors))
     return len(ids)
+
+
+def update_metadata(collection: Any, changes: dict[str, dict[str, Any]]) -> int:
+    """Change some metadata keys of stored chunks in place (a None value removes the key),
+    with no re-embedding: how a paper ingested second links the first one's chunks."""
+    ids = list(changes)
+    for i in range(0, len(ids), BATCH):
+        batch = ids[i : i + BATCH]
+        with_retries(lambda: collection.update(ids=batch, metadatas=[changes[j] for j in batch]))
+    return len(ids)
+
+
+def link_counterparts(collection: Any, document_id: str, partner: str | None) -> int:
+    """Make the stored latest chunks of ``document_id`` and ``partner`` (every strategy) point
+    at each other (``partner`` None: unlink ``document_id`` and whoever pointed at it); only
+    chunks whose counterpart keys change are written. Returns how many were."""
+    from .counterparts import counterpart_changes
+
+    docs = [document_id] + ([partner] if partner else [])
+    latest = {"is_latest_version": True}
+    stored = stored_chunks(collection, {"$and": [{"document_id": {"$in": docs}}, latest]})
+    pointing = stored_chunks(collection, {"$and": [{"counterpart_document_id": document_id}, latest]})
+    seen = {c["id"] for c in stored}
+    stored += [c for c in pointing if c["id"] not in seen]
+    return update_metadata(collection, counterpart_changes(stored, document_id, partner))
 
 
 def stored_chunks(collection: Any, where: dict[str, Any] | None = None, embeddings: bool = False) -> list[dict[str, Any]]:

@@ -124,9 +124,21 @@ def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> 
             "size_bytes": info.size_bytes,
             "version": info.version,
             **_origin_metadata(info.origin),
+            **_counterpart_metadata(legco.settings(), context.partition_key),
         },
         data_version=dg.DataVersion(info.sha256),
     )
+
+
+def _counterpart_metadata(settings: Settings, document_id: str) -> dict[str, Any]:
+    """The other-language version as the UI shows it: its partition key, linked to its page."""
+    meta: dict[str, Any] = dict(pipeline.counterpart_metadata(settings, document_id))
+    other = meta.get("counterpart_document_id")
+    if other:
+        from urllib.parse import quote
+
+        meta["counterpart"] = dg.MetadataValue.md(f"[{other}](/assets/source_document?view=partitions&partition={quote(other)})")
+    return meta
 
 
 @dg.asset(
@@ -306,6 +318,7 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[s
 
 
 RETRIEVAL_CHECK = "retrieval_hit_at_5"
+COUNTERPART_CHECK = "counterpart_question_counts_agree"
 
 
 @dg.asset(
@@ -321,7 +334,14 @@ RETRIEVAL_CHECK = "retrieval_hit_at_5"
             blocking=False,
             description="Hybrid search finds the answers to this document's gold questions (Hit@5, searching this "
             "document only) at least as often as recorded; evaluated only for papers with gold files.",
-        )
+        ),
+        dg.AssetCheckSpec(
+            COUNTERPART_CHECK,
+            asset="vector_index",
+            blocking=False,
+            description="A paper paired with its other-language version has as many Q&A pairs as that version "
+            "(a warning: one side's structure missed or split a question).",
+        ),
     ],
     description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
 )
@@ -333,8 +353,14 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
     collection = chroma.collection(settings)
     result = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
     versions = stored_versions(collection, context.partition_key)
+    counterpart = _counterpart_metadata(settings, context.partition_key)
+    if result.counterpart.decided and result.counterpart.candidate:  # both sides' source_document show the pairing
+        for key in (context.partition_key, result.counterpart.candidate):
+            context.log_event(dg.AssetObservation(asset_key=source_document.key, partition=key, metadata=_counterpart_metadata(settings, key)))
     return dg.MaterializeResult(
         metadata={
+            **counterpart,
+            "counterpart_chunks_updated": result.counterpart.chunks_updated,
             "collection": collection.name,
             "strategy": config.strategy.value,
             "ids_written": result.written,
@@ -343,7 +369,25 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
             "first_ids": dg.MetadataValue.json(result.ids[:10]),
             "stored_versions": dg.MetadataValue.md(versions_markdown(versions)),
         },
-        check_results=[_retrieval_check(settings, collection, context.partition_key, config.strategy)],
+        check_results=[
+            _retrieval_check(settings, collection, context.partition_key, config.strategy),
+            _counterpart_check(settings, context.partition_key, counterpart.get("counterpart_document_id")),
+        ],
+    )
+
+
+def _counterpart_check(settings: Settings, document_id: str, partner: str | None) -> dg.AssetCheckResult:
+    """WARN when the two language versions of a paper have different numbers of Q&A pairs."""
+    if not partner:
+        return dg.AssetCheckResult(
+            check_name=COUNTERPART_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+            description="not evaluated: no paired counterpart", metadata={"evaluated": False},
+        )
+    mine, theirs = pipeline.counterpart_question_counts(settings, document_id, partner)
+    return dg.AssetCheckResult(
+        check_name=COUNTERPART_CHECK, passed=mine == theirs, severity=dg.AssetCheckSeverity.WARN,
+        description=f"{mine} Q&A pairs here, {theirs} in {partner}",
+        metadata={"evaluated": True, "questions": mine, "counterpart_questions": theirs, "counterpart_document_id": partner},
     )
 
 
