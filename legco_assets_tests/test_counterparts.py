@@ -303,15 +303,13 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"real corpus not 
 
 
 @needs_corpus
-def test_real_papers_are_paired_and_their_questions_linked(settings: Settings, tmp_path: Path) -> None:
-    from legco_assets.core.evaluation import paper_file
-
+def test_real_papers_are_paired_and_their_questions_linked(settings: Settings) -> None:
     hkgov, legco = CORPUS / "hkgov", CORPUS / "legco"
     keys = {}
     for name in ("ld_continuous_contract_FAQ_en.pdf", "ld_continuous_contract_FAQ_tc.pdf", "ld_ECO_guide_with_FAQ_en.pdf"):
         keys[name] = _ingest(settings, hkgov / name, tables=False)
-    for name in ("hansard_20150429-e.html", "hansard_20150429-c.html"):  # as their text, until HTML is an input
-        keys[name] = _ingest(settings, paper_file(legco / name, tmp_path / "html"), tables=False)
+    for name in ("hansard_20150429-e.html", "hansard_20150429-c.html"):
+        keys[name] = _ingest(settings, legco / name, tables=False)
 
     faq_en, faq_tc = keys["ld_continuous_contract_FAQ_en.pdf"], keys["ld_continuous_contract_FAQ_tc.pdf"]
     hansard_en, hansard_zh = keys["hansard_20150429-e.html"], keys["hansard_20150429-c.html"]
