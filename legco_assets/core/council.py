@@ -28,11 +28,11 @@ import re
 from dataclasses import dataclass
 
 from . import markers
+from .ordinals import CN_DIGITS, cn_value, roman_value
 
 MAIN, SUPPLEMENTARY, WRITTEN = "main", "supplementary", "written"
 
-_CN_DIGITS = "一二三四五六七八九"
-_ROMAN = {"i": 1, "v": 5, "x": 10}
+_ROMAN_DIGITS = "ivx"  # a reply's parts are numbered (i), (ii) … in lower case
 _LIST_END = re.compile(r"[;；,，]\s*(?:及|和|或|and|or)\s*$")
 
 
@@ -194,33 +194,14 @@ def _label_readings(label: str) -> list[tuple[str, int]]:
     readings: list[tuple[str, int]] = []
     if label.isdigit():
         return [("digit", int(label))]
-    if all(ch in _CN_DIGITS + "十" for ch in label):
-        return [("cn", _cn_value(label))]
-    if set(label) <= set(_ROMAN):
-        readings.append(("roman", _roman_value(label)))
+    if all(ch in CN_DIGITS + "十" for ch in label):
+        return [("cn", cn_value(label))]
+    if set(label) <= set(_ROMAN_DIGITS):
+        readings.append(("roman", roman_value(label)))
     if len(label) == 1 and label.isalpha():
         style = "lower" if label.islower() else "upper"
         readings.append((style, ord(label.lower()) - ord("a") + 1))
     return readings
-
-
-def _cn_value(label: str) -> int:
-    if label == "十":
-        return 10
-    if label.startswith("十"):
-        return 10 + _CN_DIGITS.index(label[1]) + 1
-    if "十" in label:
-        tens, _, units = label.partition("十")
-        return (_CN_DIGITS.index(tens) + 1) * 10 + (_CN_DIGITS.index(units) + 1 if units else 0)
-    return _CN_DIGITS.index(label) + 1
-
-
-def _roman_value(label: str) -> int:
-    total = 0
-    for n, ch in enumerate(label):
-        value = _ROMAN[ch]
-        total += -value if n + 1 < len(label) and _ROMAN[label[n + 1]] > value else value
-    return total
 
 
 def labelled_parts(text: str, style: str | None = None) -> tuple[str, list[Part]]:

@@ -28,6 +28,7 @@ from typing import Any
 
 from . import council, markers
 from .answered import answered_pairs
+from .ordinals import CN_DIGITS, cn_value, roman_value
 from .records import DocumentText, Section
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
@@ -37,8 +38,7 @@ HEADING_LOOKAHEAD = 3  # a topic heading inside an answer needs a question this 
 HEADING_MAX_WIDTH = 64  # display width (CJK = 2) of a heading line
 TABLE_RUN = 6  # consecutive short cell lines that make a cell-per-line table
 LEVEL1 = {"level1", "speaking", "standby"}
-_ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
-_CN_DIGITS = "一二三四五六七八九十"
+_ROMAN_DIGITS = "IVXL"
 # exactly what str.isdigit() accepts (decimal digits and the superscript, subscript and
 # circled digits), as one regex: a field is tested without a per-character Python loop
 _DIGIT = re.compile(
@@ -179,28 +179,13 @@ def _label_value(label: str) -> tuple[str, int] | None:
     """Style and ordinal of a heading label: ``B`` -> (letter, 2), ``III`` -> (roman, 3)."""
     if label.isdigit():
         return "digit", int(label)
-    if label and all(ch in _ROMAN for ch in label) and len(label) > 1 or label in {"I", "V", "X"}:
-        total = 0
-        for ch, nxt in zip(label, label[1:] + " "):
-            value = _ROMAN[ch]
-            total += -value if nxt in _ROMAN and _ROMAN[nxt] > value else value
-        return "roman", total
+    if label and all(ch in _ROMAN_DIGITS for ch in label) and len(label) > 1 or label in {"I", "V", "X"}:
+        return "roman", roman_value(label)
     if len(label) == 1 and "A" <= label <= "Z":
         return "letter", ord(label) - 64
-    if label and all(ch in _CN_DIGITS for ch in label):
-        return "cn", _cn_value(label)
+    if label and all(ch in CN_DIGITS + "十" for ch in label):
+        return "cn", cn_value(label)
     return None
-
-
-def _cn_value(label: str) -> int:
-    if label == "十":
-        return 10
-    if label.startswith("十"):
-        return 10 + _CN_DIGITS.index(label[1]) + 1
-    if "十" in label:
-        tens, _, units = label.partition("十")
-        return (_CN_DIGITS.index(tens) + 1) * 10 + (_CN_DIGITS.index(units) + 1 if units else 0)
-    return _CN_DIGITS.index(label) + 1
 
 
 # -- detection --------------------------------------------------------------------------------
