@@ -216,15 +216,20 @@ def test_chunk_command_reads_html_and_warns_on_unpaired_labels(tmp_path: Path) -
 
 
 def test_ingest_of_a_folder_with_a_pdf_and_an_html_page(tmp_path: Path) -> None:
+    """A PDF, an HTML page, a bad HTML page and an unsupported file: all four are reported."""
     folder = tmp_path / "inbox"
     folder.mkdir()
     english_paper(folder / "paper.pdf", "folder")
     (folder / "faq.htm").write_bytes(TC_FAQ.read_bytes())
     (folder / "bad page.html").write_bytes(BAD_PAGES[2][1])
+    (folder / "figures.xls").write_bytes(b"\xd0\xcf\x11\xe0 not ours")
     done = cli("ingest", str(folder), "--strategy", "question", home=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert error_lines(done.stderr) == [f"legco-assets: error: {folder / 'bad page.html'}: an error page, not a paper (404 Not Found)"]
-    assert done.stdout.strip().splitlines()[-1].startswith("ingested 2 document(s), 4 pages")
+    lines = done.stdout.strip().splitlines()
+    assert any(line.startswith(f"skipped {folder / 'figures.xls'}: unsupported file type .xls") for line in lines), done.stdout
+    assert sum("→ partition" in line for line in lines) == 3  # the PDF, the page and the bad page were tried
+    assert lines[-1].startswith("ingested 2 document(s), 4 pages") and "failed 1; skipped 1;" in lines[-1]
     source = json.loads((tmp_path / "data" / "documents" / "faq" / "source.json").read_text(encoding="utf-8"))
     assert (source["kind"], source["extractor"], source["pages"]) == ("html", "lxml", 1)
     chunks = [json.loads(line) for line in (tmp_path / "data" / "documents" / "faq" / "chunks-question.jsonl").read_text(encoding="utf-8").splitlines()]
