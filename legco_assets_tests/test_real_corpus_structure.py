@@ -6,7 +6,6 @@ environments, so these tests skip there; the fixture tests cover the same rules.
 
 from __future__ import annotations
 
-import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -101,16 +100,12 @@ def test_hansard_member_questions() -> None:
     assert found[0].question.startswith("據報，法定最低工資的實施改變了勞動市場的薪酬")
 
 
-def test_hansard_pipeline_speed() -> None:
+def test_hansard_pipeline_chunks_every_page_run() -> None:
+    """The whole no-LLM question pipeline on the 250-page Hansard (its speed is printed by
+    ``scripts/bench_hansard.py``, not asserted: a timed test fails on a busy machine)."""
     path = CORPUS / "legco/hansard_20121121_translate-c.pdf"
-    started = time.perf_counter()
     pages = clean_pages(extract_document(read_source(path)).pages)
     doc = DocumentText.from_pages(pages)
-    detected = time.perf_counter()
-    sections = detect_structure(doc)
-    detect_s = time.perf_counter() - detected
-    chunks = QuestionChunkingStrategy().chunk("hansard", doc, sections)
-    total_s = time.perf_counter() - started
+    chunks = QuestionChunkingStrategy().chunk("hansard", doc, detect_structure(doc))
     assert len(pages) == 250 and chunks
-    assert len(pages) / detect_s >= 500  # detection alone: typically over 2,000 pages/s
-    assert len(pages) / total_s >= 50  # the whole no-LLM question pipeline
+    assert chunks[-1].page_end >= 248  # the reading goes on to the written replies' end
