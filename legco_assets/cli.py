@@ -66,7 +66,7 @@ def _expand(paths: Sequence[str], settings: Any) -> tuple[list[Path], list[tuple
     through its folder) is one document, so it is ingested and counted once. Files left out
     come back as ``(path, reason, named)`` (``core.inbox.skip_reason``: the sensor's rules),
     ``named`` when the user named that file itself."""
-    from legco_assets.core.inbox import folder_files, skip_reason
+    from legco_assets.core.sources import folder_files, skip_reason
 
     files: list[Path] = []
     skipped: list[tuple[Path, str, bool]] = []
@@ -153,7 +153,7 @@ def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any
 
 def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout) -> dict[str, Any]:
     """Register and materialise each file; a failure never stops the others."""
-    from legco_assets.core.documents import DocumentIndex
+    from legco_assets.core.sources import DocumentIndex
     from legco_assets.defs.partitions import documents_partitions
 
     instance = dagster_instance(settings)

@@ -22,7 +22,7 @@ def _date(value: str) -> date:
 
 
 def _types(value: str) -> tuple[str, ...]:
-    from legco_assets.core.legco_feed import parse_types
+    from legco_assets.core.sources import parse_types
 
     try:
         return parse_types(value)
@@ -37,7 +37,7 @@ def _limit(value: str) -> int:
 
 
 def _report(item: Any) -> None:
-    from legco_assets.core.legco_feed import Failed
+    from legco_assets.core.sources import Failed
 
     if isinstance(item, Failed):
         print(item.line(), file=sys.stderr, flush=True)
@@ -48,7 +48,7 @@ def _report(item: Any) -> None:
 
 
 def poll_once(args: argparse.Namespace, settings: Any) -> int:
-    from legco_assets.core.legco_feed import FeedError, poll
+    from legco_assets.core.sources import FeedError, poll
 
     started = time.perf_counter()
     try:
@@ -68,8 +68,8 @@ def poll_once(args: argparse.Namespace, settings: Any) -> int:
 
 
 def cmd_feed(args: argparse.Namespace) -> int:
-    from legco_assets.core.legco_feed import parse_types
     from legco_assets.core.settings import Settings
+    from legco_assets.core.sources import parse_types
 
     settings = Settings.from_env()
     if args.until and args.since and args.until < args.since:

@@ -24,7 +24,7 @@ def _settings() -> Any:
 
 
 def _collection() -> Any:
-    from legco_assets.core.vector_store import open_collection
+    from legco_assets.core.search import open_collection
 
     return open_collection(_settings())
 
@@ -55,7 +55,7 @@ def _pages(meta: dict[str, Any]) -> str:
 # -- documents / chunks -----------------------------------------------------------------------
 def cmd_documents(args: argparse.Namespace) -> int:
     """Per document, strategy and version: latest flag and chunk counts."""
-    from legco_assets.core.retrieval import stored_versions
+    from legco_assets.core.search import stored_versions
 
     rows = stored_versions(_collection())
     if args.json:
@@ -75,8 +75,7 @@ def cmd_documents(args: argparse.Namespace) -> int:
 
 def cmd_chunks(args: argparse.Namespace) -> int:
     """Per chunk of one document: question id and text, heading, pages, table flag."""
-    from legco_assets.core.retrieval import chunk_filter
-    from legco_assets.core.vector_store import stored_chunks
+    from legco_assets.core.search import chunk_filter, stored_chunks
 
     where = chunk_filter(args.strategy, args.document, args.all_versions)
     found = sorted(
@@ -102,14 +101,14 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 # -- query ------------------------------------------------------------------------------------
 def _path(meta: dict[str, Any]) -> str:
     """The chunk's section path as a reader cites it (``A > B > C``)."""
-    from legco_assets.core.outline import join_path, split_path
+    from legco_assets.core.structure import join_path, split_path
 
     return join_path(split_path(meta.get("section_path")))
 
 
 def _in_section(meta: dict[str, Any], text: str) -> bool:
     """``--section TEXT``: some heading on the chunk's path contains TEXT (any case)."""
-    from legco_assets.core.outline import split_path
+    from legco_assets.core.structure import split_path
 
     wanted = text.casefold()
     return any(wanted in heading.casefold() for heading in split_path(meta.get("section_path")))
@@ -135,7 +134,7 @@ def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> s
     """A one-line hint when nothing is stored for the strategy, else None."""
     if retriever.scope(strategy, all_versions).records:
         return None
-    from legco_assets.core.retrieval import stored_versions
+    from legco_assets.core.search import stored_versions
 
     stored = sorted({r["strategy"] for r in stored_versions(retriever.collection)})
     have = ", ".join(stored) if stored else "nothing"
@@ -144,7 +143,7 @@ def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> s
 
 def cmd_query(args: argparse.Namespace) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
-    from legco_assets.core.retrieval import DEFAULT_MODE, RERANKED, Mode, Retriever
+    from legco_assets.core.search import DEFAULT_MODE, RERANKED, Mode, Retriever
 
     settings = _settings()
     strategy = args.strategy or settings.default_strategy.value
@@ -194,7 +193,7 @@ def _print_answer(result: Any) -> None:
 def cmd_answer(args: argparse.Namespace) -> int:
     """Answer from retrieved chunks with citations; without an LLM, show the prompt."""
     from legco_assets.core.llm import LLMClient, LLMError
-    from legco_assets.core.retrieval import CONTEXT_TOKENS, DEFAULT_MODE, Retriever, answer_question
+    from legco_assets.core.search import CONTEXT_TOKENS, DEFAULT_MODE, Retriever, answer_question
 
     settings = _settings()
     strategy = args.strategy or settings.default_strategy.value
@@ -226,7 +225,7 @@ def cmd_answer(args: argparse.Namespace) -> int:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Ingest the fixture papers into a temp dir and print the gold-question eval table."""
     from legco_assets.core.evaluation import FIXTURE_PAPERS, GOLD_QUESTIONS, run_eval
-    from legco_assets.core.retrieval import Mode
+    from legco_assets.core.search import Mode
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     modes = [Mode(m.strip()) for m in args.modes.split(",") if m.strip()]

@@ -24,10 +24,10 @@ from typing import Any, Callable
 import dagster as dg
 import pytest
 
-from legco_assets.core.documents import DocumentIndex
-from legco_assets.core.extract import extract_document, read_source
+from legco_assets.core.read import extract_document, read_source
+from legco_assets.core.search import open_collection, stored_chunks
 from legco_assets.core.settings import Settings
-from legco_assets.core.vector_store import open_collection, stored_chunks
+from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS
 from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.partitions import documents_partitions

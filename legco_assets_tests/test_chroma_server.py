@@ -23,13 +23,12 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from legco_assets.core.extract import extract_document, read_source
+from legco_assets.core.chunking import TokenChunkingStrategy
 from legco_assets.core.pipeline import Artifacts, SourceInfo
-from legco_assets.core.preprocess import clean_pages
+from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import DocumentText
+from legco_assets.core.search import COLLECTION, open_client, open_collection, replace_document, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.token_chunking import TokenChunkingStrategy
-from legco_assets.core.vector_store import COLLECTION, open_client, open_collection, replace_document, stored_chunks
 
 from . import test_vector_store as vector_store_tests
 from .test_token_chunking import _english_paper
@@ -173,7 +172,8 @@ def test_server_collection_is_shared_between_clients(chroma_server: ChromaServer
 # tiny batches and a slow embedding model so that a kill lands in the middle of the write.
 VECTOR_INDEX_PROCESS = r"""
 import sys, time
-from legco_assets.core import embeddings, pipeline, vector_store
+from legco_assets.core.search import embeddings, vector_store
+from legco_assets.core import pipeline
 from legco_assets.core.settings import Settings, Strategy
 
 if sys.argv[3] == "slow":

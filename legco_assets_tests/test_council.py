@@ -15,12 +15,10 @@ from functools import lru_cache
 
 import pytest
 
-from legco_assets.core import council
-from legco_assets.core.extract import extract_document, read_source
-from legco_assets.core.preprocess import clean_pages
-from legco_assets.core.question_chunking import QuestionChunkingStrategy
+from legco_assets.core.chunking import QuestionChunkingStrategy
+from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import Chunk, DocumentText, Page, Section
-from legco_assets.core.structure import detect_structure, structure_summary
+from legco_assets.core.structure import council, detect_structure, structure_summary
 
 from .conftest import CORPUS
 
@@ -315,7 +313,14 @@ def test_real_html_hansard_written_replies(lang: str) -> None:
 
 
 def test_dagster_tables_show_kind_asker_and_parent(tmp_path) -> None:
-    from legco_assets.defs.assets import chunks, document_structure, page_images, page_tables, page_text, source_document
+    from legco_assets.defs.assets import (
+        chunks,
+        document_structure,
+        page_images,
+        page_tables,
+        page_text,
+        source_document,
+    )
 
     from .test_dagster_ui import _run
 

@@ -9,14 +9,21 @@ from typing import Any
 import dagster as dg
 import pytest
 
-from legco_assets.core import counterparts as cp
 from legco_assets.core import pipeline
-from legco_assets.core.documents import DocumentIndex
-from legco_assets.core.extract import read_source
+from legco_assets.core.read import read_source
 from legco_assets.core.records import DocumentText
-from legco_assets.core.retrieval import DEFAULT_FUSION, Retriever, answer_question, in_language_of, stored_versions
+from legco_assets.core.search import (
+    DEFAULT_FUSION,
+    Retriever,
+    answer_question,
+    in_language_of,
+    open_collection,
+    stored_chunks,
+    stored_versions,
+)
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.vector_store import open_collection, stored_chunks
+from legco_assets.core.sources import DocumentIndex
+from legco_assets.core.sources import counterparts as cp
 
 from .conftest import CORPUS, SAMPLES, TESTS
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from legco_assets.core import extract
-from legco_assets.core.documents import DocumentIndex
+from legco_assets.core.read import extract
+from legco_assets.core.search import open_collection, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.vector_store import open_collection, stored_chunks
+from legco_assets.core.sources import DocumentIndex
 from legco_assets.definitions import defs
 from legco_assets.defs.assets import ALL_ASSETS, chunks, vector_index
 from legco_assets.defs.jobs import strategy_run_config

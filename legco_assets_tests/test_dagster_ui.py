@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from legco_assets.core.documents import DocumentIndex
+from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS, chunks
 
 from .pdf_factory import make_pdf

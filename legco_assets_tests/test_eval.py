@@ -12,7 +12,6 @@ import dagster as dg
 import pytest
 
 from legco_assets import cli
-from legco_assets.core.documents import DocumentIndex
 from legco_assets.core.evaluation import (
     BASELINE,
     BOUND_DEPTHS,
@@ -46,9 +45,18 @@ from legco_assets.core.evaluation import (
     score_ranking,
     summarise,
 )
-from legco_assets.core.bm25_index import script_of
-from legco_assets.core.retrieval import DEFAULT_FUSION, DEFAULT_MODE, PLAIN_RRF, QUESTION_CENTERING, Hit, Mode, fuse
+from legco_assets.core.search import (
+    DEFAULT_FUSION,
+    DEFAULT_MODE,
+    PLAIN_RRF,
+    QUESTION_CENTERING,
+    Hit,
+    Mode,
+    fuse,
+    script_of,
+)
 from legco_assets.core.settings import Strategy
+from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS, RETRIEVAL_CHECK
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions

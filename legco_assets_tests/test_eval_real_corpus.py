@@ -30,7 +30,7 @@ from legco_assets.core.evaluation import (
     normalise,
     prepare_eval,
 )
-from legco_assets.core.retrieval import Mode
+from legco_assets.core.search import Mode
 
 pytestmark = pytest.mark.skipif(not REAL_CORPUS.exists(), reason="real corpus not available (../shared/corpus/real)")
 
@@ -99,7 +99,7 @@ def test_blind_hansard_questions_are_found_and_beat_token_windows(tmp_path: Path
 @pytest.mark.parametrize("name", ["hansard-2015", "fdh"])
 def test_html_papers_are_chunked_by_question_and_beat_token_windows(name: str, tmp_path: Path) -> None:
     """The two sets about HTML papers (the English Hansard of 2015: 19 written questions; the
-    FDH FAQ: 36 entries), read as HTML (core/html_reader.py). Every gold pair is found as its own Q&A
+    FDH FAQ: 36 entries), read as HTML (core/read/html_reader.py). Every gold pair is found as its own Q&A
     chunk, and chunking by question finds far more answers than token windows; on the FDH
     FAQ, the last blind set, the issue's bars are far from met (docs/retrieval.md)."""
     run = prepare_eval(tmp_path, HELD_OUT[name], REAL_CORPUS, ("question", "token"))

@@ -8,7 +8,7 @@ import docx
 import pytest
 
 from legco_assets.core.errors import DocumentError
-from legco_assets.core.extract import _pypdf_texts, extract_document, read_source
+from legco_assets.core.read.extract import _pypdf_texts, extract_document, read_source
 
 from .conftest import CORPUS
 from .pdf_factory import encrypt_pdf, make_pdf

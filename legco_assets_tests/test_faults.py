@@ -21,20 +21,26 @@ from typing import Any, Callable, Iterator
 import dagster as dg
 import pytest
 
-from legco_assets.core import vector_store
-from legco_assets.core.documents import DocumentIndex
 from legco_assets.core.pipeline import chunk_file
+from legco_assets.core.search import (
+    open_collection,
+    replace_document,
+    stored_chunks,
+    vector_store,
+    with_retries,
+)
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.vector_store import open_collection, replace_document, stored_chunks, with_retries
+from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS, vector_index
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource, resources_from_env
 
-from .llm_server import Fault, FakeLLMServer, llm_server  # noqa: F401  (the fixture)
+from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (the fixture)
 from .test_bad_inputs import chunk_file_ids, english_paper, step_failure_messages
 from .test_chroma_server import free_port, start_chroma_server
 from .test_vector_store import _records
+
 
 # -- the LLM ------------------------------------------------------------------------------------
 def qa_paper_with_table(path: Path) -> Path:

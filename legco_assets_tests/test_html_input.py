@@ -17,14 +17,12 @@ from pathlib import Path
 import pytest
 
 from legco_assets.core.errors import DocumentError
-from legco_assets.core.extract import extract_document, read_source
-from legco_assets.core.html_reader import read_html
-from legco_assets.core.label_guard import label_coverage as coverage_of
-from legco_assets.core.label_guard import question_labels
 from legco_assets.core.pipeline import chunk_file, label_coverage, text_pages
+from legco_assets.core.read import extract_document, read_html, read_source
 from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.structure import detect_structure
+from legco_assets.core.structure import detect_structure, question_labels
+from legco_assets.core.structure import label_coverage as coverage_of
 
 from .conftest import CORPUS
 from .test_bad_inputs import cli, english_paper, error_lines

@@ -12,9 +12,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from legco_assets.core.extract import SUPPORTED_SUFFIXES
-from legco_assets.core.inbox import scan_inbox, skip_reason
+from legco_assets.core.read import SUPPORTED_SUFFIXES
 from legco_assets.core.settings import Settings
+from legco_assets.core.sources import scan_inbox, skip_reason
 from legco_assets.defs.resources import LegcoSettings
 from legco_assets.defs.sensors import inbox_sensor
 

@@ -17,9 +17,8 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from legco_assets.core import legco_feed
-from legco_assets.core.legco_feed import FeedError, parse_meeting_date, parse_types, poll
 from legco_assets.core.settings import Settings
+from legco_assets.core.sources import FeedError, legco_feed, parse_meeting_date, parse_types, poll
 
 from .odata_server import FEED_PATH, FakeHansardServer, Fault, odata_server  # noqa: F401
 
@@ -161,7 +160,7 @@ def test_429_is_retried_and_a_retry_after_is_honoured_up_to_a_cap(odata_server: 
     result = poll(feed_settings(odata_server, tmp_path), since=date(2024, 2, 1))
     assert [f.record.hansard_id for f in result.fetched] == ["2101"] and odata_server.hits["/files/2101.pdf"] == 3
 
-    from legco_assets.core import downloads
+    from legco_assets.core.sources import downloads
 
     request = httpx.Request("GET", "http://127.0.0.1/x")
     asked = httpx.HTTPStatusError("429", request=request, response=httpx.Response(429, headers={"Retry-After": "7"}, request=request))

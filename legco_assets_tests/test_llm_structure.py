@@ -17,11 +17,15 @@ from typing import Any
 import pytest
 
 from legco_assets.core import pipeline
-from legco_assets.core.extract import read_source
-from legco_assets.core.llm_structure import (
+from legco_assets.core.pipeline import Artifacts, find_structure, text_pages
+from legco_assets.core.read import read_source
+from legco_assets.core.records import DocumentText, ExtractedDocument, Page
+from legco_assets.core.settings import Strategy
+from legco_assets.core.structure import (
     PLAIN_JSON_INSTRUCTIONS,
     PROMPT_VERSION,
     StructureReplyError,
+    detect_structure,
     llm_reason,
     looks_like_qa,
     needle,
@@ -30,12 +34,8 @@ from legco_assets.core.llm_structure import (
     parse_items,
     resolve_structure,
 )
-from legco_assets.core.pipeline import Artifacts, find_structure, text_pages
-from legco_assets.core.records import DocumentText, ExtractedDocument, Page
-from legco_assets.core.settings import Strategy
-from legco_assets.core.structure import detect_structure
 from legco_assets_tests.fixtures.llm.generate_llm_fixtures import TOPIC_PAPER, TOPIC_PDF
-from legco_assets_tests.llm_server import Fault, FakeLLMServer, llm_server, message_text  # noqa: F401
+from legco_assets_tests.llm_server import FakeLLMServer, Fault, llm_server, message_text  # noqa: F401
 
 from .conftest import fixture_pdf
 

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from legco_assets.core.extract import read_source
-from legco_assets.core.outline import key, outline_markdown, outline_of, split_path, toc_entries
 from legco_assets.core.pipeline import chunk_file, find_structure, text_pages
+from legco_assets.core.read import read_source
 from legco_assets.core.records import DocumentText
 from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.structure import key, outline_markdown, outline_of, split_path, toc_entries
 
 from .conftest import CORPUS
 
@@ -164,7 +164,7 @@ def test_docx_heading_styles_and_markdown_headings_make_the_path(tmp_path: Path)
 def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) -> None:
     from legco_assets import cli
     from legco_assets.core.records import Chunk
-    from legco_assets.core.vector_store import open_collection, replace_document
+    from legco_assets.core.search import open_collection, replace_document
 
     collection = open_collection(Settings.from_env())
     chunks = [
@@ -242,7 +242,7 @@ def test_real_guides_pages_sit_under_their_contents_heading(name: str) -> None:
 def _runs_on(heading: str, text: str) -> bool:
     """Whether a labelled heading is really the start of a paragraph: where the paper prints
     it (its lines), the next line carries on mid-sentence (its first letter is lower case)."""
-    from legco_assets.core.headings import starts_lower
+    from legco_assets.core.read import starts_lower
 
     lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
     want = key(heading)

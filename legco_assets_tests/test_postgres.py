@@ -23,7 +23,7 @@ from typing import Iterator
 
 import pytest
 
-from legco_assets.core.documents import slug
+from legco_assets.core.sources import slug
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pdfs"
 DAGSTER_YAML = """\

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from legco_assets.core.preprocess import clean_pages, clean_text
+from legco_assets.core.read import clean_pages, clean_text
 from legco_assets.core.records import Page
 
 

@@ -8,12 +8,18 @@ from typing import Any
 
 import pytest
 
-from legco_assets.core.query_translation import parse_translation, target_language, translation_messages
-from legco_assets.core.retrieval import TRANSLATED, Retriever
+from legco_assets.core.search import (
+    TRANSLATED,
+    Retriever,
+    open_collection,
+    parse_translation,
+    replace_document,
+    target_language,
+    translation_messages,
+)
 from legco_assets.core.settings import Settings
-from legco_assets.core.vector_store import open_collection, replace_document
 
-from .llm_server import Fault, FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
+from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (pytest fixture)
 from .test_retrieval import EN_PAIRS, ZH_PAIRS, _cli, _records
 
 ASKED = "How many flooding black spots are still left across Hong Kong?"

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from legco_assets.core.extract import extract_document, read_source
+from legco_assets.core.chunking import QuestionChunkingStrategy
 from legco_assets.core.markdown_tables import to_markdown
-from legco_assets.core.preprocess import clean_pages
-from legco_assets.core.question_chunking import QuestionChunkingStrategy
+from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import Chunk, DocumentText, Page, Table
 from legco_assets.core.structure import detect_structure
 from legco_assets.core.tokens import count_tokens

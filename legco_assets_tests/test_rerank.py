@@ -10,12 +10,20 @@ from typing import Any
 
 import pytest
 
-from legco_assets.core.rerank import DEPTH, PASSAGE_CHARS, parse_ranking, rerank_messages, reorder
-from legco_assets.core.retrieval import RERANKED, Retriever
+from legco_assets.core.search import (
+    DEPTH,
+    PASSAGE_CHARS,
+    RERANKED,
+    Retriever,
+    open_collection,
+    parse_ranking,
+    reorder,
+    replace_document,
+    rerank_messages,
+)
 from legco_assets.core.settings import Settings
-from legco_assets.core.vector_store import open_collection, replace_document
 
-from .llm_server import Fault, FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
+from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (pytest fixture)
 from .test_query_translation import llm_store  # noqa: F401  (pytest fixture)
 from .test_retrieval import EN_PAIRS, ZH_PAIRS, _cli, _records
 

@@ -12,23 +12,27 @@ import numpy as np
 import pytest
 
 from legco_assets import cli
-from legco_assets.core.bm25_index import Bm25Index, load_or_build, script_of, tokenize
 from legco_assets.core.records import Chunk
-from legco_assets.core.retrieval import (
+from legco_assets.core.search import (
+    QUESTION_CENTERING,
+    Bm25Index,
     Candidate,
     Fusion,
     Mode,
-    QUESTION_CENTERING,
     Retriever,
     answer_question,
     assemble_context,
     fuse,
+    load_or_build,
+    open_collection,
     parse_answer,
+    replace_document,
+    script_of,
     stored_versions,
+    tokenize,
     versions_markdown,
 )
 from legco_assets.core.settings import Settings
-from legco_assets.core.vector_store import open_collection, replace_document
 
 from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
 

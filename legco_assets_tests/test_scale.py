@@ -34,8 +34,8 @@ def token_job_from_env() -> dg.JobDefinition:
 
 
 def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from legco_assets.core.documents import DocumentIndex
-    from legco_assets.core.vector_store import open_collection, stored_chunks
+    from legco_assets.core.search import open_collection, stored_chunks
+    from legco_assets.core.sources import DocumentIndex
 
     from .test_bad_inputs import chunk_file_ids, english_paper
 
@@ -81,7 +81,7 @@ def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monk
 
 def _register_many(args: tuple[str, int]) -> list[str]:
     """One process's share: register 25 documents and record a version of each."""
-    from legco_assets.core.documents import DocumentIndex
+    from legco_assets.core.sources import DocumentIndex
 
     root, worker = args
     index = DocumentIndex(Path(root))
@@ -99,7 +99,7 @@ def test_document_index_survives_concurrent_processes(tmp_path: Path) -> None:
     registration and no version may be lost."""
     import multiprocessing
 
-    from legco_assets.core.documents import DocumentIndex
+    from legco_assets.core.sources import DocumentIndex
 
     with multiprocessing.get_context("spawn").Pool(4) as pool:
         keys = [k for share in pool.map(_register_many, [(str(tmp_path), w) for w in range(4)]) for k in share]

@@ -19,14 +19,20 @@ from typing import Any, Callable
 import pytest
 
 from legco_assets.core import pipeline
-from legco_assets.core.documents import DocumentIndex
 from legco_assets.core.errors import DocumentError
-from legco_assets.core.extract import read_source, render_page_png
+from legco_assets.core.read import (
+    NO_TEXT,
+    merged_raw,
+    read_source,
+    render_page_png,
+    reply_text,
+    scanned_pages,
+)
 from legco_assets.core.records import Page
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.transcribe import NO_TEXT, merged_raw, reply_text, scanned_pages
+from legco_assets.core.sources import DocumentIndex
 from legco_assets_tests.fixtures.llm.generate_llm_fixtures import SCANNED_PAGES, SCANNED_PDF, STAMP, TOPIC_PDF
-from legco_assets_tests.llm_server import Fault, FakeLLMServer, llm_server, message_images  # noqa: F401
+from legco_assets_tests.llm_server import FakeLLMServer, Fault, llm_server, message_images  # noqa: F401
 
 from .conftest import CORPUS
 from .pdf_factory import make_pdf

@@ -21,16 +21,16 @@ import dagster as dg
 import pytest
 from dagster._serdes import serialize_value
 
-from legco_assets.core.documents import DocumentIndex
 from legco_assets.core.llm import LLMClient
 from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import resources_from_env
 
 from .conftest import fixture_pdf
-from .llm_server import Fault, FakeLLMServer, llm_server  # noqa: F401  (the fixture)
+from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (the fixture)
 from .test_bad_inputs import english_paper
 
 MARKER = f"sk-legco-marker-{uuid.uuid4().hex}"

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from legco_assets.core.extract import extract_document, read_source
-from legco_assets.core.preprocess import clean_pages
+from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import DocumentText, Page, Section
 from legco_assets.core.structure import (
     detect_structure,

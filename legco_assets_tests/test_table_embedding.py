@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from legco_assets.core.markdown_tables import to_markdown
 from legco_assets.core.records import Page, Table
-from legco_assets.core.table_embedding import (
+from legco_assets.core.tables import (
     embed_tables,
     embed_tables_in_pages,
     locate_table,

@@ -10,13 +10,17 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from legco_assets.core.extract import extract_document, read_source
 from legco_assets.core.markdown_tables import to_markdown
-from legco_assets.core.preprocess import clean_pages
+from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.settings import Settings
-from legco_assets.core.table_embedding import embed_tables, embed_tables_in_pages
-from legco_assets.core.tables import TablesResult, find_tables, geometric_tables
+from legco_assets.core.tables import (
+    TablesResult,
+    embed_tables,
+    embed_tables_in_pages,
+    find_tables,
+    geometric_tables,
+)
 
 from .conftest import FIXTURES
 from .pdf_factory import make_pdf

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from legco_assets.core.extract import extract_document, read_source
-from legco_assets.core.preprocess import clean_pages, is_furniture
+from legco_assets.core.chunking import TokenChunkingStrategy, token_windows
+from legco_assets.core.read import clean_pages, extract_document, is_furniture, read_source
 from legco_assets.core.records import DocumentText, Page
-from legco_assets.core.token_chunking import TokenChunkingStrategy, token_windows
 from legco_assets.core.tokens import count_tokens
 
 from .conftest import FIXTURES

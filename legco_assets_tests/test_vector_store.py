@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from legco_assets.core.records import Chunk
+from legco_assets.core.search import open_client, open_collection, replace_document, stored_chunks
 from legco_assets.core.settings import Settings
-from legco_assets.core.vector_store import open_client, open_collection, replace_document, stored_chunks
 
 
 def _records(texts: list[str], sha: str, strategy: str = "question") -> list[dict]:

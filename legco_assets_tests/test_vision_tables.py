@@ -10,16 +10,15 @@ from pathlib import Path
 import pytest
 from openai import OpenAI
 
-from legco_assets.core.extract import extract_document, read_source, render_page_png
 from legco_assets.core.llm import LLMClient
 from legco_assets.core.markdown_tables import to_markdown
-from legco_assets.core.preprocess import clean_pages
+from legco_assets.core.read import clean_pages, extract_document, read_source, render_page_png
 from legco_assets.core.records import Page
 from legco_assets.core.settings import Settings
-from legco_assets.core.tables import find_tables
-from legco_assets.core.vision_tables import (
+from legco_assets.core.tables import (
     NO_TABLES,
     PROMPT_VERSION,
+    find_tables,
     parse_markdown_tables,
     validate_reply,
 )
@@ -116,7 +115,7 @@ def test_new_prompt_version_or_model_misses_the_cache(llm_server: FakeLLMServer,
     n = len(paper_e.table_pages)
     find_tables(paper_e.data, paper_e.pages, settings.with_(llm_model_name="another-model"))
     assert llm_server.calls["chat"] == 2 * n
-    monkeypatch.setattr("legco_assets.core.vision_tables.PROMPT_VERSION", PROMPT_VERSION + "-next")
+    monkeypatch.setattr("legco_assets.core.tables.vision.PROMPT_VERSION", PROMPT_VERSION + "-next")
     find_tables(paper_e.data, paper_e.pages, settings)
     assert llm_server.calls["chat"] == 3 * n
 
@@ -249,7 +248,7 @@ def test_pages_are_sent_as_the_same_png_render_page_png_makes(paper_e: Paper) ->
     """The cache key hashes these bytes: they must not depend on which thread encoded them."""
     import pypdfium2 as pdfium
 
-    from legco_assets.core.vision_tables import page_png
+    from legco_assets.core.tables import page_png
 
     page_number = paper_e.table_pages[0]
     pdf = pdfium.PdfDocument(paper_e.data)

@@ -14,9 +14,8 @@ import argparse
 import time
 from pathlib import Path
 
-from legco_assets.core.extract import extract_document, read_source
-from legco_assets.core.preprocess import clean_pages
-from legco_assets.core.question_chunking import QuestionChunkingStrategy
+from legco_assets.core.chunking import QuestionChunkingStrategy
+from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import DocumentText
 from legco_assets.core.structure import detect_structure
 

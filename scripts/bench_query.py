@@ -29,12 +29,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from legco_assets.core.evaluation import FIXTURE_PAPERS, GOLD_QUESTIONS, QUERY_TRANSLATIONS, load_gold_questions, load_translations  # noqa: E402
+from legco_assets.core.evaluation import (  # noqa: E402
+    FIXTURE_PAPERS,
+    GOLD_QUESTIONS,
+    QUERY_TRANSLATIONS,
+    load_gold_questions,
+    load_translations,
+)
 from legco_assets.core.pipeline import chunk_file  # noqa: E402
 from legco_assets.core.records import Chunk  # noqa: E402
-from legco_assets.core.retrieval import Mode, Retriever  # noqa: E402
+from legco_assets.core.search import Mode, Retriever, open_collection, replace_document  # noqa: E402  # noqa: E402
 from legco_assets.core.settings import Settings, Strategy  # noqa: E402
-from legco_assets.core.vector_store import open_collection, replace_document  # noqa: E402
 
 PAPERS = ("paper_e_qa.pdf", "paper_l_faq.pdf", "paper_b_speaking_notes.pdf")
 STRATEGY = "question"

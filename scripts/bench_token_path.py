@@ -9,8 +9,8 @@ The paper is the committed LegCo-shaped fixtures' pages repeated up to N pages (
 from __future__ import annotations
 
 import argparse
-import platform
 import os
+import platform
 import statistics
 import sys
 import tempfile
@@ -22,11 +22,11 @@ import pypdfium2 as pdfium
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from legco_assets.core.chunking import TokenChunkingStrategy  # noqa: E402
 from legco_assets.core.pipeline import chunk_file, text_pages  # noqa: E402
-from legco_assets.core.extract import read_source  # noqa: E402
+from legco_assets.core.read import read_source  # noqa: E402
 from legco_assets.core.records import DocumentText  # noqa: E402
 from legco_assets.core.settings import Settings, Strategy  # noqa: E402
-from legco_assets.core.token_chunking import TokenChunkingStrategy  # noqa: E402
 
 FIXTURES = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
 

@@ -26,9 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fpdf import FPDF  # noqa: E402
 
-from legco_assets.core.extract import extract_document, read_source, render_page_png  # noqa: E402
 from legco_assets.core.llm import LLMClient  # noqa: E402
-from legco_assets.core.preprocess import clean_pages  # noqa: E402
+from legco_assets.core.read import (  # noqa: E402
+    clean_pages,  # noqa: E402
+    extract_document,
+    read_source,
+    render_page_png,
+)
 from legco_assets.core.tables import find_tables, geometric_tables  # noqa: E402
 from legco_assets_tests.llm_server import FakeLLMServer, message_images  # noqa: E402
 

@@ -72,8 +72,15 @@ def _maxrss_mib() -> float:
 
 def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]]:
     """Everything the stage needs (not timed), and the timed call itself."""
-    from legco_assets.core.extract import read_source
-    from legco_assets.core.pipeline import build_chunks, chunk_file, find_page_tables, find_structure, require_text, text_pages
+    from legco_assets.core.pipeline import (
+        build_chunks,
+        chunk_file,
+        find_page_tables,
+        find_structure,
+        require_text,
+        text_pages,
+    )
+    from legco_assets.core.read import read_source
     from legco_assets.core.settings import Settings, Strategy
 
     settings = Settings(data_dir=work / "data")
@@ -122,7 +129,7 @@ def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]
         return lambda: {"chunks": len(build_chunks("bench", Strategy.question, pages, settings, sections, tables))}
     records = [c.to_record(paper.name, source.sha256) for c in build_chunks("bench", Strategy.token, pages, settings, None, tables)]
     if stage == "embedding":
-        from legco_assets.core.embeddings import embedding_function
+        from legco_assets.core.search import embedding_function
 
         embed = embedding_function(settings)
         embed(["warm-up: load the model outside the timed part"])
@@ -133,7 +140,7 @@ def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]
 
         return embedding
     if stage == "vector_index":
-        from legco_assets.core.vector_store import open_collection, replace_document
+        from legco_assets.core.search import open_collection, replace_document
 
         collection = open_collection(settings)
         collection._embedding_function(["warm-up: load the model outside the timed part"])
@@ -172,11 +179,11 @@ def run_stage(stage: str, paper: Path) -> dict[str, Any]:
 def run_sensor(files: int, work: Path) -> dict[str, Any]:
     """Child entry point: ``files`` new PDFs in the inbox, one tick, then an unchanged tick."""
     import dagster as dg
+    from make_long_paper import make_long_paper
 
     from legco_assets.defs.partitions import documents_partitions
     from legco_assets.defs.resources import LegcoSettings
     from legco_assets.defs.sensors import inbox_sensor
-    from make_long_paper import make_long_paper
 
     data = work / "data"
     inbox = data / "inbox"

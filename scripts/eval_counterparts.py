@@ -24,10 +24,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from legco_assets.core.counterparts import proposed_partner  # noqa: E402
-from legco_assets.core.evaluation import HELD_OUT, REAL_CORPUS, EvalRun, _paper_lang, holds_answer_end, prepare_eval, rank  # noqa: E402
-from legco_assets.core.retrieval import DEFAULT_FUSION, Mode  # noqa: E402
+from legco_assets.core.evaluation import (  # noqa: E402
+    HELD_OUT,
+    REAL_CORPUS,
+    EvalRun,
+    _paper_lang,
+    holds_answer_end,
+    prepare_eval,
+    rank,
+)
+from legco_assets.core.search import DEFAULT_FUSION, Mode  # noqa: E402
 from legco_assets.core.settings import Settings  # noqa: E402
+from legco_assets.core.sources import proposed_partner  # noqa: E402
 
 
 def with_counterparts(gold: Path, out: Path) -> Path:

@@ -52,8 +52,8 @@ from legco_assets.core.evaluation import (  # noqa: E402
     BASELINE,
     FIXTURE_PAPERS,
     GOLD_QUESTIONS,
-    REAL_CORPUS,
     HELD_OUT,
+    REAL_CORPUS,
     EvalReport,
     EvalRun,
     check_document,
@@ -66,8 +66,8 @@ from legco_assets.core.evaluation import (  # noqa: E402
     prepare_eval,
     reading_bounds,
 )
-from legco_assets.core.rerank import DEPTH as RERANK_DEPTH  # noqa: E402
-from legco_assets.core.retrieval import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode, fuse  # noqa: E402
+from legco_assets.core.search import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode, fuse  # noqa: E402
+from legco_assets.core.search import DEPTH as RERANK_DEPTH  # noqa: E402
 from legco_assets.core.settings import Settings  # noqa: E402
 
 CENTERING_SWEEP = (0.0, 0.25, 0.5, 0.75, 1.0)

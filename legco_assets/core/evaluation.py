@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .records import Chunk, DocumentText
-from .retrieval import (
+from .search import (
     DEFAULT_FUSION,
     LANGUAGE_CENTERING,
     PLAIN_VECTOR,
@@ -167,9 +167,9 @@ class Paper:
 def load_paper(path: Path, answer_ends: dict[str, str] | None = None) -> Paper:
     """Extract and clean ``path``; its answer ends come from ``answer_ends`` (qa_id -> the
     answer's closing words, for papers we did not write) or else from its ``.gold.json``."""
-    from .documents import slug
-    from .extract import read_source
     from .pipeline import text_pages
+    from .read import read_source
+    from .sources import slug
 
     source = read_source(path)
     _, pages = text_pages(source)
@@ -232,7 +232,7 @@ def baseline_records(paper: Paper) -> list[dict[str, Any]]:
 def ingest_papers(papers: Sequence[Paper], strategies: Sequence[str], settings: Settings) -> Any:
     """Chunk every paper with every strategy into the Chroma of ``settings``; the collection."""
     from .pipeline import chunk_file
-    from .vector_store import open_collection, replace_document
+    from .search import open_collection, replace_document
 
     collection = open_collection(settings)
     for paper in papers:
@@ -250,9 +250,9 @@ def link_paper_counterparts(collection: Any, papers: Sequence[Paper], settings: 
     """Pair the papers that are language versions of one paper, as ``vector_index`` does
     (names or a sidecar propose, content confirms: :mod:`.counterparts`), and link their stored
     chunks; the decisions by (document id, counterpart id)."""
-    from .counterparts import confirm, profile_of
     from .pipeline import counterpart_candidate, detect_language, find_structure
-    from .vector_store import link_counterparts
+    from .search import link_counterparts
+    from .sources import confirm, profile_of
 
     paths = {p.document_id: str(p.path) for p in papers}
     by_id = {p.document_id: p for p in papers}
@@ -490,7 +490,7 @@ def score_all(
 
 
 def _paper_lang(paper: Paper) -> str:
-    from .bm25_index import script_of
+    from .search import script_of
 
     return script_of(paper.text)
 

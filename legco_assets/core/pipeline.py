@@ -17,19 +17,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
 from . import markers
-from .documents import DocumentIndex, atomic_write_text
+from .chunking import TokenChunkingStrategy
 from .errors import DocumentError
-from .extract import SourceBytes, document_kind, extract_document, read_source, render_page_png
 from .llm import LLMClient
-from .preprocess import clean_pages
+from .read import SourceBytes, clean_pages, document_kind, extract_document, read_source, render_page_png
 from .records import Chunk, DocumentText, ExtractedDocument, Page, PageTables, Section, Table
 from .settings import Settings, Strategy
-from .token_chunking import TokenChunkingStrategy
+from .sources import DocumentIndex, atomic_write_text
 from .tokens import encoding
 
 if TYPE_CHECKING:
-    from .label_guard import LabelCoverage
-    from .llm_structure import StructureResult
+    from .structure import LabelCoverage, StructureResult
 
 MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page number, not text
 
@@ -156,8 +154,7 @@ def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None 
     ``QA_STRUCTURE_MODE=llm``. ``.sections`` are the sections, the rest is how they were found
     (path, LLM calls/cached/tokens/seconds, dropped items, notes) for ``structure.json``.
     Every section then gets its heading path from the paper's outline (:mod:`outline`)."""
-    from .llm_structure import resolve_structure
-    from .outline import apply_outline
+    from .structure import apply_outline, resolve_structure
 
     doc = DocumentText.from_pages(pages)
     result = resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
@@ -211,7 +208,7 @@ def build_chunks(
     if strategy is Strategy.token:
         every_table = PageTables.of(tables).all()
         if every_table:
-            from .table_embedding import embed_tables_in_pages
+            from .tables import embed_tables_in_pages
 
             pages = embed_tables_in_pages(pages, every_table)
         doc = DocumentText.from_pages(pages)
@@ -219,7 +216,7 @@ def build_chunks(
         if sections is None:
             sections = find_structure(pages, settings).sections
         return with_paths(chunks, doc, sections)
-    from .question_chunking import QuestionChunkingStrategy
+    from .chunking import QuestionChunkingStrategy
 
     doc = DocumentText.from_pages(pages)
     strategy_impl = QuestionChunkingStrategy(
@@ -233,14 +230,14 @@ def build_chunks(
 
 def label_coverage(pages: list[Page], sections: list[Section]) -> "LabelCoverage":
     """The question labels the pages show against the pairs made (:mod:`label_guard`)."""
-    from .label_guard import label_coverage as coverage
+    from .structure import label_coverage as coverage
 
     return coverage(DocumentText.from_pages(pages).text, sections)
 
 
 def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:
     """Token windows carry the path of the section where they start."""
-    from .outline import path_at, path_starts
+    from .structure import path_at, path_starts
 
     starts = path_starts(doc, sections)
     for chunk in chunks:
@@ -261,7 +258,7 @@ def chunk_file(
         extracted, pages = text_pages(source)
         llm = LLMClient.from_settings(settings) if use_llm else None
         if extracted.kind == "pdf":
-            from .transcribe import transcribe_scanned
+            from .read import transcribe_scanned
 
             pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
             require_text(path, pages)
@@ -273,7 +270,7 @@ def chunk_file(
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
         encoding()
-        from .documents import slug
+        from .sources import slug
 
         chunks = build_chunks(slug(path), strategy, pages, settings, sections, page_tables_as_read(source, pages, settings, llm, geometry))
     return [c.to_record(Path(path).name, source.sha256) for c in chunks]
@@ -283,7 +280,7 @@ def chunk_file(
 def stage_source(settings: Settings, document_id: str) -> SourceInfo:
     """Snapshot the file's bytes, extract its text layer once, record what it is (and,
     for a paper the LegCo feed brought, where it came from)."""
-    from .legco_feed import origin_of  # the HTTP client only when a stage needs it
+    from .sources import origin_of  # the HTTP client only when a stage needs it
 
     index = DocumentIndex(settings.documents_dir)
     entry = index.get(document_id)
@@ -323,7 +320,7 @@ def stage_page_text(settings: Settings, document_id: str, llm: LLMClient | None 
     extracted = ExtractedDocument.from_dict(art.read_json("raw_text.json"))
     extracted.pages = clean_pages(extracted.pages)
     if extracted.kind == "pdf":
-        from .transcribe import transcribe_scanned
+        from .read import transcribe_scanned
 
         llm = llm or (LLMClient.from_settings(settings) if settings.qa_vision_enabled else None)
         transcription = transcribe_scanned(art.source_bytes(), extracted.pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE)
@@ -360,7 +357,7 @@ def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None 
     the LLM cost (calls, cached, tokens, seconds), its ``"labels"`` entry the question labels
     seen against the pairs made (:mod:`label_guard`), for the asset's metadata and check."""
     art = Artifacts(settings, document_id)
-    from .outline import outline_of
+    from .structure import outline_of
 
     pages = art.pages()
     result = find_structure(pages, settings, llm)
@@ -397,7 +394,7 @@ def stage_vector_index(settings: Settings, document_id: str, strategy: Strategy,
     are stored (:func:`stage_counterpart`). The link is made here, not in ``chunks``: it needs
     both papers, and the one ingested first is linked when the second arrives by updating its
     stored chunks' metadata in place, with no re-parse and no re-embedding."""
-    from .vector_store import link_counterparts, replace_document
+    from .search import link_counterparts, replace_document
 
     art = Artifacts(settings, document_id)
     info = art.source()
@@ -432,7 +429,7 @@ class CounterpartResult:
 def document_profile(settings: Settings, document_id: str) -> Any:
     """The :class:`.counterparts.Profile` of a document from its stored artifacts, or None
     while its text is not extracted yet."""
-    from .counterparts import profile_of
+    from .sources import profile_of
 
     art = Artifacts(settings, document_id)
     if not art.path("source.json").exists() or not art.path("page_text.json").exists():
@@ -444,7 +441,7 @@ def document_profile(settings: Settings, document_id: str) -> Any:
 def counterpart_candidate(path: str, others: dict[str, str]) -> tuple[str | None, Any]:
     """(the other version's key, a hand decision or None) for the file at ``path`` among
     ``others`` (key -> file path): a sidecar on either side decides, else the file names propose."""
-    from .counterparts import NO_COUNTERPART, by_hand, proposed_partner, read_sidecar
+    from .sources import NO_COUNTERPART, by_hand, proposed_partner, read_sidecar
 
     name = Path(path).name
     said = read_sidecar(path)
@@ -488,7 +485,7 @@ def stage_counterpart(settings: Settings, document_id: str) -> CounterpartResult
     """Find this document's other-language version among the registered documents, judge the
     pair by content (or by hand) once both are extracted, and record the decision on both
     index entries."""
-    from .counterparts import confirm
+    from .sources import confirm
 
     index = DocumentIndex(settings.documents_dir)
     entries = index.all()

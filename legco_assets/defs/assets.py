@@ -228,8 +228,7 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
 )
 @reasons_as_failures
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
-    from legco_assets.core.outline import join_path, outline_markdown, outline_of
-    from legco_assets.core.structure import structure_summary
+    from legco_assets.core.structure import join_path, outline_markdown, outline_of, structure_summary
 
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
@@ -261,7 +260,7 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
 
 
 def _labels_check(labels: dict[str, Any]) -> Check:
-    """The silent-miss guard (core/label_guard.py): labels the paper shows, most of them paired."""
+    """The silent-miss guard (core/structure/label_guard.py): labels the paper shows, most of them paired."""
     return Check("question_labels_paired", labels["ok"], labels["message"], {k: labels[k] for k in ("labels_seen", "pairs_made", "unpaired_labels")})
 
 
@@ -347,7 +346,7 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
 )
 @reasons_as_failures
 def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
-    from legco_assets.core.retrieval import stored_versions, versions_markdown
+    from legco_assets.core.search import stored_versions, versions_markdown
 
     settings = legco.settings()
     collection = chroma.collection(settings)

@@ -16,9 +16,8 @@ import json
 
 import dagster as dg
 
-from legco_assets.core.documents import DocumentIndex
-from legco_assets.core.legco_feed import FeedBusy, FeedState, poll
 from legco_assets.core.settings import Settings
+from legco_assets.core.sources import DocumentIndex, FeedBusy, FeedState, poll
 
 from .jobs import JOBS
 from .partitions import documents_partitions

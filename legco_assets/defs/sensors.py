@@ -14,8 +14,7 @@ import json
 
 import dagster as dg
 
-from legco_assets.core.documents import DocumentIndex
-from legco_assets.core.inbox import scan_inbox
+from legco_assets.core.sources import DocumentIndex, scan_inbox
 
 from .jobs import JOBS
 from .partitions import documents_partitions

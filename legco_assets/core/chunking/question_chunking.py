@@ -20,13 +20,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import council, markers
+from .. import markers
+from ..records import Chunk, DocumentText, PageTables, Section, Table
+from ..structure import (
+    SUPPLEMENTARY,
+    WRITTEN,
+    context_line,
+    drop_internal_refs,
+    join_pages,
+    join_path,
+    looks_tabular,
+    path_at,
+    path_starts,
+    question_lead,
+    reply_parts,
+    rule_path,
+)
+from ..tokens import count_tokens, encoding
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
-from .outline import join_path, path_at, path_starts, rule_path
-from .records import Chunk, DocumentText, PageTables, Section, Table
-from .structure import drop_internal_refs, join_pages, looks_tabular
 from .token_chunking import TokenChunkingStrategy, token_windows
-from .tokens import count_tokens, encoding
 
 CHUNKED_TYPES = {"qa", "narrative", "table", "speaking_notes"}
 MIN_BODY_TOKENS = 64  # below this a heading prefix is dropped rather than starve the body
@@ -137,12 +149,12 @@ class QuestionChunkingStrategy:
         self, document_id: str, doc: DocumentText, section: Section, question_index: int, tables: PageTables
     ) -> list[Chunk]:
         head, body = self._qa_parts(doc, section)
-        if section.question_kind == council.SUPPLEMENTARY:
-            context = council.context_line(section.heading, section.parent_question_id, head + body)
+        if section.question_kind == SUPPLEMENTARY:
+            context = context_line(section.heading, section.parent_question_id, head + body)
             head = f"{context}\n{head}"
         body, embedded = _embed(body, _section_tables(section, tables))
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
-        pieces = self._written_pieces(head, body, section) if section.question_kind == council.WRITTEN else []
+        pieces = self._written_pieces(head, body, section) if section.question_kind == WRITTEN else []
         finder = _PageFinder(doc, section, self._spans_ok(doc, section)) if pieces else None
         pieces = pieces or [(section.question or head, text, None) for text in self._qa_pieces(head, body)]
         chunks = []
@@ -180,10 +192,10 @@ class QuestionChunkingStrategy:
         whole = f"{head}\n{body}" if body else head
         if count_tokens(whole) <= self.max_tokens:
             return []
-        parts = council.reply_parts(head, body)
+        parts = reply_parts(head, body)
         if not parts:
             return []
-        lead = council.question_lead(head)
+        lead = question_lead(head)
         pieces: list[tuple[str, str, str | None]] = []
         for asked, reply in parts:
             part_head = f"{lead}{asked}" if asked else head
@@ -319,15 +331,15 @@ def _embed(text: str, tables: list[Table]) -> tuple[str, int]:
     """Markdown in place of the tables' cell-per-line text (the table stage's own function)."""
     if not tables:
         return text, 0
-    from .table_embedding import embed_tables
+    from ..tables import embed_tables
 
     return embed_tables(text, tables)
 
 
 def _embedded_doc(doc: DocumentText, tables: list[Table]) -> DocumentText:
     """The document with every page's tables embedded, for token windows."""
-    from .records import Page
-    from .table_embedding import embed_tables_in_pages
+    from ..records import Page
+    from ..tables import embed_tables_in_pages
 
     ends = doc.page_starts[1:] + [len(doc.text) + len(doc.separator)]
     pages = [
@@ -350,7 +362,7 @@ def _split_big_tables(text: str, budget: int) -> str:
         while end < len(lines) and lines[end].lstrip().startswith("|"):
             end += 1
         if end - k >= 3 and markers.MARKDOWN_TABLE_RULE.match(lines[k + 1].strip()):
-            from .table_embedding import split_markdown_table
+            from ..tables import split_markdown_table
 
             out.append("\n\n".join(split_markdown_table("\n".join(lines[k:end]), budget)))
             k = end

@@ -12,9 +12,9 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from ..records import Chunk, DocumentText
+from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
-from .records import Chunk, DocumentText
-from .tokens import count_tokens, token_char_offsets
 
 OVERLAP_SLACK = 0.15  # the overlap may move this far to start on a boundary
 

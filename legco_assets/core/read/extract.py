@@ -17,8 +17,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .errors import DocumentError
-from .records import ExtractedDocument, Page
+from ..errors import DocumentError
+from ..records import ExtractedDocument, Page
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 TEXT_SUFFIXES = {".txt": "txt", ".md": "md", ".markdown": "md"}
@@ -202,7 +202,7 @@ def _docx_text(source: SourceBytes) -> tuple[str, list[list[Any]]]:
     from docx.table import Table as DocxTable
     from docx.text.paragraph import Paragraph
 
-    from .markdown_tables import to_markdown
+    from ..markdown_tables import to_markdown
 
     try:
         document = docx.Document(io.BytesIO(source.data))

@@ -24,7 +24,7 @@ import ctypes
 from collections import Counter
 from dataclasses import dataclass
 
-from . import markers
+from .. import markers
 
 CANDIDATE_MAX_WIDTH = 96  # display width (CJK = 2) of the longest line read as a possible title
 BODY_SAMPLES_PER_PAGE = 1  # long lines per page read for the body style

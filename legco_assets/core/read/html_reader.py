@@ -30,10 +30,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import markers
-from .errors import DocumentError
-from .markdown_tables import to_markdown
-from .records import Table
+from .. import markers
+from ..errors import DocumentError
+from ..markdown_tables import to_markdown
+from ..records import Table
 
 # elements whose content is never text of the paper
 _DROPPED_TAGS = frozenset(

@@ -14,8 +14,8 @@ import re
 import unicodedata
 from collections import Counter
 
-from . import markers
-from .records import Page
+from .. import markers
+from ..records import Page
 
 EDGE_LINES = 3  # how many lines at each end of a page may be furniture
 _CHAR_FIXES = str.maketrans({"\u31d0": "一", "\u31d1": "丨", "\u00ad": ""})

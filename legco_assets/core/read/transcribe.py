@@ -19,11 +19,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..llm import LLMClient, LLMError
+from ..records import Page
+from ..settings import Settings
 from .extract import render_page_png
-from .llm import LLMClient, LLMError
 from .preprocess import clean_pages
-from .records import Page
-from .settings import Settings
 
 KIND = "transcribe"
 PROMPT_VERSION = "transcribe-v1"

@@ -25,7 +25,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
-from .settings import Settings
+from ..settings import Settings
 
 
 class VectorCache:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+from ..llm import LLMClient, LLMError, unfenced
 from .bm25_index import script_of
-from .llm import LLMClient, LLMError, unfenced
 
 TRANSLATE_PROMPT_VERSION = "translate-v1"
 TIMEOUT_S = 10.0  # a search waits at most this long for its translation (per attempt)

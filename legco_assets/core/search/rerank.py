@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Sequence
 
-from .llm import LLMClient, LLMError, unfenced
+from ..llm import LLMClient, LLMError, unfenced
 
 RERANK_PROMPT_VERSION = "rerank-v1"
 DEPTH = 10  # fused chunks the model reads

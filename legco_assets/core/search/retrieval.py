@@ -50,8 +50,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..llm import unfenced
 from .bm25_index import Bm25Index, load_or_build, script_of
-from .llm import unfenced
 from .vector_store import stored_chunks, with_retries
 
 RRF_K = 60
@@ -264,8 +264,8 @@ class Retriever:
         with an LLM configured, hybrid search also runs the query in the papers' other
         language (``translate``, :mod:`.query_translation`) and has the model re-order the
         fused top chunks (``rerank``, :mod:`.rerank`)."""
+        from ..llm import LLMClient
         from .embeddings import embedding_function
-        from .llm import LLMClient
         from .query_translation import translator
         from .rerank import reranker
         from .vector_store import open_collection
@@ -651,7 +651,7 @@ class ContextBlock:
 def assemble_context(hits: list[Hit], budget_tokens: int) -> list[ContextBlock]:
     """The hits, best first, as long as they fit ``budget_tokens``; the first one that does
     not fit is cut to the room left (a partial answer beats none), and assembly stops."""
-    from .tokens import count_tokens, encoding
+    from ..tokens import count_tokens, encoding
 
     blocks: list[ContextBlock] = []
     left = budget_tokens

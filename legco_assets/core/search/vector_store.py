@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
+from ..settings import Settings
 from .embeddings import embedding_function
-from .settings import Settings
 
 COLLECTION = "legco_chunks"
 BATCH = 256
@@ -98,7 +98,7 @@ def replace_document(collection: Any, records: list[dict[str, Any]], document_id
 
 def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
     """Chroma stores scalars only: ``section_path`` goes in joined with `` > ``."""
-    from .outline import join_path
+    from ..structure import join_path
 
     if isinstance(meta.get("section_path"), list):
         meta = {**meta, "section_path": join_path(meta["section_path"])}
@@ -107,7 +107,7 @@ def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
 
 def from_chroma(meta: dict[str, Any]) -> dict[str, Any]:
     """A stored chunk's metadata as the chunk record has it: ``section_path`` a list again."""
-    from .outline import split_path
+    from ..structure import split_path
 
     if "section_path" in meta:
         meta = {**meta, "section_path": split_path(meta["section_path"])}
@@ -145,7 +145,7 @@ def link_counterparts(collection: Any, document_id: str, partner: str | None) ->
     """Make the stored latest chunks of ``document_id`` and ``partner`` (every strategy) point
     at each other (``partner`` None: unlink ``document_id`` and whoever pointed at it); only
     chunks whose counterpart keys change are written. Returns how many were."""
-    from .counterparts import counterpart_changes
+    from ..sources import counterpart_changes
 
     docs = [document_id] + ([partner] if partner else [])
     latest = {"is_latest_version": True}

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from . import markers
+from .. import markers
 
 # the language a file-name tag stands for
 LANGUAGE_TAGS = {"c": "zh", "tc": "zh", "sc": "zh", "zh": "zh", "chi": "zh", "e": "en", "en": "en", "eng": "en"}

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .markers import CJK
+from ..markers import CJK
 
 _KEEP = re.compile(f"[^0-9a-z{CJK}]+")
 _LOCK = threading.Lock()

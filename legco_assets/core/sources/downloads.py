@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from .settings import Settings
+from ..settings import Settings
 
 PDF_MAGIC = b"%PDF-"
 MAX_WAIT_S = 60.0  # the longest pause between two tries, whatever Retry-After asks

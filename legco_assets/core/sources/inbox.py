@@ -20,8 +20,8 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Iterable
 
-from .extract import SUPPORTED_SUFFIXES
-from .settings import Settings
+from ..read import SUPPORTED_SUFFIXES
+from ..settings import Settings
 
 MB = 1024 * 1024
 

@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 from urllib.parse import urljoin
 
+from ..settings import Settings
 from . import downloads
 from .documents import atomic_write_text, slug
-from .settings import Settings
 
 TYPE_SUFFIX = {"Chinese": "zh", "English": "en", "Floor": "floor"}
 LOOKBACK_DAYS = 366

@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from . import markers
-from .records import Section
+from .. import markers
+from ..records import Section
 
 _NOT_WORD = re.compile(r"[\W_]+")
 LIST_TAIL_CHARS = 40  # a listed question's "answer" may be the heading that follows the list

@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import markers
+from .. import markers
 from .ordinals import CN_DIGITS, cn_value, roman_value
 
 MAIN, SUPPLEMENTARY, WRITTEN = "main", "supplementary", "written"

@@ -17,8 +17,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import markers
-from .records import Section
+from .. import markers
+from ..records import Section
 
 PAIRED_SHARE = 0.8  # fewer of the labels paired than this: the paper is probably misread
 MIN_LABELS = 2

@@ -37,10 +37,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from .llm import LLMBudgetExceeded, LLMClient, LLMError, unfenced
-from .preprocess import normalise_chars
-from .records import DocumentText, Section
-from .structure import detect_structure, drop_internal_refs, join_pages, looks_tabular, structure_summary
+from ..llm import LLMBudgetExceeded, LLMClient, LLMError, unfenced
+from ..read import normalise_chars
+from ..records import DocumentText, Section
+from .rules import detect_structure, drop_internal_refs, join_pages, looks_tabular, structure_summary
 
 PROMPT_VERSION = "structure-v1"
 KIND = "structure"

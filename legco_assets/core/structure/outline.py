@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from functools import lru_cache
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
-from . import markers
-from .records import DocumentText, Page, Section
+from .. import markers
+from ..records import DocumentText, Page, Section
 
 PATH_SEPARATOR = " > "
 MAX_TITLE_LINES = 3  # a title wraps onto at most this many lines
@@ -40,7 +40,7 @@ _NOT_KEY = re.compile(r"[\s:：︰.．·…_\-–—,，、()（）]+")
 def key(text: str) -> str:
     """A title as compared: look-alike code points mapped as the cleaner maps them (hints
     are read before cleaning), case, spaces and punctuation that layouts change dropped."""
-    from .preprocess import normalise_chars
+    from ..read import normalise_chars
 
     return _NOT_KEY.sub("", normalise_chars(text)).casefold()
 
@@ -139,7 +139,7 @@ def _opens_entry(line: str) -> bool:
 
 
 def _join(lines: list[str]) -> str:
-    from .structure import join_wrapped
+    from .rules import join_wrapped
 
     return join_wrapped(lines)
 
@@ -233,7 +233,7 @@ def _wraps(prev: str, line: str, toc_keys: list[str]) -> bool:
     if markers.TITLE_BREAK.search(prev):
         return True
     if markers.CJK_CHAR.match(prev[-1:]) and markers.CJK_CHAR.match(line[:1]):
-        from .structure import display_width
+        from .rules import display_width
 
         return display_width(prev) >= WRAPPED_WIDTH  # Chinese breaks anywhere: a long line wrapped
     return line[:1].islower()  # an English title carries on in lower case (``… of the`` / ``Ordinance``)
@@ -241,7 +241,7 @@ def _wraps(prev: str, line: str, toc_keys: list[str]) -> bool:
 
 def _bare_label(text: str) -> bool:
     """``Chapter 2``, ``第二章``, ``附錄二`` alone on a line: its title is on the next line."""
-    from .structure import display_width
+    from .rules import display_width
 
     chapter = markers.CHAPTER_HEADING.match(text)
     if chapter:
@@ -269,8 +269,8 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
 
     Not titles: a group that starts mid-sentence, or that runs on into a body line starting
     mid-sentence (a bold list item or numbered paragraph whose prose goes on)."""
-    from .headings import starts_lower
-    from .structure import join_wrapped
+    from ..read import starts_lower
+    from .rules import join_wrapped
 
     named = {line.index for line, _ in found}
     headings: list[Heading] = []
@@ -302,7 +302,7 @@ def _from_toc(doc: DocumentText, entries: list[TocEntry], known: list[Heading], 
     in a paper whose typography does not already mark the listed titles (where it does, a
     listed title found in body type is a table cell or a cross-reference, not a heading).
     They are one level: the outermost."""
-    from .structure import heading_like
+    from .rules import heading_like
 
     wanted = {key(e.title) for e in entries if len(key(e.title)) >= 2}
     if not wanted or any(key(h.text) in wanted for h in known):
@@ -468,7 +468,7 @@ def _cut(doc: DocumentText, section: Section, headings: list[Heading], starts: l
 
 
 def _piece(doc: DocumentText, section: Section, start: int, end: int, kind: str, refs: bool) -> Section:
-    from .structure import drop_internal_refs, join_pages, looks_tabular
+    from .rules import drop_internal_refs, join_pages, looks_tabular
 
     if (start, end) == (section.char_start, section.char_end) and kind == section.type:
         return section

@@ -26,10 +26,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import council, markers
+from .. import markers
+from ..records import DocumentText, Section
+from . import council
 from .answered import answered_pairs
 from .ordinals import CN_DIGITS, cn_value, roman_value
-from .records import DocumentText, Section
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
 EN_ANSWER_SEARCH_LINES = 8

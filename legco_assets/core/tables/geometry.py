@@ -52,14 +52,13 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator
 
-from .extract import pdf_page_count
-from .markdown_tables import to_markdown
-from .preprocess import normalise_chars_aligned
-from .records import Page, Table
-from .settings import Settings
+from ..markdown_tables import to_markdown
+from ..read import normalise_chars_aligned, pdf_page_count
+from ..records import Page, Table
+from ..settings import Settings
 
 if TYPE_CHECKING:
-    from .llm import LLMClient
+    from ..llm import LLMClient
 
 SNAP = 3.0  # points: edges closer than this are one line
 THIN = 3.0  # points: a filled rectangle thinner than this is a ruling line
@@ -903,7 +902,7 @@ class _Worker:
             self.process = _Forked(pdf_bytes, numbers)
         else:
             env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")])))
-            command = [sys.executable, "-c", "from legco_assets.core.tables import serve_worker; serve_worker()"]
+            command = [sys.executable, "-c", "from legco_assets.core.tables.geometry import serve_worker; serve_worker()"]
             self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
             self._payload = pickle.dumps((pdf_bytes, numbers), protocol=pickle.HIGHEST_PROTOCOL)
         self.reader = threading.Thread(target=self._collect, daemon=True)
@@ -1107,7 +1106,7 @@ def _page_text(page: Page | None) -> str:
 
 def _ends_page(table: Table, page: Page | None) -> bool:
     """Nothing but page furniture follows ``table`` on its page."""
-    from .table_embedding import locate_table
+    from .weave import locate_table
 
     text = _page_text(page)
     span = locate_table(text, table) if text else None
@@ -1116,7 +1115,7 @@ def _ends_page(table: Table, page: Page | None) -> bool:
 
 def _starts_page(table: Table, page: Page | None) -> bool:
     """Nothing (or only a short "continued" line) precedes ``table`` on its page."""
-    from .table_embedding import locate_table
+    from .weave import locate_table
 
     text = _page_text(page)
     if not text:
@@ -1182,7 +1181,7 @@ def find_tables(
     document's geometric tables, already started (:class:`GeometricTables`, all pages or
     these pages); without it they are found here, on several cores for a long document.
     """
-    from .llm import LLMClient
+    from ..llm import LLMClient
 
     started = time.perf_counter()
     numbers = [p.number for p in pages] if pages else None
@@ -1209,7 +1208,7 @@ def find_tables(
         for _ in detected():
             pass
     else:
-        from .vision_tables import read_tables_from_images
+        from .vision import read_tables_from_images
 
         before = client.stats.as_dict()
         # pages go to the vision model as soon as geometry has found a table on them

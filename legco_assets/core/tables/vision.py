@@ -21,11 +21,11 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
-from .llm import LLMClient, LLMError
-from .markdown_tables import to_markdown
-from .preprocess import normalise_chars
-from .records import Page, Table
-from .settings import Settings
+from ..llm import LLMClient, LLMError
+from ..markdown_tables import to_markdown
+from ..read import normalise_chars
+from ..records import Page, Table
+from ..settings import Settings
 
 KIND = "vision_tables"
 PROMPT_VERSION = "vision-tables-v1"

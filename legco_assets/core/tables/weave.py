@@ -24,10 +24,10 @@ from collections import Counter
 from dataclasses import replace
 from functools import cached_property
 
-from .markdown_tables import to_markdown
-from .preprocess import normalise_chars, normalise_chars_aligned
-from .records import Page, Table
-from .tokens import count_tokens
+from ..markdown_tables import to_markdown
+from ..read import normalise_chars, normalise_chars_aligned
+from ..records import Page, Table
+from ..tokens import count_tokens
 
 _MIN_TABLE_CHARS = 4  # a table with fewer non-blank characters is too ambiguous to place
 

@@ -1,0 +1,55 @@
+"""Stage 1, read: a paper's bytes into pages of text (PDF through pypdfium2, HTML, DOCX,
+text), page furniture cleaned away, heading hints from the typography, scanned pages
+transcribed by a vision LLM when one is configured.
+
+Code outside this package imports only the names below."""
+
+from __future__ import annotations
+
+from .extract import (
+    SUPPORTED_SUFFIXES,
+    SourceBytes,
+    document_kind,
+    extract_document,
+    pdf_page_count,
+    read_source,
+    render_page_png,
+)
+from .headings import starts_lower
+from .html_reader import read_html
+from .preprocess import (
+    clean_pages,
+    clean_text,
+    is_furniture,
+    normalise_chars,
+    normalise_chars_aligned,
+)
+from .transcribe import (
+    NO_TEXT,
+    merged_raw,
+    reply_text,
+    scanned_pages,
+    transcribe_scanned,
+)
+
+__all__ = [
+    "NO_TEXT",
+    "SUPPORTED_SUFFIXES",
+    "SourceBytes",
+    "clean_pages",
+    "clean_text",
+    "document_kind",
+    "extract_document",
+    "is_furniture",
+    "merged_raw",
+    "normalise_chars",
+    "normalise_chars_aligned",
+    "pdf_page_count",
+    "read_html",
+    "read_source",
+    "render_page_png",
+    "reply_text",
+    "scanned_pages",
+    "starts_lower",
+    "transcribe_scanned",
+]

@@ -1,0 +1,53 @@
+"""Where papers come from and how they are known: the inbox, LegCo's open-data feed and
+its downloads, the document index (id ↔ file), and the counterpart (other-language)
+version of a paper. Sits beside ``read``: it reads files only to name and vet them.
+
+Code outside this package imports only the names below."""
+
+from __future__ import annotations
+
+from .counterparts import (
+    NO_COUNTERPART,
+    by_hand,
+    confirm,
+    counterpart_changes,
+    profile_of,
+    proposed_partner,
+    read_sidecar,
+)
+from .documents import DocumentIndex, atomic_write_text, slug
+from .inbox import folder_files, scan_inbox, skip_reason
+from .legco_feed import (
+    Failed,
+    FeedBusy,
+    FeedError,
+    FeedState,
+    origin_of,
+    parse_meeting_date,
+    parse_types,
+    poll,
+)
+
+__all__ = [
+    "DocumentIndex",
+    "Failed",
+    "FeedBusy",
+    "FeedError",
+    "FeedState",
+    "NO_COUNTERPART",
+    "atomic_write_text",
+    "by_hand",
+    "confirm",
+    "counterpart_changes",
+    "folder_files",
+    "origin_of",
+    "parse_meeting_date",
+    "parse_types",
+    "poll",
+    "profile_of",
+    "proposed_partner",
+    "read_sidecar",
+    "scan_inbox",
+    "skip_reason",
+    "slug",
+]

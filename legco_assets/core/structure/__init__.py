@@ -1,0 +1,81 @@
+"""Stage 2, structure: the paper's sections found in its text. Rules for Q&A labels and
+topic headings, the paper's outline (section paths), Council proceedings as speaker
+turns, the label guard that reports questions left unpaired, and the LLM fallback.
+
+Code outside this package imports only the names below."""
+
+from __future__ import annotations
+
+from .council import SUPPLEMENTARY, WRITTEN, context_line, question_lead, reply_parts
+from .label_guard import LabelCoverage, label_coverage, question_labels
+from .llm_structure import (
+    PLAIN_JSON_INSTRUCTIONS,
+    PROMPT_VERSION,
+    StructureReplyError,
+    StructureResult,
+    llm_reason,
+    looks_like_qa,
+    needle,
+    normalise,
+    page_windows,
+    parse_items,
+    resolve_structure,
+)
+from .outline import (
+    apply_outline,
+    join_path,
+    key,
+    outline_markdown,
+    outline_of,
+    path_at,
+    path_starts,
+    rule_path,
+    split_path,
+    toc_entries,
+)
+from .rules import (
+    detect_structure,
+    drop_internal_refs,
+    join_pages,
+    looks_tabular,
+    structure_summary,
+    unchunked_pages,
+)
+
+__all__ = [
+    "SUPPLEMENTARY",
+    "WRITTEN",
+    "context_line",
+    "question_lead",
+    "reply_parts",
+    "LabelCoverage",
+    "PLAIN_JSON_INSTRUCTIONS",
+    "PROMPT_VERSION",
+    "StructureReplyError",
+    "StructureResult",
+    "apply_outline",
+    "detect_structure",
+    "drop_internal_refs",
+    "join_pages",
+    "join_path",
+    "key",
+    "label_coverage",
+    "llm_reason",
+    "looks_like_qa",
+    "looks_tabular",
+    "needle",
+    "normalise",
+    "outline_markdown",
+    "outline_of",
+    "page_windows",
+    "parse_items",
+    "path_at",
+    "path_starts",
+    "question_labels",
+    "resolve_structure",
+    "rule_path",
+    "split_path",
+    "structure_summary",
+    "toc_entries",
+    "unchunked_pages",
+]

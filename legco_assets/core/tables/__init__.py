@@ -1,0 +1,48 @@
+"""Stage 3, tables: tables found on the page (geometry of the PDF's drawn lines and text,
+or a vision LLM), turned into Markdown and woven into the page text once.
+
+Code outside this package imports only the names below."""
+
+from __future__ import annotations
+
+from .geometry import (
+    GeometricTables,
+    TablesResult,
+    find_tables,
+    geometric_tables,
+    iter_page_tables,
+)
+from .vision import (
+    NO_TABLES,
+    PROMPT_VERSION,
+    page_png,
+    parse_markdown_tables,
+    validate_reply,
+)
+from .weave import (
+    embed_tables,
+    embed_tables_in_pages,
+    locate_table,
+    split_markdown_table,
+    stitch,
+    table_chains,
+)
+
+__all__ = [
+    "GeometricTables",
+    "NO_TABLES",
+    "PROMPT_VERSION",
+    "TablesResult",
+    "embed_tables",
+    "embed_tables_in_pages",
+    "find_tables",
+    "geometric_tables",
+    "iter_page_tables",
+    "locate_table",
+    "page_png",
+    "parse_markdown_tables",
+    "split_markdown_table",
+    "stitch",
+    "table_chains",
+    "validate_reply",
+]
