@@ -6,6 +6,7 @@ Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
+from .annexes import AnnexReport, link_annexes, same_member
 from .council import SUPPLEMENTARY, WRITTEN, context_line, question_lead, reply_parts
 from .label_guard import LabelCoverage, label_coverage, question_labels
 from .llm_structure import (
@@ -43,6 +44,9 @@ from .rules import (
 )
 
 __all__ = [
+    "AnnexReport",
+    "link_annexes",
+    "same_member",
     "SUPPLEMENTARY",
     "WRITTEN",
     "context_line",
