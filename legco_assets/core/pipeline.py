@@ -363,10 +363,10 @@ def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None 
     pages = art.pages()
     result = find_structure(pages, settings, llm)
     labels = label_coverage(pages, result.sections).to_dict()
-    art.write_json(
-        "structure.json",
-        {"sections": [s.to_dict() for s in result.sections], "outline": outline_of(result.sections), "llm": result.metadata(), "labels": labels},
-    )
+    stored = {"sections": [s.to_dict() for s in result.sections], "outline": outline_of(result.sections), "llm": result.metadata(), "labels": labels}
+    if result.annexes is not None and (result.annexes.linked or result.annexes.unresolved_references or result.annexes.unlinked_appendices):
+        stored["annexes"] = result.annexes.to_dict()  # a Hansard's appendices and the exchanges they answer
+    art.write_json("structure.json", stored)
     return result.sections
 
 
