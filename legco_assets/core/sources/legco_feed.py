@@ -301,6 +301,12 @@ def poll(
         todo = [r for r in records if not state.is_fetched(r)]
         result.already = len(records) - len(todo)
         todo = todo[:limit] if limit is not None else todo
+        policy = downloads.HostPolicy.of(settings)
+        for record in todo:  # a URL outside the policy is refused here, never requested
+            why = policy.refusal(record.url)
+            if why:
+                bad.append(Failed(record.url, why, record))
+        todo = [r for r in todo if policy.refusal(r.url) is None]
         names = _names(todo, state)
         for failure in bad:
             result.failed.append(failure)
