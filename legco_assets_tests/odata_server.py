@@ -9,8 +9,8 @@ OData v3 JSON date forms (``/Date(ms)/`` and ISO). Files are served under ``/fil
 Faults are scripted per path, consumed in order (``fault(path, *faults)``; the feed's path
 is ``FEED_PATH``): ``Fault.status(500)``, ``Fault.slow(seconds)`` (answers after that long),
 ``Fault.html()`` (a 200 HTML page, as a portal's error page), ``Fault.redirect(url)`` (a 302
-to ``url``). ``hits`` counts requests per path, faults included; ``feed_queries`` keeps each
-feed request's query parameters. A file added with ``stream=True`` is sent in 64 KiB blocks
+to ``url``). ``hits`` counts requests per path, faults included; ``feed_queries`` (and
+``questions_queries``) keep each feed request's query parameters. A file added with ``stream=True`` is sent in 64 KiB blocks
 without a ``Content-Length`` until done or the client hangs up (``bytes_sent`` counts them).
 
 The ``Questions`` entity (``QUESTIONS_PATH``) is served like LegCo's: records with
@@ -82,6 +82,7 @@ class FakeHansardServer:
         self.questions: list[dict[str, Any]] = []
         self.hits: Counter[str] = Counter()
         self.feed_queries: list[dict[str, str]] = []
+        self.questions_queries: list[dict[str, str]] = []
         self.max_in_flight = 0
         self._in_flight = 0
         self._faults: dict[str, deque[Fault]] = {}
@@ -229,7 +230,7 @@ class FakeHansardServer:
                 if parts.path in (FEED_PATH, QUESTIONS_PATH):
                     query = {k: v[0] for k, v in parse_qs(parts.query).items()}
                     with server._lock:
-                        server.feed_queries.append(query)
+                        (server.feed_queries if parts.path == FEED_PATH else server.questions_queries).append(query)
                     page = server._feed_page(query) if parts.path == FEED_PATH else server._questions_page(query)
                     self._send(200, json.dumps(page).encode(), "application/json;odata=minimalmetadata")
                 elif parts.path in server.streamed:
