@@ -97,6 +97,20 @@ def test_a_reply_pointing_to_an_unnumbered_annex_is_linked_by_the_title() -> Non
     assert "下次會議" in [s.heading for s in sections] and not any("附件" in s.text for s in sections if s.heading == "下次會議")
 
 
+def test_a_written_reply_that_runs_into_the_appendix_ends_where_it_starts() -> None:
+    text = (
+        "議員質詢的口頭答覆\n公共泳池\n1. 陳家樂議員：主席，泳池會否延長開放時間？\n民政及青年事務局局長：主席，會。\n"
+        "周浩鼎議員：主席，各區泳池的入場人次為何？\n民政及青年事務局局長：主席，我會在會後提供。(附錄I)\n"
+        "議員質詢的書面答覆\n海濱長廊\n2. 謝偉俊議員：主席，誰清潔海濱長廊？\n發展局局長：主席，食物環境衞生署。\n"
+        "附錄I\n書面答覆\n民政及青年事務局局長就周浩鼎議員對第一項質詢的補充質詢所作書面答覆\n各區泳池的入場人次如下。"
+    )
+    doc = DocumentText.from_pages([Page(1, text, text)])
+    sections, _ = link_annexes(doc, detect_structure(doc))
+    written = next(s for s in sections if s.qa_id == "2")
+    assert written.text.endswith("食物環境衞生署。") and written.answer == "主席，食物環境衞生署。"
+    assert next(s for s in sections if s.type == "annex").extra["answers_question_id"] == "1-S1"
+
+
 def test_papers_without_council_questions_are_left_as_they_are() -> None:
     text = "備用問答\n問1：附錄I列出甚麼？\n答1：各區數字。(附錄I)\n附錄I\n書面答覆\n勞工及福利局局長就林健鋒議員對第一項質詢的補充質詢所作書面答覆\n數字如下。"
     doc = DocumentText.from_pages([Page(1, text, text)])
@@ -154,6 +168,9 @@ def test_answer_puts_the_linked_appendix_into_the_context_and_back(stored: Setti
     assert ids[:2] in (["hansard-annex-zh:question:5", "hansard-annex-zh:question:9"], ["hansard-annex-zh:question:9", "hansard-annex-zh:question:5"])
     english = answer_question(retriever, "Written answer loans Yau Tsim Mong Sha Tin Yuen Long", None, "question", mode="bm25", k_start=1)
     assert [b.hit.id for b in english.blocks][:2] == ["hansard-annex-en:question:9", "hansard-annex-en:question:5"]
+    prompt = english.messages[1]["content"]
+    assert "[1] document: hansard-annex-en | page: 4 | Appendix II answering question: 2-S2" in prompt
+    assert "[2] document: hansard-annex-en | page: 2 | question: 2-S2" in prompt
 
 
 # -- the real 2012 Hansard ------------------------------------------------------------------------

@@ -653,6 +653,8 @@ class ContextBlock:
         parts = [f"document: {cite['document_id']}", f"page: {cite['page']}"]
         if "question_id" in cite:
             parts.append(f"question: {cite['question_id']}")
+        if self.hit.metadata.get("answers_question_id"):  # a Hansard appendix: say which exchange it answers
+            parts.append(f"{self.hit.metadata.get('annex', 'appendix')} answering question: {self.hit.metadata['answers_question_id']}")
         return f"[{number}] " + " | ".join(parts)
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from .. import markers
 from ..records import DocumentText, Section
+from .council import turn_at
 from .ordinals import cn_value, roman_value
 from .rules import join_pages, looks_tabular
 
@@ -217,10 +218,14 @@ def _carve(doc: DocumentText, sections: list[Section], appendices: list[Appendix
     for section in sections:
         if section.char_start >= first:
             continue  # wholly inside the appendices
-        if section.char_end > first:
+        if section.char_end > first:  # the last section ran on into the appendices
             _respan(doc, section, section.char_start, first)
             if not section.text.strip():
                 continue
+            if section.answer_start is not None and section.answer:
+                reply = join_pages(doc, section.answer_start, first)
+                label = turn_at(reply)
+                section.answer = reply[label.end() :].strip() if label else reply
         kept.append(section)
     return kept + [_annex_section(doc, a) for a in appendices]
 
