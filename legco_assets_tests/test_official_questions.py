@@ -155,8 +155,10 @@ def test_dagster_shows_the_check_on_document_structure(odata_server: FakeHansard
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         result = dg.materialize([source_document, page_text, document_structure], partition_key=key, instance=instance, resources=resources)
         [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == OFFICIAL_CHECK]
+        meta = result.asset_materializations_for_node("document_structure")[0].metadata
     assert result.success and not check.passed and check.severity == dg.AssetCheckSeverity.WARN
     assert check.metadata["details"].value["unmatched_subjects"] == ["Written 小型屋宇政策 (劉業強議員)"]
+    assert [(a["annex"], a["answers_question_id"]) for a in meta["annexes"].value["linked"]] == [("附錄I", "1-S1"), ("附錄II", "2-S2")]
 
 
 def pipeline_check(structure: dict[str, Any]) -> Any:
