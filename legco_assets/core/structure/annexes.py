@@ -49,7 +49,6 @@ class Appendix:
     member: str | None = None
     answerer: str | None = None
     supplementary: bool = False
-    answers: Section | None = None
 
 
 @dataclass
