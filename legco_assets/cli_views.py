@@ -128,6 +128,10 @@ def _print_hit(hit: Any) -> None:
         print(f"    ↔ {other['id']}  {_pages(other['metadata'])}")
         for line in _first_lines(other["text"], 1):
             print(f"      {line}")
+    for linked in hit.links:  # the appendix an exchange points to, or the exchange an appendix answers
+        lm = linked["metadata"]
+        what = f"appendix {lm['annex']}" if lm.get("annex") else f"answers {lm.get('question_id', '')}"
+        print(f"    ⤷ {what}  {linked['id']}  {_pages(lm)}")
 
 
 def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> str | None:

@@ -109,6 +109,29 @@ ANNEX_HEADING = re.compile(
     r"^(?:附\s*錄|附\s*件|附\s*表|Appendix|Annex(?:ure)?)\s*(?:[A-Z]|\d{1,2}|[IVX]{1,5}|[一二三四五六七八九十]{1,3})?(?:\s+\S.*|\s*[(（].*)?$",
     re.IGNORECASE,
 )
+# a Hansard's appendix: the label line that opens it (``附錄I``, ``附錄 II``, ``Appendix I``,
+# ``附件``, ``Annex``), alone on its line; ``label`` is its number, if any
+APPENDIX_LABEL = re.compile(
+    r"^(?P<kind>附\s*錄|附\s*件|Appendix|Annex|APPENDIX|ANNEX)\s*(?P<label>[IVX]{1,5}|\d{1,2}|[A-Z]|[一二三四五六七八九十]{1,3})?\s*$"
+)
+# a reply pointing at one, in brackets inside the turn: ``(附錄I)``, ``(附件)``, ``(Appendix I)``, ``(Annex)``
+APPENDIX_REFERENCE = re.compile(
+    r"[(（]\s*(?:見|see\s+)?(?P<kind>附\s*錄|附\s*件|Appendix|Annex)\s*(?P<label>[IVX]{1,5}|\d{1,2}|[A-Z]|[一二三四五六七八九十]{1,3})?\s*[)）]",
+    re.IGNORECASE,
+)
+# the appendix's own title naming the question it answers: ``勞工及福利局局長就林健鋒議員對第一項質詢的
+# 補充質詢所作書面答覆`` / ``…就林健鋒議員的第三項質詢所作書面答覆`` / ``Written answer by the Secretary
+# for Labour and Welfare to Mr Jeffrey LAM's supplementary question to Question 1`` (whitespace
+# removed from the Chinese first: the title wraps over lines)
+APPENDIX_TITLE_ZH = re.compile(
+    r"^(?P<answerer>\S{2,30}?)就(?P<member>\S{2,12}?議員)(?:對|的)?第(?P<number>[一二三四五六七八九十\d]{1,3})項"
+    r"(?:口頭)?質詢(?P<supplementary>的補充質詢)?所作(?:的)?書面答覆"
+)
+APPENDIX_TITLE_EN = re.compile(
+    r"^Written\s+answers?\s+by\s+(?:the\s+)?(?P<answerer>.+?)\s+to\s+(?P<member>.+?)['’]s?\s+"
+    r"(?P<supplementary>supplementary\s+)?questions?\s+(?:to|on)\s+Question\s+(?P<number>\d{1,2})\b",
+    re.IGNORECASE,
+)
 CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|'d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
 FAQ_TITLE = re.compile(
     r"^(?:Frequently\s+Asked\s+Questions|FAQs?|常見問題(?:解答)?|問與答|Questions?\s+and\s+Answers?)(?:\s+(?:on|about|regarding|for|關於)\b.*)?\s*[:：]?\s*$",

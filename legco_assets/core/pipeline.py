@@ -48,7 +48,7 @@ class SourceInfo:
     size_bytes: int
     version: int
     previous_sha256: str | None = None
-    origin: dict[str, str] | None = None  # where the feed got it: source_url, meeting_date, hansard_type, hansard_id
+    origin: dict[str, Any] | None = None  # where the feed got it: source_url, meeting_date, hansard_type, hansard_id (+ questions)
 
 
 @dataclass
@@ -154,11 +154,12 @@ def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None 
     ``QA_STRUCTURE_MODE=llm``. ``.sections`` are the sections, the rest is how they were found
     (path, LLM calls/cached/tokens/seconds, dropped items, notes) for ``structure.json``.
     Every section then gets its heading path from the paper's outline (:mod:`outline`)."""
-    from .structure import apply_outline, resolve_structure
+    from .structure import apply_outline, link_annexes, resolve_structure
 
     doc = DocumentText.from_pages(pages)
     result = resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
     result.sections, _ = apply_outline(doc, result.sections, pages, settings.qa_include_internal_refs)
+    result.sections, result.annexes = link_annexes(doc, result.sections)
     return result
 
 
@@ -357,16 +358,28 @@ def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None 
     the LLM cost (calls, cached, tokens, seconds), its ``"labels"`` entry the question labels
     seen against the pairs made (:mod:`label_guard`), for the asset's metadata and check."""
     art = Artifacts(settings, document_id)
-    from .structure import outline_of
+    from .structure import match_official_questions, outline_of
 
     pages = art.pages()
     result = find_structure(pages, settings, llm)
     labels = label_coverage(pages, result.sections).to_dict()
-    art.write_json(
-        "structure.json",
-        {"sections": [s.to_dict() for s in result.sections], "outline": outline_of(result.sections), "llm": result.metadata(), "labels": labels},
-    )
+    records, why_none = official_records(art.source().origin)
+    official = match_official_questions(result.sections, records, why_none)  # marks the matched sections
+    stored = {"sections": [s.to_dict() for s in result.sections], "outline": outline_of(result.sections), "llm": result.metadata(), "labels": labels,
+              "official_questions": official.to_dict()}
+    if result.annexes is not None and (result.annexes.linked or result.annexes.unresolved_references or result.annexes.unlinked_appendices):
+        stored["annexes"] = result.annexes.to_dict()  # a Hansard's appendices and the exchanges they answer
+    art.write_json("structure.json", stored)
     return result.sections
+
+
+def official_records(origin: dict[str, Any] | None) -> tuple[list[dict[str, Any]] | None, str]:
+    """LegCo's question records kept with a paper the feed brought (None, and why, when there are none)."""
+    if not origin:
+        return None, "no official question records: the paper did not come from LegCo's feed"
+    if "questions" not in origin:
+        return None, "no official question records yet: the feed could not fetch them (it asks again next poll)"
+    return list(origin["questions"]), ""
 
 
 def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = None) -> Any:

@@ -194,9 +194,17 @@ class Section:
     answerer: str | None = None
     level: int | None = None  # depth of ``heading`` in the outline (1 = outermost); None: no heading
     path: list[str] = field(default_factory=list)  # headings above and including this one, outermost first
+    # links found after the rules (absent keys when none): on a Council exchange ``annexes``
+    # (appendix labels it points to) and LegCo's own record of the question (``official_subject``,
+    # ``speaker_id``, ``rundown_id``); on an ``annex`` section its ``annex`` label,
+    # ``answers_question_id`` and ``context`` line (core/structure/annexes.py, official_match.py)
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if not self.extra:  # structure.json of papers without links reads as before
+            del data["extra"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Section":

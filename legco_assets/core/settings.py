@@ -58,6 +58,9 @@ def _list(value: str | None, default: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 DEFAULT_FEED_URL = "https://app.legco.gov.hk/OpenData/HansardDB"
+# where LegCo serves the papers a feed record points to; the feed's own host is always allowed
+DEFAULT_FEED_ALLOWED_HOSTS = ("legco.gov.hk", "*.legco.gov.hk")
+DOWNLOAD_MAX_FILE_MB = 200.0  # a download's cap when LEGCO_MAX_FILE_MB is unset (a Hansard is a few MB)
 FEED_USER_AGENT = "legco-assets/0.1 (Hansard open-data client of the legco-assets project)"
 
 
@@ -103,11 +106,19 @@ class Settings:
     feed_retries: int = 3
     feed_backoff_s: float = 2.0
     feed_user_agent: str = FEED_USER_AGENT
+    feed_allowed_hosts: tuple[str, ...] = DEFAULT_FEED_ALLOWED_HOSTS  # host, host:port or *.domain
 
     @property
     def llm_enabled(self) -> bool:
         """An LLM is used only when an endpoint and a model are both configured."""
         return bool(self.llm_base_url and self.llm_model_name)
+
+    @property
+    def download_max_bytes(self) -> int:
+        """The most bytes one download may bring: ``LEGCO_MAX_FILE_MB``, else
+        :data:`DOWNLOAD_MAX_FILE_MB` (the inbox has no cap by default; a download from an
+        unattended feed always has one)."""
+        return int((self.max_file_mb if self.max_file_mb is not None else DOWNLOAD_MAX_FILE_MB) * 1024 * 1024)
 
     @property
     def documents_dir(self) -> Path:
@@ -179,4 +190,5 @@ class Settings:
             feed_retries=_int(e.get("LEGCO_FEED_RETRIES"), 3) or 0,
             feed_backoff_s=_float(e.get("LEGCO_FEED_BACKOFF_S"), 2.0) or 0.0,
             feed_user_agent=e.get("LEGCO_FEED_USER_AGENT") or FEED_USER_AGENT,
+            feed_allowed_hosts=_list(e.get("LEGCO_FEED_ALLOWED_HOSTS"), DEFAULT_FEED_ALLOWED_HOSTS),
         )

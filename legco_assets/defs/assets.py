@@ -24,7 +24,7 @@ from .resources import ChromaResource, LegcoSettings, LLMResource
 
 _DEFAULTS = Settings.from_env()
 CHUNK_CHECKS = ["every_page_covered", "no_chunk_over_token_limit", "no_footer_leaked", "no_empty_chunk"]
-STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "question_labels_paired"]
+STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "question_labels_paired", "questions_match_open_data"]
 
 
 def _check_results(checks: list[Check], severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> list[dg.AssetCheckResult]:
@@ -228,7 +228,7 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
 )
 @reasons_as_failures
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
-    from legco_assets.core.structure import join_path, outline_markdown, outline_of, structure_summary
+    from legco_assets.core.structure import OfficialMatch, join_path, outline_markdown, outline_of, structure_summary
 
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
@@ -254,9 +254,20 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "structure": dg.MetadataValue.md(_md_table(header, rows[:200])),
             "headings": len(outline),
             "outline": dg.MetadataValue.md(outline_markdown(outline)),
+            **_annex_metadata(stored.get("annexes")),
         },
-        check_results=_check_results(structure_checks(structure_summary(sections)) + [_labels_check(labels)], dg.AssetCheckSeverity.WARN),
+        check_results=_check_results(
+            structure_checks(structure_summary(sections)) + [_labels_check(labels), OfficialMatch.from_dict(stored["official_questions"]).check()],
+            dg.AssetCheckSeverity.WARN,
+        ),
     )
+
+
+def _annex_metadata(annexes: dict[str, Any] | None) -> dict[str, Any]:
+    """A Hansard's appendices and the exchanges they answer (core/structure/annexes.py)."""
+    if not annexes:
+        return {}
+    return {"annexes": dg.MetadataValue.json(annexes)}
 
 
 def _labels_check(labels: dict[str, Any]) -> Check:

@@ -19,6 +19,7 @@ when it has no headings at all, to plain token windows (``"token"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .. import markers
 from ..records import Chunk, DocumentText, PageTables, Section, Table
@@ -115,9 +116,11 @@ class QuestionChunkingStrategy:
             if section.type == "qa":
                 chunks.extend(self._qa_chunks(document_id, doc, section, question_index, tables))
                 question_index += 1
+            elif section.type == "annex":
+                chunks.extend(self._annex_chunks(document_id, doc, section, tables))
             elif section.type in CHUNKED_TYPES:
                 chunks.extend(self._section_chunks(document_id, doc, section, tables))
-        return _numbered(chunks)
+        return link_annex_chunks(_numbered(chunks))
 
     # -- text of a section -------------------------------------------------------------------
     def _tidy(self, doc: DocumentText, start: int, end: int) -> str:
@@ -204,6 +207,26 @@ class QuestionChunkingStrategy:
                 own = text[len(part_head) + 1 :] if text.startswith(part_head + "\n") else text
                 pieces.append((question, text, own))
         return pieces
+
+    def _annex_chunks(self, document_id: str, doc: DocumentText, section: Section, tables: PageTables) -> list[Chunk]:
+        """A Hansard appendix chunked like a written reply: its context line (which question,
+        subject and asker it answers), label and title lead every piece; tables as Markdown."""
+        head = "\n".join(h for h in (section.extra.get("context"), section.extra.get("annex"), section.heading) if h)
+        body, embedded = _embed(self._tidy(doc, section.answer_start, section.char_end) if section.answer_start else "", _section_tables(section, tables))
+        has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
+        pieces = self._qa_pieces(head, body)
+        finder = _PageFinder(doc, section, self._spans_ok(doc, section)) if len(pieces) > 1 else None
+        chunks = []
+        for part, text in enumerate(pieces, start=1):
+            chunk = _make_chunk(document_id, self.name, text, section, "annex", has_table)
+            chunk.question_text = section.heading
+            if len(pieces) > 1:
+                chunk.part, chunk.parts = part, len(pieces)
+                own = text[len(head) + 1 :] if text.startswith(head + "\n") else text
+                chunk.page_start, chunk.page_end, chunk.char_start, chunk.char_end = finder.locate(own)  # type: ignore[union-attr]
+            chunk.extra.update({k: section.extra[k] for k in ("annex", "answers_question_id") if section.extra.get(k)})
+            chunks.append(chunk)
+        return _cover_section_pages(chunks, section)
 
     # -- narrative, tables, speaking notes -----------------------------------------------------------
     def _section_chunks(
@@ -294,15 +317,36 @@ def _make_chunk(document_id: str, strategy: str, text: str, section: Section, se
     )
 
 
-def _council_metadata(section: Section) -> dict[str, str]:
-    """A Council exchange's keys for the chunk metadata (absent, not empty, elsewhere)."""
+OFFICIAL_KEYS = ("official_subject", "speaker_id", "rundown_id")  # LegCo's own record of the question
+
+
+def _council_metadata(section: Section) -> dict[str, Any]:
+    """A Council exchange's keys for the chunk metadata (absent, not empty, elsewhere); the
+    appendices it points to (``annexes``, labels) become ``annex_ids`` in :func:`link_annex_chunks`."""
     keys = {
         "question_kind": section.question_kind,
         "parent_question_id": section.parent_question_id,
         "asker": section.asker,
         "answerer": section.answerer,
+        **{k: section.extra.get(k) for k in OFFICIAL_KEYS},
+        "annexes": section.extra.get("annexes"),
     }
-    return {k: v for k, v in keys.items() if v}
+    return {k: v for k, v in keys.items() if v is not None and v != ""}
+
+
+def link_annex_chunks(chunks: list[Chunk]) -> list[Chunk]:
+    """The exchange's ``annexes`` labels turned into ``annex_ids``, the ids of its appendices'
+    chunks (known only once the chunks are numbered)."""
+    by_label: dict[str, list[str]] = {}
+    for chunk in chunks:
+        if chunk.section_type == "annex" and chunk.extra.get("answers_question_id"):
+            by_label.setdefault(chunk.extra["annex"], []).append(chunk.id)
+    for chunk in chunks:
+        labels = chunk.extra.pop("annexes", None)
+        ids = [i for label in labels or [] for i in by_label.get(label, [])]
+        if ids:
+            chunk.extra["annex_ids"] = ids
+    return chunks
 
 
 def _cover_section_pages(chunks: list[Chunk], section: Section) -> list[Chunk]:

@@ -131,6 +131,7 @@ class Hit:
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
     counterpart: dict[str, Any] | None = None  # the other language's version of this chunk, when stored
+    links: list[dict[str, Any]] = field(default_factory=list)  # its appendix (or the exchange it answers), when stored
 
     @property
     def id(self) -> str:
@@ -150,6 +151,9 @@ class Hit:
         out = {**self.record, "rank": self.rank, "score": round(self.score, 6)}
         if self.counterpart is not None:
             out["counterpart"] = self.counterpart
+        if self.links:
+            out["linked"] = [{"id": r["id"], "page_number": r["page_number"], "question_id": r["metadata"].get("question_id"),
+                              "annex": r["metadata"].get("annex")} for r in self.links]
         return out
 
 
@@ -551,9 +555,13 @@ def counterpart_of(record: dict[str, Any], scope: Scope) -> dict[str, Any] | Non
 
 
 def with_counterparts(hits: list[Hit], scope: Scope) -> list[Hit]:
-    """The hits, each with its counterpart's record attached (``query`` shows it under the hit)."""
+    """The hits, each with its counterpart's record attached, and its appendix or the exchange
+    an appendix answers (:mod:`annex_links`; ``query`` shows both under the hit)."""
+    from .annex_links import linked_records
+
     for hit in hits:
         hit.counterpart = counterpart_of(hit.record, scope)
+        hit.links = linked_records(hit.record, scope)
     return hits
 
 
@@ -645,6 +653,8 @@ class ContextBlock:
         parts = [f"document: {cite['document_id']}", f"page: {cite['page']}"]
         if "question_id" in cite:
             parts.append(f"question: {cite['question_id']}")
+        if self.hit.metadata.get("answers_question_id"):  # a Hansard appendix: say which exchange it answers
+            parts.append(f"{self.hit.metadata.get('annex', 'appendix')} answering question: {self.hit.metadata['answers_question_id']}")
         return f"[{number}] " + " | ".join(parts)
 
 
@@ -758,16 +768,21 @@ def answer_question(
     hits = retriever.search(question, k=k_max, strategy=strategy, mode=mode, document=document)
     if document is None:  # a search in one document keeps to it
         hits = in_language_of(question, hits)
+    from .annex_links import with_linked
+
+    linked = any(h.metadata.get("annex_ids") or h.metadata.get("answers_question_id") for h in hits)
+    scope = retriever.scope(strategy) if linked else None  # an exchange's appendix comes with it, and back
     k = min(k_start, k_max, max(len(hits), 1))
     rounds: list[AnswerRound] = []
     while True:
-        blocks = assemble_context(hits[:k], budget_tokens)
+        picked = with_linked(hits[:k], scope) if scope is not None else hits[:k]
+        blocks = assemble_context(picked, budget_tokens)
         messages = answer_messages(question, blocks)
         if llm is None or not blocks:  # nothing to ask about: no call
             return Answer(question, None, [], False, rounds, blocks, messages)
         sufficient, text, cites = _ask(llm, question, blocks, messages)
         rounds.append(AnswerRound(k, [b.hit.id for b in blocks], sum(b.tokens for b in blocks), sufficient))
-        budget_left = len(blocks) == k and not (blocks and blocks[-1].truncated)
+        budget_left = len(blocks) == len(picked) and not (blocks and blocks[-1].truncated)
         if sufficient or not budget_left or k >= min(k_max, len(hits)):
             return Answer(question, text, cites, sufficient, rounds, blocks, messages)
         k = min(k + k_step, k_max, len(hits))

@@ -96,21 +96,33 @@ def replace_document(collection: Any, records: list[dict[str, Any]], document_id
     return WriteResult(written=len(records), deleted=len(stale), archived=archived, ids=new_ids)
 
 
+ID_LIST_SEPARATOR = " "  # chunk ids hold no spaces
+ID_LISTS = ("annex_ids",)  # lists of chunk ids in the metadata (an exchange's appendices)
+
+
 def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
-    """Chroma stores scalars only: ``section_path`` goes in joined with `` > ``."""
+    """Chroma stores scalars only: ``section_path`` goes in joined with `` > ``, a list of
+    chunk ids joined with a space."""
     from ..structure import join_path
 
     if isinstance(meta.get("section_path"), list):
         meta = {**meta, "section_path": join_path(meta["section_path"])}
+    for key in ID_LISTS:
+        if isinstance(meta.get(key), list):
+            meta = {**meta, key: ID_LIST_SEPARATOR.join(meta[key])}
     return meta
 
 
 def from_chroma(meta: dict[str, Any]) -> dict[str, Any]:
-    """A stored chunk's metadata as the chunk record has it: ``section_path`` a list again."""
+    """A stored chunk's metadata as the chunk record has it: ``section_path`` (and the id
+    lists) lists again."""
     from ..structure import split_path
 
     if "section_path" in meta:
         meta = {**meta, "section_path": split_path(meta["section_path"])}
+    for key in ID_LISTS:
+        if isinstance(meta.get(key), str):
+            meta = {**meta, key: meta[key].split(ID_LIST_SEPARATOR)}
     return meta
 
 

@@ -7,6 +7,13 @@ exponential back-off (honouring ``Retry-After``) on timeouts, connection errors,
 a download is streamed to a hidden temporary file beside its target (the inbox scan passes
 over hidden files) and becomes visible only once it is complete and starts with ``%PDF-``.
 Failures are :class:`DownloadError` with a one-line reason.
+
+The feed runs unattended, so its records must not be able to turn it against us: every
+request (a record's ``HansardFileURL``, a ``nextLink``, each redirect) goes only to http(s)
+URLs on the feed's own host or the allowed hosts (:class:`HostPolicy`,
+``LEGCO_FEED_ALLOWED_HOSTS``), else it is refused with its reason and never sent; and a
+download stops as soon as it passes ``LEGCO_MAX_FILE_MB`` (a default when unset), leaving
+nothing behind.
 """
 
 from __future__ import annotations
@@ -31,6 +38,62 @@ class DownloadError(Exception):
     """A request that failed for good; ``str()`` is the one-line reason."""
 
 
+class Refused(DownloadError):
+    """A URL we will not request (scheme or host outside the policy); never retried."""
+
+
+class TooLarge(DownloadError):
+    """A reply past the size cap; never retried."""
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class HostPolicy:
+    """Where requests may go: ``host`` (default ports only), ``host:port``, ``*.domain``."""
+
+    allowed: tuple[str, ...]
+
+    @classmethod
+    def of(cls, settings: Settings) -> "HostPolicy":
+        """The feed URL's own host and port, and ``LEGCO_FEED_ALLOWED_HOSTS``."""
+        feed = httpx.URL(settings.feed_url)
+        port = feed.port or DEFAULT_PORTS.get(feed.scheme, 0)
+        return cls((f"{feed.host}:{port}",) + tuple(h.strip().lower() for h in settings.feed_allowed_hosts if h.strip()))
+
+    def refusal(self, url: str | httpx.URL) -> str | None:
+        """Why ``url`` may not be requested, or None when it may."""
+        try:
+            parsed = httpx.URL(str(url))
+        except (httpx.InvalidURL, TypeError, ValueError) as exc:
+            return f"refused: not a URL ({exc})"
+        if parsed.scheme not in DEFAULT_PORTS:
+            return f"refused: only http(s) URLs are fetched, not {parsed.scheme or 'a relative URL'}"
+        host = (parsed.host or "").lower()
+        port = parsed.port or DEFAULT_PORTS[parsed.scheme]
+        if not any(_host_matches(entry, host, port) for entry in self.allowed):
+            return f"refused: host {host}:{port} is not the feed's host nor in LEGCO_FEED_ALLOWED_HOSTS"
+        return None
+
+    def check(self, request: httpx.Request) -> None:
+        """httpx request hook: every request, redirects included, passes the policy first."""
+        why = self.refusal(request.url)
+        if why:
+            raise Refused(f"{why} ({request.url})")
+
+
+def _host_matches(entry: str, host: str, port: int) -> bool:
+    name, _, wanted = entry.rpartition(":") if entry.rsplit(":", 1)[-1].isdigit() else (entry, "", "")
+    if wanted and int(wanted) != port:
+        return False
+    if not wanted and port not in DEFAULT_PORTS.values():
+        return False
+    if name.startswith("*."):
+        return host.endswith(name[1:])
+    return host == name
+
+
 @dataclass(frozen=True)
 class Download:
     """A complete PDF in a hidden temporary file, not yet in its place."""
@@ -47,6 +110,7 @@ def http_client(settings: Settings) -> httpx.Client:
         timeout=httpx.Timeout(settings.feed_timeout_s),
         headers={"User-Agent": settings.feed_user_agent},
         follow_redirects=True,
+        event_hooks={"request": [HostPolicy.of(settings).check]},
     )
 
 
@@ -118,6 +182,28 @@ def get_json(client: httpx.Client, url: str, settings: Settings, params: Mapping
         raise DownloadError(f"not JSON (the reply starts with {start!r})") from None
 
 
+def odata_values(client: httpx.Client, url: str, settings: Settings, params: Mapping[str, str] | None, max_pages: int) -> list[Any]:
+    """Every record of an OData v3 JSON query, following ``odata.nextLink`` (absolute or
+    relative to the feed) page by page; DownloadError when a page cannot be had, is not an
+    OData reply or the links loop."""
+    from urllib.parse import urljoin
+
+    values: list[Any] = []
+    visited: set[str] = set()
+    next_url: str | None = url
+    while next_url:
+        if next_url in visited or len(visited) >= max_pages:
+            raise DownloadError(f"odata.nextLink loops ({next_url})")
+        visited.add(next_url)
+        page = get_json(client, next_url, settings, params)
+        if not isinstance(page, dict) or not isinstance(page.get("value"), list):
+            raise DownloadError("not an OData reply (no 'value' list)")
+        values.extend(page["value"])
+        link = page.get("odata.nextLink") or page.get("@odata.nextLink")
+        next_url, params = (urljoin(f"{settings.feed_url}/", link), None) if link else (None, None)
+    return values
+
+
 def _temp_name(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
 
@@ -137,6 +223,11 @@ def download_pdf(client: httpx.Client, url: str, target: Path, settings: Setting
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = _temp_name(target)
 
+    limit = settings.download_max_bytes
+    why = HostPolicy.of(settings).refusal(url)
+    if why:
+        raise Refused(why)
+
     def once() -> Download:
         digest = hashlib.sha256()
         size = 0
@@ -144,8 +235,13 @@ def download_pdf(client: httpx.Client, url: str, target: Path, settings: Setting
         with client.stream("GET", url) as response:
             response.raise_for_status()
             kind = response.headers.get("content-type", "no content type").split(";")[0]
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise TooLarge(f"{_too_large(limit)}: the server declares {int(declared)} bytes; not downloaded")
             with temp.open("wb") as handle:
                 for block in response.iter_bytes():
+                    if size + len(block) > limit:
+                        raise TooLarge(f"{_too_large(limit)}: stopped after {size + len(block)} bytes, nothing kept")
                     if len(head) < len(PDF_MAGIC):
                         head += block[: len(PDF_MAGIC) - len(head)]
                         if not PDF_MAGIC.startswith(head):
@@ -162,6 +258,10 @@ def download_pdf(client: httpx.Client, url: str, target: Path, settings: Setting
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+
+
+def _too_large(limit: int) -> str:
+    return f"larger than LEGCO_MAX_FILE_MB ({limit / 1024 / 1024:g} MB)"
 
 
 def file_sha256(path: Path) -> str | None:

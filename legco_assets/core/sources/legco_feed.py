@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
-from urllib.parse import urljoin
 
 from ..settings import Settings
 from . import downloads
@@ -150,32 +149,22 @@ def odata_query(since: date, until: date | None, types: tuple[str, ...]) -> dict
 def list_records(client: Any, settings: Settings, since: date, until: date | None, types: tuple[str, ...]) -> tuple[list[FeedRecord], list[Failed]]:
     """Every matching record across pages (oldest first), and the records that could not be
     read; FeedError when a page cannot be had or is not an OData reply."""
-    url: str | None = f"{settings.feed_url}/Hansard"
-    params: dict[str, str] | None = odata_query(since, until, types)
+    url = f"{settings.feed_url}/Hansard"
     records: dict[str, FeedRecord] = {}
     bad: list[Failed] = []
-    visited: set[str] = set()
-    while url:
-        if url in visited or len(visited) >= MAX_PAGES:
-            raise FeedError(f"{settings.feed_url}: odata.nextLink loops ({url})")
-        visited.add(url)
+    try:
+        rows = downloads.odata_values(client, url, settings, odata_query(since, until, types), MAX_PAGES)
+    except downloads.DownloadError as exc:
+        raise FeedError(f"{url}: {exc}") from None
+    for raw in rows:
         try:
-            page = downloads.get_json(client, url, settings, params)
-        except downloads.DownloadError as exc:
-            raise FeedError(f"{url}: {exc}") from None
-        if not isinstance(page, dict) or not isinstance(page.get("value"), list):
-            raise FeedError(f"{url}: not an OData reply (no 'value' list)")
-        for raw in page["value"]:
-            try:
-                record = parse_record(raw)
-            except ValueError as exc:
-                where = raw.get("HansardFileURL") or f"HansardID {raw.get('HansardID')}" if isinstance(raw, dict) else url
-                bad.append(Failed(str(where), str(exc)))
-                continue
-            if record.hansard_type in types and since <= record.meeting_date and (until is None or record.meeting_date <= until):
-                records[record.hansard_id] = record
-        link = page.get("odata.nextLink") or page.get("@odata.nextLink")
-        url, params = (urljoin(f"{settings.feed_url}/", link), None) if link else (None, None)
+            record = parse_record(raw)
+        except ValueError as exc:
+            where = raw.get("HansardFileURL") or f"HansardID {raw.get('HansardID')}" if isinstance(raw, dict) else url
+            bad.append(Failed(str(where), str(exc)))
+            continue
+        if record.hansard_type in types and since <= record.meeting_date and (until is None or record.meeting_date <= until):
+            records[record.hansard_id] = record
     return sorted(records.values(), key=lambda r: (r.meeting_date, r.hansard_type, r.hansard_id)), bad
 
 
@@ -205,12 +194,24 @@ class FeedState:
     def sha_owner(self, sha256: str) -> str | None:
         return next((i for i, r in self.records.items() if r.get("sha256") == sha256), None)
 
-    def add(self, record: FeedRecord, name: str, sha256: str, size: int, duplicate_of: str | None = None) -> None:
+    def add(self, record: FeedRecord, name: str, sha256: str, size: int, duplicate_of: str | None = None,
+            questions: list[dict[str, Any]] | None = None) -> None:
         entry = {**record.origin(), "file": name, "sha256": sha256, "size_bytes": size,
                  "fetched_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
         if duplicate_of:
             entry["duplicate_of"] = duplicate_of
+        if questions is not None:  # absent: not fetched yet (the next poll asks again)
+            entry["questions"] = questions
         self.records[record.hansard_id] = entry
+        self.save()
+
+    def without_questions(self, records: list[FeedRecord]) -> list[FeedRecord]:
+        """Fetched papers whose question records could not be had when they were fetched."""
+        return [r for r in records if self.is_fetched(r) and "questions" not in self.records[r.hansard_id]
+                and not self.records[r.hansard_id].get("duplicate_of")]
+
+    def set_questions(self, record: FeedRecord, questions: list[dict[str, Any]]) -> None:
+        self.records[record.hansard_id]["questions"] = questions
         self.save()
 
     def save(self) -> None:
@@ -222,14 +223,20 @@ class FeedState:
         return {"last_meeting_date": str(self.last_meeting_date or ""), "seen": sorted(self.records)}
 
 
-def origin_of(settings: Settings, sha256: str) -> dict[str, str] | None:
-    """Where a file with these bytes came from, when the feed brought it."""
+def origin_of(settings: Settings, sha256: str) -> dict[str, Any] | None:
+    """Where a file with these bytes came from, when the feed brought it, with the meeting's
+    official question records (``questions``) when they were fetched."""
     path = settings.feed_dir / "state.json"
     if not path.exists():
         return None
-    for entry in json.loads(path.read_text(encoding="utf-8")).get("records", {}).values():
+    records = json.loads(path.read_text(encoding="utf-8")).get("records", {})
+    for entry in records.values():
         if entry.get("sha256") == sha256:
-            return {k: entry[k] for k in ("source_url", "meeting_date", "hansard_type", "hansard_id")}
+            origin: dict[str, Any] = {k: entry[k] for k in ("source_url", "meeting_date", "hansard_type", "hansard_id")}
+            owner = records.get(entry.get("duplicate_of") or "", entry)
+            if "questions" in owner:
+                origin["questions"] = owner["questions"]
+            return origin
     return None
 
 
@@ -301,13 +308,24 @@ def poll(
         todo = [r for r in records if not state.is_fetched(r)]
         result.already = len(records) - len(todo)
         todo = todo[:limit] if limit is not None else todo
+        policy = downloads.HostPolicy.of(settings)
+        for record in todo:  # a URL outside the policy is refused here, never requested
+            why = policy.refusal(record.url)
+            if why:
+                bad.append(Failed(record.url, why, record))
+        todo = [r for r in todo if policy.refusal(r.url) is None]
         names = _names(todo, state)
         for failure in bad:
             result.failed.append(failure)
             report(failure)
+        for record in state.without_questions(records):  # fetched before, its question records not yet
+            failed = _questions(client, settings, state, record)
+            if failed:
+                result.failed.append(failed)
+                report(failed)
         with ThreadPoolExecutor(max_workers=MAX_DOWNLOADS, thread_name_prefix="legco-feed") as pool:
             futures = {
-                pool.submit(downloads.download_pdf, client, r.url, settings.inbox / names[r.hansard_id], settings): r
+                pool.submit(_fetch, client, r, settings.inbox / names[r.hansard_id], settings): r
                 for r in todo
             }
             for future in as_completed(futures):
@@ -315,6 +333,11 @@ def poll(
                 outcome = _settle(future, record, names[record.hansard_id], state, settings, result)
                 if outcome is not None:
                     report(outcome)
+                if isinstance(outcome, Fetched):  # the meeting's own list of its questions, kept with the paper
+                    failed = _keep_questions(future.result()[1], settings, state, record)
+                    if failed:
+                        result.failed.append(failed)
+                        report(failed)
         state.save()
     return result
 
@@ -323,7 +346,7 @@ def _settle(future: Any, record: FeedRecord, name: str, state: FeedState, settin
     """Put one finished download in place and record it (in the calling thread, so the
     state is changed by one thread only); None for bytes another record already brought."""
     try:
-        download: downloads.Download = future.result()
+        download: downloads.Download = future.result()[0]
     except (downloads.DownloadError, OSError) as exc:
         failed = Failed(record.url, str(exc), record)
         result.failed.append(failed)
@@ -340,3 +363,32 @@ def _settle(future: Any, record: FeedRecord, name: str, state: FeedState, settin
     fetched = Fetched(record, target, download.sha256, download.size, written)
     result.fetched.append(fetched)
     return fetched
+
+
+def _fetch(client: Any, record: FeedRecord, target: Path, settings: Settings) -> tuple[downloads.Download, list[dict[str, Any]] | str]:
+    """One worker's job: the paper, then its meeting's official question records (or why
+    they could not be had), so that no more than :data:`MAX_DOWNLOADS` requests run at once."""
+    download = downloads.download_pdf(client, record.url, target, settings)
+    return download, _question_records(client, settings, record)
+
+
+def _question_records(client: Any, settings: Settings, record: FeedRecord) -> list[dict[str, Any]] | str:
+    from .official_questions import fetch_questions
+
+    try:
+        return [q.to_dict() for q in fetch_questions(client, settings, record)]
+    except downloads.DownloadError as exc:
+        return str(exc)
+
+
+def _keep_questions(questions: list[dict[str, Any]] | str, settings: Settings, state: FeedState, record: FeedRecord) -> Failed | None:
+    """Store a fetched paper's question records; a failure is reported (the paper stays
+    fetched, and the next poll asks for its records again)."""
+    if isinstance(questions, str):
+        return Failed(f"{settings.feed_url}/Questions", f"official question records of HansardID {record.hansard_id}: {questions}", record)
+    state.set_questions(record, questions)
+    return None
+
+
+def _questions(client: Any, settings: Settings, state: FeedState, record: FeedRecord) -> Failed | None:
+    return _keep_questions(_question_records(client, settings, record), settings, state, record)

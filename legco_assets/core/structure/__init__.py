@@ -6,6 +6,8 @@ Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
+from .annexes import AnnexReport, link_annexes, same_member
+from .official_match import CHECK_NAME as OFFICIAL_CHECK, OfficialMatch, match_official_questions
 from .council import SUPPLEMENTARY, WRITTEN, context_line, question_lead, reply_parts
 from .label_guard import LabelCoverage, label_coverage, question_labels
 from .llm_structure import (
@@ -43,6 +45,12 @@ from .rules import (
 )
 
 __all__ = [
+    "AnnexReport",
+    "link_annexes",
+    "same_member",
+    "OFFICIAL_CHECK",
+    "OfficialMatch",
+    "match_official_questions",
     "SUPPLEMENTARY",
     "WRITTEN",
     "context_line",

@@ -617,11 +617,13 @@ class StructureResult:
     rules_pairs: int = 0
     llm_pairs: int | None = None
     prompt_version: str = PROMPT_VERSION
+    annexes: Any = None  # :class:`annexes.AnnexReport`, set after the outline (its own entry of structure.json)
 
     def metadata(self) -> dict[str, Any]:
-        """The ``"llm"`` entry of ``structure.json``: everything but the sections."""
+        """The ``"llm"`` entry of ``structure.json``: everything but the sections and annexes."""
         data = asdict(self)
         data.pop("sections")
+        data.pop("annexes")
         return data
 
 
