@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 
 from .. import markers
 from ..records import Page
@@ -136,6 +137,115 @@ def _strip_edges(lines: list[str], page_number: int, running: set[str]) -> list[
     return lines[start:end]
 
 
+# -- furniture learned from the paper: page numbers in sequence and the line beside them ---------
+MIN_LEARNED_PAGES = 3  # a layout seen on fewer pages is not a layout
+MAX_HEADER_CHARS = 40  # a running header is a title, never a paragraph
+_BARE_NUMBER = re.compile(r"\d{1,4}")
+
+
+@dataclass(frozen=True)
+class EdgeLayout:
+    """What one page edge (top or bottom) prints, learned from the paper: a bare page number
+    running in step with the pages (``offset`` = printed number - page index) and, when the
+    paper has one, a running header beside it that follows the section (the chapter title at
+    the top of each page): ``header_side`` +1 outside the number (above it at the top, below
+    it at the bottom), -1 inside, 0 none."""
+
+    offset: int
+    header_side: int = 0
+
+
+@dataclass(frozen=True)
+class Furniture:
+    """A paper's own page furniture: the learned edge layouts and every header line they
+    printed (squashed), plus the lines repeated at an edge on most pages. The cleaner strips
+    them; the ``no_footer_leaked`` check looks for them in chunks."""
+
+    top: EdgeLayout | None = None
+    bottom: EdgeLayout | None = None
+    section_headers: frozenset[str] = frozenset()
+    running_headers: frozenset[str] = frozenset()
+
+
+def _edge(lines: list[str], top: bool) -> list[tuple[int, str]]:
+    """(index, text) of the first (``top``) or last non-blank lines of a page, outermost first."""
+    indexed = [(i, ln.strip()) for i, ln in enumerate(lines) if ln.strip()]
+    return indexed[:EDGE_LINES] if top else indexed[::-1][:EDGE_LINES]
+
+
+def _numbered_edge(lines: list[str], page_number: int, top: bool) -> tuple[int, int] | None:
+    """(position in the edge, offset) of the first bare number at this edge."""
+    for pos, (_, text) in enumerate(_edge(lines, top)):
+        if _BARE_NUMBER.fullmatch(text):
+            return pos, int(text) - page_number
+    return None
+
+
+def _learn_edge(pages: list[list[str]], top: bool) -> EdgeLayout | None:
+    """The edge's layout when a bare number in step with the pages sits there on many pages,
+    and the header beside it when the line on one side repeats (at most one new text per
+    two pages: titles of sections, not a page's first sentence)."""
+    found = [_numbered_edge(lines, n, top) for n, lines in enumerate(pages, start=1)]
+    offsets = Counter(f[1] for f in found if f)
+    if not offsets:
+        return None
+    offset, count = offsets.most_common(1)[0]
+    if count < max(MIN_LEARNED_PAGES, len(pages) // 3):
+        return None
+    side_texts: dict[int, list[str]] = {-1: [], 1: []}
+    for lines, hit, n in zip(pages, found, range(1, len(pages) + 1)):
+        if not hit or hit[1] != offset:
+            continue
+        edge = _edge(lines, top)
+        for side in (-1, 1):
+            k = hit[0] - side  # +1: the line outside the number, -1: the line inside it
+            if 0 <= k < len(edge) and len(_squash(edge[k][1])) <= MAX_HEADER_CHARS:
+                side_texts[side].append(_squash(edge[k][1]))
+    repeated = [
+        (len(set(texts)) / len(texts), side)
+        for side, texts in side_texts.items()
+        if len(texts) >= max(MIN_LEARNED_PAGES, count // 2) and len(set(texts)) * 2 <= len(texts)
+    ]
+    return EdgeLayout(offset, min(repeated)[1] if repeated else 0)
+
+
+def _layout_lines(lines: list[str], page_number: int, layout: EdgeLayout | None, top: bool) -> list[int]:
+    """Indices of this page's lines that the learned layout says are furniture."""
+    if layout is None:
+        return []
+    hit = _numbered_edge(lines, page_number, top)
+    if not hit or hit[1] != layout.offset:
+        return []
+    edge = _edge(lines, top)
+    out = [edge[hit[0]][0]]
+    k = hit[0] - layout.header_side
+    if layout.header_side and 0 <= k < len(edge) and len(_squash(edge[k][1])) <= MAX_HEADER_CHARS:
+        out.append(edge[k][0])
+    return out
+
+
+def learn_furniture(pages: list[list[str]]) -> Furniture:
+    """The paper's furniture from repetition at the same place on many pages, never from
+    any paper's words: bare page numbers in step with the pages, the running header beside
+    them (following the section), and lines at an edge on most pages."""
+    if len(pages) < MIN_LEARNED_PAGES:
+        return Furniture()
+    top, bottom = _learn_edge(pages, True), _learn_edge(pages, False)
+    headers: set[str] = set()
+    for n, lines in enumerate(pages, start=1):
+        for layout, at_top in ((top, True), (bottom, False)):
+            if layout and layout.header_side:
+                headers.update(_squash(lines[i]) for i in _layout_lines(lines, n, layout, at_top)[1:])
+    running = running_headers(pages)
+    seen = {_squash(ln) for lines in pages for _, ln in _edge(lines, True) + _edge(lines, False)}
+    return Furniture(top, bottom, frozenset(headers), frozenset(s for s in seen if _running_key(s) in running))
+
+
+def page_furniture(pages: list[Page]) -> Furniture:
+    """:func:`learn_furniture` of extracted pages (their raw text)."""
+    return learn_furniture([normalise_chars(p.raw).split("\n") for p in pages])
+
+
 def clean_text(text: str) -> str:
     """Character and spacing repairs that apply to any text, paged or not."""
     text = normalise_chars(text)
@@ -150,8 +260,12 @@ def clean_pages(pages: list[Page]) -> list[Page]:
     """Fill ``cleaned`` on every page (returns new Page objects; raw text is kept)."""
     split = [normalise_chars(p.raw).split("\n") for p in pages]
     running = running_headers(split) if len(pages) >= 3 else set()
+    furniture = learn_furniture(split)
     cleaned = []
-    for page, lines in zip(pages, split):
+    for position, (page, lines) in enumerate(zip(pages, split), start=1):
+        dropped = set(_layout_lines(lines, position, furniture.top, True))
+        dropped |= set(_layout_lines(lines, position, furniture.bottom, False))
+        lines = [ln for i, ln in enumerate(lines) if i not in dropped]
         kept = _strip_edges(lines, page.number, running)
         cleaned.append(Page(number=page.number, raw=page.raw, cleaned=clean_text("\n".join(kept)), headings=page.headings))
     return cleaned
