@@ -136,6 +136,12 @@ HANSARD_BUSINESS = re.compile(
 )
 
 # web page furniture: a "back to top" link, a server's error page (HTML input)
+# a web page's skip link ("Skip to main content", 跳至主要內容): an in-page link for screen
+# readers and keyboards, not the paper
+SKIP_LINK = re.compile(
+    r"^\s*(?:skip|jump)\s+(?:to|over)\s+(?:the\s+)?(?:main\s+)?(?:content|navigation|menu)\b.*$|^\s*跳(?:至|到|過|去)(?:主要|主)?(?:內容|内容|正文|選單|導航)\s*$",
+    re.IGNORECASE,
+)
 BACK_TO_TOP = re.compile(
     r"^[↑▲^⇧\s]*(?:back\s+to\s+(?:the\s+)?top|(?:go\s+to\s+)?top(?:\s+of\s+(?:the\s+)?page)?|返回頁首|回到頁首|回頁首|頁首"
     r"|返回頂部|回到頂部|返回页首|回到顶部|返回頂端|回頂端)[↑▲^⇧\s]*$",
