@@ -27,6 +27,11 @@ PAGE_NUMBER = re.compile(
 )
 FIRST_PAGE_HEADER = re.compile(r"^\([A-Z]{1,2}\)$")  # (E) in the top corner of page 1
 
+# a roster line's honours after the name: "…, G.B.S., J.P.", "…議員, 大紫荊勳賢, J.P." (the
+# name is what comes before the first comma; names themselves carry none)
+ROSTER_HONOURS = re.compile(r"\s*[,，]\s.*$")
+ROSTER_WORD = re.compile(r"[A-Z]{4,}")  # a title word a list of names repeats (HONOURABLE, SECRETARY)
+
 # --- document structure -------------------------------------------------------------------
 TOC_LEADER = re.compile(r"(?:\.{3,}|…{2,}|·{4,}|_{4,}|\s\.\s\.\s\.)\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*$")
 TOC_TITLE = re.compile(r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents)(?:\s+(?:Page|頁數|頁次|頁))?\s*$", re.IGNORECASE)
