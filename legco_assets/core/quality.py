@@ -91,7 +91,8 @@ def leaked_furniture(lines: list[str], facts: PaperFacts) -> str | None:
     a line the paper repeats at a page edge on most pages, or a running header that follows
     the section printed beside a bare page number (alone, the same words are the section's
     heading, which is content)."""
-    squashed = ["".join(ln.split()) for ln in lines]
+    # furniture lines are short: a long line is content, and is not even squashed
+    squashed = ["".join(ln.split()) if len(ln) <= MAX_FURNITURE_CHARS else "" for ln in lines]
     for k, (line, s) in enumerate(zip(lines, squashed)):
         if not s:
             continue
@@ -107,6 +108,7 @@ def leaked_furniture(lines: list[str], facts: PaperFacts) -> str | None:
     return None
 
 
+MAX_FURNITURE_CHARS = 100
 _BARE_NUMBER = re.compile(r"\d{1,4}")
 _BARE_NUMBER_END = re.compile(r"\d{1,4}$")
 

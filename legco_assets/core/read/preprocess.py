@@ -242,8 +242,17 @@ def learn_furniture(pages: list[list[str]]) -> Furniture:
 
 
 def page_furniture(pages: list[Page]) -> Furniture:
-    """:func:`learn_furniture` of extracted pages (their raw text)."""
-    return learn_furniture([normalise_chars(p.raw).split("\n") for p in pages])
+    """:func:`learn_furniture` of extracted pages (their raw text). Only the lines at the
+    page edges can be furniture, so only they are read (the checks run on the CLI's hot path)."""
+    return learn_furniture([[normalise_chars(ln) for ln in _edge_lines(p.raw.split("\n"))] for p in pages])
+
+
+def _edge_lines(lines: list[str]) -> list[str]:
+    """The first and last ``EDGE_LINES`` non-blank lines of a page, in order (once each)."""
+    body = [ln for ln in lines if ln.strip()]
+    if len(body) <= 2 * EDGE_LINES:
+        return body
+    return body[:EDGE_LINES] + body[-EDGE_LINES:]
 
 
 def clean_text(text: str) -> str:
