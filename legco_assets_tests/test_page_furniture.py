@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from legco_assets.core.pipeline import chunk_paper, paper_facts, text_pages
-from legco_assets.core.quality import paper_checks
+from legco_assets.core.quality import PaperFacts, paper_checks
 from legco_assets.core.read import clean_pages, page_furniture, read_source
 from legco_assets.core.records import Page
 from legco_assets.core.settings import Settings, Strategy
@@ -113,3 +113,13 @@ def test_a_header_under_the_number_at_the_bottom_edge_is_learned_too() -> None:
     texts = [f"{topic}的正文內容，說明措施的詳情。\n{n + 10}\n{title}" for n, (topic, title) in enumerate(zip(topics, chapters), start=1)]
     pages = _pages(texts)
     assert [p.cleaned for p in pages] == [f"{topic}的正文內容，說明措施的詳情。" for topic in topics]
+
+
+def test_a_chunk_s_own_heading_path_is_never_furniture() -> None:
+    """A narrative chunk starts with its section path; a chapter title that is also the
+    running header is the chunk's heading there, not a leaked header."""
+    facts = PaperFacts([1], 100, running_headers=frozenset({"引言"}), section_headers=frozenset({"引言"}))
+    record = {"id": "s:question:0", "text": "引言\n1. 政府會繼續推行各項措施。", "metadata": {"page_start": 1, "page_end": 1, "token_count": 9, "section_path": ["引言"]}}
+    assert next(c for c in paper_checks([record], facts) if c.name == "no_footer_leaked").passed
+    leaked = {**record, "text": record["text"] + "\n引言\n2\n2. 其後的段落。"}
+    assert not next(c for c in paper_checks([leaked], facts) if c.name == "no_footer_leaked").passed

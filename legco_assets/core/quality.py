@@ -116,7 +116,11 @@ _BARE_NUMBER_END = re.compile(r"\d{1,4}$")
 def _no_footer(records: list[dict[str, Any]], facts: PaperFacts) -> Check:
     leaked = []
     for r in records:
-        bad = leaked_furniture(r["text"].split("\n"), facts)
+        lines = r["text"].split("\n")
+        path = " > ".join(r["metadata"].get("section_path") or [])
+        if path and lines[0].strip() == path:  # the chunk's own heading path, written by the chunker
+            lines = lines[1:]
+        bad = leaked_furniture(lines, facts)
         if bad is not None:
             leaked.append({"id": r["id"], "line": bad})
     return Check(
