@@ -123,3 +123,20 @@ def test_a_chunk_s_own_heading_path_is_never_furniture() -> None:
     assert next(c for c in paper_checks([record], facts) if c.name == "no_footer_leaked").passed
     leaked = {**record, "text": record["text"] + "\n引言\n2\n2. 其後的段落。"}
     assert not next(c for c in paper_checks([leaked], facts) if c.name == "no_footer_leaked").passed
+
+
+def test_a_header_and_its_page_number_on_one_line_are_learned() -> None:
+    """Some PDFs give the running title and the page number as one line (``經濟回顧 12``):
+    the number in step with the pages and the title repeating make it furniture, either way
+    round; a page's own first line that starts with a number never repeats, so it stays."""
+    chapters = ["經濟回顧"] * 4 + ["公共財政"] * 4
+    topics = ["排水系統", "安置補償", "網約車規管", "長者津貼", "工地安全", "公共交通", "房屋供應", "醫療服務"]
+    texts = [
+        (f"{title} {n + 2}" if n % 2 else f"{n + 2} {title}") + f"\n{topic}方面，政府會繼續推行各項措施。\n詳情見附件。"
+        for n, (title, topic) in enumerate(zip(chapters, topics), start=1)
+    ]
+    pages = _pages(texts)
+    assert [p.cleaned.split("\n")[0] for p in pages] == [f"{t}方面，政府會繼續推行各項措施。" for t in topics]
+    assert page_furniture([Page(number=n, raw=t) for n, t in enumerate(texts, start=1)]).section_headers == {"經濟回顧", "公共財政"}
+    questions = [f"{n} {topic}的申請資格為何？\n{topic}的申請人須為香港居民。" for n, topic in enumerate(topics, start=1)]
+    assert [p.cleaned for p in _pages(questions)] == questions  # numbered questions, one per page
