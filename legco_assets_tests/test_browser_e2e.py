@@ -101,7 +101,9 @@ def dagster_dev(tmp_path: Path):
 def _sensor_run(base: str) -> dict | None:
     runs = _graphql(base, "{ runsOrError { ... on Runs { results { runId status tags { key value } } } } }")
     results = runs["data"]["runsOrError"]["results"]
-    return results[0] if results and results[0]["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None
+    # the inbox sensor's own run (strategy_chain_sensor then runs the question strategy)
+    mine = [r for r in results if {"key": "dagster/sensor_name", "value": "inbox_sensor"} in r["tags"]]
+    return mine[0] if mine and mine[0]["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None
 
 
 def _dismiss_popups(page) -> None:
