@@ -260,8 +260,9 @@ def chunk_file(
     path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, warn: Callable[[str], None] | None = None
 ) -> list[dict[str, Any]]:
     """The chunk records of one file (:func:`chunk_paper`); ``warn`` hears each failed check
-    as one line (``FILE: check: what failed (pages or ids)``)."""
-    paper = chunk_paper(path, strategy, settings, use_llm=use_llm)
+    as one line (``FILE: check: what failed (pages or ids)``). Without ``warn`` the checks are
+    not run (an eval or a benchmark wants the chunks only)."""
+    paper = chunk_paper(path, strategy, settings, use_llm=use_llm, check=warn is not None)
     if warn is not None:
         for check in paper.checks:
             if not check.passed:
@@ -269,9 +270,9 @@ def chunk_file(
     return paper.records
 
 
-def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True) -> ChunkedPaper:
-    """The whole pipeline in memory for one file: chunk records and the paper's checks,
-    nothing written. A long PDF's table geometry runs in worker processes meanwhile
+def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, check: bool = True) -> ChunkedPaper:
+    """The whole pipeline in memory for one file: chunk records and (``check``) the paper's
+    checks, nothing written. A long PDF's table geometry runs in worker processes meanwhile
     (:func:`start_page_tables`)."""
     source = read_source(path)
     with start_page_tables(source) as geometry:
@@ -283,7 +284,7 @@ def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_ll
             pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
             require_text(path, pages)
         sections = find_structure(pages, settings, llm if strategy is Strategy.question else None).sections
-        labels = label_coverage(pages, sections).to_dict()
+        labels = label_coverage(pages, sections).to_dict() if check else None
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
         encoding()
@@ -291,7 +292,7 @@ def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_ll
 
         chunks = build_chunks(slug(path), strategy, pages, settings, sections, page_tables_as_read(source, pages, settings, llm, geometry))
     records = [c.to_record(Path(path).name, source.sha256) for c in chunks]
-    return ChunkedPaper(records, check_paper(records, pages, sections, strategy, settings, labels))
+    return ChunkedPaper(records, check_paper(records, pages, sections, strategy, settings, labels) if check else [])
 
 
 def paper_facts(
