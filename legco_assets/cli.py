@@ -61,13 +61,13 @@ def cmd_chunk(args: argparse.Namespace) -> int:
     for record in paper.records:
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
     out.flush()
-    blocking = False
-    for check in paper.checks:
-        if not check.passed:
-            blocking = blocking or check.blocking
-            kind = "check failed" if check.blocking else "warning"
-            print(f"legco-assets: {kind}: {args.file}: {check.line()}", file=sys.stderr)
-    return 1 if blocking and args.strict else 0
+    failed = [c for c in paper.checks if not c.passed]
+    for check in failed:
+        if check.blocking:
+            print(f"legco-assets: check failed: {args.file}: {check.line()}", file=sys.stderr)
+        else:
+            _warn(f"{args.file}: {check.line()}")
+    return 1 if args.strict and any(c.blocking for c in failed) else 0
 
 
 # -- ingest -----------------------------------------------------------------------------------

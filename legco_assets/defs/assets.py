@@ -241,7 +241,8 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
         rows = [row + [s.question_kind or "", s.asker or "", s.parent_question_id or ""] for row, s in zip(rows, sections)]
     outline = outline_of(sections)
     # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its warnings
-    checks = pipeline.check_paper(None, pipeline.Artifacts(settings, context.partition_key).pages(), sections, settings.default_strategy, settings, labels)
+    pages = pipeline.Artifacts(settings, context.partition_key).pages()
+    checks = pipeline.check_paper(None, pages, sections, settings.default_strategy, settings, labels)
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
