@@ -44,20 +44,30 @@ def _warn(message: str) -> None:
 
 # -- chunk ------------------------------------------------------------------------------------
 def cmd_chunk(args: argparse.Namespace) -> int:
+    """Chunks on stdout; each failed check of the paper (the checks the assets run) as one
+    line on stderr: ``check failed`` for a blocking one (Dagster keeps such chunks out of
+    Chroma), ``warning`` for the others. ``--strict``: a failed blocking check exits 1."""
     from legco_assets.core.errors import DocumentError
-    from legco_assets.core.pipeline import chunk_file
+    from legco_assets.core.pipeline import chunk_paper
 
     settings = _settings()
     strategy = args.strategy or settings.default_strategy
     try:
-        records = chunk_file(args.file, strategy, settings, use_llm=not args.no_llm, warn=_warn)
+        paper = chunk_paper(args.file, strategy, settings, use_llm=not args.no_llm)
     except DocumentError as exc:
         _fail(str(exc))
         return 1
     out = sys.stdout
-    for record in records:
+    for record in paper.records:
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return 0
+    out.flush()
+    failed = [c for c in paper.checks if not c.passed]
+    for check in failed:
+        if check.blocking:
+            print(f"legco-assets: check failed: {args.file}: {check.line()}", file=sys.stderr)
+        else:
+            _warn(f"{args.file}: {check.line()}")
+    return 1 if args.strict and any(c.blocking for c in failed) else 0
 
 
 # -- ingest -----------------------------------------------------------------------------------
@@ -235,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     chunk.add_argument("file")
     chunk.add_argument("--strategy", type=_strategy, help="token | question (default: DEFAULT_CHUNKING_STRATEGY)")
     chunk.add_argument("--no-llm", action="store_true", help="never call an LLM, even if LLM_* is set")
+    chunk.add_argument("--strict", action="store_true", help="exit 1 when a blocking check fails (as Dagster would keep the chunks out of Chroma)")
     chunk.set_defaults(func=cmd_chunk)
 
     ingest = sub.add_parser("ingest", help="register files as partitions and materialise the asset graph")

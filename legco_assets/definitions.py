@@ -9,10 +9,11 @@ from legco_assets.defs.feed_sensor import legco_feed_sensor
 from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.resources import resources_from_env
 from legco_assets.defs.sensors import inbox_sensor
+from legco_assets.defs.strategy_chain import strategy_chain_sensor
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,
     jobs=list(JOBS.values()),
-    sensors=[inbox_sensor, legco_feed_sensor],
+    sensors=[inbox_sensor, legco_feed_sensor, strategy_chain_sensor],
     resources=resources_from_env(),
 )

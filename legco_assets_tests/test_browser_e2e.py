@@ -1,7 +1,9 @@
 """End to end in a real browser: dagster dev, the inbox sensor, and the chunks asset page.
 
 Starts ``dagster dev`` on 127.0.0.1 with a temporary ``DAGSTER_HOME`` and data dir, drops a
-paper into the inbox, waits for the sensor's run through Dagster's GraphQL API, then drives
+paper into the inbox, waits for the sensor's run (token strategy) and for the question
+strategy's run that ``strategy_chain_sensor`` requests after it, through Dagster's GraphQL
+API, then drives
 Debian's headless Chromium (Playwright's Python package with ``executable_path``) to the
 ``chunks`` page of that partition and checks the metadata preview shows the question ids.
 Screenshots go to ``docs/screenshots/`` (the README embeds them). Run alone with
@@ -74,7 +76,6 @@ def dagster_dev(tmp_path: Path):
         "DAGSTER_HOME": str(tmp_path / "home"),
         "LEGCO_DATA_DIR": str(data),
         "LEGCO_INBOX": str(data / "inbox"),
-        "DEFAULT_CHUNKING_STRATEGY": "question",
     }
     for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
         env.pop(name, None)
@@ -98,10 +99,12 @@ def dagster_dev(tmp_path: Path):
             process.wait()
 
 
-def _sensor_run(base: str) -> dict | None:
+def _finished_run(base: str, sensor: str) -> dict | None:
+    """The latest run ``sensor`` requested, once it has ended."""
     runs = _graphql(base, "{ runsOrError { ... on Runs { results { runId status tags { key value } } } } }")
     results = runs["data"]["runsOrError"]["results"]
-    return results[0] if results and results[0]["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None
+    mine = [r for r in results if {"key": "dagster/sensor_name", "value": sensor} in r["tags"]]
+    return mine[0] if mine and mine[0]["status"] in {"SUCCESS", "FAILURE", "CANCELED"} else None
 
 
 def _dismiss_popups(page) -> None:
@@ -120,10 +123,15 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
     base, inbox, log = dagster_dev
     gold = json.loads(fixture_pdf("paper_b_speaking_notes.gold.json").read_text(encoding="utf-8"))
     shutil.copy(fixture_pdf("paper_b_speaking_notes.pdf"), inbox / "LegCo 問答 paper B.pdf")
-    run = _wait(lambda: _sensor_run(base), 420, "the sensor's run", log)
+    run = _wait(lambda: _finished_run(base, "inbox_sensor"), 420, "the sensor's run", log)
     tags = {t["key"]: t["value"] for t in run["tags"]}
     assert run["status"] == "SUCCESS", f"run {run['runId']} ended {run['status']}:\n{log.read_text()[-3000:]}"
-    assert tags["dagster/sensor_name"] == "inbox_sensor" and tags["dagster/partition"] == "legco-問答-paper-b"
+    assert tags["dagster/partition"] == "legco-問答-paper-b" and tags["legco/strategy"] == "token"
+    # LEGCO_SENSOR_STRATEGIES (token,question): strategy_chain_sensor runs the question strategy next
+    chained = _wait(lambda: _finished_run(base, "strategy_chain_sensor"), 420, "the question strategy's run", log)
+    chained_tags = {t["key"]: t["value"] for t in chained["tags"]}
+    assert chained["status"] == "SUCCESS", f"run {chained['runId']} ended {chained['status']}:\n{log.read_text()[-3000:]}"
+    assert chained_tags["dagster/partition"] == tags["dagster/partition"] and chained_tags["legco/strategy"] == "question"
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     key = urllib.parse.quote(tags["dagster/partition"])

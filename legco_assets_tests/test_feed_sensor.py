@@ -59,6 +59,8 @@ def test_a_tick_adds_partitions_and_requests_one_run_per_new_paper(feed_env: Fak
         assert sorted(tick.dynamic_partitions_requests[0].partition_keys) == keys
         assert {r.run_key.split("@")[0] for r in tick.run_requests} == {"hansard:1001", "hansard:1002"}
         assert all(r.job_name == "ingest_token_job" for r in tick.run_requests)
+        # then strategy_chain_sensor runs the question strategy (LEGCO_SENSOR_STRATEGIES)
+        assert all(r.tags["legco/strategies"] == "token,question" for r in tick.run_requests)
         zh = next(r for r in tick.run_requests if r.partition_key.endswith("-zh"))
         assert zh.tags["legco/meeting_date"] == "2024-01-10" and zh.tags[CONTENT_TAG] == zh.run_key.replace("hansard:1001", "hansard-2024-01-10-zh")
         cursor = json.loads(tick.cursor)

@@ -209,8 +209,23 @@ def test_chunk_command_reads_html_and_warns_on_unpaired_labels(tmp_path: Path) -
     warned = cli("chunk", str(AGENDA), "--strategy", "question", "--no-llm", home=tmp_path)
     assert warned.returncode == 0 and all(json.loads(line) for line in warned.stdout.splitlines())
     assert warned.stderr == (
-        f"legco-assets: warning: {AGENDA}: 3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3\n"
+        f"legco-assets: warning: {AGENDA}: question_labels_paired: 3 question labels seen, 0 pairs made; "
+        "without a pair: a question put without a reply ×3\n"
     )
+
+
+def test_skip_links_are_furniture_whatever_their_markup() -> None:
+    """A skip link jumps within the page (``href="#…"``) for keyboards and screen readers:
+    it is never a line of the paper, with or without a class that names it."""
+    page = read_html(
+        "faq.html",
+        (
+            '<html><body><a href="#content">跳至主要內容</a><div><a href="#main" class="hidden">Skip to main content</a></div>'
+            '<p>跳至主要內容</p><main id="content"><h1>常見問題</h1><p>問1. 何謂連續性合約？</p><p>答1. 僱員連續受僱於同一僱主四星期或以上，而每星期工作最少十八小時，即屬連續性合約。</p>'
+            '<p><a href="#q2">跳至問題二</a></p></main></body></html>'
+        ).encode("utf-8"),
+    )
+    assert page.text.split("\n") == ["常見問題", "問1. 何謂連續性合約？", "答1. 僱員連續受僱於同一僱主四星期或以上，而每星期工作最少十八小時，即屬連續性合約。", "跳至問題二"]
 
 
 def test_ingest_of_a_folder_with_a_pdf_and_an_html_page(tmp_path: Path) -> None:

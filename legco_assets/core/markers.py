@@ -27,6 +27,11 @@ PAGE_NUMBER = re.compile(
 )
 FIRST_PAGE_HEADER = re.compile(r"^\([A-Z]{1,2}\)$")  # (E) in the top corner of page 1
 
+# a roster line's honours after the name: "…, G.B.S., J.P.", "…議員, 大紫荊勳賢, J.P." (the
+# name is what comes before the first comma; names themselves carry none)
+ROSTER_HONOURS = re.compile(r"\s*[,，]\s.*$")
+ROSTER_WORD = re.compile(r"[A-Z]{4,}")  # a title word a list of names repeats (HONOURABLE, SECRETARY)
+
 # --- document structure -------------------------------------------------------------------
 TOC_LEADER = re.compile(r"(?:\.{3,}|…{2,}|·{4,}|_{4,}|\s\.\s\.\s\.)\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*$")
 TOC_TITLE = re.compile(r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents)(?:\s+(?:Page|頁數|頁次|頁))?\s*$", re.IGNORECASE)
@@ -159,6 +164,12 @@ HANSARD_BUSINESS = re.compile(
 )
 
 # web page furniture: a "back to top" link, a server's error page (HTML input)
+# a web page's skip link ("Skip to main content", 跳至主要內容): an in-page link for screen
+# readers and keyboards, not the paper
+SKIP_LINK = re.compile(
+    r"^\s*(?:skip|jump)\s+(?:to|over)\s+(?:the\s+)?(?:main\s+)?(?:content|navigation|menu)\b.*$|^\s*跳(?:至|到|過|去)(?:主要|主)?(?:內容|内容|正文|選單|導航)\s*$",
+    re.IGNORECASE,
+)
 BACK_TO_TOP = re.compile(
     r"^[↑▲^⇧\s]*(?:back\s+to\s+(?:the\s+)?top|(?:go\s+to\s+)?top(?:\s+of\s+(?:the\s+)?page)?|返回頁首|回到頁首|回頁首|頁首"
     r"|返回頂部|回到頂部|返回页首|回到顶部|返回頂端|回頂端)[↑▲^⇧\s]*$",

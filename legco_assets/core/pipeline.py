@@ -27,6 +27,7 @@ from .sources import DocumentIndex, atomic_write_text
 from .tokens import encoding
 
 if TYPE_CHECKING:
+    from .quality import PaperFacts
     from .structure import LabelCoverage, StructureResult
 
 MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page number, not text
@@ -247,13 +248,33 @@ def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) 
     return chunks
 
 
+@dataclass
+class ChunkedPaper:
+    """What ``legco-assets chunk`` gets for one file: the chunk records and every check of
+    the paper (:func:`check_paper`, the same the assets run)."""
+
+    records: list[dict[str, Any]]
+    checks: list[Any]  # quality.Check
+
+
 def chunk_file(
     path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, warn: Callable[[str], None] | None = None
 ) -> list[dict[str, Any]]:
-    """The whole pipeline in memory for one file: chunk records, nothing written. A long
-    PDF's table geometry runs in worker processes meanwhile (:func:`start_page_tables`).
-    ``warn`` hears a one-line warning when the paper shows question labels the question
-    strategy could not pair (:mod:`label_guard`)."""
+    """The chunk records of one file (:func:`chunk_paper`); ``warn`` hears each failed check
+    as one line (``FILE: check: what failed (pages or ids)``). Without ``warn`` the checks are
+    not run (an eval or a benchmark wants the chunks only)."""
+    paper = chunk_paper(path, strategy, settings, use_llm=use_llm, check=warn is not None)
+    if warn is not None:
+        for check in paper.checks:
+            if not check.passed:
+                warn(f"{path}: {check.line()}")
+    return paper.records
+
+
+def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, check: bool = True) -> ChunkedPaper:
+    """The whole pipeline in memory for one file: chunk records and (``check``) the paper's
+    checks, nothing written. A long PDF's table geometry runs in worker processes meanwhile
+    (:func:`start_page_tables`)."""
     source = read_source(path)
     with start_page_tables(source) as geometry:
         extracted, pages = text_pages(source)
@@ -264,17 +285,64 @@ def chunk_file(
             pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
             require_text(path, pages)
         sections = find_structure(pages, settings, llm if strategy is Strategy.question else None).sections
-        if strategy is Strategy.question and warn is not None:
-            coverage = label_coverage(pages, sections)
-            if not coverage.ok:
-                warn(f"{path}: {coverage.message}")
+        labels = label_coverage(pages, sections).to_dict() if check else None
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
         encoding()
         from .sources import slug
 
         chunks = build_chunks(slug(path), strategy, pages, settings, sections, page_tables_as_read(source, pages, settings, llm, geometry))
-    return [c.to_record(Path(path).name, source.sha256) for c in chunks]
+    records = [c.to_record(Path(path).name, source.sha256) for c in chunks]
+    return ChunkedPaper(records, check_paper(records, pages, sections, strategy, settings, labels) if check else [])
+
+
+def paper_facts(
+    pages: list[Page],
+    sections: list[Section],
+    strategy: Strategy,
+    settings: Settings,
+    labels: dict[str, Any] | None = None,
+    official: dict[str, Any] | None = None,
+) -> "PaperFacts":
+    """What the checks need besides the chunks, gathered the same way for the assets and the
+    CLI: the pages a chunk must cover (pages with text; for the question strategy not a
+    contents page, which is never chunked by design), the strategy's token limit, the
+    paper's own furniture learned from its raw pages, and the structure's summary."""
+    from .quality import PaperFacts
+    from .read import page_furniture
+    from .structure import OfficialMatch, structure_summary, unchunked_pages
+
+    expected = {p.number for p in pages if p.cleaned.strip()}
+    if strategy is Strategy.question:
+        expected -= set(unchunked_pages(sections))
+    limit = settings.chunk_size if strategy is Strategy.token else settings.qa_max_chunk_tokens
+    furniture = page_furniture(pages)
+    return PaperFacts(
+        sorted(expected),
+        limit,
+        furniture.running_headers,
+        furniture.section_headers,
+        structure_summary(sections),
+        labels,
+        OfficialMatch.from_dict(official).check() if official else None,
+    )
+
+
+def check_paper(
+    records: list[dict[str, Any]] | None,
+    pages: list[Page],
+    sections: list[Section],
+    strategy: Strategy,
+    settings: Settings,
+    labels: dict[str, Any] | None = None,
+    official: dict[str, Any] | None = None,
+) -> list[Any]:
+    """Every check of one paper (``quality.paper_checks``): the chunk gates when
+    ``records`` are given, the structure checks always (with LegCo's question records
+    when ``structure.json`` holds them)."""
+    from .quality import paper_checks
+
+    return paper_checks(records, paper_facts(pages, sections, strategy, settings, labels, official))
 
 
 # -- stages (each reads/writes the artifact folder) -------------------------------------------

@@ -1,7 +1,11 @@
 """Quality gates over chunks and structure, as pure functions.
 
-The Dagster assets turn each :class:`Check` into an ``AssetCheckResult``; the CLI and tests
-call them directly. A failing blocking check keeps bad chunks out of Chroma.
+:func:`paper_checks` decides every check of one paper; the Dagster assets turn each
+:class:`Check` into an ``AssetCheckResult`` and ``legco-assets chunk`` prints the failed ones
+on stderr, so a paper that ``chunk`` reports clean never fails a blocking check in Dagster.
+A failing blocking check keeps bad chunks out of Chroma. What the checks need to know about
+the paper besides its chunks (:class:`PaperFacts`) is gathered by ``pipeline.paper_facts``,
+also shared by both; everything here stays cheap (the CLI's hot path runs it).
 """
 
 from __future__ import annotations
@@ -19,6 +23,42 @@ class Check:
     passed: bool
     description: str
     details: dict[str, Any] = field(default_factory=dict)
+    blocking: bool = False  # a failure keeps the chunks out of Chroma (chunk checks)
+
+    def line(self) -> str:
+        """The failure as one line: the check, what failed, and the pages or ids."""
+        shown = {k: v for k, v in self.details.items() if k in _LOCATORS and v not in ([], {}, None, "")}
+        facts = "; ".join(f"{k} {_short(v)}" for k, v in shown.items())
+        return f"{self.name}: {self.description}" + (f" ({facts})" if facts else "")
+
+
+_LOCATORS = ("missing_pages", "chunks", "examples", "gaps", "duplicates", "questions")  # the pages or ids
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, list):
+        items = [_short(v) for v in value[:10]]
+        return ", ".join(items) + (", …" if len(value) > 10 else "")
+    if isinstance(value, dict):
+        return " ".join(f"{k}={str(v)[:60]!r}" if isinstance(v, str) else f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+@dataclass(frozen=True)
+class PaperFacts:
+    """What the checks know of the paper besides its chunks: the pages a chunk must cover,
+    the token limit of the strategy, the paper's own furniture (header lines it prints at a
+    page edge: ``running_headers`` on most pages, ``section_headers`` beside the page number,
+    following the section), and, for the structure checks, ``structure.structure_summary``
+    and the label coverage (``label_guard``) as dicts."""
+
+    pages_with_text: list[int]
+    token_limit: int
+    running_headers: frozenset[str] = frozenset()
+    section_headers: frozenset[str] = frozenset()
+    structure: dict[str, Any] | None = None
+    labels: dict[str, Any] | None = None
+    official: Check | None = None  # questions_match_open_data, for a paper with LegCo's records
 
 
 def _pages_covered(records: list[dict[str, Any]], pages_with_text: list[int]) -> Check:
@@ -47,13 +87,46 @@ _FOOTER_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DASH_PAGE = re.compile(r"-\s*\d{1,4}\s*-")
 
 
-def _no_footer(records: list[dict[str, Any]]) -> Check:
+def leaked_furniture(lines: list[str], facts: PaperFacts) -> str | None:
+    """The first line of a chunk that is page furniture: a footer line (:func:`leaked_footer`),
+    a line the paper repeats at a page edge on most pages, or a running header that follows
+    the section printed beside a bare page number (alone, the same words are the section's
+    heading, which is content)."""
+    # furniture lines are short: a long line is content, and is not even squashed
+    squashed = ["".join(ln.split()) if len(ln) <= MAX_FURNITURE_CHARS else "" for ln in lines]
+    for k, (line, s) in enumerate(zip(lines, squashed)):
+        if not s:
+            continue
+        if leaked_footer(line) or s in facts.running_headers:
+            return line.strip()
+        head = _BARE_NUMBER_END.sub("", s)
+        if head != s and head in facts.section_headers:  # "二零二三年經濟回顧 4" on one line
+            return line.strip()
+        if s in facts.section_headers and any(
+            0 <= j < len(lines) and _BARE_NUMBER.fullmatch(squashed[j]) for j in (k - 1, k + 1)
+        ):
+            return line.strip()
+    return None
+
+
+MAX_FURNITURE_CHARS = 100
+_BARE_NUMBER = re.compile(r"\d{1,4}")
+_BARE_NUMBER_END = re.compile(r"\d{1,4}$")
+
+
+def _no_footer(records: list[dict[str, Any]], facts: PaperFacts) -> Check:
     leaked = []
     for r in records:
-        bad = [ln for ln in r["text"].split("\n") if leaked_footer(ln)]
-        if bad:
-            leaked.append({"id": r["id"], "line": bad[0]})
-    return Check("no_footer_leaked", not leaked, f"{len(leaked)} chunk(s) contain a footer/header line", {"examples": leaked[:10]})
+        lines = r["text"].split("\n")
+        path = " > ".join(r["metadata"].get("section_path") or [])
+        if path and lines[0].strip() == path:  # the chunk's own heading path, written by the chunker
+            lines = lines[1:]
+        bad = leaked_furniture(lines, facts)
+        if bad is not None:
+            leaked.append({"id": r["id"], "line": bad})
+    return Check(
+        "no_footer_leaked", not leaked, f"{len(leaked)} chunk(s) contain a footer/header line", {"examples": leaked[:10]}, blocking=True
+    )
 
 
 def _no_empty(records: list[dict[str, Any]]) -> Check:
@@ -61,14 +134,43 @@ def _no_empty(records: list[dict[str, Any]]) -> Check:
     return Check("no_empty_chunk", not empty, f"{len(empty)} empty chunk(s)", {"chunks": empty[:20]})
 
 
-def chunk_checks(records: list[dict[str, Any]], pages_with_text: list[int], token_limit: int) -> list[Check]:
+def paper_checks(records: list[dict[str, Any]] | None, facts: PaperFacts) -> list[Check]:
+    """Every check of one paper, the one place that decides them: the chunk gates of
+    DESIGN.md (blocking) when ``records`` are given, then the structure checks (warnings)
+    when ``facts`` carry the structure. The ``chunks`` asset reports the blocking ones,
+    ``document_structure`` the others, ``legco-assets chunk`` all of them."""
+    checks = chunk_checks(records, facts) if records is not None else []
+    if facts.structure is not None:
+        checks += structure_checks(facts.structure)
+    if facts.labels is not None:
+        checks.append(labels_check(facts.labels))
+    if facts.official is not None:
+        checks.append(facts.official)
+    return checks
+
+
+def blocking_failures(checks: list[Check]) -> list[Check]:
+    return [c for c in checks if c.blocking and not c.passed]
+
+
+def chunk_checks(records: list[dict[str, Any]], facts: PaperFacts) -> list[Check]:
     """The chunk quality gates of DESIGN.md."""
-    return [
-        _pages_covered(records, pages_with_text),
-        _within_limit(records, token_limit),
-        _no_footer(records),
+    checks = [
+        _pages_covered(records, facts.pages_with_text),
+        _within_limit(records, facts.token_limit),
+        _no_footer(records, facts),
         _no_empty(records),
     ]
+    for check in checks:
+        check.blocking = True
+    return checks
+
+
+def labels_check(labels: dict[str, Any]) -> Check:
+    """The silent-miss guard (``structure.label_guard``): labels the paper shows, most of them paired."""
+    return Check(
+        "question_labels_paired", labels["ok"], labels["message"], {k: labels[k] for k in ("labels_seen", "pairs_made", "unpaired_labels")}
+    )
 
 
 def structure_checks(summary: dict[str, Any]) -> list[Check]:

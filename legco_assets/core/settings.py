@@ -75,6 +75,8 @@ class Settings:
     qa_max_chunk_tokens: int = 3000
     qa_include_internal_refs: bool = True
     default_strategy: Strategy = Strategy.token
+    # what a paper from the inbox or the feed is chunked with, in this order (one run each)
+    sensor_strategies: tuple[Strategy, ...] = (Strategy.token, Strategy.question)
     structure_mode: str = "auto"  # auto | rules | llm
     image_dpi: int = 150
     llm_base_url: str | None = None
@@ -161,6 +163,7 @@ class Settings:
             qa_max_chunk_tokens=_int(e.get("QA_MAX_CHUNK_TOKENS"), 3000) or 3000,
             qa_include_internal_refs=_bool(e.get("QA_INCLUDE_INTERNAL_REFS"), True),
             default_strategy=Strategy.parse(e.get("DEFAULT_CHUNKING_STRATEGY") or "token"),
+            sensor_strategies=_strategies(e.get("LEGCO_SENSOR_STRATEGIES")),
             structure_mode=(e.get("QA_STRUCTURE_MODE") or "auto").lower(),
             image_dpi=_int(e.get("PAGE_IMAGE_DPI"), 150) or 150,
             llm_base_url=e.get("LLM_BASE_URL") or None,
@@ -192,3 +195,9 @@ class Settings:
             feed_user_agent=e.get("LEGCO_FEED_USER_AGENT") or FEED_USER_AGENT,
             feed_allowed_hosts=_list(e.get("LEGCO_FEED_ALLOWED_HOSTS"), DEFAULT_FEED_ALLOWED_HOSTS),
         )
+
+
+def _strategies(value: str | None) -> tuple[Strategy, ...]:
+    """``token,question`` (the default) or one of them; each once, in the order given."""
+    names = _list(value, ("token", "question"))
+    return tuple(dict.fromkeys(Strategy.parse(name) for name in names)) or (Strategy.token, Strategy.question)

@@ -15,7 +15,7 @@ import dagster as dg
 from pydantic import Field, model_validator
 
 from legco_assets.core import pipeline
-from legco_assets.core.quality import Check, chunk_checks, structure_checks
+from legco_assets.core.quality import Check
 from legco_assets.core.settings import Settings, Strategy
 
 from .failures import reasons_as_failures
@@ -228,7 +228,7 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
 )
 @reasons_as_failures
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
-    from legco_assets.core.structure import OfficialMatch, join_path, outline_markdown, outline_of, structure_summary
+    from legco_assets.core.structure import join_path, outline_markdown, outline_of
 
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
@@ -240,6 +240,11 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
         header += COUNCIL_COLUMNS
         rows = [row + [s.question_kind or "", s.asker or "", s.parent_question_id or ""] for row, s in zip(rows, sections)]
     outline = outline_of(sections)
+    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its warnings
+    pages = pipeline.Artifacts(settings, context.partition_key).pages()
+    checks = pipeline.check_paper(
+        None, pages, sections, settings.default_strategy, settings, labels, official=stored.get("official_questions")
+    )
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
@@ -256,10 +261,7 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "outline": dg.MetadataValue.md(outline_markdown(outline)),
             **_annex_metadata(stored.get("annexes")),
         },
-        check_results=_check_results(
-            structure_checks(structure_summary(sections)) + [_labels_check(labels), OfficialMatch.from_dict(stored["official_questions"]).check()],
-            dg.AssetCheckSeverity.WARN,
-        ),
+        check_results=_check_results([c for c in checks if not c.blocking], dg.AssetCheckSeverity.WARN),
     )
 
 
@@ -268,11 +270,6 @@ def _annex_metadata(annexes: dict[str, Any] | None) -> dict[str, Any]:
     if not annexes:
         return {}
     return {"annexes": dg.MetadataValue.json(annexes)}
-
-
-def _labels_check(labels: dict[str, Any]) -> Check:
-    """The silent-miss guard (core/structure/label_guard.py): labels the paper shows, most of them paired."""
-    return Check("question_labels_paired", labels["ok"], labels["message"], {k: labels[k] for k in ("labels_seen", "pairs_made", "unpaired_labels")})
 
 
 @dg.asset(
@@ -289,16 +286,11 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     settings = config.apply(legco.settings())
     records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
     art = pipeline.Artifacts(settings, context.partition_key)
-    expected = {p.number for p in art.pages() if p.cleaned.strip()}
-    if config.strategy is Strategy.question:  # a contents page is never chunked, by design
-        from legco_assets.core.structure import unchunked_pages
-
-        expected -= set(unchunked_pages(art.sections()))
-    limit = settings.chunk_size if config.strategy is Strategy.token else settings.qa_max_chunk_tokens
-    checks = chunk_checks(records, sorted(expected), limit)
+    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its gates
+    checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
     return dg.MaterializeResult(
         metadata=_chunk_metadata(records, config.strategy),
-        check_results=_check_results(checks),
+        check_results=_check_results([c for c in checks if c.blocking]),
     )
 
 

@@ -19,7 +19,7 @@ import dagster as dg
 from legco_assets.core.settings import Settings
 from legco_assets.core.sources import DocumentIndex, FeedBusy, FeedState, poll
 
-from .jobs import JOBS
+from .jobs import JOBS, first_run
 from .partitions import documents_partitions
 from .resources import LegcoSettings
 from .sensors import CONTENT_TAG
@@ -30,7 +30,7 @@ from .sensors import CONTENT_TAG
     minimum_interval_seconds=Settings.from_env().feed_interval_minutes * 60,
     default_status=dg.DefaultSensorStatus.STOPPED,
     description="Polls LegCo's Hansard open data (LEGCO_FEED_URL) every LEGCO_FEED_INTERVAL_MINUTES; "
-    "downloads new Chinese/English Hansards into the inbox and runs the default strategy's job for each.",
+    "downloads new Chinese/English Hansards into the inbox and runs each with the strategies of LEGCO_SENSOR_STRATEGIES.",
 )
 def legco_feed_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.SensorResult:
     settings = legco.settings()
@@ -45,7 +45,7 @@ def legco_feed_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings)
         reason = f"no new Hansards in {settings.feed_url} since {result.since}"
         return dg.SensorResult(skip_reason=reason + (f"; {len(result.failed)} failed, see the log" if result.failed else ""), cursor=cursor)
     index = DocumentIndex(settings.documents_dir)
-    job = JOBS[settings.default_strategy]
+    job, chain = first_run(settings.sensor_strategies)  # strategy_chain_sensor runs the others after it
     requests, keys = [], []
     for fetched in result.fetched:
         key = index.register(fetched.path)
@@ -59,6 +59,7 @@ def legco_feed_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings)
                 job_name=job.name,
                 tags={
                     CONTENT_TAG: f"{key}@{fetched.sha256}",
+                    **chain,
                     "legco/file": fetched.path.name,
                     "legco/hansard_id": record.hansard_id,
                     "legco/meeting_date": record.meeting_date.isoformat(),

@@ -24,3 +24,12 @@ def ingest_job(strategy: Strategy) -> dg.UnresolvedAssetJobDefinition:
 
 
 JOBS = {strategy: ingest_job(strategy) for strategy in Strategy}
+
+STRATEGY_TAG = "legco/strategy"
+STRATEGIES_TAG = "legco/strategies"  # what a sensor's paper is chunked with, in order
+
+
+def first_run(strategies: tuple[Strategy, ...]) -> tuple[dg.UnresolvedAssetJobDefinition, dict[str, str]]:
+    """The job of a sensor's first run for a paper (the whole graph, first strategy) and the
+    tags that let ``strategy_chain_sensor`` run the other strategies after it succeeds."""
+    return JOBS[strategies[0]], {STRATEGY_TAG: strategies[0].value, STRATEGIES_TAG: ",".join(s.value for s in strategies)}

@@ -16,7 +16,7 @@ import dagster as dg
 
 from legco_assets.core.sources import DocumentIndex, scan_inbox
 
-from .jobs import JOBS
+from .jobs import JOBS, first_run
 from .partitions import documents_partitions
 from .resources import LegcoSettings
 
@@ -33,7 +33,8 @@ def _with_runs(instance: dg.DagsterInstance, contents: list[str]) -> set[str]:
     jobs=list(JOBS.values()),
     minimum_interval_seconds=10,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Watches LEGCO_INBOX; adds a partition per new/changed file and runs the default strategy's job.",
+    description="Watches LEGCO_INBOX; adds a partition per new/changed file and runs it with each strategy of "
+    "LEGCO_SENSOR_STRATEGIES (default token,question: the first here, the others by strategy_chain_sensor).",
 )
 def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.SensorResult:
     settings = legco.settings()
@@ -47,11 +48,11 @@ def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> d
         return dg.SensorResult(skip_reason=f"no new or changed files in {settings.inbox}{note}", cursor=json.dumps(state))
     index = DocumentIndex(settings.documents_dir)
     keys = [index.register(f.path) for f in changed]
-    job = JOBS[settings.default_strategy]
+    job, chain = first_run(settings.sensor_strategies)  # strategy_chain_sensor runs the others after it
     contents = [f"{key}@{f.sha256}" for key, f in zip(keys, changed)]
     ran = _with_runs(context.instance, contents)
     requests = [
-        dg.RunRequest(run_key=content, partition_key=key, job_name=job.name, tags={"legco/file": f.path.name, CONTENT_TAG: content})
+        dg.RunRequest(run_key=content, partition_key=key, job_name=job.name, tags={"legco/file": f.path.name, CONTENT_TAG: content, **chain})
         for key, f, content in zip(keys, changed, contents)
         if content not in ran
     ]

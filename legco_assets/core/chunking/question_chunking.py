@@ -158,7 +158,6 @@ class QuestionChunkingStrategy:
         body, embedded = _embed(body, _section_tables(section, tables))
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
         pieces = self._written_pieces(head, body, section) if section.question_kind == WRITTEN else []
-        finder = _PageFinder(doc, section, self._spans_ok(doc, section)) if pieces else None
         pieces = pieces or [(section.question or head, text, None) for text in self._qa_pieces(head, body)]
         chunks = []
         for part, (question, text, own) in enumerate(pieces, start=1):
@@ -168,12 +167,45 @@ class QuestionChunkingStrategy:
             chunk.question_text = question
             if len(pieces) > 1:
                 chunk.part, chunk.parts = part, len(pieces)
-            if finder and own is not None:
-                chunk.page_start, chunk.page_end, chunk.char_start, chunk.char_end = finder.locate(own)
-                chunk.has_table = has_table and _tabular(own)
             chunk.extra.update(_council_metadata(section))
             chunks.append(chunk)
+        if len(pieces) > 1:
+            self._piece_pages(doc, section, head, chunks, pieces)
         return chunks
+
+    def _piece_pages(
+        self, doc: DocumentText, section: Section, head: str, chunks: list[Chunk], pieces: list[tuple[str, str, str | None]]
+    ) -> None:
+        """Pages of a pair cut into pieces: each starts on the page where the question it
+        repeats starts (the part of the question for a written reply's part, else the whole
+        question) and ends where its own reply text ends, so a question printed on one page
+        and answered on the next is pointed at, and every page of the pair is covered."""
+        spans_ok = self._spans_ok(doc, section)
+        finder = _PageFinder(doc, section, spans_ok)
+        reply_starts = []
+        for chunk, (question, text, own) in zip(chunks, pieces):
+            body = own if own is not None else (text[len(head) + 1 :] if text.startswith(head + "\n") else text)
+            _, page_end, char_start, char_end = finder.locate(body)
+            reply_starts.append(doc.page_at(char_start) if spans_ok and char_start != section.char_start else None)
+            chunk.page_start = self._question_page(doc, section, question if own is not None else None)
+            chunk.page_end = max(chunk.page_start, page_end)
+            if own is not None:
+                chunk.char_start, chunk.char_end = char_start, char_end
+                chunk.has_table = chunk.has_table and _tabular(own)
+        chunks[-1].page_end = max(chunks[-1].page_end, section.end_page)
+        for before, after_start in zip(chunks, reply_starts[1:]):
+            if after_start is not None:  # a page between two pieces' replies is the earlier one's
+                before.page_end = max(before.page_end, after_start - 1)
+
+    def _question_page(self, doc: DocumentText, section: Section, asked: str | None) -> int:
+        """The page where ``asked`` (a part of the question) is printed, searched between the
+        question's start and its reply; the question's first page when it is the whole one
+        or cannot be found."""
+        if not asked or not self._spans_ok(doc, section) or section.answer_start is None:
+            return section.start_page
+        first = next((ln.strip() for ln in asked.split("\n") if len(ln.strip()) >= 4), "")
+        found = doc.text.find(first[:60], section.char_start, section.answer_start) if first else -1
+        return doc.page_at(found) if found >= 0 else section.start_page
 
     def _qa_pieces(self, head: str, body: str) -> list[str]:
         """The pair whole, or cut so that every piece repeats the question and fits."""

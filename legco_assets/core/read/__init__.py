@@ -18,11 +18,13 @@ from .extract import (
 from .headings import starts_lower
 from .html_reader import read_html
 from .preprocess import (
+    Furniture,
     clean_pages,
     clean_text,
     is_furniture,
     normalise_chars,
     normalise_chars_aligned,
+    page_furniture,
 )
 from .transcribe import (
     NO_TEXT,
@@ -33,6 +35,7 @@ from .transcribe import (
 )
 
 __all__ = [
+    "Furniture",
     "NO_TEXT",
     "SUPPORTED_SUFFIXES",
     "SourceBytes",
@@ -44,6 +47,7 @@ __all__ = [
     "merged_raw",
     "normalise_chars",
     "normalise_chars_aligned",
+    "page_furniture",
     "pdf_page_count",
     "read_html",
     "read_source",

@@ -172,6 +172,8 @@ def _dropped(el: Any) -> bool:
         return True
     if tag == "a" and markers.BACK_TO_TOP.match(_clean(el.text_content())):
         return True
+    if tag == "a" and (el.get("href") or "").startswith("#") and markers.SKIP_LINK.match(_clean(el.text_content())):
+        return True  # a skip link jumps within the page: furniture, whatever its class
     return False
 
 
@@ -194,7 +196,7 @@ class _Reader:
     def _break(self) -> None:
         line = _clean("".join(self.current))
         self.current = []
-        if line and not markers.BACK_TO_TOP.match(line):
+        if line and not markers.BACK_TO_TOP.match(line) and not markers.SKIP_LINK.match(line):
             self.lines.append(line)
 
     def _text(self, text: str | None) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 
 from .. import markers
 from ..records import Page
@@ -136,6 +137,158 @@ def _strip_edges(lines: list[str], page_number: int, running: set[str]) -> list[
     return lines[start:end]
 
 
+# -- furniture learned from the paper: page numbers in sequence and the line beside them ---------
+MIN_LEARNED_PAGES = 3  # a layout seen on fewer pages is not a layout
+MAX_HEADER_CHARS = 40  # a running header is a title, never a paragraph
+_BARE_NUMBER = re.compile(r"\d{1,4}")
+# a header and the page number printed on one line, either way round ("二零二三年經濟回顧 4")
+_NUMBER_FIRST = re.compile(r"(\d{1,4})\s+(\S.*)")
+_NUMBER_LAST = re.compile(r"(.*\S)\s+(\d{1,4})")
+
+
+@dataclass(frozen=True)
+class EdgeLayout:
+    """What one page edge (top or bottom) prints, learned from the paper: a page number
+    running in step with the pages (``offset`` = printed number - page index), alone on its
+    line (``bare``) and, when the paper has one, with a running header beside it that follows
+    the section (the chapter title at the top of each page): ``header_side`` +1 outside the
+    number (above it at the top, below it at the bottom), -1 inside, 0 none; or printed on
+    one line with such a header (``joined``)."""
+
+    offset: int
+    header_side: int = 0
+    bare: bool = True
+    joined: bool = False
+
+
+@dataclass(frozen=True)
+class Furniture:
+    """A paper's own page furniture: the learned edge layouts and every header line they
+    printed (squashed), plus the lines repeated at an edge on most pages. The cleaner strips
+    them; the ``no_footer_leaked`` check looks for them in chunks."""
+
+    top: EdgeLayout | None = None
+    bottom: EdgeLayout | None = None
+    section_headers: frozenset[str] = frozenset()
+    running_headers: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class _Hit:
+    """A page number at an edge: its position in the edge, its offset from the page index
+    and the header printed on its line (empty when the number stands alone)."""
+
+    pos: int
+    offset: int
+    text: str = ""
+
+
+def _edge(lines: list[str], top: bool) -> list[tuple[int, str]]:
+    """(index, text) of the first (``top``) or last non-blank lines of a page, outermost first."""
+    indexed = [(i, ln.strip()) for i, ln in enumerate(lines) if ln.strip()]
+    return indexed[:EDGE_LINES] if top else indexed[::-1][:EDGE_LINES]
+
+
+def _numbered_edge(lines: list[str], page_number: int, top: bool) -> _Hit | None:
+    """The first page-number-like line at this edge: a bare number, or a short line that
+    starts or ends with one."""
+    for pos, (_, text) in enumerate(_edge(lines, top)):
+        if _BARE_NUMBER.fullmatch(text):
+            return _Hit(pos, int(text) - page_number)
+        first, last = _NUMBER_FIRST.fullmatch(text), _NUMBER_LAST.fullmatch(text)
+        number, header = (first[1], first[2]) if first else (last[2], last[1]) if last else ("", "")
+        if number and len(_squash(header)) <= MAX_HEADER_CHARS:
+            return _Hit(pos, int(number) - page_number, _squash(header))
+    return None
+
+
+def _repeats(texts: list[str], enough: int) -> bool:
+    """Enough texts, at most one new text per two pages: titles of sections, not a page's
+    first sentence."""
+    return len(texts) >= max(MIN_LEARNED_PAGES, enough) and len(set(texts)) * 2 <= len(texts)
+
+
+def _learn_edge(pages: list[list[str]], top: bool) -> EdgeLayout | None:
+    """The edge's layout when a page number in step with the pages sits there on many pages
+    (a third of them, at least three): alone, with the header beside it when the line on one
+    side repeats, or on one line with a header that repeats."""
+    found = [_numbered_edge(lines, n, top) for n, lines in enumerate(pages, start=1)]
+    offsets = Counter(f.offset for f in found if f)
+    if not offsets:
+        return None
+    offset = offsets.most_common(1)[0][0]
+    enough = max(MIN_LEARNED_PAGES, len(pages) // 3)
+    bare = [(lines, hit) for lines, hit in zip(pages, found) if hit and hit.offset == offset and not hit.text]
+    joined = [hit.text for hit in found if hit and hit.offset == offset and hit.text]
+    joined_ok = _repeats(joined, enough)
+    if len(bare) < enough and not joined_ok:
+        return None
+    side_texts: dict[int, list[str]] = {-1: [], 1: []}
+    for lines, hit in bare:
+        edge = _edge(lines, top)
+        for side in (-1, 1):
+            k = hit.pos - side  # +1: the line outside the number, -1: the line inside it
+            if 0 <= k < len(edge) and len(_squash(edge[k][1])) <= MAX_HEADER_CHARS:
+                side_texts[side].append(_squash(edge[k][1]))
+    repeated = [(len(set(texts)) / len(texts), side) for side, texts in side_texts.items() if _repeats(texts, len(bare) // 2)]
+    side = min(repeated)[1] if repeated and len(bare) >= enough else 0
+    return EdgeLayout(offset, side, len(bare) >= enough, joined_ok)
+
+
+def _layout_lines(lines: list[str], page_number: int, layout: EdgeLayout | None, top: bool) -> list[int]:
+    """Indices of this page's lines that the learned layout says are furniture: the number's
+    line first, then the header beside it."""
+    if layout is None:
+        return []
+    hit = _numbered_edge(lines, page_number, top)
+    if not hit or hit.offset != layout.offset:
+        return []
+    edge = _edge(lines, top)
+    if hit.text:
+        return [edge[hit.pos][0]] if layout.joined else []
+    if not layout.bare:
+        return []
+    out = [edge[hit.pos][0]]
+    k = hit.pos - layout.header_side
+    if layout.header_side and 0 <= k < len(edge) and len(_squash(edge[k][1])) <= MAX_HEADER_CHARS:
+        out.append(edge[k][0])
+    return out
+
+
+def learn_furniture(pages: list[list[str]]) -> Furniture:
+    """The paper's furniture from repetition at the same place on many pages, never from
+    any paper's words: bare page numbers in step with the pages, the running header beside
+    them (following the section), and lines at an edge on most pages."""
+    if len(pages) < MIN_LEARNED_PAGES:
+        return Furniture()
+    top, bottom = _learn_edge(pages, True), _learn_edge(pages, False)
+    headers: set[str] = set()
+    for n, lines in enumerate(pages, start=1):
+        for layout, at_top in ((top, True), (bottom, False)):
+            found = _layout_lines(lines, n, layout, at_top)
+            if found and layout and layout.joined:
+                hit = _numbered_edge(lines, n, at_top)
+                headers.update([hit.text] if hit and hit.text else [])
+            headers.update(_squash(lines[i]) for i in found[1:])
+    running = running_headers(pages)
+    seen = {_squash(ln) for lines in pages for _, ln in _edge(lines, True) + _edge(lines, False)}
+    return Furniture(top, bottom, frozenset(headers), frozenset(s for s in seen if _running_key(s) in running))
+
+
+def page_furniture(pages: list[Page]) -> Furniture:
+    """:func:`learn_furniture` of extracted pages (their raw text). Only the lines at the
+    page edges can be furniture, so only they are read (the checks run on the CLI's hot path)."""
+    return learn_furniture([[normalise_chars(ln) for ln in _edge_lines(p.raw.split("\n"))] for p in pages])
+
+
+def _edge_lines(lines: list[str]) -> list[str]:
+    """The first and last ``EDGE_LINES`` non-blank lines of a page, in order (once each)."""
+    body = [ln for ln in lines if ln.strip()]
+    if len(body) <= 2 * EDGE_LINES:
+        return body
+    return body[:EDGE_LINES] + body[-EDGE_LINES:]
+
+
 def clean_text(text: str) -> str:
     """Character and spacing repairs that apply to any text, paged or not."""
     text = normalise_chars(text)
@@ -150,8 +303,12 @@ def clean_pages(pages: list[Page]) -> list[Page]:
     """Fill ``cleaned`` on every page (returns new Page objects; raw text is kept)."""
     split = [normalise_chars(p.raw).split("\n") for p in pages]
     running = running_headers(split) if len(pages) >= 3 else set()
+    furniture = learn_furniture(split)
     cleaned = []
-    for page, lines in zip(pages, split):
+    for position, (page, lines) in enumerate(zip(pages, split), start=1):
+        dropped = set(_layout_lines(lines, position, furniture.top, True))
+        dropped |= set(_layout_lines(lines, position, furniture.bottom, False))
+        lines = [ln for i, ln in enumerate(lines) if i not in dropped]
         kept = _strip_edges(lines, page.number, running)
         cleaned.append(Page(number=page.number, raw=page.raw, cleaned=clean_text("\n".join(kept)), headings=page.headings))
     return cleaned

@@ -31,6 +31,7 @@ from ..records import DocumentText, Section
 from . import council
 from .answered import answered_pairs
 from .ordinals import CN_DIGITS, cn_value, roman_value
+from .rosters import in_name_list
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
 EN_ANSWER_SEARCH_LINES = 8
@@ -529,8 +530,8 @@ class _Detector:
         """A bare title line in running text: after a finished sentence or at a page top, and
         followed by a longer line (a table's short cells never qualify)."""
         s = self.lines[i]
-        if not bare_topic_like(s) or not self._starts_block(i):
-            return False
+        if not bare_topic_like(s) or not self._starts_block(i) or in_name_list(self.lines, i):
+            return False  # a name in an attendance list looks like a title but is a list item
         ahead = self._next_nonblank(i, 1)
         if not ahead:
             return False

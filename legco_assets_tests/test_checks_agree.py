@@ -1,0 +1,78 @@
+"""``legco-assets chunk`` and the Dagster assets decide the checks with one function
+(``core/quality.paper_checks``): a failure ``chunk`` prints is the failure that keeps the
+chunks out of Chroma in Dagster, and ``--strict`` makes it exit 1.
+
+The paper below prints a page label (``E-3``) in the middle of its page, where the cleaner
+(which reads only the page edges) leaves it: ``no_footer_leaked`` fails in both.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+
+from legco_assets.core.pipeline import chunk_paper
+from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.sources import DocumentIndex
+from legco_assets.defs.assets import ALL_ASSETS
+from legco_assets.defs.jobs import strategy_run_config
+from legco_assets.defs.partitions import documents_partitions
+from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
+
+from .pdf_factory import make_pdf
+from .test_bad_inputs import cli
+
+BODY = [
+    "Drainage Improvement Works in the Northern District",
+    "The Drainage Services Department will upgrade the stormwater drains of three villages.",
+    "Works began in January and the first phase will finish before the rainy season.",
+    "The second phase covers the main channel and the pumping station beside the river.",
+    "E-3",
+    "The total cost is estimated at $2 billion, spread over five financial years.",
+    "Residents will be consulted through the District Council before each phase starts.",
+    "Temporary traffic arrangements will be announced two weeks before the works begin.",
+    "Enquiries may be made to the Department's hotline during office hours.",
+]
+
+
+def _paper(tmp_path: Path) -> Path:
+    return make_pdf(tmp_path / "inbox" / "drainage-e.pdf", [BODY, BODY[:4] + BODY[5:]], footer=None)
+
+
+def test_chunk_prints_the_failed_check_and_strict_exits_1(tmp_path: Path) -> None:
+    paper = _paper(tmp_path)
+    done = cli("chunk", str(paper), "--strategy", "token", "--no-llm", home=tmp_path)
+    assert done.returncode == 0 and [json.loads(line) for line in done.stdout.splitlines()]
+    lines = done.stderr.strip().splitlines()
+    assert lines == [
+        f"legco-assets: check failed: {paper}: no_footer_leaked: 1 chunk(s) contain a footer/header line "
+        "(examples id='drainage-e:token:0' line='E-3')"
+    ]
+    strict = cli("chunk", str(paper), "--strategy", "token", "--no-llm", "--strict", home=tmp_path)
+    assert strict.returncode == 1 and strict.stderr == done.stderr and strict.stdout == done.stdout
+
+
+def test_dagster_fails_the_same_blocking_check(tmp_path: Path) -> None:
+    paper = _paper(tmp_path)
+    data = tmp_path / "data"
+    key = DocumentIndex(data / "documents").register(paper)
+    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        result = dg.materialize(
+            ALL_ASSETS, partition_key=key, instance=instance, resources=resources,
+            run_config=strategy_run_config(Strategy.token), raise_on_error=False,
+        )
+    failed = {c.check_name for c in result.get_asset_check_evaluations() if not c.passed}
+    assert failed == {"no_footer_leaked"}
+    assert not result.asset_materializations_for_node("vector_index"), "a failed blocking check keeps the chunks out of Chroma"
+    cli_failed = {c.name for c in chunk_paper(paper, Strategy.token, Settings(), use_llm=False).checks if not c.passed}
+    assert cli_failed == failed
+
+
+def test_a_clean_paper_passes_everywhere(tmp_path: Path) -> None:
+    paper = make_pdf(tmp_path / "clean-e.pdf", [BODY[:4] + BODY[5:]] * 2, footer=None)
+    done = cli("chunk", str(paper), "--strategy", "question", "--no-llm", "--strict", home=tmp_path)
+    assert done.returncode == 0 and done.stderr == ""
