@@ -146,7 +146,7 @@ def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any
         instance=instance,
         partition_key=key,
         raise_on_error=False,
-        asset_selection=None if upstream else [dg.AssetKey("chunks"), dg.AssetKey("vector_index")],
+        asset_selection=None if upstream else [dg.AssetKey("chunks"), dg.AssetKey("vector_index"), dg.AssetKey("chunk_excerpts")],
         tags={"legco/strategy": strategy.value, "legco/source": "cli"},
     )
 
@@ -242,10 +242,11 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--strategy", choices=[*STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY")
     ingest.set_defaults(func=cmd_ingest)
 
-    from legco_assets import cli_feed, cli_views
+    from legco_assets import cli_feed, cli_lineage, cli_views
 
     cli_views.add_commands(sub)
     cli_feed.add_command(sub)
+    cli_lineage.add_command(sub)
     return parser
 
 
