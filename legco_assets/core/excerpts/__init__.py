@@ -8,6 +8,7 @@ Code outside this package imports only the names below."""
 from __future__ import annotations
 
 from .align import align, significant
+from .check import held_ratio, shown_text
 from .make import EXTENSIONS, MANIFEST, ExcerptReport, chunk_body, excerpt_file, excerpt_kind, write_excerpts
 from .pdf import highlighted_text
 from .text import marked_html, marked_text
@@ -20,9 +21,11 @@ __all__ = [
     "chunk_body",
     "excerpt_file",
     "excerpt_kind",
+    "held_ratio",
     "highlighted_text",
     "marked_html",
     "marked_text",
+    "shown_text",
     "significant",
     "write_excerpts",
 ]

@@ -21,7 +21,10 @@ from ..read import normalise_chars_aligned
 
 SEED = 8  # characters: long enough to be unambiguous in a paper, short enough to survive edits
 FAR_SEED = 16  # a match outside the chunk's pages must be at least this long
-IGNORED = {"\x00", "\x02", "\ufffe", "\ufeff", "\u200b"}
+CELL_SEED = 4  # the second pass: a table cell (``20,037``, ``受僱日數``) is short
+# not content: NUL, PDFium's soft-hyphen marks, BOM, zero-width space, and the cell bar of a
+# Markdown table (a chunk's tables are Markdown, a PDF's are not)
+IGNORED = {"\x00", "\x02", "\ufffe", "\ufeff", "\u200b", "|"}
 
 
 def significant(text: str) -> tuple[str, list[int]]:
@@ -53,6 +56,7 @@ class Alignment:
     ``matched`` how many needle characters they hold, out of ``total``."""
 
     spans: list[tuple[int, int]] = field(default_factory=list)
+    found: list[tuple[int, int]] = field(default_factory=list)  # the same runs, as [start, end) of the needle
     matched: int = 0
     total: int = 0
 
@@ -68,14 +72,14 @@ def align(needle: str, hay: str, start: int = 0, end: int | None = None) -> Alig
     """Find ``needle``'s characters in ``hay`` in order, preferring ``hay[start:end]`` (the
     chunk's pages); see the module docstring. A second pass looks again for what the first
     left, out of order: a table's cells that Markdown lists row by row while the page's text
-    runs column by column (within the window, 2-character seeds), a repeated lead such as
+    runs column by column (within the window, seeds of 2 to 4 characters), a repeated lead such as
     ``11. 郭偉強議員：`` (anywhere, whole)."""
     end = len(hay) if end is None else end
     result = Alignment(total=len(needle))
     missed = _greedy(needle, 0, len(needle), hay, start, end, SEED, FAR_SEED, result)
     for lo, hi in missed:
         run = hi - lo
-        seed = max(2, min(SEED, run))
+        seed = max(2, min(CELL_SEED, run))
         _greedy(needle, lo, hi, hay, start, end, seed, SEED if run >= SEED else None, result)
     return result
 
@@ -88,7 +92,9 @@ def _greedy(
     missed: list[tuple[int, int]] = []
     cursor, i = start, lo
     while i < hi:
-        pos = hay.find(needle[i : min(hi, i + seed)], cursor, end) if hi - i >= seed else -1
+        pos = hay.find(needle[i : i + seed], cursor, end) if hi - i >= seed else -1
+        if pos < 0 and cursor > start and hi - i >= seed:  # out of order: a table read the other way
+            pos = hay.find(needle[i : i + seed], start, cursor)
         if pos < 0 and far_seed and hi - i >= far_seed:
             pos = hay.find(needle[i : i + far_seed])
         if pos < 0:
@@ -100,6 +106,7 @@ def _greedy(
             continue
         length = min(_common_length(needle, i, hay, pos), hi - i)
         result.spans.append((pos, pos + length))
+        result.found.append((i, i + length))
         result.matched += length
         i += length
         if start <= pos < end:
