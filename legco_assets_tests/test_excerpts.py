@@ -129,6 +129,7 @@ def test_the_asset_writes_excerpts_and_chroma_stores_their_paths(tmp_path: Path)
         assert held_ratio(chunk, path) >= 0.99
 
 
+@pytest.mark.corpus
 @pytest.mark.skipif(not CORPUS.exists(), reason="the real corpus is not checked out beside the repo")
 @pytest.mark.parametrize(
     "paper", ["hkgov/ld_ECO_guide_with_FAQ_en.pdf", "hkgov/ld_continuous_contract_FAQ_tc.pdf", "hkgov/fdh_faq_en.html", "legco/agenda_20140430-c.html"]
