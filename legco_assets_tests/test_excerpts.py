@@ -141,3 +141,24 @@ def test_real_papers_excerpts_hold_99_percent_of_chunks(paper: str, settings: Se
         records, report = _excerpts(CORPUS / paper, strategy, settings, tmp_path / strategy.value)
         held = sum(held_ratio(r, tmp_path / strategy.value / e.file) >= 0.99 for r, e in zip(records, report.excerpts))
         assert held >= 0.99 * len(records), (strategy, held, len(records))
+
+
+def test_query_and_answer_print_each_hits_excerpt(env_data_dir: Path, capsys: pytest.CaptureFixture) -> None:
+    from legco_assets import cli
+
+    key = DocumentIndex(env_data_dir / "documents").register(fixture_pdf("paper_e_qa.pdf"))
+    resources = {"legco": LegcoSettings(data_dir=str(env_data_dir), inbox=str(env_data_dir / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        run_config = strategy_run_config(Strategy.question)
+        assert dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources, run_config=run_config).success
+    stored = pipeline.Artifacts(Settings(data_dir=env_data_dir), key).read_chunks(Strategy.question)
+    pair = next(r for r in stored if r["metadata"].get("question_text"))
+    question = pair["metadata"]["question_text"]
+    assert cli.main(["query", question, "--strategy", "question", "-k", "2", "--no-translate", "--no-rerank"]) == 0
+    shown = [line.split("excerpt: ", 1)[1] for line in capsys.readouterr().out.splitlines() if "excerpt: " in line]
+    assert len(shown) == 2 and shown[0].endswith(f"{key}/excerpts/question/{pair['metadata']['chunk_index']}.pdf")
+    assert all(Path(p).exists() for p in shown)
+    assert cli.main(["answer", question, "--strategy", "question", "--no-translate", "--no-rerank"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[1] excerpt: ")]
+    assert len(lines) == 1 and Path(lines[0].split(": ", 1)[1]).exists()

@@ -386,8 +386,7 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
     if result.counterpart.decided and result.counterpart.candidate:  # both sides' source_document show the pairing
         for key in (context.partition_key, result.counterpart.candidate):
             context.log_event(dg.AssetObservation(asset_key=source_document.key, partition=key, metadata=_counterpart_metadata(settings, key)))
-    indexed = f"indexed-{config.strategy.value}.json"  # what this strategy's ids are, for the data version
-    pipeline.Artifacts(settings, context.partition_key).write_json(indexed, {"ids": result.ids, "chunks": str(_written(settings, context.partition_key, f"chunks-{config.strategy.value}.jsonl").value)})
+    _record_indexed(settings, context.partition_key, config.strategy, result.ids)
     return dg.MaterializeResult(
         data_version=_written(settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)),
         metadata={
@@ -407,6 +406,13 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
             _counterpart_check(settings, context.partition_key, counterpart.get("counterpart_document_id")),
         ],
     )
+
+
+def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, ids: list[str]) -> None:
+    """``indexed-<strategy>.json``: the ids stored and the chunk file they came from. Chroma
+    is not a file of the paper's, so this is what ``vector_index``'s data version hashes."""
+    chunks_version = _written(settings, document_id, f"chunks-{strategy.value}.jsonl").value
+    pipeline.Artifacts(settings, document_id).write_json(f"indexed-{strategy.value}.json", {"ids": ids, "chunks": chunks_version})
 
 
 def _counterpart_check(settings: Settings, document_id: str, partner: str | None) -> dg.AssetCheckResult:
@@ -465,7 +471,10 @@ def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, le
     report = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
     folder = pipeline.excerpt_folder(settings, context.partition_key, config.strategy)
     below = [e for e in report.excerpts if e.ratio < EXCERPT_LOCATED]
-    rows = [[e.index, ", ".join(map(str, e.pages)), f"{e.ratio:.1%}", f"[{e.file}](file://{quote(str((folder / e.file).resolve()))})"] for e in report.excerpts[:60]]
+    rows = [
+        [e.index, ", ".join(map(str, e.pages)), f"{e.ratio:.1%}", f"[{e.file}](file://{quote(str((folder / e.file).resolve()))})"]
+        for e in report.excerpts[:60]
+    ]
     return dg.MaterializeResult(
         metadata={
             "strategy": config.strategy.value,
@@ -475,7 +484,7 @@ def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, le
             "reused_unchanged": report.reused,
             "deleted": report.deleted,
             "characters_located": round(report.located, 4),
-            f"chunks_below_{EXCERPT_LOCATED:.0%}_located": len(below),
+            "chunks_below_99pct_located": len(below),
             "seconds": round(report.seconds, 3),
             "excerpts_per_second": round(report.written / report.seconds, 1) if report.seconds and report.written else 0.0,
             "folder": dg.MetadataValue.path(str(folder.resolve())),
