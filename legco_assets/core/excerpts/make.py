@@ -23,9 +23,10 @@ from .align import Alignment, align, significant, table_free
 from .pdf import PdfSource, pdf_excerpt
 from .text import html_excerpt, text_excerpt
 
-FORMAT = "1"  # bump when the excerpts' look changes: every excerpt is re-made
+FORMAT = "2"  # bump when the excerpts' look changes: every excerpt is re-made
 MANIFEST = "manifest.json"
 EXTENSIONS = {"pdf": "pdf", "html": "html", "text": "txt"}
+SPAN_SLACK = 200  # characters either side of a chunk's recorded span
 
 
 def excerpt_kind(document_kind: str) -> str:
@@ -107,19 +108,25 @@ class _Locator:
             self.doc = DocumentText.from_pages(pages)
             self.hay, self.offsets = significant(self.doc.text)
 
-    def _window(self, first: int, last: int) -> tuple[int, int]:
+    def _window(self, meta: dict[str, Any]) -> tuple[int, int]:
+        """Where in the source's significant characters to look first: the chunk's pages of a
+        PDF; in a one-page paper its own span (``char_start``/``char_end`` index the text we
+        read, as nothing was woven in), else a page question chunk's answer would be found
+        in the page's own list of its questions at the top."""
         if self.pdf is not None:
-            return self.pdf.text.page_span(first, last)
+            return self.pdf.text.page_span(meta["page_start"], meta["page_end"])
         assert self.doc is not None
+        if meta.get("char_start") is not None and meta.get("char_end") is not None:
+            start = bisect.bisect_left(self.offsets, max(0, meta["char_start"] - SPAN_SLACK))
+            return start, bisect.bisect_left(self.offsets, meta["char_end"] + SPAN_SLACK)
         starts = self.doc.page_starts
-        first = min(max(first, 1), len(starts))
+        first, last = min(max(meta["page_start"], 1), len(starts)), meta["page_end"]
         end = bisect.bisect_left(self.offsets, starts[last]) if last < len(starts) else len(self.hay)
         return bisect.bisect_left(self.offsets, starts[first - 1]), end
 
     def locate(self, record: dict[str, Any]) -> Alignment:
-        meta = record["metadata"]
         needle, _ = significant(chunk_body(record))
-        start, end = self._window(meta["page_start"], meta["page_end"])
+        start, end = self._window(record["metadata"])
         return align(needle, self.hay, start, end)
 
     def render(self, record: dict[str, Any], found: Alignment) -> tuple[bytes, list[int]]:
