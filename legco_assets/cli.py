@@ -127,7 +127,7 @@ def _stage_lines(result: Any) -> list[str]:
         if event.event_type_value == "ASSET_MATERIALIZATION":
             mat = event.event_specific_data.materialization
             meta = mat.metadata
-            facts = [f"{k}={meta[k].value}" for k in ("pages", "characters", "images", "tables", "sections", "qa_pairs", "chunks", "ids_written") if k in meta]
+            facts = [f"{k}={meta[k].value}" for k in ("pages", "characters", "images", "tables", "sections", "qa_pairs", "chunks", "ids_written", "excerpts", "written") if k in meta]
             lines.append(f"    {mat.asset_key.to_user_string():<19} {' '.join(facts)}")
     return lines
 
