@@ -11,7 +11,7 @@ import pypdfium2 as pdfium
 import pytest
 
 from legco_assets.core import pipeline
-from legco_assets.core.excerpts import held_ratio, shown_text, write_excerpts
+from legco_assets.core.excerpts import CONTEXT_CHARS, held_ratio, shown_text, write_excerpts
 from legco_assets.core.read import read_source
 from legco_assets.core.search import open_collection, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
@@ -88,6 +88,9 @@ def test_html_paper_gets_a_page_with_the_passage_marked(settings: Settings, tmp_
     for record, excerpt in zip(records, report.excerpts):
         page = (tmp_path / "ex" / excerpt.file).read_text(encoding="utf-8")
         assert excerpt.file.endswith(".html") and "<mark>" in page
+        # the passage and some context, not the page (its answer is not marked in the list
+        # of questions at the top)
+        assert len(page) < 2 * len(record["text"]) + 5 * CONTEXT_CHARS + 1000
         assert held_ratio(record, tmp_path / "ex" / excerpt.file) >= 0.99
 
 
@@ -132,7 +135,11 @@ def test_the_asset_writes_excerpts_and_chroma_stores_their_paths(tmp_path: Path)
 @pytest.mark.corpus
 @pytest.mark.skipif(not CORPUS.exists(), reason="the real corpus is not checked out beside the repo")
 @pytest.mark.parametrize(
-    "paper", ["hkgov/ld_ECO_guide_with_FAQ_en.pdf", "hkgov/ld_continuous_contract_FAQ_tc.pdf", "hkgov/fdh_faq_en.html", "legco/agenda_20140430-c.html"]
+    "paper",
+    [
+        "hkgov/ld_ECO_guide_with_FAQ_en.pdf", "hkgov/ld_continuous_contract_FAQ_tc.pdf", "hkgov/fdh_faq_en.html",
+        "legco/agenda_20140430-c.html", "legco/hansard_20150429-e.html",
+    ],
 )
 def test_real_papers_excerpts_hold_99_percent_of_chunks(paper: str, settings: Settings, tmp_path: Path) -> None:
     """The done-when on real papers of every kind that run fast (scripts/check_excerpts.py
@@ -141,6 +148,11 @@ def test_real_papers_excerpts_hold_99_percent_of_chunks(paper: str, settings: Se
         records, report = _excerpts(CORPUS / paper, strategy, settings, tmp_path / strategy.value)
         held = sum(held_ratio(r, tmp_path / strategy.value / e.file) >= 0.99 for r, e in zip(records, report.excerpts))
         assert held >= 0.99 * len(records), (strategy, held, len(records))
+        if report.kind == "html":  # the passage with some context, never most of a long page
+            for record, excerpt in zip(records, report.excerpts):
+                page = (tmp_path / strategy.value / excerpt.file).read_text(encoding="utf-8")
+                passages = page.count("[…]") + 1  # a later part of a reply also shows the question's lead
+                assert len(page) < 2 * len(record["text"]) + passages * 5 * CONTEXT_CHARS + 1000, record["id"]
 
 
 def test_query_and_answer_print_each_hits_excerpt(env_data_dir: Path, capsys: pytest.CaptureFixture) -> None:

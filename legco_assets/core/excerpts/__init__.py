@@ -11,9 +11,10 @@ from .align import align, significant
 from .check import held_ratio, shown_text
 from .make import EXTENSIONS, MANIFEST, ExcerptReport, chunk_body, excerpt_file, excerpt_kind, write_excerpts
 from .pdf import highlighted_text
-from .text import marked_html, marked_text
+from .text import CONTEXT_CHARS, marked_html, marked_text
 
 __all__ = [
+    "CONTEXT_CHARS",
     "EXTENSIONS",
     "MANIFEST",
     "ExcerptReport",

@@ -23,7 +23,7 @@ from .align import Alignment, align, significant, table_free
 from .pdf import PdfSource, pdf_excerpt
 from .text import html_excerpt, text_excerpt
 
-FORMAT = "2"  # bump when the excerpts' look changes: every excerpt is re-made
+FORMAT = "3"  # bump when the excerpts' look changes: every excerpt is re-made
 MANIFEST = "manifest.json"
 EXTENSIONS = {"pdf": "pdf", "html": "html", "text": "txt"}
 SPAN_SLACK = 200  # characters either side of a chunk's recorded span
