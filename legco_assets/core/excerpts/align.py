@@ -22,6 +22,7 @@ from ..read import normalise_chars_aligned
 SEED = 8  # characters: long enough to be unambiguous in a paper, short enough to survive edits
 FAR_SEED = 16  # a match outside the chunk's pages must be at least this long
 CELL_SEED = 4  # the second pass: a table cell (``20,037``, ``受僱日數``) is short
+LEAD_SEED = 6  # the second pass: a missed run this long may be found anywhere (``5.郭家麒議員``)
 # not content: NUL, PDFium's soft-hyphen marks, BOM, zero-width space, and the cell bar of a
 # Markdown table (a chunk's tables are Markdown, a PDF's are not)
 IGNORED = {"\x00", "\x02", "\ufffe", "\ufeff", "\u200b", "|"}
@@ -73,14 +74,14 @@ def align(needle: str, hay: str, start: int = 0, end: int | None = None) -> Alig
     chunk's pages); see the module docstring. A second pass looks again for what the first
     left, out of order: a table's cells that Markdown lists row by row while the page's text
     runs column by column (within the window, seeds of 2 to 4 characters), a repeated lead such as
-    ``11. 郭偉強議員：`` (anywhere, whole)."""
+    ``11. 郭偉強議員：`` (anywhere, when at least ``LEAD_SEED`` long)."""
     end = len(hay) if end is None else end
     result = Alignment(total=len(needle))
     missed = _greedy(needle, 0, len(needle), hay, start, end, SEED, FAR_SEED, result)
     for lo, hi in missed:
         run = hi - lo
         seed = max(2, min(CELL_SEED, run))
-        _greedy(needle, lo, hi, hay, start, end, seed, SEED if run >= SEED else None, result)
+        _greedy(needle, lo, hi, hay, start, end, seed, LEAD_SEED if run >= LEAD_SEED else None, result)
     return result
 
 
