@@ -455,6 +455,9 @@ def _retrieval_check(settings: Settings, collection: Any, document_id: str, stra
     )
 
 
+EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in its excerpt
+
+
 @dg.asset(
     partitions_def=documents_partitions,
     deps=[chunks],
@@ -493,9 +496,6 @@ def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, le
         },
         data_version=_written(settings, context.partition_key, *(f"excerpts/{s.value}/manifest.json" for s in Strategy)),
     )
-
-
-EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in its excerpt
 
 
 ALL_ASSETS = [source_document, page_text, page_images, page_tables, document_structure, chunks, vector_index, chunk_excerpts]
