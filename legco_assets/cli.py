@@ -137,7 +137,7 @@ def _stage_lines(result: Any) -> list[str]:
         if event.event_type_value == "ASSET_MATERIALIZATION":
             mat = event.event_specific_data.materialization
             meta = mat.metadata
-            facts = [f"{k}={meta[k].value}" for k in ("pages", "characters", "images", "tables", "sections", "qa_pairs", "chunks", "ids_written") if k in meta]
+            facts = [f"{k}={meta[k].value}" for k in ("pages", "characters", "images", "tables", "sections", "qa_pairs", "chunks", "ids_written", "excerpts", "written") if k in meta]
             lines.append(f"    {mat.asset_key.to_user_string():<19} {' '.join(facts)}")
     return lines
 
@@ -156,7 +156,7 @@ def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any
         instance=instance,
         partition_key=key,
         raise_on_error=False,
-        asset_selection=None if upstream else [dg.AssetKey("chunks"), dg.AssetKey("vector_index")],
+        asset_selection=None if upstream else [dg.AssetKey("chunks"), dg.AssetKey("vector_index"), dg.AssetKey("chunk_excerpts")],
         tags={"legco/strategy": strategy.value, "legco/source": "cli"},
     )
 
@@ -253,10 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--strategy", choices=[*STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY")
     ingest.set_defaults(func=cmd_ingest)
 
-    from legco_assets import cli_feed, cli_views
+    from legco_assets import cli_feed, cli_lineage, cli_views
 
     cli_views.add_commands(sub)
     cli_feed.add_command(sub)
+    cli_lineage.add_command(sub)
     return parser
 
 

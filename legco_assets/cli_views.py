@@ -123,6 +123,8 @@ def _print_hit(hit: Any) -> None:
         print(f"    § {_path(m)}")
     for line in _first_lines(hit.text):
         print(f"    {line}")
+    if m.get("chunk_file_path"):
+        print(f"    excerpt: {m['chunk_file_path']}")
     if hit.counterpart is not None:  # the other language's version of the same chunk
         other = hit.counterpart
         print(f"    ↔ {other['id']}  {_pages(other['metadata'])}")
@@ -182,13 +184,25 @@ def cmd_query(args: argparse.Namespace) -> int:
 
 
 # -- answer -----------------------------------------------------------------------------------
+def _excerpt_of(cite: dict[str, Any], blocks: list[Any]) -> str | None:
+    """The excerpt path of the context passage a citation names (document, page, question)."""
+    for block in blocks:
+        mine = block.citation()
+        if mine["document_id"] == cite.get("document_id") and all(
+            cite.get(key) in (None, mine.get(key)) for key in ("page", "question_id")
+        ):
+            return block.hit.metadata.get("chunk_file_path")
+    return None
+
+
 def _print_answer(result: Any) -> None:
     print(result.answer if result.sufficient and result.answer else "The retrieved papers do not answer this question.")
     if result.citations:
         print("\nSources:")
         for cite in result.citations:
             extra = f" {cite['question_id']}" if cite.get("question_id") else ""
-            print(f"  - {cite.get('document_id')} p.{cite.get('page')}{extra}")
+            excerpt = _excerpt_of(cite, result.blocks)
+            print(f"  - {cite.get('document_id')} p.{cite.get('page')}{extra}" + (f"  excerpt: {excerpt}" if excerpt else ""))
     calls = len(result.rounds)
     tokens = result.rounds[-1].context_tokens if result.rounds else 0
     print(f"\n(context: {len(result.blocks)} chunks, {tokens} tokens; {calls} model call{'s' if calls != 1 else ''})", file=sys.stderr)
@@ -217,9 +231,14 @@ def cmd_answer(args: argparse.Namespace) -> int:
         print("no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME); the context that would be sent:", file=sys.stderr)
         for message in result.messages:
             print(f"--- {message['role']} ---\n{message['content']}\n")
+        for number, block in enumerate(result.blocks, start=1):
+            print(f"[{number}] excerpt: {block.hit.metadata.get('chunk_file_path', '(none)')}")
         return 0
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False))
+        data = result.to_json()
+        for entry, block in zip(data["context"], result.blocks):
+            entry["chunk_file_path"] = block.hit.metadata.get("chunk_file_path")
+        print(json.dumps(data, ensure_ascii=False))
     else:
         _print_answer(result)
     return 0

@@ -34,7 +34,7 @@ def _materialize(instance: dg.DagsterInstance, data: Path, key: str, strategy: S
         partition_key=key,
         instance=instance,
         resources=_resources(data),
-        run_config=strategy_run_config(strategy),
+        run_config=strategy_run_config(strategy, None if selection is None else [a.key.to_user_string() for a in selection]),
     )
 
 
@@ -49,7 +49,7 @@ def registered(tmp_path: Path) -> tuple[Path, str]:
 def test_definitions_load() -> None:
     dg.Definitions.validate_loadable(defs)
     assert {a.key.to_user_string() for a in ALL_ASSETS} == {
-        "source_document", "page_text", "page_images", "page_tables", "document_structure", "chunks", "vector_index"
+        "source_document", "page_text", "page_images", "page_tables", "document_structure", "chunks", "vector_index", "chunk_excerpts"
     }
 
 

@@ -479,13 +479,52 @@ def stage_vector_index(settings: Settings, document_id: str, strategy: Strategy,
 
     art = Artifacts(settings, document_id)
     info = art.source()
-    result = replace_document(collection, art.read_chunks(strategy), document_id, strategy.value, info.sha256)
+    records = with_excerpt_paths(settings, document_id, strategy, art.read_chunks(strategy))
+    result = replace_document(collection, records, document_id, strategy.value, info.sha256)
     with DocumentIndex(settings.documents_dir).pairing():
         counterpart = stage_counterpart(settings, document_id)
         if counterpart.decided:
             counterpart.chunks_updated = link_counterparts(collection, document_id, counterpart.paired_with)
     result.counterpart = counterpart
     return result
+
+
+# -- excerpts (core/excerpts/) -------------------------------------------------------------------
+def excerpt_source_kind(info: SourceInfo) -> str:
+    """The kind of excerpt a paper gets: a PDF that only pypdf could open is excerpted
+    from its text, as PDFium (which cuts and highlights pages) could not read it."""
+    return "text" if info.kind == "pdf" and info.extractor == "pypdf" else info.kind
+
+
+def excerpt_folder(settings: Settings, document_id: str, strategy: Strategy) -> Path:
+    return Artifacts(settings, document_id).path(f"excerpts/{strategy.value}")
+
+
+def with_excerpt_paths(settings: Settings, document_id: str, strategy: Strategy, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records with ``chunk_file_path``: where ``chunk_excerpts`` writes (or wrote) each
+    chunk's excerpt. The path follows from the chunk alone, so ``vector_index`` stores it
+    without waiting for the excerpts."""
+    from .excerpts import excerpt_file
+
+    kind = excerpt_source_kind(Artifacts(settings, document_id).source())
+    folder = excerpt_folder(settings, document_id, strategy)
+    return [
+        {**r, "metadata": {**r["metadata"], "chunk_file_path": str(excerpt_file(folder, r["metadata"]["chunk_index"], kind))}}
+        for r in records
+    ]
+
+
+def stage_excerpts(settings: Settings, document_id: str, strategy: Strategy) -> Any:
+    """Every chunk's excerpt of one strategy (:func:`.excerpts.write_excerpts`); the excerpts
+    of unchanged chunks are kept."""
+    from .excerpts import write_excerpts
+
+    art = Artifacts(settings, document_id)
+    info = art.source()
+    records = art.read_chunks(strategy)
+    kind = excerpt_source_kind(info)
+    data = art.source_bytes() if kind == "pdf" else b""
+    return write_excerpts(excerpt_folder(settings, document_id, strategy), kind, data, art.pages(), records, info.sha256, info.filename)
 
 
 # -- counterparts (the other language's version of a paper, core/counterparts.py) ----------------

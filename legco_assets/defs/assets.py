@@ -9,7 +9,9 @@ what a person reads in the UI.
 
 import time
 from collections import Counter
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import dagster as dg
 from pydantic import Field, model_validator
@@ -19,6 +21,7 @@ from legco_assets.core.quality import Check
 from legco_assets.core.settings import Settings, Strategy
 
 from .failures import reasons_as_failures
+from .lineage import digest, upstream_metadata
 from .partitions import documents_partitions
 from .resources import ChromaResource, LegcoSettings, LLMResource
 
@@ -125,6 +128,7 @@ def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> 
             "version": info.version,
             **_origin_metadata(info.origin),
             **_counterpart_metadata(legco.settings(), context.partition_key),
+            **upstream_metadata(context),
         },
         data_version=dg.DataVersion(info.sha256),
     )
@@ -161,7 +165,9 @@ def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMR
             "characters": sum(chars),
             "characters_per_page": dg.MetadataValue.json(dict(enumerate(chars, start=1))),
             "page_1_preview": dg.MetadataValue.md("```\n" + extracted.pages[0].cleaned[:600] + "\n```"),
-        }
+            **upstream_metadata(context),
+        },
+        data_version=_written(settings, context.partition_key, "page_text.json", "transcription.json"),
     )
 
 
@@ -181,7 +187,8 @@ def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, leg
     metadata: dict[str, Any] = {"images": len(paths), "dpi": config.dpi, "all_pages": all_pages}
     if paths:
         metadata["first_page_image"] = dg.MetadataValue.path(str(paths[0].resolve()))
-    return dg.MaterializeResult(metadata=metadata)
+    metadata.update(upstream_metadata(context))
+    return dg.MaterializeResult(metadata=metadata, data_version=_written(settings, context.partition_key, "images"))
 
 
 @dg.asset(
@@ -212,7 +219,8 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
             context.log.warning(warning)
     if tables:
         metadata["first_table"] = dg.MetadataValue.md(f"page {tables[0].page}\n\n" + tables[0].markdown)
-    return dg.MaterializeResult(metadata=metadata)
+    metadata.update(upstream_metadata(context))
+    return dg.MaterializeResult(metadata=metadata, data_version=_written(settings, context.partition_key, "tables.json"))
 
 
 @dg.asset(
@@ -260,7 +268,11 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "headings": len(outline),
             "outline": dg.MetadataValue.md(outline_markdown(outline)),
             **_annex_metadata(stored.get("annexes")),
+            "llm_model": settings.llm_model_name or "none (rules only)",
+            "prompt_version": how.get("prompt_version", ""),
+            **upstream_metadata(context),
         },
+        data_version=_written(settings, context.partition_key, "structure.json"),
         check_results=_check_results([c for c in checks if not c.blocking], dg.AssetCheckSeverity.WARN),
     )
 
@@ -289,12 +301,25 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its gates
     checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
     return dg.MaterializeResult(
-        metadata=_chunk_metadata(records, config.strategy),
+        metadata={
+            **_chunk_metadata(records, config.strategy, pipeline.with_excerpt_paths(settings, context.partition_key, config.strategy, records[:60])),
+            "config": dg.MetadataValue.json(config.model_dump(mode="json")),
+            **upstream_metadata(context),
+        },
         check_results=_check_results([c for c in checks if c.blocking]),
+        data_version=_written(settings, context.partition_key, *(art.chunks_name(s) for s in Strategy)),
     )
 
 
-def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[str, Any]:
+def _written(settings: Settings, document_id: str, *names: str) -> dg.DataVersion:
+    """The data version of a stage: a hash of the files it wrote for this paper (lineage.py)."""
+    art = pipeline.Artifacts(settings, document_id)
+    return digest(art.path(name) for name in names)
+
+
+def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Counts and the Markdown preview; ``linked``: the first records with their
+    ``chunk_file_path``, for the preview's excerpt column."""
     rows = []
     for r in records[:60]:
         m = r["metadata"]
@@ -305,6 +330,11 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy) -> dict[s
             body = body.lstrip()[len(path) :]
         rows.append([m.get("question_id", ""), path[-60:], pages, _first_line(body, 60), m["token_count"]])
     header = ["question", "section path", "pages", "first line", "tokens"]
+    if linked:  # where chunk_excerpts writes each chunk's excerpt (the link opens from a local UI)
+        header.append("excerpt")
+        for row, r in zip(rows, linked):
+            path = Path(r["metadata"]["chunk_file_path"])
+            row.append(f"[{path.name}](file://{quote(str(path.resolve()))})")
     if any("question_kind" in r["metadata"] for r in records[:60]):
         header += COUNCIL_COLUMNS
         for row, r in zip(rows, records):
@@ -359,9 +389,12 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
     if result.counterpart.decided and result.counterpart.candidate:  # both sides' source_document show the pairing
         for key in (context.partition_key, result.counterpart.candidate):
             context.log_event(dg.AssetObservation(asset_key=source_document.key, partition=key, metadata=_counterpart_metadata(settings, key)))
+    _record_indexed(settings, context.partition_key, config.strategy, result.ids)
     return dg.MaterializeResult(
+        data_version=_written(settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)),
         metadata={
             **counterpart,
+            **upstream_metadata(context, config.strategy.value),
             "counterpart_chunks_updated": result.counterpart.chunks_updated,
             "collection": collection.name,
             "strategy": config.strategy.value,
@@ -376,6 +409,13 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
             _counterpart_check(settings, context.partition_key, counterpart.get("counterpart_document_id")),
         ],
     )
+
+
+def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, ids: list[str]) -> None:
+    """``indexed-<strategy>.json``: the ids stored and the chunk file they came from. Chroma
+    is not a file of the paper's, so this is what ``vector_index``'s data version hashes."""
+    chunks_version = _written(settings, document_id, f"chunks-{strategy.value}.jsonl").value
+    pipeline.Artifacts(settings, document_id).write_json(f"indexed-{strategy.value}.json", {"ids": ids, "chunks": chunks_version})
 
 
 def _counterpart_check(settings: Settings, document_id: str, partner: str | None) -> dg.AssetCheckResult:
@@ -418,4 +458,47 @@ def _retrieval_check(settings: Settings, collection: Any, document_id: str, stra
     )
 
 
-ALL_ASSETS = [source_document, page_text, page_images, page_tables, document_structure, chunks, vector_index]
+EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in its excerpt
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[chunks],
+    group_name="retrieval",
+    kinds={"pdf", "html"},
+    code_version="1",
+    description="Per chunk of the configured strategy, the pages it spans cut from the source PDF with its own text "
+    "highlighted (an HTML page with <mark> for a web page, a text excerpt for DOCX/TXT/Markdown), under "
+    "excerpts/<strategy>/<index>.<ext>; re-made only for chunks that changed. The path is chunk_file_path in Chroma.",
+)
+@reasons_as_failures
+def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    settings = legco.settings()
+    report = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
+    folder = pipeline.excerpt_folder(settings, context.partition_key, config.strategy)
+    below = [e for e in report.excerpts if e.ratio < EXCERPT_LOCATED]
+    rows = [
+        [e.index, ", ".join(map(str, e.pages)), f"{e.ratio:.1%}", f"[{e.file}](file://{quote(str((folder / e.file).resolve()))})"]
+        for e in report.excerpts[:60]
+    ]
+    return dg.MaterializeResult(
+        metadata={
+            "strategy": config.strategy.value,
+            "excerpt_kind": report.kind,
+            "excerpts": len(report.excerpts),
+            "written": report.written,
+            "reused_unchanged": report.reused,
+            "deleted": report.deleted,
+            "characters_located": round(report.located, 4),
+            "chunks_below_99pct_located": len(below),
+            "seconds": round(report.seconds, 3),
+            "excerpts_per_second": round(report.written / report.seconds, 1) if report.seconds and report.written else 0.0,
+            "folder": dg.MetadataValue.path(str(folder.resolve())),
+            "preview": dg.MetadataValue.md(_md_table(["chunk", "pages", "highlighted", "excerpt"], rows)),
+            **upstream_metadata(context, config.strategy.value),
+        },
+        data_version=_written(settings, context.partition_key, *(f"excerpts/{s.value}/manifest.json" for s in Strategy)),
+    )
+
+
+ALL_ASSETS = [source_document, page_text, page_images, page_tables, document_structure, chunks, vector_index, chunk_excerpts]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import dagster as dg
 
 from legco_assets.core.settings import Strategy
@@ -9,9 +11,15 @@ from legco_assets.core.settings import Strategy
 from .assets import ALL_ASSETS
 
 
-def strategy_run_config(strategy: Strategy) -> dict:
+STRATEGY_ASSETS = ("chunks", "vector_index", "chunk_excerpts")  # the assets that take the strategy as run config
+
+
+def strategy_run_config(strategy: Strategy, selected: Iterable[str] | None = None) -> dict:
+    """The run config of a strategy; ``selected``: only these assets run (Dagster refuses
+    config for an op outside the selection)."""
     op = {"config": {"strategy": strategy.value}}
-    return {"ops": {"chunks": op, "vector_index": op}}
+    names = STRATEGY_ASSETS if selected is None else [n for n in STRATEGY_ASSETS if n in set(selected)]
+    return {"ops": {name: op for name in names}}
 
 
 def ingest_job(strategy: Strategy) -> dg.UnresolvedAssetJobDefinition:

@@ -1,0 +1,121 @@
+"""``legco-assets lineage DOC|CHUNK_ID``: the provenance chain of one paper or one chunk.
+
+From the file (path, sha256, where it came from: the inbox or the LegCo feed's URL and meeting
+date; its other-language counterpart) through each stage's latest materialisation of that
+paper (when, run id, code version, data version, config, extractor, rules or LLM structure
+with model and prompt version, LLM calls made and served from cache, counts, and which
+materialisations of the same paper it read) to the chunk ids stored in Chroma. It reads the
+Dagster instance the CLI and the UI share (``DAGSTER_HOME``) and the embedded Chroma.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+# what each stage's line shows from its metadata, when present
+FACTS = {
+    "source_document": ["filename", "kind", "pages", "language", "version", "size_bytes"],
+    "page_text": ["extractor", "pages", "characters"],
+    "page_images": ["images", "dpi", "all_pages"],
+    "page_tables": ["tables", "methods", "calls", "cached", "tokens_in", "seconds"],
+    "document_structure": ["found_by", "llm_reason", "llm_model", "prompt_version", "calls", "cached", "failures", "sections", "qa_pairs"],
+    "chunks": ["chunks", "max_tokens", "config"],
+    "vector_index": ["collection", "ids_written", "stale_ids_deleted", "previous_version_chunks_archived"],
+    "chunk_excerpts": ["excerpt_kind", "excerpts", "written", "reused_unchanged", "characters_located", "folder"],
+}
+ORIGIN = ["path", "sha256", "source_url", "meeting_date", "hansard_type", "hansard_id", "counterpart_document_id", "counterpart_candidate"]
+
+
+def parse_target(target: str) -> tuple[str, str | None, int | None]:
+    """(document id, strategy, chunk index) of ``DOC`` or ``DOC:STRATEGY:INDEX`` (an archived
+    version's ``DOC@sha8:…`` names its document too)."""
+    parts = target.rsplit(":", 2)
+    if len(parts) == 3 and parts[2].isdigit():
+        return parts[0].split("@", 1)[0], parts[1], int(parts[2])
+    return target, None, None
+
+
+def stored_ids(settings: Any, document_id: str, strategies: list[str]) -> dict[str, list[str]]:
+    """The latest chunk ids of the paper in Chroma, per strategy, in chunk order."""
+    from legco_assets.core.search import open_collection, stored_chunks
+
+    collection = open_collection(settings)
+    out = {}
+    for strategy in strategies:
+        where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
+        chunks = sorted(stored_chunks(collection, where), key=lambda c: c["metadata"].get("chunk_index", 0))
+        out[strategy] = [c["id"] for c in chunks]
+    return out
+
+
+def chunk_record(settings: Any, chunk_id: str) -> dict[str, Any] | None:
+    from legco_assets.core.search import open_collection, with_retries
+
+    got = with_retries(lambda: open_collection(settings).get(ids=[chunk_id], include=["metadatas"]))
+    return {"id": chunk_id, "metadata": got["metadatas"][0]} if got["ids"] else None
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, dict):
+        return " ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
+def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | None) -> None:
+    source = chain.source
+    print(f"paper {chain.document_id}")
+    if source is not None:
+        for key in ORIGIN:
+            if source.metadata.get(key):
+                print(f"  {key:<24} {source.metadata[key]}")
+        if not source.metadata.get("source_url"):
+            print(f"  {'origin':<24} inbox / CLI (no feed record)")
+    for m in chain.stages:
+        label = m.asset + (f" [{m.strategy}]" if m.strategy and m.asset != "source_document" else "")
+        print(f"{label:<26} {m.when}  run {m.run_id[:8]}  code {m.code_version}  data {(m.data_version or '')[:12]}")
+        facts = [f"{k}={_fmt(m.metadata[k])}" for k in FACTS.get(m.asset, []) if k in m.metadata]
+        if facts:
+            print("    " + "  ".join(facts))
+        for read in m.metadata.get("upstream_materializations") or []:
+            other = "" if read["partition"] == chain.document_id else f"  (OTHER PAPER {read['partition']})"
+            print(f"    read {read['asset']:<20} run {read['run_id'][:8]}  {read['time']}  data {(read.get('data_version') or '')[:12]}{other}")
+    for strategy, chunk_ids in ids.items():
+        shown = ", ".join(chunk_ids[:3]) + (f", … {chunk_ids[-1]}" if len(chunk_ids) > 3 else "")
+        print(f"chunks in Chroma [{strategy}]: {len(chunk_ids)}  {shown}")
+    if chunk is not None:
+        meta = chunk["metadata"]
+        print(f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  excerpt {meta.get('chunk_file_path', '(none)')}")
+
+
+def cmd_lineage(args: argparse.Namespace) -> int:
+    from legco_assets.cli import _settings, dagster_instance
+    from legco_assets.defs.lineage import STRATEGIES, document_chain
+
+    settings = _settings()
+    document_id, strategy, index = parse_target(args.target)
+    strategy = args.strategy or strategy
+    chain = document_chain(dagster_instance(settings), document_id, strategy)
+    if not chain.stages:
+        print(f"legco-assets: error: {document_id}: no materialisation of this paper in the Dagster instance", file=sys.stderr)
+        return 1
+    ids = stored_ids(settings, document_id, [strategy] if strategy else STRATEGIES)
+    chunk = chunk_record(settings, args.target) if index is not None else None
+    if index is not None and chunk is None:
+        print(f"legco-assets: error: {args.target}: no such chunk in Chroma", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps({**chain.to_json(), "chunk_ids": ids, **({"chunk": chunk} if chunk else {})}, ensure_ascii=False))
+    else:
+        print_chain(chain, ids, chunk)
+    return 0
+
+
+def add_command(sub: Any) -> None:
+    lineage = sub.add_parser("lineage", help="provenance of one paper or chunk: file, each stage's run and config, chunk ids")
+    lineage.add_argument("target", help="document id (partition key) or chunk id <doc>:<strategy>:<index>")
+    lineage.add_argument("--strategy", choices=["token", "question"], help="only this strategy's chunks, index and excerpts")
+    lineage.add_argument("--json", action="store_true", help="the chain as one JSON object")
+    lineage.set_defaults(func=cmd_lineage)
