@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterator
 import dagster as dg
 import pytest
 
+from legco_assets.core import search
 from legco_assets.core.pipeline import chunk_file
 from legco_assets.core.search import (
     open_collection,
@@ -265,7 +266,7 @@ def flaky_chroma(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Any]]:
         state["collections"].append(collection)
         return collection
 
-    monkeypatch.setattr(vector_store, "open_collection", open_flaky)
+    monkeypatch.setattr(search, "open_collection", open_flaky)  # the name ChromaResource imports
     yield state
 
 
