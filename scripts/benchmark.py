@@ -21,6 +21,7 @@ top functions of one stage (cProfile) instead. Usage:
 
     .venv/bin/python scripts/benchmark.py [--pages 10 100 500] [--repeat 1] [--table-light]
     .venv/bin/python scripts/benchmark.py --pages 480 --table-light --stages raw_process cli_question --repeat 5
+    .venv/bin/python scripts/benchmark.py --paper data/samples/sample_zh_qa.pdf --stages raw_process cli_question --repeat 10 --sensor-files 0
     .venv/bin/python scripts/benchmark.py --profile structure --pages 500
 """
 
@@ -287,6 +288,7 @@ def main() -> None:
     parser.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES)
     parser.add_argument("--sensor-files", type=int, default=200)
     parser.add_argument("--table-light", action="store_true", help="papers of narrative and Q&A with few tables (make_long_paper --table-light)")
+    parser.add_argument("--paper", type=Path, help="time this PDF instead of generated papers (e.g. data/samples/sample_zh_qa.pdf for start-up)")
     parser.add_argument("--profile", choices=STAGES, help="cProfile one stage on the largest paper and print its top functions")
     parser.add_argument("--child", nargs=2, metavar=("STAGE", "PAPER"), help=argparse.SUPPRESS)
     parser.add_argument("--child-sensor", nargs=2, metavar=("FILES", "WORKDIR"), help=argparse.SUPPRESS)
@@ -304,7 +306,12 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="legco-bench-"))
     try:
         sources = TABLE_LIGHT_SOURCES if args.table_light else SOURCES
-        papers = {n: make_long_paper(n, work / f"paper-{n}.pdf", sources) for n in args.pages}
+        if args.paper:
+            import pypdfium2 as pdfium
+
+            papers = {len(pdfium.PdfDocument(str(args.paper))): args.paper.resolve()}
+        else:
+            papers = {n: make_long_paper(n, work / f"paper-{n}.pdf", sources) for n in args.pages}
         if args.profile:
             profile(args.profile, papers[max(papers)])
             return
@@ -325,7 +332,7 @@ def main() -> None:
 
 
 def report(results: dict[tuple[str, int], dict[str, Any]], sensor: dict[str, Any] | None, sizes: list[int], args: argparse.Namespace) -> str:
-    light = " --table-light" if args.table_light else ""
+    light = (" --table-light" if args.table_light else "") + (f" --paper {args.paper}" if args.paper else "")
     lines = [
         f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end",
         f"Command: .venv/bin/python scripts/benchmark.py --pages {' '.join(map(str, sizes))} --repeat {args.repeat}{light} --stages {' '.join(args.stages)}",
