@@ -244,10 +244,8 @@ def warm_up_in_background(settings: Settings) -> threading.Thread:
     failure here is silent: the real call meets it again and reports it."""
 
     def load() -> None:
-        if settings.embedding_base_url:  # an endpoint: nothing to load here
-            return
         try:
-            MODELS[settings.embedding_model](None).warm_up()  # no vector cache: nothing written
+            embedding_function(settings).warm_up()
         except Exception:  # noqa: BLE001 - reported by the call that needs the model
             pass
 
