@@ -15,8 +15,8 @@ is asserted.
 Buckets (seconds of wall time, one process; the table workers' time overlaps the main
 process and is not added):
 
-* Dagster start: importing Dagster and the definitions, opening the instance, registering
-  the partitions (the CLI's ``dagster_instance`` plus its first ``_run_strategy`` imports);
+* Dagster start: importing Dagster, opening the instance (a new home: its SQLite databases
+  are created, as on a first ingest), registering the partitions, the CLI around the runs;
 * Dagster run and step overhead: a run's time outside its steps (run start, plan, resource
   init, event log writes between steps), plus each step's time outside the asset's stage
   function (metadata, checks, event log writes of the materialisation);
