@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,23 @@ def test_chunk_never_imports_dagster(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_question_chunk_loads_no_network_llm_or_store_library(tmp_path: Path) -> None:
+    """Start-up (issue 27): ``chunk --no-llm`` of a question paper imports none of what it
+    does not use: the feed's HTTP client (httpx, which brings click, rich and pygments), the
+    LLM client, Chroma; and it writes cl100k's decoded ranks to the data dir's cache once."""
+    paper = make_pdf(tmp_path / "p.pdf", [["Q1 What is the allowance rate for the elderly in this scheme?", "It is paid monthly."] * 20])
+    code = (
+        "import sys, io, contextlib; from legco_assets import cli\n"
+        f"with contextlib.redirect_stdout(io.StringIO()): rc = cli.main(['chunk', {str(paper)!r}, '--strategy', 'question', '--no-llm'])\n"
+        "assert rc == 0; print(sorted(m for m in ('httpx', 'openai', 'chromadb', 'rich', 'click') if m in sys.modules))"
+    )
+    env = {**os.environ, "LEGCO_DATA_DIR": str(tmp_path / "data")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+    assert len(list((tmp_path / "data" / "cache" / "tokenizer").glob("cl100k-*.marshal"))) == 1
 
 
 def test_unknown_strategy_is_one_line_listing_valid_ones() -> None:

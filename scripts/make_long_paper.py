@@ -6,7 +6,13 @@ committed fixture papers and the README samples are imported page by page with p
 (``PdfDocument.import_pages``), cycling through them in a fixed order, until N pages are
 reached; the same N always gives the same page sequence.
 
+``--table-light`` leaves out the table fixture (``paper_a_tables``: 38 tables on 18 pages)
+and adds the outline fixtures (narrative under a three-level outline, no tables): what most
+real papers look like, narrative and Q&A with a table now and then (about one page in five
+has a table), where the default mix is table-dense (304 tables on 204 of 500 pages).
+
     python scripts/make_long_paper.py 500 /tmp/paper-500.pdf
+    python scripts/make_long_paper.py 480 /tmp/paper-480-light.pdf --table-light
 """
 
 from __future__ import annotations
@@ -17,6 +23,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SOURCES = sorted((REPO / "legco_assets_tests" / "fixtures" / "pdfs").glob("paper_*.pdf")) + sorted(
     (REPO / "data" / "samples").glob("*.pdf")
+)
+TABLE_LIGHT_SOURCES = [p for p in SOURCES if "tables" not in p.stem] + sorted(
+    (REPO / "legco_assets_tests" / "fixtures" / "outline").glob("*.pdf")
 )
 
 
@@ -50,9 +59,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("pages", type=int, help="number of pages of the result")
     parser.add_argument("target", type=Path, help="where to write the PDF")
+    parser.add_argument("--table-light", action="store_true", help="narrative and Q&A with few tables (no table fixture, plus the outline fixtures)")
     args = parser.parse_args()
-    path = make_long_paper(args.pages, args.target)
-    print(f"{path}: {args.pages} pages, {path.stat().st_size:,} bytes from {len(SOURCES)} source papers")
+    sources = TABLE_LIGHT_SOURCES if args.table_light else SOURCES
+    path = make_long_paper(args.pages, args.target, sources)
+    print(f"{path}: {args.pages} pages, {path.stat().st_size:,} bytes from {len(sources)} source papers")
 
 
 if __name__ == "__main__":
