@@ -52,6 +52,8 @@ import numpy as np
 
 from ..llm import unfenced
 from .bm25_index import Bm25Index, load_or_build, script_of
+from .question_side import question_side
+from .sections import lift
 from .vector_store import stored_chunks, with_retries
 
 RRF_K = 60
@@ -94,6 +96,12 @@ class Fusion:
     # a chunk's score is at least this share of its other-language counterpart's
     # (:func:`inherit_counterparts`; 0 turns it off)
     counterpart_share: float = 0.0
+    # share of a chunk's section-mates' (decayed) fused scores added to its own
+    # (:func:`.sections.lift`; 0 turns it off)
+    section_share: float = 0.0
+    # the question-side ranker's vote for a chunk asked by its headings and opening rather than
+    # by a question of the paper's own (:mod:`.question_side`), as a share of ``question_weight``
+    opening_weight: float = 1.0
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -186,8 +194,8 @@ class Scope:
     records: list[dict[str, Any]]
     index: Bm25Index
     documents: np.ndarray  # document id per row, for the document filter
-    question_rows: np.ndarray  # rows that have a question_text
-    question_vectors: np.ndarray  # unit vectors of those questions, one per question row
+    question_rows: np.ndarray  # rows that take part in the question-side ranker (every row by default)
+    question_vectors: np.ndarray  # unit vectors of their question sides, one per question row
     script_means: dict[str, np.ndarray]  # mean unit chunk vector per script ("zh", "en")
     question_means: dict[str, np.ndarray]  # mean unit question vector per script of its chunk
     count: int  # collection.count() when loaded: a cheap staleness signal
@@ -239,6 +247,7 @@ class Retriever:
         question_centering: float = QUESTION_CENTERING,
         translator: Callable[[str], str | None] | None = None,
         reranker: Reranker | None = None,
+        every_chunk_asked: bool = True,
     ):
         self.collection = collection
         self.translator = translator  # query -> the query in the other language (an LLM), or None
@@ -249,6 +258,9 @@ class Retriever:
         self.fusion = fusion
         self.centering = centering  # None: LANGUAGE_CENTERING of the searched strategy
         self.question_centering = question_centering
+        # every chunk takes part in the question-side ranker (its question, or its headings and
+        # opening: :mod:`.question_side`); False: Q&A chunks only, as before issue 29
+        self.every_chunk_asked = every_chunk_asked
         self._scopes: dict[tuple[str, bool], Scope] = {}
 
     @classmethod
@@ -298,8 +310,8 @@ class Retriever:
         name = f"{strategy}-{'all' if all_versions else 'latest'}"
         index, built = load_or_build(self.cache_dir, name, stored)
         records = [record_from_stored(c["id"], c["text"], c["metadata"]) for c in stored]
-        rows = [i for i, r in enumerate(records) if r["metadata"].get("question_text")]
-        questions = _unit_rows(self._embed_unique([records[i]["metadata"]["question_text"] for i in rows]))
+        rows = [i for i, r in enumerate(records) if self.every_chunk_asked or r["metadata"].get("question_text")]
+        questions = _unit_rows(self._embed_unique([question_side(records[i]) for i in rows]))
         return Scope(
             records=records,
             index=index,
@@ -375,8 +387,9 @@ class Retriever:
         return [Candidate(scope.records[scope.position[i]], 1.0 - float(d)) for i, d in pairs if i in scope.position]
 
     def question_ranking(self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
-        """Best ``n`` Q&A chunks by cosine similarity of their question alone (``vector``:
-        the query, already centred by the caller)."""
+        """Best ``n`` chunks by cosine similarity of their question side alone (a Q&A chunk's
+        question, another chunk's headings and opening: :mod:`.question_side`; ``vector``: the
+        query, already centred by the caller)."""
         if not len(scope.question_rows):
             return []
         rows = scope.question_rows
@@ -491,7 +504,8 @@ def fuse(
     ``translated`` (the query in the other language and its rankings), its votes count too,
     times ``fusion.translation_weight``; with ``fusion.counterpart_share`` and a ``scope``,
     chunks inherit their counterparts' scores (:func:`inherit_counterparts`; ``document``:
-    the search's document filter, which an inherited chunk must pass too)."""
+    the search's document filter, which an inherited chunk must pass too); with
+    ``fusion.section_share``, chunks of one section lift each other (:func:`.sections.lift`)."""
     scores: dict[str, float] = defaultdict(float)
     records: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
@@ -506,6 +520,8 @@ def fuse(
                 if ranker == "bm25":
                     chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
                     weight = fusion.bm25_vote(cand, query_script, chunk_script)
+                elif ranker == "question" and not cand.record["metadata"].get("question_text"):
+                    weight = fusion.question_weight * fusion.opening_weight
                 else:
                     weight = fixed[ranker]
                 scores[cand.id] += share * weight / (fusion.k + rank)
@@ -513,6 +529,7 @@ def fuse(
                 ranks[cand.id][prefix + ranker] = rank
     if scope is not None and fusion.counterpart_share > 0:
         inherit_counterparts(scores, records, ranks, scope, fusion.counterpart_share, document)
+    lift(scores, records, fusion.section_share)
     order = sorted(scores, key=lambda i: -scores[i])
     return [Hit(records[i], n, scores[i], ranks[i]) for n, i in enumerate(order, start=1)]
 
