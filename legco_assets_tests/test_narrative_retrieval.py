@@ -74,7 +74,7 @@ def test_a_narrative_chunk_is_found_first_through_every_ranker(store) -> None:
     three; with a question side of its own it competes on equal terms and comes first."""
     settings, collection = store
     query = "2023年的基本通脹率是多少？"
-    before = Retriever(collection, Retriever.open(settings).embedder, every_chunk_asked=False)
+    before = Retriever(collection, Retriever.open(settings).embedder, question_sides="qa")
     now = Retriever.open(settings, translate=False, rerank=False)
     old = before.search(query, k=8, strategy="question")
     new = now.search(query, k=8, strategy="question")

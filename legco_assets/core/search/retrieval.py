@@ -62,6 +62,14 @@ RRF_K = 60
 # Token windows lose with it (Hit@5 0.66 -> 0.59 on the fixture eval), so they keep 0.
 LANGUAGE_CENTERING = {"question": 0.5}
 QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the question ranker removes
+# what the question-side ranker compares the query with (:mod:`.question_side`): "qa", Q&A
+# chunks' questions only (before issue 29); "opening", every chunk, a narrative chunk by its
+# headings and opening; "chunk", every chunk, a narrative chunk by its own text's vector.
+# Per strategy: token windows have no questions, and a second vote of their own vectors only
+# loses there (docs/retrieval.md)
+QUESTION_SIDES = ("qa", "opening", "chunk")
+QUESTION_SIDE = {"question": "chunk", "token": "qa"}
+PER_KIND = True  # rank Q&A chunks and the others each among their own kind in that ranker
 OVERSAMPLE = 50  # extra unfiltered results asked for, so a scope's share of them is rarely short
 FUSED = ("vector", "question", "bm25")  # the rankers hybrid mode fuses
 PLAIN_VECTOR = "vector-plain"  # the vector mode's ranking, uncentred, when the eval asks for it
@@ -99,9 +107,11 @@ class Fusion:
     # share of a chunk's section-mates' (decayed) fused scores added to its own
     # (:func:`.sections.lift`; 0 turns it off)
     section_share: float = 0.0
-    # the question-side ranker's vote for a chunk asked by its headings and opening rather than
-    # by a question of the paper's own (:mod:`.question_side`), as a share of ``question_weight``
-    opening_weight: float = 1.0
+    # the question-side ranker's vote for a chunk asked by its own text or its opening rather
+    # than by a question of the paper's own (:mod:`.question_side`), as a share of
+    # ``question_weight``: just under 1, so that a tie between a paper's question and a
+    # narrative chunk goes to the question (chosen on the dev sets, docs/retrieval.md)
+    narrative_weight: float = 0.95
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -121,6 +131,7 @@ class Candidate:
     record: dict[str, Any]
     score: float
     coverage: float = 1.0
+    rank: int | None = None  # the rank it is voted at, when not its place in its ranker's list
 
     @property
     def id(self) -> str:
@@ -196,6 +207,7 @@ class Scope:
     documents: np.ndarray  # document id per row, for the document filter
     question_rows: np.ndarray  # rows that take part in the question-side ranker (every row by default)
     question_vectors: np.ndarray  # unit vectors of their question sides, one per question row
+    asked: np.ndarray  # per row: the chunk has a question of the paper's own (``question_text``)
     script_means: dict[str, np.ndarray]  # mean unit chunk vector per script ("zh", "en")
     question_means: dict[str, np.ndarray]  # mean unit question vector per script of its chunk
     count: int  # collection.count() when loaded: a cheap staleness signal
@@ -247,7 +259,8 @@ class Retriever:
         question_centering: float = QUESTION_CENTERING,
         translator: Callable[[str], str | None] | None = None,
         reranker: Reranker | None = None,
-        every_chunk_asked: bool = True,
+        question_sides: str | None = None,
+        per_kind: bool | None = None,
     ):
         self.collection = collection
         self.translator = translator  # query -> the query in the other language (an LLM), or None
@@ -258,9 +271,10 @@ class Retriever:
         self.fusion = fusion
         self.centering = centering  # None: LANGUAGE_CENTERING of the searched strategy
         self.question_centering = question_centering
-        # every chunk takes part in the question-side ranker (its question, or its headings and
-        # opening: :mod:`.question_side`); False: Q&A chunks only, as before issue 29
-        self.every_chunk_asked = every_chunk_asked
+        # which chunks take part in the question-side ranker, and by what (:data:`QUESTION_SIDES`)
+        self.question_sides = question_sides  # None: QUESTION_SIDE of the searched strategy
+        # rank Q&A chunks and the others each among their own kind in that ranker
+        self.per_kind = PER_KIND if per_kind is None else per_kind
         self._scopes: dict[tuple[str, bool], Scope] = {}
 
     @classmethod
@@ -310,13 +324,21 @@ class Retriever:
         name = f"{strategy}-{'all' if all_versions else 'latest'}"
         index, built = load_or_build(self.cache_dir, name, stored)
         records = [record_from_stored(c["id"], c["text"], c["metadata"]) for c in stored]
-        rows = [i for i, r in enumerate(records) if self.every_chunk_asked or r["metadata"].get("question_text")]
-        questions = _unit_rows(self._embed_unique([question_side(records[i]) for i in rows]))
+        asked = np.array([bool(r["metadata"].get("question_text")) for r in records], dtype=bool)
+        sides = self.question_sides or QUESTION_SIDE.get(strategy, "qa")
+        rows = [i for i in range(len(records)) if asked[i] or sides != "qa"]
+        if sides == "chunk":  # a narrative chunk is asked by its own text's vector
+            side = [None if asked[i] else stored[i]["embedding"] for i in rows]
+            embedded = iter(self._embed_unique([question_side(records[i]) for i, v in zip(rows, side) if v is None]))
+            questions = _unit_rows([next(embedded) if v is None else v for v in side])
+        else:
+            questions = _unit_rows(self._embed_unique([question_side(records[i]) for i in rows]))
         return Scope(
             records=records,
             index=index,
             documents=np.array([r["document_id"] for r in records], dtype=object),
             question_rows=np.array(rows, dtype=np.int64),
+            asked=asked,
             question_vectors=questions,
             script_means=_script_means(_unit_rows([c["embedding"] for c in stored]), index.scripts),
             question_means=_script_means(questions, [index.scripts[i] for i in rows]),
@@ -397,8 +419,16 @@ class Retriever:
         if document:
             keep = scope.documents[rows] == document
             rows, sims = rows[keep], sims[keep]
-        order = np.argsort(-sims, kind="stable")[:n]
-        return [Candidate(scope.records[int(rows[j])], float(sims[j])) for j in order]
+        order = np.argsort(-sims, kind="stable")
+        if not self.per_kind:
+            return [Candidate(scope.records[int(rows[j])], float(sims[j])) for j in order[:n]]
+        # each kind ranked among its own: a paper's question and a narrative chunk's opening
+        # are not on one scale, and neither kind should fill the list by its scale alone
+        out: list[Candidate] = []
+        for kind in (True, False):
+            mine = [j for j in order if scope.asked[int(rows[j])] == kind][:n]
+            out += [Candidate(scope.records[int(rows[j])], float(sims[j]), rank=r) for r, j in enumerate(mine, start=1)]
+        return sorted(out, key=lambda c: (c.rank, -c.score))[:n]
 
     def rankings(
         self, query: str, strategy: str, n: int, document: str | None = None, all_versions: bool = False, plain: bool = False
@@ -516,12 +546,13 @@ def fuse(
     for text, lists, share, prefix in votes:
         query_script = script_of(text)
         for ranker in FUSED:
-            for rank, cand in enumerate(lists.get(ranker, []), start=1):
+            for place, cand in enumerate(lists.get(ranker, []), start=1):
+                rank = cand.rank or place
                 if ranker == "bm25":
                     chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
                     weight = fusion.bm25_vote(cand, query_script, chunk_script)
                 elif ranker == "question" and not cand.record["metadata"].get("question_text"):
-                    weight = fusion.question_weight * fusion.opening_weight
+                    weight = fusion.question_weight * fusion.narrative_weight
                 else:
                     weight = fixed[ranker]
                 scores[cand.id] += share * weight / (fusion.k + rank)
