@@ -11,6 +11,11 @@ puts there to say what follows, the nearest headings of its section path and its
 sentence (DESIGN.md's "several embeddings per chunk"; an LLM's generated questions could be a
 third kind, cached by content hash like vision results).
 
+Measured on the dev sets (docs/retrieval.md, issue 29), a narrative chunk asked by its own
+text's vector did better than by its headings and opening (narrative dev Hit@1 0.64 against
+0.32, each kind ranked among its own), so the default (``retrieval.QUESTION_SIDE``) uses
+this module for Q&A chunks' questions, and the openings stay an option (``"opening"``).
+
 The opening is cut at the first line that ends a sentence (:data:`.markers.SENTENCE_END`, the
 same typography the outline uses) once it is :data:`OPENING_MIN` wide, and at
 :data:`OPENING_MAX` in any case (widths as printed, a CJK character counting twice): enough to say what a paragraph is about without

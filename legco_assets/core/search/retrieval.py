@@ -5,7 +5,12 @@ the multilingual embedding finds paraphrases and answers an English question abo
 Chinese paper, where BM25 is at chance. A third ranker compares the query with the
 *question* of each Q&A chunk (``question_text``, embedded on its own): a user's question is
 closest to the paper's question, not to a long answer full of figures, and this is what the
-question strategy gives retrieval that token windows cannot.
+question strategy gives retrieval that token windows cannot. Since issue 29 every chunk of
+the question strategy takes part in it (:data:`QUESTION_SIDE`): a narrative chunk by its own
+vector, each kind ranked among its own, its vote just under a question's
+(``Fusion.narrative_weight``). Before, only Q&A chunks had that vote, so a Q&A chunk of any
+paper outranked every narrative chunk (on the blind narrative dev set the question strategy
+found no answer in its first five).
 
 The rankings are fused by weighted reciprocal rank fusion (``weight / (k + rank)``, k = 60).
 BM25's vote for a chunk is scaled by how much of the query the chunk matched (IDF-weighted
