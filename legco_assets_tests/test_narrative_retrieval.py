@@ -17,7 +17,19 @@ import pytest
 
 from legco_assets import cli
 from legco_assets.core.records import Chunk
-from legco_assets.core.search import DEFAULT_FUSION, Hit, Mode, Retriever, aggregate, fuse, open_collection, question_side, replace_document
+from legco_assets.core.search import (
+    DEFAULT_FUSION,
+    Candidate,
+    Fusion,
+    Hit,
+    Mode,
+    Retriever,
+    aggregate,
+    fuse,
+    open_collection,
+    question_side,
+    replace_document,
+)
 from legco_assets.core.search.question_side import OPENING_MAX
 from legco_assets.core.search.sections import lift
 from legco_assets.core.settings import Settings
@@ -107,12 +119,10 @@ def test_sections_are_ranked_by_their_best_chunks_with_decay() -> None:
 
 
 def test_section_share_in_fusion_only_moves_chunks_with_section_mates() -> None:
-    from legco_assets.core.search import Candidate
-
     records = _speech_records()
     rankings = {"vector": [Candidate(records[2], 0.9), Candidate(records[0], 0.8), Candidate(records[1], 0.7)], "question": [], "bm25": []}
     plain = fuse("通脹", rankings, DEFAULT_FUSION)
-    lifted = fuse("通脹", rankings, DEFAULT_FUSION.__class__(section_share=1.0))
+    lifted = fuse("通脹", rankings, Fusion(section_share=1.0))
     assert plain[0].id == "speech:question:2" and lifted[0].id == "speech:question:0"
 
 
