@@ -693,7 +693,7 @@ def issue29_sweep(
     try:
         for side_name, (side, per_kind) in sides.items():
             run.retriever.question_sides, run.retriever.per_kind = side, per_kind
-            run.retriever._scopes.clear()  # the question vectors differ: load the scopes again
+            run.retriever.forget_scopes()  # the question vectors differ: load the scopes again
             rankings = collect_rankings(run.retriever, run.questions, run.papers, run.strategies)
             for fusion_name, changes in fusions.items():
                 fusion = replace(run.retriever.fusion, **changes)
@@ -703,7 +703,7 @@ def issue29_sweep(
                     rows.append(row)
     finally:
         run.retriever.question_sides, run.retriever.per_kind = kept
-        run.retriever._scopes.clear()
+        run.retriever.forget_scopes()
     return rows
 
 

@@ -322,6 +322,11 @@ class Retriever:
             self._scopes[key] = current
         return current
 
+    def forget_scopes(self) -> None:
+        """Load every scope again at its next search (after changing how the question-side
+        ranker sees chunks: its vectors are built with the scope)."""
+        self._scopes.clear()
+
     def _load_scope(self, strategy: str, all_versions: bool, count: int) -> Scope:
         started = time.perf_counter()
         where = chunk_filter(strategy, None, all_versions)
