@@ -420,8 +420,9 @@ class Retriever:
 
     def question_ranking(self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
         """Best ``n`` chunks by cosine similarity of their question side alone (a Q&A chunk's
-        question, another chunk's headings and opening: :mod:`.question_side`; ``vector``: the
-        query, already centred by the caller)."""
+        question; another chunk's own vector, or its headings and opening:
+        :data:`QUESTION_SIDE`; ``vector``: the query, already centred by the caller). With
+        ``per_kind``, each kind's best ``n`` carry their rank among their own kind."""
         if not len(scope.question_rows):
             return []
         rows = scope.question_rows
@@ -435,8 +436,9 @@ class Retriever:
         # each kind ranked among its own: a paper's question and a narrative chunk's opening
         # are not on one scale, and neither kind should fill the list by its scale alone
         out: list[Candidate] = []
+        kinds = scope.asked[rows[order]]
         for kind in (True, False):
-            mine = [j for j in order if scope.asked[int(rows[j])] == kind][:n]
+            mine = order[kinds == kind][:n]
             out += [Candidate(scope.records[int(rows[j])], float(sims[j]), rank=r) for r, j in enumerate(mine, start=1)]
         return sorted(out, key=lambda c: (c.rank, -c.score))[:n]
 
