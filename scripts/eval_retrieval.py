@@ -18,6 +18,15 @@ Same numbers as ``legco-assets eval``, plus:
   replies split into parts; its questions name their own answer ends), ``hansard-2015-zh``
   (blind, written after that was scored: the Chinese parallel of ``hansard-2015``, a paper no
   eval had ingested, with the English one left out; four facts per reply);
+* issue 29: ``narrative`` and ``crosslang`` (blind, written by a helper who saw only the
+  papers, scored once after every choice was frozen: the narrative papers, and questions in
+  the other language about papers stored in one language only), with their development
+  parts ``narrative-dev`` and ``crosslang-dev`` (``--held-out dev``), which were free for
+  tuning; the run ends with a table of every set, its kind and language pairs, the pooled
+  figures and the issue's targets; ``--sweep29`` adds the question-side and section variants
+  measured on the same ingest. Settings come from the environment as for ``ingest``
+  (``EMBEDDING_*`` picks the embedder; with ``LEGCO_DATA_DIR`` its embedding cache is kept
+  between sets and runs), each set in a fresh Chroma of its own;
 * ``--translations FILE`` / ``--rerankings FILE``: replay recorded LLM replies (query
   translations; orders of the fused top chunks), as with an LLM configured, and print each set
   with and without them on the same ingest;
@@ -33,7 +42,7 @@ Same numbers as ``legco-assets eval``, plus:
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--held-out all|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] [--record-baselines] [--json]
+    .venv/bin/python scripts/eval_retrieval.py [--held-out all|dev|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh,narrative,crosslang,narrative-dev,crosslang-dev] [--sweep29] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] [--record-baselines] [--json]
 """
 
 from __future__ import annotations
