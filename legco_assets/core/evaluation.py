@@ -168,7 +168,8 @@ def load_gold_questions(path: Path = GOLD_QUESTIONS, pair_ends: bool = False) ->
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     items = data["questions"] if isinstance(data, dict) else data
     questions = [_gold_question({"qa_id": None, **q}) for q in items]
-    return [replace(q, answer_end=None) for q in questions] if pair_ends else questions
+    # a blind question without a pair (qa_id None) keeps its own end: it has no other
+    return [replace(q, answer_end=None) if q.qa_id else q for q in questions] if pair_ends else questions
 
 
 def _gold_question(fields: dict[str, Any]) -> GoldQuestion:
