@@ -99,6 +99,8 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 
 
 # -- query ------------------------------------------------------------------------------------
+SECTION_CHUNKS = 3  # chunks shown under each section by ``query --sections``
+
 def _path(meta: dict[str, Any]) -> str:
     """The chunk's section path as a reader cites it (``A > B > C``)."""
     from legco_assets.core.structure import join_path, split_path
@@ -147,6 +149,19 @@ def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> s
     return f"no stored chunks for strategy {strategy} (stored: {have}); ingest with --strategy {strategy} or pick another"
 
 
+def _print_sections(sections: list[Any], k: int, chunks: int, as_json: bool) -> None:
+    """``query --sections``: the best ``k`` sections, each with its ``chunks`` best hits."""
+    for rank, section in enumerate(sections[:k], start=1):
+        if as_json:
+            print(json.dumps({"rank": rank, **section.to_json(chunks)}, ensure_ascii=False))
+            continue
+        print(f"#{rank:<2} {section.score:.4f}  {section.document_id}  § {' > '.join(section.path)}")
+        for hit in section.hits[:chunks]:
+            m = hit.metadata
+            first = next(iter(_first_lines(hit.text, 1)), "")
+            print(f"    {hit.score:.4f}  {_pages(m)}  {hit.id}  {first}")
+
+
 def cmd_query(args: argparse.Namespace) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
     from legco_assets.core.search import DEFAULT_MODE, RERANKED, Mode, Retriever
@@ -158,6 +173,17 @@ def cmd_query(args: argparse.Namespace) -> int:
     if problem:
         return _fail(problem)
     mode = Mode(args.mode or DEFAULT_MODE)
+    if args.sections:
+        from legco_assets.core.search import aggregate
+
+        # sections need more chunks than k: rank deeply, then group and keep k sections
+        hits = retriever.search(args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions)
+        if args.section:
+            hits = [hit for hit in hits if _in_section(hit.metadata, args.section)]
+        if not hits:
+            print("no matching chunks", file=sys.stderr)
+        _print_sections(aggregate(hits), args.k, SECTION_CHUNKS, args.json)
+        return 0
     if args.section:
         # filter a deeper ranking, then keep k: hits outside the section must not use up k
         hits = retriever.search(args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions)
@@ -282,6 +308,11 @@ def add_commands(sub: Any) -> None:
     query.add_argument("--strategy", choices=STRATEGIES, help="default: DEFAULT_CHUNKING_STRATEGY")
     query.add_argument("--mode", choices=MODES, help="default: the mode the eval shows best (hybrid)")
     query.add_argument("--section", metavar="TEXT", help="keep hits whose section path has a heading containing TEXT")
+    query.add_argument(
+        "--sections",
+        action="store_true",
+        help=f"rank headed sections (their chunks scoring together) and show each with its {SECTION_CHUNKS} best chunks; -k counts sections",
+    )
     query.add_argument("--document", help="only this document id")
     query.add_argument("--all-versions", action="store_true", help="also search archived versions")
     query.add_argument("--json", action="store_true", help="chunk records with rank and score, one per line")

@@ -18,6 +18,7 @@ from legco_assets.core.evaluation import (
     FIXTURE_PAPERS,
     GOLD_QUESTIONS,
     HELD_OUT,
+    LLM_RECORDED_SETS,
     QUERY_RERANKINGS,
     QUERY_TRANSLATIONS,
     EvalReport,
@@ -194,7 +195,7 @@ def test_recorded_query_translations_find_the_cross_language_answers(eval_run: E
     other language; fused in as a configured LLM's would be, they find more of the fixture
     questions asked across languages, and more first, than the questions alone."""
     translations = load_translations(QUERY_TRANSLATIONS)
-    for gold in [GOLD_QUESTIONS, *HELD_OUT.values()]:
+    for gold in [GOLD_QUESTIONS, *(HELD_OUT[name] for name in LLM_RECORDED_SETS)]:
         for q in load_gold_questions(gold):
             assert script_of(translations[q.question]) != script_of(q.question), q.id
     translated = collect_translated(eval_run.retriever, eval_run.questions, ["question"], translations)
@@ -216,7 +217,7 @@ def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: 
     replay is never better than what the model really judged; re-recording the question
     strategy's orders on the new chunks is left to a session with an LLM stand-in."""
     recorded = json.loads(QUERY_RERANKINGS.read_text(encoding="utf-8"))["rerankings"]
-    for gold in [GOLD_QUESTIONS, *HELD_OUT.values()]:
+    for gold in [GOLD_QUESTIONS, *(HELD_OUT[name] for name in LLM_RECORDED_SETS)]:
         for q in load_gold_questions(gold):
             for strategy in ("question", "token"):
                 entry = recorded[strategy][q.question]

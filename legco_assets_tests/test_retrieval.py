@@ -116,7 +116,9 @@ def _cand(chunk_id: str, text: str, coverage: float = 1.0) -> Candidate:
 
 
 def test_fusion_is_weighted_reciprocal_rank() -> None:
-    rankings = {"vector": [_cand("a", "x"), _cand("b", "x")], "question": [_cand("b", "x")], "bm25": [_cand("b", "x", 0.5), _cand("a", "x", 1.0)]}
+    asked = _cand("b", "x")
+    asked.record["metadata"] = {"question_text": "x?"}
+    rankings = {"vector": [_cand("a", "x"), _cand("b", "x")], "question": [asked], "bm25": [_cand("b", "x", 0.5), _cand("a", "x", 1.0)]}
     fusion = Fusion(vector_weight=1.0, question_weight=2.0, bm25_weight=1.0, coverage_power=2.0)
     hits = fuse("x", rankings, fusion)
     expected_b = 1 / 62 + 2 / 61 + 0.25 / 61
@@ -124,6 +126,11 @@ def test_fusion_is_weighted_reciprocal_rank() -> None:
     assert [h.id for h in hits] == ["b", "a"]
     assert hits[0].score == pytest.approx(expected_b) and hits[1].score == pytest.approx(expected_a)
     assert hits[0].ranks == {"vector": 2, "question": 1, "bm25": 1}
+    # a chunk with no question of its own is voted for at narrative_weight of a question (issue 29),
+    # and at the rank the ranker gives it among its own kind
+    narrative = {**rankings, "question": [Candidate(_cand("b", "x").record, 0.5, rank=3)]}
+    hit = next(h for h in fuse("x", narrative, fusion) if h.id == "b")
+    assert hit.score == pytest.approx(1 / 62 + fusion.narrative_weight * 2 / 63 + 0.25 / 61) and hit.ranks["question"] == 3
 
 
 def test_uncovered_or_cross_script_bm25_votes_do_not_count() -> None:

@@ -24,6 +24,7 @@ up to and including the first hit (all ``depth`` chunks when there is none).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -87,6 +88,18 @@ QUERY_TRANSLATIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "query_
 # translations fused in), recorded once from the reranking prompt alone, the reader seeing only
 # the query and the passages: ``--rerankings`` replays them (LLM reranking, docs/retrieval.md).
 QUERY_RERANKINGS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "query_rerankings.json"
+# Issue 29: written blind by a helper who saw only the papers (never the code or a result), on
+# the narrative papers (the Employment Ordinance guides, the ECO guide's chapters, the budget
+# media sheets, the submission, the Hansards' narrative parts) and across languages on papers
+# stored in one language only. Each question names its document, page and ``answer_end`` (a
+# verbatim quote of the end of the passage that answers it); the hit rule ignores punctuation
+# as well as whitespace (:class:`LooseEnd`). The dev sets were free for tuning; the held-out
+# ones were scored once, after every weight and threshold was frozen.
+EVAL_FIXTURES = REPO / "legco_assets_tests" / "fixtures" / "eval"
+NARRATIVE_DEV_QUESTIONS = EVAL_FIXTURES / "blind_narrative_dev.json"
+CROSSLANG_DEV_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_dev.json"
+NARRATIVE_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_narrative_heldout.json"
+CROSSLANG_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_heldout.json"
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,
     "hansard-2012": REAL_HANSARD_QUESTIONS,
@@ -94,7 +107,41 @@ HELD_OUT = {
     "fdh": REAL_FDH_QUESTIONS,
     "hansard-2012-oral": REAL_HANSARD_2012_ORAL_QUESTIONS,
     "hansard-2015-zh": REAL_HANSARD_2015_ZH_QUESTIONS,
+    "narrative": NARRATIVE_HELD_OUT_QUESTIONS,
+    "crosslang": CROSSLANG_HELD_OUT_QUESTIONS,
 }
+# development sets: free for choosing weights and thresholds, never pooled with the held-out ones
+DEV_SETS = {"narrative-dev": NARRATIVE_DEV_QUESTIONS, "crosslang-dev": CROSSLANG_DEV_QUESTIONS}
+# what kind of paper each set asks about (``--held-out`` prints it beside each set)
+SET_KINDS = {
+    "faq": "Q&A",
+    "hansard-2012": "Q&A",
+    "hansard-2015": "Q&A",
+    "fdh": "Q&A",
+    "hansard-2012-oral": "Q&A",
+    "hansard-2015-zh": "Q&A",
+    "narrative": "narrative",
+    "crosslang": "cross-language",
+    "narrative-dev": "narrative",
+    "crosslang-dev": "cross-language",
+}
+# the sets whose questions have LLM translations and rerankings recorded (query_*.json)
+LLM_RECORDED_SETS = ("faq", "hansard-2012", "hansard-2015", "fdh", "hansard-2012-oral", "hansard-2015-zh")
+# the real papers a set ingests when its file names none: every readable paper of the corpus
+# (the scanned submission has no text; the agendas hold questions without answers)
+REAL_PAPERS = (
+    "hkgov/ld_ECO_guide_with_FAQ_en.pdf",
+    "hkgov/ld_continuous_contract_FAQ_tc.pdf",
+    "hkgov/ld_continuous_contract_FAQ_en.pdf",
+    "hkgov/ld_EO_concise_guide_en.pdf",
+    "hkgov/ld_EO_concise_guide_tc.pdf",
+    "hkgov/budget_2020-21_media_sheets_en.pdf",
+    "hkgov/fdh_faq_en.html",
+    "legco/cb3-634-2026-01_submission-c.pdf",
+    "legco/hansard_20121121_translate-c.pdf",
+    "legco/hansard_20150429-e.html",
+    "legco/hansard_20150429-c.html",
+)
 BASELINE = "baseline"
 BASELINE_SIZE, BASELINE_OVERLAP = 1000, 200
 MIN_ANCHOR = 20
@@ -109,9 +156,9 @@ class GoldQuestion:
     id: str
     question: str
     document: str  # file name of the paper, e.g. paper_e_qa.pdf
-    qa_id: str
+    qa_id: str | None  # None: a question about narrative, judged by its own answer end only
     page: int
-    lang: str  # language of the question (zh | en)
+    lang: str  # language of the question (zh | en | yue: Cantonese, written in Chinese script)
     answer_end: str | None = None  # closing words of the passage that answers it (see the module docstring)
 
 
@@ -119,8 +166,15 @@ def load_gold_questions(path: Path = GOLD_QUESTIONS, pair_ends: bool = False) ->
     """The gold questions; with ``pair_ends``, without their own answer ends (every hit is
     then judged by the end of the whole pair's answer)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
-    questions = [GoldQuestion(**{k: q[k] for k in GoldQuestion.__dataclass_fields__ if k in q}) for q in data["questions"]]
-    return [replace(q, answer_end=None) for q in questions] if pair_ends else questions
+    items = data["questions"] if isinstance(data, dict) else data
+    questions = [_gold_question({"qa_id": None, **q}) for q in items]
+    # a blind question without a pair (qa_id None) keeps its own end: it has no other
+    return [replace(q, answer_end=None) if q.qa_id else q for q in questions] if pair_ends else questions
+
+
+def _gold_question(fields: dict[str, Any]) -> GoldQuestion:
+    """One question from its JSON object (keys that are no field, such as notes, ignored)."""
+    return GoldQuestion(**{k: fields[k] for k in GoldQuestion.__dataclass_fields__ if k in fields})
 
 
 def normalise(text: str) -> str:
@@ -141,9 +195,30 @@ def answer_anchor(answer_text: str, last_line: str, document_text: str) -> str:
     return anchor
 
 
+class LooseEnd(str):
+    """An answer end quoted by a blind set's writer (issue 29): compared with whitespace *and*
+    punctuation ignored, and case folded (:func:`loose`), since a quote typed from a rendered
+    page rarely keeps every comma, full-width bracket or line break; it need not be unique in
+    its paper (a passage may end the same way twice: either place answers)."""
+
+
+_PUNCT = re.compile(r"[\W_]+")
+
+
+@functools.lru_cache(maxsize=65536)
+def loose(text: str) -> str:
+    """``text`` with everything but letters and digits removed, case folded (the ``U+31D0``
+    stroke some PDFs print for 一 read as 一)."""
+    return _PUNCT.sub("", text.replace("\u31d0", "一")).casefold()
+
+
 def holds_answer_end(record: dict[str, Any], document_id: str, anchor: str) -> bool:
     """The hit rule: the right document, and the chunk holds the answer's end."""
-    return record["document_id"] == document_id and anchor in normalise(record["text"])
+    if record["document_id"] != document_id:
+        return False
+    if isinstance(anchor, LooseEnd):
+        return anchor in loose(record["text"])
+    return anchor in normalise(record["text"])
 
 
 # -- the papers --------------------------------------------------------------------------------
@@ -161,7 +236,7 @@ class Paper:
 
     def anchor(self, question: GoldQuestion) -> str:
         """What the hit rule looks for when ``question`` is asked."""
-        return self.question_anchors.get(question.id) or self.anchors[question.qa_id]
+        return self.question_anchors.get(question.id) or self.anchors[str(question.qa_id)]
 
 
 def load_paper(path: Path, answer_ends: dict[str, str] | None = None) -> Paper:
@@ -195,7 +270,10 @@ def add_question_anchors(papers: dict[str, Paper], questions: Sequence[GoldQuest
     for q in questions:
         if q.answer_end:
             paper = papers[q.document]
-            paper.question_anchors[q.id] = answer_anchor(q.answer_end, q.answer_end, paper.text)
+            if q.qa_id is None:  # a blind narrative or cross-language question (:class:`LooseEnd`)
+                paper.question_anchors[q.id] = LooseEnd(loose(q.answer_end))
+            else:
+                paper.question_anchors[q.id] = answer_anchor(q.answer_end, q.answer_end, paper.text)
 
 
 def gold_pairs_path(paper: Path) -> Path:
@@ -229,6 +307,9 @@ def baseline_records(paper: Paper) -> list[dict[str, Any]]:
     return [c.to_record(paper.path.name, paper.sha256) for c in chunks]
 
 
+_CHUNKED: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # (paper sha256, strategy, sizes) -> chunk records
+
+
 def ingest_papers(papers: Sequence[Paper], strategies: Sequence[str], settings: Settings) -> Any:
     """Chunk every paper with every strategy into the Chroma of ``settings``; the collection."""
     from .pipeline import chunk_file
@@ -240,7 +321,10 @@ def ingest_papers(papers: Sequence[Paper], strategies: Sequence[str], settings: 
             if strategy == BASELINE:
                 records = baseline_records(paper)
             else:
-                records = chunk_file(paper.path, Strategy.parse(strategy), settings, use_llm=False)
+                key = (paper.sha256, strategy, settings.chunk_size, settings.chunk_overlap, settings.qa_max_chunk_tokens)
+                if key not in _CHUNKED:  # the sets share their distractors: chunk each paper once per process
+                    _CHUNKED[key] = chunk_file(paper.path, Strategy.parse(strategy), settings, use_llm=False)
+                records = _CHUNKED[key]
             replace_document(collection, records, paper.document_id, strategy, paper.sha256)
     link_paper_counterparts(collection, papers, settings)
     return collection
@@ -484,9 +568,16 @@ def score_all(
                 key = (q.id, strategy)
                 hits = rank(rankings[key], q.question, mode, fusion, scope, translated.get(key), reranker)
                 first, relevant, chars = score_ranking(hits, paper.document_id, anchor, ideal)
-                cross = q.lang != _paper_lang(paper)
+                cross = script_language(q.lang) != _paper_lang(paper)
                 results.append(QuestionResult(q.id, strategy, mode.value, q.lang, cross, first, relevant, ideal, chars))
     return results
+
+
+def script_language(lang: str) -> str:
+    """A question's language as the script it is written in (``zh`` | ``en``): Cantonese
+    (``yue``) is written in Chinese characters, so it is a same-language question about a
+    Chinese paper."""
+    return "zh" if lang in ("zh", "yue") else lang
 
 
 def _paper_lang(paper: Paper) -> str:
@@ -583,6 +674,40 @@ class EvalRun:
         return rows
 
 
+# how the question-side ranker sees chunks: (question sides, each kind ranked among its own)
+ISSUE29_SIDES: dict[str, tuple[str | None, bool]] = {
+    "Q&A only (before issue 29)": ("qa", False),
+    "default: every chunk (question strategy), own vectors, per kind": (None, True),
+}
+ISSUE29_FUSIONS: dict[str, dict[str, float]] = {"": {}}
+
+
+def issue29_sweep(
+    run: "EvalRun", sides: Mapping[str, tuple[str | None, bool]] = ISSUE29_SIDES, fusions: Mapping[str, dict[str, float]] = ISSUE29_FUSIONS
+) -> list[EvalRow]:
+    """Hybrid mode with each way of giving chunks a question side (:mod:`.search.question_side`)
+    and each change of the fusion (the openings' vote, BM25's, section lifting:
+    :mod:`.search.sections`); the candidates are collected once per way. All questions, per
+    strategy: how the defaults were chosen."""
+    kept = (run.retriever.question_sides, run.retriever.per_kind)
+    rows: list[EvalRow] = []
+    try:
+        for side_name, (side, per_kind) in sides.items():
+            run.retriever.question_sides, run.retriever.per_kind = side, per_kind
+            run.retriever.forget_scopes()  # the question vectors differ: load the scopes again
+            rankings = collect_rankings(run.retriever, run.questions, run.papers, run.strategies)
+            for fusion_name, changes in fusions.items():
+                fusion = replace(run.retriever.fusion, **changes)
+                results = score_all(run.retriever, run.questions, run.papers, rankings, run.strategies, [Mode.hybrid], fusion)
+                for row in summarise(results):
+                    row.mode = side_name + (f", {fusion_name}" if fusion_name else "")
+                    rows.append(row)
+    finally:
+        run.retriever.question_sides, run.retriever.per_kind = kept
+        run.retriever.forget_scopes()
+    return rows
+
+
 def prepare_eval(
     work_dir: Path,
     gold_path: Path = GOLD_QUESTIONS,
@@ -602,7 +727,7 @@ def prepare_eval(
     chunks are re-ordered as it did (:func:`recorded_reranker`)."""
     questions = load_gold_questions(gold_path, pair_ends)
     papers = load_papers(Path(gold_path), Path(papers_dir), questions)
-    missing = [q.id for q in questions if q.qa_id not in papers[q.document].anchors]
+    missing = [q.id for q in questions if q.id not in papers[q.document].question_anchors and q.qa_id not in papers[q.document].anchors]
     if missing:
         raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
     settings = settings or Settings(data_dir=Path(work_dir), inbox=Path(work_dir) / "inbox")
@@ -619,8 +744,12 @@ def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuest
     """The eval's papers by their name in the gold file (see :func:`prepare_eval`); HTML
     papers are read as the pipeline reads them (:mod:`html_reader`)."""
     gold = json.loads(gold_path.read_text(encoding="utf-8"))
-    names = gold.get("papers") or list(dict.fromkeys(q.document for q in questions))
+    gold = gold if isinstance(gold, dict) else {"questions": gold}
+    default = list(REAL_PAPERS) if Path(papers_dir).resolve() == REAL_CORPUS.resolve() else []
+    names = gold.get("papers") or list(dict.fromkeys([q.document for q in questions] + default))
     ends = gold.get("answer_ends")
+    if ends is None and all(q.qa_id is None for q in questions):
+        ends = {}  # judged by the questions' own ends only: no paper needs a .gold.json
     papers = {name: load_paper(papers_dir / name, ends.get(name, {}) if ends is not None else None) for name in names}
     add_question_anchors(papers, questions)
     return papers

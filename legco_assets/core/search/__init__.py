@@ -49,6 +49,8 @@ from .retrieval import (
     stored_versions,
     versions_markdown,
 )
+from .question_side import question_side
+from .sections import Section, aggregate
 from .vector_store import (
     COLLECTION,
     link_counterparts,
@@ -80,7 +82,9 @@ __all__ = [
     "Reranker",
     "Retriever",
     "Scope",
+    "Section",
     "TRANSLATED",
+    "aggregate",
     "answer_question",
     "assemble_context",
     "chunk_filter",
@@ -94,6 +98,7 @@ __all__ = [
     "parse_answer",
     "parse_ranking",
     "parse_translation",
+    "question_side",
     "ranked_hits",
     "reorder",
     "replace_document",

@@ -5,7 +5,12 @@ the multilingual embedding finds paraphrases and answers an English question abo
 Chinese paper, where BM25 is at chance. A third ranker compares the query with the
 *question* of each Q&A chunk (``question_text``, embedded on its own): a user's question is
 closest to the paper's question, not to a long answer full of figures, and this is what the
-question strategy gives retrieval that token windows cannot.
+question strategy gives retrieval that token windows cannot. Since issue 29 every chunk of
+the question strategy takes part in it (:data:`QUESTION_SIDE`): a narrative chunk by its own
+vector, each kind ranked among its own, its vote just under a question's
+(``Fusion.narrative_weight``). Before, only Q&A chunks had that vote, so a Q&A chunk of any
+paper outranked every narrative chunk (on the blind narrative dev set the question strategy
+found no answer in its first five).
 
 The rankings are fused by weighted reciprocal rank fusion (``weight / (k + rank)``, k = 60).
 BM25's vote for a chunk is scaled by how much of the query the chunk matched (IDF-weighted
@@ -52,6 +57,8 @@ import numpy as np
 
 from ..llm import unfenced
 from .bm25_index import Bm25Index, load_or_build, script_of
+from .question_side import question_side
+from .sections import lift
 from .vector_store import stored_chunks, with_retries
 
 RRF_K = 60
@@ -60,6 +67,14 @@ RRF_K = 60
 # Token windows lose with it (Hit@5 0.66 -> 0.59 on the fixture eval), so they keep 0.
 LANGUAGE_CENTERING = {"question": 0.5}
 QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the question ranker removes
+# what the question-side ranker compares the query with (:mod:`.question_side`): "qa", Q&A
+# chunks' questions only (before issue 29); "opening", every chunk, a narrative chunk by its
+# headings and opening; "chunk", every chunk, a narrative chunk by its own text's vector.
+# Per strategy: token windows have no questions, and a second vote of their own vectors only
+# loses there (docs/retrieval.md)
+QUESTION_SIDES = ("qa", "opening", "chunk")
+QUESTION_SIDE = {"question": "chunk", "token": "qa"}
+PER_KIND = True  # rank Q&A chunks and the others each among their own kind in that ranker
 OVERSAMPLE = 50  # extra unfiltered results asked for, so a scope's share of them is rarely short
 FUSED = ("vector", "question", "bm25")  # the rankers hybrid mode fuses
 PLAIN_VECTOR = "vector-plain"  # the vector mode's ranking, uncentred, when the eval asks for it
@@ -94,6 +109,14 @@ class Fusion:
     # a chunk's score is at least this share of its other-language counterpart's
     # (:func:`inherit_counterparts`; 0 turns it off)
     counterpart_share: float = 0.0
+    # share of a chunk's section-mates' (decayed) fused scores added to its own
+    # (:func:`.sections.lift`; 0 turns it off)
+    section_share: float = 0.0
+    # the question-side ranker's vote for a chunk asked by its own text or its opening rather
+    # than by a question of the paper's own (:mod:`.question_side`), as a share of
+    # ``question_weight``: just under 1, so that a tie between a paper's question and a
+    # narrative chunk goes to the question (chosen on the dev sets, docs/retrieval.md)
+    narrative_weight: float = 0.95
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -113,6 +136,7 @@ class Candidate:
     record: dict[str, Any]
     score: float
     coverage: float = 1.0
+    rank: int | None = None  # the rank it is voted at, when not its place in its ranker's list
 
     @property
     def id(self) -> str:
@@ -190,8 +214,9 @@ class Scope:
     records: list[dict[str, Any]]
     index: Bm25Index
     documents: np.ndarray  # document id per row, for the document filter
-    question_rows: np.ndarray  # rows that have a question_text
-    question_vectors: np.ndarray  # unit vectors of those questions, one per question row
+    question_rows: np.ndarray  # rows that take part in the question-side ranker (every row by default)
+    question_vectors: np.ndarray  # unit vectors of their question sides, one per question row
+    asked: np.ndarray  # per row: the chunk has a question of the paper's own (``question_text``)
     script_means: dict[str, np.ndarray]  # mean unit chunk vector per script ("zh", "en")
     question_means: dict[str, np.ndarray]  # mean unit question vector per script of its chunk
     count: int  # collection.count() when loaded: a cheap staleness signal
@@ -243,6 +268,8 @@ class Retriever:
         question_centering: float = QUESTION_CENTERING,
         translator: Callable[[str], str | None] | None = None,
         reranker: Reranker | None = None,
+        question_sides: str | None = None,
+        per_kind: bool | None = None,
     ):
         self.collection = collection
         self.translator = translator  # query -> the query in the other language (an LLM), or None
@@ -253,6 +280,10 @@ class Retriever:
         self.fusion = fusion
         self.centering = centering  # None: LANGUAGE_CENTERING of the searched strategy
         self.question_centering = question_centering
+        # which chunks take part in the question-side ranker, and by what (:data:`QUESTION_SIDES`)
+        self.question_sides = question_sides  # None: QUESTION_SIDE of the searched strategy
+        # rank Q&A chunks and the others each among their own kind in that ranker
+        self.per_kind = PER_KIND if per_kind is None else per_kind
         self._scopes: dict[tuple[str, bool], Scope] = {}
 
     @classmethod
@@ -295,6 +326,11 @@ class Retriever:
             self._scopes[key] = current
         return current
 
+    def forget_scopes(self) -> None:
+        """Load every scope again at its next search (after changing how the question-side
+        ranker sees chunks: its vectors are built with the scope)."""
+        self._scopes.clear()
+
     def _load_scope(self, strategy: str, all_versions: bool, count: int) -> Scope:
         started = time.perf_counter()
         where = chunk_filter(strategy, None, all_versions)
@@ -302,13 +338,21 @@ class Retriever:
         name = f"{strategy}-{'all' if all_versions else 'latest'}"
         index, built = load_or_build(self.cache_dir, name, stored)
         records = [record_from_stored(c["id"], c["text"], c["metadata"]) for c in stored]
-        rows = [i for i, r in enumerate(records) if r["metadata"].get("question_text")]
-        questions = _unit_rows(self._embed_unique([records[i]["metadata"]["question_text"] for i in rows]))
+        asked = np.array([bool(r["metadata"].get("question_text")) for r in records], dtype=bool)
+        sides = self.question_sides or QUESTION_SIDE.get(strategy, "qa")
+        rows = [i for i in range(len(records)) if asked[i] or sides != "qa"]
+        if sides == "chunk":  # a narrative chunk is asked by its own text's vector
+            side = [None if asked[i] else stored[i]["embedding"] for i in rows]
+            embedded = iter(self._embed_unique([question_side(records[i]) for i, v in zip(rows, side) if v is None]))
+            questions = _unit_rows([next(embedded) if v is None else v for v in side])
+        else:
+            questions = _unit_rows(self._embed_unique([question_side(records[i]) for i in rows]))
         return Scope(
             records=records,
             index=index,
             documents=np.array([r["document_id"] for r in records], dtype=object),
             question_rows=np.array(rows, dtype=np.int64),
+            asked=asked,
             question_vectors=questions,
             script_means=_script_means(_unit_rows([c["embedding"] for c in stored]), index.scripts),
             question_means=_script_means(questions, [index.scripts[i] for i in rows]),
@@ -379,8 +423,10 @@ class Retriever:
         return [Candidate(scope.records[scope.position[i]], 1.0 - float(d)) for i, d in pairs if i in scope.position]
 
     def question_ranking(self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
-        """Best ``n`` Q&A chunks by cosine similarity of their question alone (``vector``:
-        the query, already centred by the caller)."""
+        """Best ``n`` chunks by cosine similarity of their question side alone (a Q&A chunk's
+        question; another chunk's own vector, or its headings and opening:
+        :data:`QUESTION_SIDE`; ``vector``: the query, already centred by the caller). With
+        ``per_kind``, each kind's best ``n`` carry their rank among their own kind."""
         if not len(scope.question_rows):
             return []
         rows = scope.question_rows
@@ -388,8 +434,17 @@ class Retriever:
         if document:
             keep = scope.documents[rows] == document
             rows, sims = rows[keep], sims[keep]
-        order = np.argsort(-sims, kind="stable")[:n]
-        return [Candidate(scope.records[int(rows[j])], float(sims[j])) for j in order]
+        order = np.argsort(-sims, kind="stable")
+        if not self.per_kind:
+            return [Candidate(scope.records[int(rows[j])], float(sims[j])) for j in order[:n]]
+        # each kind ranked among its own: a paper's question and a narrative chunk's opening
+        # are not on one scale, and neither kind should fill the list by its scale alone
+        out: list[Candidate] = []
+        kinds = scope.asked[rows[order]]
+        for kind in (True, False):
+            mine = order[kinds == kind][:n]
+            out += [Candidate(scope.records[int(rows[j])], float(sims[j]), rank=r) for r, j in enumerate(mine, start=1)]
+        return sorted(out, key=lambda c: (c.rank, -c.score))[:n]
 
     def rankings(
         self, query: str, strategy: str, n: int, document: str | None = None, all_versions: bool = False, plain: bool = False
@@ -495,7 +550,8 @@ def fuse(
     ``translated`` (the query in the other language and its rankings), its votes count too,
     times ``fusion.translation_weight``; with ``fusion.counterpart_share`` and a ``scope``,
     chunks inherit their counterparts' scores (:func:`inherit_counterparts`; ``document``:
-    the search's document filter, which an inherited chunk must pass too)."""
+    the search's document filter, which an inherited chunk must pass too); with
+    ``fusion.section_share``, chunks of one section lift each other (:func:`.sections.lift`)."""
     scores: dict[str, float] = defaultdict(float)
     records: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
@@ -506,10 +562,13 @@ def fuse(
     for text, lists, share, prefix in votes:
         query_script = script_of(text)
         for ranker in FUSED:
-            for rank, cand in enumerate(lists.get(ranker, []), start=1):
+            for place, cand in enumerate(lists.get(ranker, []), start=1):
+                rank = cand.rank or place
                 if ranker == "bm25":
                     chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
                     weight = fusion.bm25_vote(cand, query_script, chunk_script)
+                elif ranker == "question" and not cand.record["metadata"].get("question_text"):
+                    weight = fusion.question_weight * fusion.narrative_weight
                 else:
                     weight = fixed[ranker]
                 scores[cand.id] += share * weight / (fusion.k + rank)
@@ -517,6 +576,7 @@ def fuse(
                 ranks[cand.id][prefix + ranker] = rank
     if scope is not None and fusion.counterpart_share > 0:
         inherit_counterparts(scores, records, ranks, scope, fusion.counterpart_share, document)
+    lift(scores, records, fusion.section_share)
     order = sorted(scores, key=lambda i: -scores[i])
     return [Hit(records[i], n, scores[i], ranks[i]) for n, i in enumerate(order, start=1)]
 

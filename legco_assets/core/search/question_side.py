@@ -1,0 +1,73 @@
+"""Every chunk's *question side*: the short text the question-side ranker compares a query with.
+
+Why: a user's question is closest to a paper's own question, so Q&A chunks are searched by
+their ``question_text`` alone as well as by their whole text. Before issue 29 only chunks with
+a question took part in that ranker, and at weight 2 its vote decided most searches: any Q&A
+chunk of any paper outranked every narrative chunk (a speech paragraph, a guide's section, a
+speaking-notes bullet, a token window), however well BM25 and the chunk vectors found them.
+Narrative is most of what LegCo and the government publish, so every chunk gets a question
+side: its question when it has one, otherwise what a reader sees first and what a writer
+puts there to say what follows, the nearest headings of its section path and its opening
+sentence (DESIGN.md's "several embeddings per chunk"; an LLM's generated questions could be a
+third kind, cached by content hash like vision results).
+
+Measured on the dev sets (docs/retrieval.md, issue 29), a narrative chunk asked by its own
+text's vector did better than by its headings and opening (narrative dev Hit@1 0.64 against
+0.32, each kind ranked among its own), so the default (``retrieval.QUESTION_SIDE``) uses
+this module for Q&A chunks' questions, and the openings stay an option (``"opening"``).
+
+The opening is cut at the first line that ends a sentence (:data:`.markers.SENTENCE_END`, the
+same typography the outline uses) once it is :data:`OPENING_MIN` wide, and at
+:data:`OPENING_MAX` in any case (widths as printed, a CJK character counting twice): enough to say what a paragraph is about without
+becoming the chunk's whole text again (that is the chunk-vector ranker's job).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import markers
+
+OPENING_MIN = 40  # display width (CJK counts 2): a lone short line (a label, a figure) is no opening
+OPENING_MAX = 240  # display width: about one long English sentence, or two Chinese ones
+PATH_HEADINGS = 2  # the innermost headings of the section path that name the chunk's subject
+
+
+def question_side(record: dict[str, Any]) -> str:
+    """The text the question-side ranker embeds for ``record`` (a chunk record)."""
+    meta = record.get("metadata") or {}
+    asked = (meta.get("question_text") or "").strip()
+    if asked:
+        return asked
+    headings = _headings(meta.get("section_path"))
+    opening = opening_of(str(record.get("text") or ""), skip=set(headings))
+    return " > ".join(headings + [opening] if opening else headings)
+
+
+def opening_of(text: str, skip: set[str] | frozenset[str] = frozenset()) -> str:
+    """The chunk text's first sentence or so (see the module docstring); lines equal to one of
+    ``skip`` (its own headings, which chunks repeat at their start) are left out."""
+    taken: list[str] = []
+    size = 0
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line in skip or set(line) <= set("|-: "):  # blank, a heading again, a table rule
+            continue
+        taken.append(line)
+        size += _width(line)
+        if size >= OPENING_MAX or (size >= OPENING_MIN and markers.SENTENCE_END.search(line)):
+            break
+    return " ".join(taken)[:OPENING_MAX]
+
+
+def _width(text: str) -> int:
+    """Width as printed (a CJK character counts twice), so one limit fits both scripts."""
+    return len(text) + len(markers.CJK_CHAR.findall(text))
+
+
+def _headings(path: Any) -> list[str]:
+    if isinstance(path, str):
+        from ..structure import split_path
+
+        path = split_path(path)
+    return [str(h).strip() for h in (path or [])[-PATH_HEADINGS:] if str(h).strip()]
