@@ -31,10 +31,10 @@ def render(path: Path, strategy: str) -> str:
     """The chunk records as ``legco-assets chunk --no-llm`` prints them, or the error line."""
     from legco_assets.core.errors import DocumentError
     from legco_assets.core.pipeline import chunk_file
-    from legco_assets.core.settings import Settings
+    from legco_assets.core.settings import Settings, Strategy
 
     try:
-        records = chunk_file(path, strategy, Settings.from_env(), use_llm=False, warn=lambda m: None)
+        records = chunk_file(path, Strategy.parse(strategy), Settings.from_env(), use_llm=False, warn=lambda m: None)
     except DocumentError as exc:
         return f"error: {exc}\n"
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
