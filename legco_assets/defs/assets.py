@@ -109,7 +109,7 @@ def _origin_metadata(origin: dict[str, str] | None) -> dict[str, Any]:
     partitions_def=documents_partitions,
     group_name="ingest",
     kinds={"pdf", "python"},
-    code_version="2",
+    code_version="3",
     description="The registered file: sha256, pages, language, title; its bytes are snapshotted and its text layer read once.",
 )
 @reasons_as_failures
@@ -150,7 +150,7 @@ def _counterpart_metadata(settings: Settings, document_id: str) -> dict[str, Any
     deps=[source_document],
     group_name="ingest",
     kinds={"python"},
-    code_version="2",
+    code_version="3",
     description="Text per page: raw as extracted and cleaned (footers, page numbers, running headers removed).",
 )
 @reasons_as_failures
@@ -228,7 +228,7 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
     deps=[page_text],
     group_name="structure",
     kinds={"python"},
-    code_version="2",
+    code_version="3",
     # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
     # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
     check_specs=[dg.AssetCheckSpec(name, asset="document_structure") for name in STRUCTURE_CHECKS],
@@ -289,7 +289,7 @@ def _annex_metadata(annexes: dict[str, Any] | None) -> dict[str, Any]:
     deps=[document_structure, page_tables, page_text],
     group_name="chunking",
     kinds={"python"},
-    code_version="2",
+    code_version="3",
     check_specs=[dg.AssetCheckSpec(name, asset="chunks", blocking=True) for name in CHUNK_CHECKS],
     description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
 )
@@ -358,7 +358,7 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
     deps=[chunks],
     group_name="retrieval",
     kinds={"chromadb"},
-    code_version="3",
+    code_version="4",
     check_specs=[
         dg.AssetCheckSpec(
             RETRIEVAL_CHECK,
