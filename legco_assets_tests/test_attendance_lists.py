@@ -10,7 +10,6 @@ import pytest
 
 from legco_assets.core.pipeline import chunk_file, find_structure, text_pages
 from legco_assets.core.read import read_source
-from legco_assets.core.records import Page
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.structure.rosters import in_name_list
 

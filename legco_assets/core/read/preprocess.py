@@ -171,6 +171,7 @@ class Furniture:
     bottom: EdgeLayout | None = None
     section_headers: frozenset[str] = frozenset()
     running_headers: frozenset[str] = frozenset()
+    running_keys: frozenset[str] = frozenset()  # :func:`running_headers`' keys, learned once
 
 
 @dataclass(frozen=True)
@@ -272,7 +273,9 @@ def learn_furniture(pages: list[list[str]]) -> Furniture:
             headers.update(_squash(lines[i]) for i in found[1:])
     running = running_headers(pages)
     seen = {_squash(ln) for lines in pages for _, ln in _edge(lines, True) + _edge(lines, False)}
-    return Furniture(top, bottom, frozenset(headers), frozenset(s for s in seen if _running_key(s) in running))
+    return Furniture(
+        top, bottom, frozenset(headers), frozenset(s for s in seen if _running_key(s) in running), frozenset(running)
+    )
 
 
 def page_furniture(pages: list[Page]) -> Furniture:
@@ -302,8 +305,8 @@ def clean_text(text: str) -> str:
 def clean_pages(pages: list[Page]) -> list[Page]:
     """Fill ``cleaned`` on every page (returns new Page objects; raw text is kept)."""
     split = [normalise_chars(p.raw).split("\n") for p in pages]
-    running = running_headers(split) if len(pages) >= 3 else set()
     furniture = learn_furniture(split)
+    running = set(furniture.running_keys)
     cleaned = []
     for position, (page, lines) in enumerate(zip(pages, split), start=1):
         dropped = set(_layout_lines(lines, position, furniture.top, True))
