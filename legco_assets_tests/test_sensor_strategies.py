@@ -61,14 +61,17 @@ def test_an_inbox_paper_gets_token_and_question_chunks(tmp_path: Path, monkeypat
         second = _chain(instance, done)
         assert isinstance(second, dg.RunRequest)
         assert second.job_name == JOBS[Strategy.question].name and second.partition_key == first.partition_key
-        assert second.asset_selection == [dg.AssetKey("chunks"), dg.AssetKey("vector_index")]
+        assert second.asset_selection == [dg.AssetKey("chunks"), dg.AssetKey("vector_index"), dg.AssetKey("chunk_excerpts")]
         assert second.run_key == f"{first.run_key}:question" and second.tags["legco/file"] == "paper.pdf"
         again = _execute(instance, second, data)
         assert again.success
-        assert [e.asset_key.to_user_string() for e in again.get_asset_materialization_events()] == ["chunks", "vector_index"]
+        made = [e.asset_key.to_user_string() for e in again.get_asset_materialization_events()]
+        assert sorted(made) == ["chunk_excerpts", "chunks", "vector_index"]
 
         art = Artifacts(Settings(data_dir=data), first.partition_key)
         assert art.read_chunks(Strategy.token) and art.read_chunks(Strategy.question)
+        for strategy in Strategy:  # each strategy's chunks have their source excerpts
+            assert sorted(p.name for p in (art.root / "excerpts" / strategy.value).glob("*.pdf"))
         assert isinstance(_chain(instance, again), dg.SkipReason)  # question was the last
 
 

@@ -1,9 +1,9 @@
 """``strategy_chain_sensor``: a paper from the inbox or the feed gets every strategy of
 ``LEGCO_SENSOR_STRATEGIES`` (default ``token,question``), one run after the other.
 
-Why a chain: ``chunks`` and ``vector_index`` take the strategy as run config, so one run
-chunks one way. The sensors request the first strategy's run (the whole graph); when it
-succeeds, this sensor requests the next strategy's run of ``chunks`` and ``vector_index``
+Why a chain: ``chunks``, ``vector_index`` and ``chunk_excerpts`` take the strategy as run
+config, so one run chunks one way. The sensors request the first strategy's run (the whole
+graph); when it succeeds, this sensor requests the next strategy's run of those three assets
 only, re-using the stored upstream results (no re-parse, no LLM call). Runs started at the
 same time would write the same paper's artifacts at once; one after the other they never
 do. A failed run ends its chain (its reason is on the run; the next strategy would fail the
@@ -15,10 +15,10 @@ import dagster as dg
 
 from legco_assets.core.settings import Strategy
 
-from .jobs import JOBS, STRATEGIES_TAG, STRATEGY_TAG
+from .jobs import JOBS, STRATEGIES_TAG, STRATEGY_ASSETS, STRATEGY_TAG
 
 PARTITION_TAG = "dagster/partition"
-CHAINED_ASSETS = [dg.AssetKey("chunks"), dg.AssetKey("vector_index")]
+CHAINED_ASSETS = [dg.AssetKey(name) for name in STRATEGY_ASSETS]  # chunks, vector_index, chunk_excerpts
 
 
 def next_strategy(tags: dict[str, str]) -> Strategy | None:
@@ -36,7 +36,7 @@ def next_strategy(tags: dict[str, str]) -> Strategy | None:
     monitored_jobs=list(JOBS.values()),
     request_jobs=list(JOBS.values()),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After a sensor-requested ingest run succeeds, runs chunks + vector_index with the next "
+    description="After a sensor-requested ingest run succeeds, runs chunks, vector_index and chunk_excerpts with the next "
     "strategy of LEGCO_SENSOR_STRATEGIES for the same paper.",
 )
 def strategy_chain_sensor(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReason:

@@ -60,12 +60,16 @@ class HostPolicy:
     @classmethod
     def of(cls, settings: Settings) -> "HostPolicy":
         """The feed URL's own host and port, and ``LEGCO_FEED_ALLOWED_HOSTS``."""
+        import httpx
+
         feed = httpx.URL(settings.feed_url)
         port = feed.port or DEFAULT_PORTS.get(feed.scheme, 0)
         return cls((f"{feed.host}:{port}",) + tuple(h.strip().lower() for h in settings.feed_allowed_hosts if h.strip()))
 
     def refusal(self, url: str | httpx.URL) -> str | None:
         """Why ``url`` may not be requested, or None when it may."""
+        import httpx
+
         try:
             parsed = httpx.URL(str(url))
         except (httpx.InvalidURL, TypeError, ValueError) as exc:
