@@ -147,8 +147,13 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
         page.goto(f"{base}/assets/chunks?view=partitions&partition={key}")
         page.get_by_text("preview").first.wait_for(timeout=60_000)
         _dismiss_popups(page)
+        # the UI shows Markdown of 1,000 characters or more behind "[Show Markdown]" (a dialog);
+        # the preview, with its excerpt links, is that long
+        page.locator("tr", has_text="preview").get_by_text("[Show Markdown]").first.click()
+        page.get_by_role("dialog").get_by_text(gold["pairs"][0]["qa_id"], exact=True).first.wait_for(timeout=30_000)
         for pair in gold["pairs"]:
-            assert page.get_by_text(pair["qa_id"], exact=True).count() >= 1, pair["qa_id"]
+            assert page.get_by_role("dialog").get_by_text(pair["qa_id"], exact=True).count() >= 1, pair["qa_id"]
+        assert page.get_by_role("dialog").get_by_text("0.pdf", exact=True).count() == 1, "the first chunk's excerpt link"
         page.get_by_text(gold["pairs"][-1]["qa_id"], exact=True).first.scroll_into_view_if_needed()
         page.wait_for_timeout(1000)
         page.screenshot(path=str(SHOTS / "chunks-partition.png"))
