@@ -26,7 +26,7 @@ from legco_assets.core.pipeline import Artifacts
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex, folder_files, skip_reason
 from legco_assets.core.structure import unchunked_pages
-from legco_assets.defs.assets import ALL_ASSETS, chunks, vector_index
+from legco_assets.defs.assets import ALL_ASSETS, chunk_excerpts, chunks, vector_index
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
@@ -81,7 +81,7 @@ def test_every_real_paper_ingests_with_both_strategies(paper: Path, ingest: tupl
         assert step == "page_text" and SCANNED[paper.name] in reason and "vision LLM" in reason, reason
         return
     assert token.success, _failure(token)
-    question = _materialize(instance, data, key, Strategy.question, [chunks, vector_index])
+    question = _materialize(instance, data, key, Strategy.question, [chunks, vector_index, chunk_excerpts])
     assert question.success, _failure(question)
     for result in (token, question):
         failed = [(c.check_name, c.description) for c in result.get_asset_check_evaluations() if c.asset_key == chunks.key and not c.passed]
@@ -93,5 +93,8 @@ def test_every_real_paper_ingests_with_both_strategies(paper: Path, ingest: tupl
     covered = {n for r in records for n in range(r["metadata"]["page_start"], r["metadata"]["page_end"] + 1)}
     assert pages <= covered, f"pages with text in no question chunk: {sorted(pages - covered)[:20]}"
     assert art.read_chunks(Strategy.token)
+    for strategy in Strategy:  # every chunk of both strategies has its source excerpt
+        made = list((art.root / "excerpts" / strategy.value).glob(f"*.{'pdf' if paper.suffix == '.pdf' else '*'}"))
+        assert len([f for f in made if f.stem.isdigit()]) == len(art.read_chunks(strategy)), strategy
     written = question.asset_materializations_for_node("vector_index")[0].metadata["ids_written"].value
     assert written == len(records)
