@@ -431,7 +431,9 @@ def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None 
     pages = art.pages()
     result = find_structure(pages, settings, llm)
     labels = label_coverage(pages, result.sections).to_dict()
-    records, why_none = official_records(art.source().origin)
+    # the origin only feeds the official-records check; a structure run from page text alone has none
+    origin = art.source().origin if art.path("source.json").exists() else None
+    records, why_none = official_records(origin)
     official = match_official_questions(result.sections, records, why_none)  # marks the matched sections
     stored = {"sections": [s.to_dict() for s in result.sections], "outline": outline_of(result.sections), "llm": result.metadata(), "labels": labels,
               "official_questions": official.to_dict()}
