@@ -153,10 +153,14 @@ def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any
     strategy only ``chunks`` and ``vector_index`` run, re-using the stored upstream results."""
     import dagster as dg
 
-    from legco_assets.definitions import defs
+    from legco_assets.defs.assets import ALL_ASSETS
     from legco_assets.defs.jobs import JOBS, strategy_run_config
+    from legco_assets.defs.resources import resources_from_env
 
-    job = defs.resolve_job_def(JOBS[strategy].name)
+    # the resources of this command's environment (data dir, LLM, Chroma), read now: the code
+    # location's ``defs`` bound them when it was first imported, maybe under another setting
+    named = JOBS[strategy]
+    job = dg.Definitions(assets=ALL_ASSETS, jobs=[named], resources=resources_from_env()).resolve_job_def(named.name)
     return job.execute_in_process(
         run_config={**strategy_run_config(strategy), "loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
         instance=instance,
