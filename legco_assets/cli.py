@@ -150,7 +150,8 @@ def _stage_lines(result: Any) -> list[str]:
 
 def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any:
     """One run of the strategy's named job (so the UI shows it as such); after the first
-    strategy only ``chunks`` and ``vector_index`` run, re-using the stored upstream results."""
+    strategy only ``chunks``, ``vector_index`` and ``chunk_excerpts`` run, re-using the stored
+    upstream results."""
     import dagster as dg
 
     from legco_assets.defs.assets import ALL_ASSETS
