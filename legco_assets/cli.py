@@ -257,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     chunk.add_argument("--strategy", type=_strategy, help="token | question (default: DEFAULT_CHUNKING_STRATEGY)")
     chunk.add_argument("--no-llm", action="store_true", help="never call an LLM, even if LLM_* is set")
     chunk.add_argument("--strict", action="store_true", help="exit 1 when a blocking check fails (as Dagster would keep the chunks out of Chroma)")
-    chunk.set_defaults(func=cmd_chunk)
+    chunk.set_defaults(func=cmd_chunk, one_shot=True)
 
     ingest = sub.add_parser("ingest", help="register files as partitions and materialise the asset graph")
     ingest.add_argument("paths", nargs="*", help="files or folders (default: the inbox)")
@@ -273,9 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command in this process (the tests call it; the console script is :func:`run`)."""
+    return _dispatch(build_parser().parse_args(argv))
+
+
+def _dispatch(args: argparse.Namespace) -> int:
     from legco_assets.core.errors import ConfigError
 
-    args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except ConfigError as exc:  # a bad environment variable: its one line, not a traceback
@@ -283,5 +287,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def run() -> None:
+    """The ``legco-assets`` program. A one-shot command (``chunk``: it holds no files,
+    connections or threads once it has printed) runs with the cyclic garbage collector
+    rarely woken and leaves without tearing the interpreter down: collections over a long
+    paper's objects and freeing them, with the tokenizer's 100k ranks, one by one cost
+    0.03-0.06 s of a command that must start and end fast (issue 27; docs/benchmarks.md).
+    Every other command exits the ordinary way."""
+    import gc
+
+    args = build_parser().parse_args()
+    if not getattr(args, "one_shot", False):
+        sys.exit(_dispatch(args))
+    gc.set_threshold(100_000, 50, 100)
+    try:
+        code = _dispatch(args)
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader left (``| head``): it has what it wanted, no traceback
+        code = 1
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -77,3 +77,20 @@ def test_bad_file_is_one_line_naming_it(tmp_path: Path) -> None:
     done = _run("chunk", str(bad))
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.strip() == f"legco-assets: error: {bad}: not a PDF (the file does not start with %PDF)"
+
+
+def test_chunk_leaves_fast_yet_prints_everything_and_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    """``chunk`` ends with ``os._exit`` (no interpreter teardown): every record must still
+    reach a pipe, and a reader that leaves early (``| head -1``) gets no traceback."""
+    paper = _english_paper(tmp_path / "paper.pdf", pages=30)  # ~150 KB of records: more than a pipe holds
+    whole = _run("chunk", str(paper), "--strategy", "token")
+    assert whole.returncode == 0, whole.stderr
+    lines = whole.stdout.splitlines()
+    assert len(whole.stdout) > 100_000 and len(lines) >= 2 and json.loads(lines[-1])["id"] == f"paper:token:{len(lines) - 1}"
+    reader = subprocess.Popen([sys.executable, "-m", "legco_assets.cli", "chunk", str(paper), "--strategy", "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stderr is not None
+    first = reader.stdout.read(10)  # a reader that takes a few bytes and leaves
+    reader.stdout.close()
+    errors = reader.stderr.read().decode()
+    assert reader.wait(timeout=600) in (0, 1) and first.startswith(b'{"id"')
+    assert "Traceback" not in errors and "BrokenPipe" not in errors, errors

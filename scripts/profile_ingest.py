@@ -87,6 +87,7 @@ STAGES = {
     "stage_tables": "page_tables: geometric tables",
     "stage_structure": "document_structure: rules + outline",
     "stage_chunks": "chunks: chunking",
+    "stage_excerpts": "chunk_excerpts: each chunk's source pages, highlighted",
     "stage_vector_index": "vector_index: embed + upsert + counterparts",
 }
 

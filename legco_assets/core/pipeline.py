@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
 from . import markers
-from .chunking import TokenChunkingStrategy
 from .errors import DocumentError
 from .llm import LLMClient
 from .read import SourceBytes, clean_pages, document_kind, extract_document, read_source, render_page_png
@@ -207,6 +206,8 @@ def build_chunks(
 ) -> list[Chunk]:
     """Chunks of one document for one strategy; tables go in as Markdown in both. The
     question strategy reads ``PageTables`` only as far as the section it is chunking."""
+    from .chunking import QuestionChunkingStrategy, TokenChunkingStrategy
+
     if strategy is Strategy.token:
         every_table = PageTables.of(tables).all()
         if every_table:
@@ -218,8 +219,6 @@ def build_chunks(
         if sections is None:
             sections = find_structure(pages, settings).sections
         return with_paths(chunks, doc, sections)
-    from .chunking import QuestionChunkingStrategy
-
     doc = DocumentText.from_pages(pages)
     strategy_impl = QuestionChunkingStrategy(
         max_tokens=settings.qa_max_chunk_tokens,

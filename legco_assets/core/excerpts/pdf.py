@@ -14,8 +14,8 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..read import normalise_chars_aligned
-from .align import IGNORED
+from ..read import normalise_chars_aligned, pdfium_page_chars
+from .align import IGNORED, significant
 
 HIGHLIGHT_RGBA = (255, 226, 0, 110)  # a marker pen's yellow, translucent
 
@@ -36,15 +36,6 @@ class PdfText:
         start = self.page_starts[min(max(first, 1), count) - 1]
         end = self.page_starts[last] if last < count else len(self.text)
         return start, end
-
-
-def _page_chars(textpage: Any) -> str:
-    """The page's characters, one per PDFium char index (generated spaces and line breaks
-    included, so index i of the string is char i)."""
-    import pypdfium2.raw as pdfium_c
-
-    count = pdfium_c.FPDFText_CountChars(textpage)
-    return "".join(chr(pdfium_c.FPDFText_GetUnicode(textpage, i) or 32) for i in range(count))
 
 
 class PdfSource:
@@ -74,13 +65,11 @@ class PdfSource:
         char_of: list[int] = []
         starts: list[int] = []
         for index in range(len(self.pdf)):
-            starts.append(len(chars))
-            raw = normalise_chars_aligned(_page_chars(self.textpage(index).raw))
-            for i, ch in enumerate(raw):
-                if not (ch.isspace() or ch in IGNORED):
-                    chars.append(ch)
-                    page_of.append(index)
-                    char_of.append(i)
+            starts.append(len(page_of))
+            kept, offsets = significant(pdfium_page_chars(self.textpage(index).raw))
+            chars.append(kept)
+            page_of.extend([index] * len(kept))
+            char_of.extend(offsets)
         return PdfText("".join(chars), page_of, char_of, starts)
 
     def boxes(self, page: int, char_indexes: list[int]) -> list[tuple[float, float, float, float]]:
@@ -185,7 +174,7 @@ def highlighted_text(data: bytes) -> str:
             rects = _highlight_rects(page)
             if rects:
                 textpage = page.get_textpage()
-                chars = normalise_chars_aligned(_page_chars(textpage.raw))
+                chars = normalise_chars_aligned(pdfium_page_chars(textpage.raw))
                 box = pdfium_c.FS_RECTF()
                 for i, ch in enumerate(chars):
                     if ch.isspace() or ch in IGNORED:

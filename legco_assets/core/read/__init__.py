@@ -12,6 +12,7 @@ from .extract import (
     document_kind,
     extract_document,
     pdf_page_count,
+    pdfium_page_chars,
     read_source,
     render_page_png,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "normalise_chars_aligned",
     "page_furniture",
     "pdf_page_count",
+    "pdfium_page_chars",
     "read_html",
     "read_source",
     "render_page_png",

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .. import markers
 from ..records import Page
@@ -280,8 +281,14 @@ def learn_furniture(pages: list[list[str]]) -> Furniture:
 
 def page_furniture(pages: list[Page]) -> Furniture:
     """:func:`learn_furniture` of extracted pages (their raw text). Only the lines at the
-    page edges can be furniture, so only they are read (the checks run on the CLI's hot path)."""
-    return learn_furniture([[normalise_chars(ln) for ln in _edge_lines(p.raw.split("\n"))] for p in pages])
+    page edges can be furniture, so only they are read. Learned once per paper and process:
+    :func:`clean_pages` learns it, and the checks ask again for the same raw pages."""
+    return _raw_furniture(tuple(p.raw for p in pages))
+
+
+@lru_cache(maxsize=4)
+def _raw_furniture(raws: tuple[str, ...]) -> Furniture:
+    return learn_furniture([[normalise_chars(ln) for ln in _edge_lines(raw.split("\n"))] for raw in raws])
 
 
 def _edge_lines(lines: list[str]) -> list[str]:
@@ -305,7 +312,7 @@ def clean_text(text: str) -> str:
 def clean_pages(pages: list[Page]) -> list[Page]:
     """Fill ``cleaned`` on every page (returns new Page objects; raw text is kept)."""
     split = [normalise_chars(p.raw).split("\n") for p in pages]
-    furniture = learn_furniture(split)
+    furniture = page_furniture(pages)
     running = set(furniture.running_keys)
     cleaned = []
     for position, (page, lines) in enumerate(zip(pages, split), start=1):

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Iterable, Iterator
 
 from ..markdown_tables import to_markdown
-from ..read import normalise_chars_aligned, pdf_page_count
+from ..read import normalise_chars_aligned, pdf_page_count, pdfium_page_chars
 from ..records import Page, Table
 from ..settings import Settings
 
@@ -305,19 +305,6 @@ class _PageReader:
         self._fill_edges(h, v)
         return h, v
 
-    def _page_chars(self, textpage: Any) -> str:
-        """Every character of the text page, index for index, in one PDFium call (a call
-        per character costs more than the rest of the page); per character only when the
-        page has characters outside the BMP, which make the UTF-16 text longer."""
-        raw = self.raw
-        count = raw.FPDFText_CountChars(textpage)
-        buffer = ctypes.create_string_buffer((count + 1) * 2)
-        written = raw.FPDFText_GetText(textpage, 0, count, ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
-        text = buffer.raw[: max(0, written - 1) * 2].decode("utf-16-le", errors="replace")
-        if len(text) != count:
-            text = "".join(chr(raw.FPDFText_GetUnicode(textpage, i)) for i in range(count))
-        return text.replace("\x00", " ")
-
     def chars(self, textpage: Any, regions: list[list[float]]) -> list[_Char]:
         """Characters whose box centre may fall inside one of ``regions`` (grid bboxes,
         top-based ``[x0, top, x1, bottom]``). Text lines far from every region are skipped
@@ -332,7 +319,7 @@ class _PageReader:
         # the near test in PDF coordinates (y up): a centre within 2 * SNAP of a region
         margin = 2 * SNAP
         boxes = [(x0 - margin, x1 + margin, height - bottom - margin, height - top + margin) for x0, top, x1, bottom in regions]
-        text = self._page_chars(textpage)
+        text = pdfium_page_chars(textpage)
         out: list[_Char] = []
         space = printed = False
         for start, end in self._visits(textpage, text, boxes):

@@ -20,6 +20,8 @@ the parts, that part gets its own Markdown, so nothing is lost or duplicated acr
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections import Counter
 from dataclasses import replace
 from functools import cached_property
@@ -29,6 +31,7 @@ from ..read import normalise_chars, normalise_chars_aligned
 from ..records import Page, Table
 from ..tokens import count_tokens
 
+_NON_BLANK_RUN = re.compile(r"\S+")
 _MIN_TABLE_CHARS = 4  # a table with fewer non-blank characters is too ambiguous to place
 
 
@@ -48,8 +51,8 @@ def table_cells(table: Table, with_header: bool = True) -> list[str]:
 class TextIndex:
     """A text prepared for locating tables: its characters without whitespace (``chars``,
     for ``str.find``), and, built only when a table is found or the in-any-order match runs
-    (most texts hold no table), each kept character's original offset and each line's span
-    and character counts. Build once, locate many tables."""
+    (most texts hold no table), where each run of kept characters starts in the text and
+    each line's span and character counts. Build once, locate many tables."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -58,9 +61,24 @@ class TextIndex:
         self.chars = "".join(self._normal.split())
 
     @cached_property
-    def offsets(self) -> list[int]:
-        """Offset in ``text`` of each character of ``chars``."""
-        return [i for i, ch in enumerate(self._normal) if not ch.isspace()]
+    def _runs(self) -> tuple[list[int], list[int]]:
+        """Where each run of non-blank characters starts in ``chars`` and in ``text``: a
+        table's place maps back run by run (a list per character cost the chunker more than
+        finding the tables; ``\\S``, like ``str.split()``, follows ``str.isspace()``)."""
+        in_chars: list[int] = []
+        in_text: list[int] = []
+        size = 0
+        for run in _NON_BLANK_RUN.finditer(self._normal):
+            in_chars.append(size)
+            in_text.append(run.start())
+            size += run.end() - run.start()
+        return in_chars, in_text
+
+    def offset(self, k: int) -> int:
+        """Offset in ``text`` of ``chars[k]``."""
+        in_chars, in_text = self._runs
+        run = bisect_right(in_chars, k) - 1
+        return in_text[run] + k - in_chars[run]
 
     @cached_property
     def lines(self) -> list[tuple[int, int, Counter[str], int]]:
@@ -99,8 +117,8 @@ def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 def _find_sequence(index: TextIndex, needle: str, taken: list[tuple[int, int]]) -> tuple[int, int] | None:
     pos = index.chars.find(needle)
     while pos >= 0:
-        start = index.offsets[pos]
-        end = index.offsets[pos + len(needle) - 1] + 1
+        start = index.offset(pos)
+        end = index.offset(pos + len(needle) - 1) + 1
         span = _line_bounds(index.text, start, end)
         if not _overlaps(span, taken):
             return span
