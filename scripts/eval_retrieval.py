@@ -69,6 +69,7 @@ from legco_assets.core.evaluation import (  # noqa: E402
     FIXTURE_PAPERS,
     GOLD_QUESTIONS,
     HELD_OUT,
+    HELD_OUT_V2,
     REAL_CORPUS,
     EvalReport,
     EvalRun,
@@ -350,7 +351,7 @@ def main() -> int:
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     if args.held_out:
-        groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS)}
+        groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS), "v2": list(HELD_OUT_V2)}
         names = groups.get(args.held_out) or [n.strip() for n in args.held_out.split(",")]
         unknown = [n for n in names if n not in HELD_OUT and n not in DEV_SETS]
         if unknown:

@@ -115,6 +115,11 @@ class Bm25Index:
             model.index([tokenize(c["text"]) for c in chunks], show_progress=False)
         return cls([c["id"] for c in chunks], [script_of(c["text"]) for c in chunks], model, key)
 
+    @property
+    def vocabulary(self) -> dict[str, int]:
+        """The indexed tokens (token -> id; empty for an empty corpus)."""
+        return self.model.vocab_dict if self.model is not None else {}
+
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every indexed chunk for ``query`` (zeros when no term matches)."""
         if self.model is None:

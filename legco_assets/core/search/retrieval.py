@@ -48,7 +48,7 @@ import hashlib
 import json
 import time
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 from typing import Any, Callable
@@ -57,6 +57,7 @@ import numpy as np
 
 from ..llm import unfenced
 from .bm25_index import Bm25Index, load_or_build, script_of
+from .dictionary_translation import translate_words, vocabulary_test
 from .question_side import question_side
 from .sections import lift
 from .vector_store import stored_chunks, with_retries
@@ -76,7 +77,9 @@ QUESTION_SIDES = ("qa", "opening", "chunk")
 QUESTION_SIDE = {"question": "chunk", "token": "qa"}
 PER_KIND = True  # rank Q&A chunks and the others each among their own kind in that ranker
 OVERSAMPLE = 50  # extra unfiltered results asked for, so a scope's share of them is rarely short
-FUSED = ("vector", "question", "bm25")  # the rankers hybrid mode fuses
+# BM25 of the query's words in the other script, from the dictionary (:mod:`.dictionary_translation`)
+DICTIONARY = "bm25-dictionary"
+FUSED = ("vector", "question", "bm25", DICTIONARY)  # the rankers hybrid mode fuses
 PLAIN_VECTOR = "vector-plain"  # the vector mode's ranking, uncentred, when the eval asks for it
 RECORD_KEYS = ("document_id", "page_number")  # stored as Chroma metadata, top-level in records
 
@@ -100,7 +103,7 @@ class Fusion:
 
     k: int = RRF_K
     vector_weight: float = 1.0
-    question_weight: float = 2.0
+    question_weight: float = 1.0
     bm25_weight: float = 1.0
     coverage_power: float = 2.0
     cross_script_bm25_weight: float = 1.0
@@ -114,9 +117,14 @@ class Fusion:
     section_share: float = 0.0
     # the question-side ranker's vote for a chunk asked by its own text or its opening rather
     # than by a question of the paper's own (:mod:`.question_side`), as a share of
-    # ``question_weight``: just under 1, so that a tie between a paper's question and a
-    # narrative chunk goes to the question (chosen on the dev sets, docs/retrieval.md)
-    narrative_weight: float = 0.95
+    # ``question_weight``: under 1, so that a tie between a paper's question and a narrative
+    # chunk goes to the question. This weight, the question ranker's 1 (was 2) and the
+    # dictionary's vote were chosen together on the development sets of issue 29's second
+    # round (docs/retrieval.md)
+    narrative_weight: float = 0.8
+    # BM25 of the dictionary's rendering of the query in the other script, as a share of
+    # BM25's own vote (its coverage is of the rendering); 0 turns it off
+    dictionary_weight: float = 1.0
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -126,7 +134,7 @@ class Fusion:
 
 DEFAULT_FUSION = Fusion()
 DEFAULT_MODE = Mode.hybrid
-PLAIN_RRF = Fusion(question_weight=0.0, coverage_power=0.0)  # the textbook fusion, for comparison
+PLAIN_RRF = Fusion(question_weight=0.0, coverage_power=0.0, dictionary_weight=0.0)  # the textbook fusion, for comparison
 
 
 @dataclass
@@ -390,6 +398,18 @@ class Retriever:
         mask = (scope.documents == document) if document else None
         return [Candidate(scope.records[i], score, cov) for i, score, cov in scope.index.top(query, n, mask)]
 
+    def dictionary_ranking(self, query: str, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
+        """BM25 of the query's words rendered in the other script by the dictionary, when
+        the scope holds chunks in that script (:mod:`.dictionary_translation`)."""
+        other = "zh" if script_of(query) == "en" else "en"
+        if other not in scope.script_means:
+            return []
+        rendering = translate_words(query, vocabulary_test(scope.index.vocabulary))
+        if not rendering.text:
+            return []
+        found = self.bm25_ranking(rendering.text, scope, n, document)
+        return [replace(c, coverage=c.coverage * rendering.share) for c in found]
+
     def vector_ranking(
         self, vector: np.ndarray, scope: Scope, strategy: str, n: int, document: str | None = None, all_versions: bool = False
     ) -> list[Candidate]:
@@ -455,14 +475,25 @@ class Retriever:
         return self._rankings(query, self.scope(strategy, all_versions), strategy, n, document, all_versions, plain)
 
     def _rankings(
-        self, query: str, scope: Scope, strategy: str, n: int, document: str | None, all_versions: bool, plain: bool = False
+        self,
+        query: str,
+        scope: Scope,
+        strategy: str,
+        n: int,
+        document: str | None,
+        all_versions: bool,
+        plain: bool = False,
+        dictionary: bool = True,
     ) -> dict[str, list[Candidate]]:
+        """Every ranker's candidates; ``dictionary=False`` for a query that is itself a
+        translation (an LLM's), which is not carried back across."""
         vector = self.embed_query(query)
         share = self.centering_share(strategy)
         out = {
             "vector": self.vector_ranking(self.centred(vector, query, scope.script_means, share), scope, strategy, n, document, all_versions),
             "question": self.question_ranking(self.centred(vector, query, scope.question_means, self.question_centering), scope, n, document),
             "bm25": self.bm25_ranking(query, scope, n, document),
+            DICTIONARY: self.dictionary_ranking(query, scope, n, document) if dictionary else [],
         }
         if plain:  # with no centering the plain ranking is the one just made
             out[PLAIN_VECTOR] = self.vector_ranking(vector, scope, strategy, n, document, all_versions) if share else out["vector"]
@@ -503,7 +534,7 @@ class Retriever:
         translation = self.translation(query)
         translated = None
         if translation:
-            translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions))
+            translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions, dictionary=False))
         fused = fuse(query, candidates, self.fusion, scope, translated, document)
         return with_counterparts(rerank_hits(query, fused, self.reranker)[:k], scope)
 
@@ -567,6 +598,8 @@ def fuse(
                 if ranker == "bm25":
                     chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
                     weight = fusion.bm25_vote(cand, query_script, chunk_script)
+                elif ranker == DICTIONARY:  # the rendering is in the chunk's script
+                    weight = fusion.dictionary_weight * fusion.bm25_vote(cand, query_script, query_script)
                 elif ranker == "question" and not cand.record["metadata"].get("question_text"):
                     weight = fusion.question_weight * fusion.narrative_weight
                 else:
