@@ -7,7 +7,7 @@ Chinese paper, where BM25 is at chance. A third ranker compares the query with t
 closest to the paper's question, not to a long answer full of figures, and this is what the
 question strategy gives retrieval that token windows cannot. Since issue 29 every chunk of
 the question strategy takes part in it (:data:`QUESTION_SIDE`): a narrative chunk by its own
-vector, each kind ranked among its own, its vote just under a question's
+vector, each kind ranked among its own, its vote under a question's
 (``Fusion.narrative_weight``). Before, only Q&A chunks had that vote, so a Q&A chunk of any
 paper outranked every narrative chunk (on the blind narrative dev set the question strategy
 found no answer in its first five).
@@ -32,9 +32,12 @@ alone, so it is set per strategy and ``vector`` mode searches with the plain que
 question ranker has the same bias (a Chinese query is nearest the Chinese papers' questions)
 and takes out :data:`QUESTION_CENTERING` of the mean question vector of the query's script.
 
-With an LLM configured, hybrid search also runs the three rankers for the query translated
-into the papers' other language and adds their votes (:mod:`.query_translation`): the one
-lever that closes most of the cross-language gap, since BM25 cannot cross languages.
+Without an LLM, a fourth ranker carries the query across scripts for BM25: its words
+rendered in the other language by CC-CEDICT (:mod:`.dictionary_translation`, issue 29's
+second round), its vote weighted by how much of the query was rendered. With an LLM
+configured, hybrid search also runs the rankers for the query translated into the papers'
+other language and adds their votes (:mod:`.query_translation`): the one lever that closes
+most of the cross-language gap.
 
 Filters are the same for every ranker: strategy, optionally one document, and the latest
 version only unless ``all_versions`` is asked for. The BM25 index of a (strategy, versions)
