@@ -93,12 +93,15 @@ def test_blind_hansard_questions_are_found_and_beat_token_windows(tmp_path: Path
     one ingest to the next (Chroma's index build is not deterministic). Since the paper's
     supplementaries and the parts of its long written replies are chunks of their own (issue
     20) Hit@1 measured 0.667 (docs/retrieval.md, *After Council exchanges*); since narrative
-    chunks compete in the question-side ranker (issue 29) 0.611, Hit@5 0.833."""
+    chunks compete in the question-side ranker (issue 29) 0.611, Hit@5 0.833. Since the
+    second round's fusion (issue 29: the dictionary's vote lifts token windows too) 0.722 /
+    0.778 against token windows' 0.167 / 0.778: question chunks find far more first and as
+    many in the first five."""
     report = prepare_eval(tmp_path, REAL_HANSARD_QUESTIONS, REAL_CORPUS, ("question", "token")).report(modes=(Mode.hybrid,))
     question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
     assert question.questions == 18
     assert question.hit1 >= 0.55 and question.hit5 >= 0.75
-    assert question.mrr > token.mrr + 0.2 and question.hit5 > token.hit5
+    assert question.mrr > token.mrr + 0.2 and question.hit1 > token.hit1 + 0.3 and question.hit5 >= token.hit5
     assert report.row("question", "hybrid", "same-language").hit5 >= 0.75  # 8 of 9 since issue 29
 
 
