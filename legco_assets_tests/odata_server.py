@@ -205,9 +205,22 @@ class FakeHansardServer:
                     server.hits[parts.path] += 1
                     server._in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server._in_flight)
+                self._unanswered = True
                 try:
                     self._serve(parts)
                 finally:
+                    self._answered()
+
+            def end_headers(self) -> None:
+                # A request stops counting as in flight once its answer starts: the client
+                # may start its next request as soon as this one's body arrives, before this
+                # thread gets the CPU back (a loaded machine saw 3 "in flight" of 2)
+                self._answered()
+                super().end_headers()
+
+            def _answered(self) -> None:
+                if getattr(self, "_unanswered", False):
+                    self._unanswered = False
                     with server._lock:
                         server._in_flight -= 1
 
