@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
-import pypdfium2 as pdfium
 import pytest
 
 from legco_assets.core import pipeline
 from legco_assets.core.excerpts import CONTEXT_CHARS, held_ratio, shown_text, write_excerpts
-from legco_assets.core.read import read_source
+from legco_assets.core.read import pdf_page_count, read_source
 from legco_assets.core.search import open_collection, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex
@@ -35,11 +34,7 @@ def _excerpts(path: Path, strategy: Strategy, settings: Settings, folder: Path) 
 
 
 def _pdf_pages(path: Path) -> int:
-    pdf = pdfium.PdfDocument(path)
-    try:
-        return len(pdf)
-    finally:
-        pdf.close()
+    return pdf_page_count(path.read_bytes())
 
 
 @pytest.mark.parametrize("paper", [fixture_pdf("paper_a_tables.pdf"), fixture_pdf("paper_b_speaking_notes.pdf"), SAMPLES / "sample_zh_qa.pdf"])
