@@ -41,7 +41,7 @@ STOPWORDS_EN = frozenset(
 )
 
 
-def stem(word: str) -> str:
+def _stem(word: str) -> str:
     """A very light English stemmer: plural and -ing/-ed endings only.
 
     Paraphrased questions say "inspection" where the paper says "inspections"; anything more
@@ -72,7 +72,7 @@ def tokenize(text: str) -> list[str]:
         else:
             word = run.lower()
             if word not in STOPWORDS_EN:
-                tokens.append(stem(word))
+                tokens.append(_stem(word))
     return tokens
 
 

