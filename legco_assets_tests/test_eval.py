@@ -25,6 +25,7 @@ from legco_assets.core.evaluation import (
     EvalRun,
     Paper,
     QuestionResult,
+    ROUND_2_BM25,
     RecordedRerankings,
     add_question_anchors,
     answer_anchor,
@@ -174,7 +175,8 @@ def test_default_language_centering_is_the_best_measured_per_strategy(eval_run: 
         mrr = {r.mode: r.mrr for r in rows if r.strategy == strategy and r.subset == "all"}
         assert max(mrr, key=mrr.get).endswith("(default)"), mrr
     cross = {r.mode: r for r in rows if r.strategy == "question" and r.subset == "cross-language"}
-    assert cross["centering 0.5 (default)"].mrr > cross["centering 0"].mrr + 0.05
+    # +0.08 MRR until issue 29's third round gave BM25 the weight of both vector rankers: +0.04
+    assert cross["centering 0.5 (default)"].mrr > cross["centering 0"].mrr + 0.03
     assert eval_run.retriever.centering is None, "the sweep puts the per-strategy default back"
 
 
@@ -182,11 +184,12 @@ def test_question_ranker_centering_keeps_the_fixture_papers_answered(eval_run: E
     """The question ranker's share (0.75) was chosen on the development sets pooled, where
     it ties 0.5 and beats no centering (issue 29's second round, docs/retrieval.md). Since the
     fusion's second round, the fixtures alone no longer prefer it: no centering finds one
-    cross-language question more first. What holds: every fixture question stays in the
-    first five, within a question of no centering at Hit@1; the sweep puts the default back."""
+    cross-language question more first. What holds: the fixture questions stay over issue 6's
+    Hit@5 bar (all of them until issue 29's third round weighted BM25 up, 65 of 68 since),
+    within a question of no centering at Hit@1; the sweep puts the default back."""
     rows = {(r.mode, r.strategy, r.subset): r for r in eval_run.centering_sweep((0.0, QUESTION_CENTERING), ranker="question")}
     default, none = f"centering {QUESTION_CENTERING:g} (default)", "centering 0"
-    assert rows[(default, "question", "all")].hit5 == 1.0
+    assert rows[(default, "question", "all")].hit5 >= 0.95
     assert rows[(default, "question", "all")].hit1 >= rows[(none, "question", "all")].hit1 - 1.5 / rows[(none, "question", "all")].questions
     assert rows[(default, "token", "all")].mrr == rows[(none, "token", "all")].mrr, "token windows have no questions"
     assert eval_run.retriever.question_centering == QUESTION_CENTERING
@@ -228,7 +231,7 @@ def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: 
     scope = eval_run.retriever.scope("token")
     # the fusion the orders were recorded under: issue 29's second round changed the weights
     # and added the dictionary's vote, so today's default shows the model other chunks
-    recorded_under = replace(DEFAULT_FUSION, question_weight=2.0, narrative_weight=0.95, dictionary_weight=0.0)
+    recorded_under = replace(DEFAULT_FUSION, question_weight=2.0, narrative_weight=0.95, dictionary_weight=0.0, **ROUND_2_BM25)
     for q in eval_run.questions:
         key = (q.id, "token")
         shown = [h.id for h in fuse(q.question, eval_run.rankings[key], recorded_under, scope, translated[key])[:10]]
