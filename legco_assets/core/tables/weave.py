@@ -81,6 +81,13 @@ class TextIndex:
         return in_text[run] + k - in_chars[run]
 
     @cached_property
+    def counts(self) -> Counter[str]:
+        """How often each squashed character occurs in the whole text (the lines' counts
+        summed): a table needing more of some character than that is not in the text, and
+        the in-any-order match need not walk its lines."""
+        return Counter(_squash(self.text))
+
+    @cached_property
     def lines(self) -> list[tuple[int, int, Counter[str], int]]:
         """Each line's start, end, squashed character counts and squashed size."""
         lines = []
@@ -130,6 +137,8 @@ def _find_anagram(index: TextIndex, needle: str, taken: list[tuple[int, int]]) -
     """A run of whole lines holding exactly the needle's characters, in any order (PDF text
     may read a row's wrapped cells line by line across the row)."""
     target = Counter(needle)
+    if not target <= index.counts:
+        return None
     lines = index.lines
     for i, (start, _, first, size) in enumerate(lines):
         if not size or not first <= target:
