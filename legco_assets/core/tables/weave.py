@@ -24,7 +24,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ..markdown_tables import to_markdown
 from ..read import normalise_chars, normalise_chars_aligned
@@ -109,6 +109,14 @@ class TextIndex:
         return lo
 
 
+@lru_cache(maxsize=8)
+def text_index(text: str) -> TextIndex:
+    """A text's index, kept for the few texts searched in a row: linking a table across a
+    page break searches the earlier page's text, then the later one's, which is the earlier
+    page of the next link."""
+    return TextIndex(text)
+
+
 def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
     """Widen ``[start, end)`` to whole lines when only whitespace lies beside it."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -190,7 +198,7 @@ def locate_table(
     None. Tried in order: header and rows as one run (in reading order, then in any order);
     the rows, extended back over the header's lines; for a continuation part, the rows
     alone (a page need not repeat the header)."""
-    index = text if isinstance(text, TextIndex) else TextIndex(text)
+    index = text if isinstance(text, TextIndex) else text_index(text)
     taken = taken or []
     needle = "".join(table_cells(table))
     if len(needle) >= _MIN_TABLE_CHARS:
