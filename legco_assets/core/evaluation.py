@@ -114,6 +114,13 @@ NARRATIVE_V3_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v3_heldout.json"
 CROSSLANG_V3_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v3_heldout.json"
 QA_V3_QUESTIONS = EVAL_FIXTURES / "blind_qa_v3_heldout.json"
 HELD_OUT_V3 = {"narrative-v3": NARRATIVE_V3_QUESTIONS, "crosslang-v3": CROSSLANG_V3_QUESTIONS, "qa-v3": QA_V3_QUESTIONS}
+# Written blind the same way while v3 was being scored (another helper, the v3 brief with the
+# pages list updated: docs/blind_set_brief.md), then scored once under the same frozen choice:
+# a second held-out sample of the third round's fusion.
+NARRATIVE_V4_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v4_heldout.json"
+CROSSLANG_V4_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v4_heldout.json"
+QA_V4_QUESTIONS = EVAL_FIXTURES / "blind_qa_v4_heldout.json"
+HELD_OUT_V4 = {"narrative-v4": NARRATIVE_V4_QUESTIONS, "crosslang-v4": CROSSLANG_V4_QUESTIONS, "qa-v4": QA_V4_QUESTIONS}
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,
     "hansard-2012": REAL_HANSARD_QUESTIONS,
@@ -125,6 +132,7 @@ HELD_OUT = {
     "crosslang": CROSSLANG_HELD_OUT_QUESTIONS,
     **HELD_OUT_V2,
     **HELD_OUT_V3,
+    **HELD_OUT_V4,
 }
 # development sets: free for choosing weights and thresholds, never pooled with the held-out ones
 DEV_SETS = {"narrative-dev": NARRATIVE_DEV_QUESTIONS, "crosslang-dev": CROSSLANG_DEV_QUESTIONS}
@@ -146,6 +154,9 @@ SET_KINDS = {
     "narrative-v3": "narrative",
     "crosslang-v3": "cross-language",
     "qa-v3": "Q&A",
+    "narrative-v4": "narrative",
+    "crosslang-v4": "cross-language",
+    "qa-v4": "Q&A",
 }
 # the sets whose questions have LLM translations and rerankings recorded (query_*.json)
 LLM_RECORDED_SETS = ("faq", "hansard-2012", "hansard-2015", "fdh", "hansard-2012-oral", "hansard-2015-zh")
