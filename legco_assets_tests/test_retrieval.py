@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from legco_assets.core.search import (
     assemble_context,
     fuse,
     load_or_build,
+    margins,
     open_collection,
     parse_answer,
     replace_document,
@@ -119,7 +121,7 @@ def test_fusion_is_weighted_reciprocal_rank() -> None:
     asked = _cand("b", "x")
     asked.record["metadata"] = {"question_text": "x?"}
     rankings = {"vector": [_cand("a", "x"), _cand("b", "x")], "question": [asked], "bm25": [_cand("b", "x", 0.5), _cand("a", "x", 1.0)]}
-    fusion = Fusion(vector_weight=1.0, question_weight=2.0, bm25_weight=1.0, coverage_power=2.0)
+    fusion = Fusion(vector_weight=1.0, question_weight=2.0, bm25_weight=1.0, coverage_power=2.0, margin_share=0.0)
     hits = fuse("x", rankings, fusion)
     expected_b = 1 / 62 + 2 / 61 + 0.25 / 61
     expected_a = 1 / 61 + 1 / 62
@@ -131,6 +133,34 @@ def test_fusion_is_weighted_reciprocal_rank() -> None:
     narrative = {**rankings, "question": [Candidate(_cand("b", "x").record, 0.5, rank=3)]}
     hit = next(h for h in fuse("x", narrative, fusion) if h.id == "b")
     assert hit.score == pytest.approx(1 / 62 + fusion.narrative_weight * 2 / 63 + 0.25 / 61) and hit.ranks["question"] == 3
+
+
+def test_margins_are_z_scores_over_the_field_above_its_mean() -> None:
+    assert margins([9.0, 1.0, 1.0, 1.0], 20)[0] == pytest.approx((9.0 - 3.0) / np.std([9.0, 1.0, 1.0, 1.0]))
+    assert margins([9.0, 1.0, 1.0, 1.0], 20)[1:] == [0.0, 0.0, 0.0]
+    assert margins([0.9, 0.5], 20) == [0.0, 0.0], "two candidates are no field to stand out from"
+    assert margins([0.5, 0.5, 0.5], 20) == [0.0, 0.0, 0.0]
+    # the field is the first ``depth`` candidates: a weak tail does not inflate the leader
+    assert margins([3.0, 2.0, 1.0, 0.0, 0.0, 0.0], 3)[0] == pytest.approx((3.0 - 2.0) / np.std([3.0, 2.0, 1.0]))
+
+
+def test_a_ranker_sure_of_its_first_candidate_outvotes_a_narrow_first_place() -> None:
+    """Reciprocal ranks alone tie "a" (BM25's runaway first, the vectors' second) with "b"
+    (the vectors' narrow first, BM25's second); the margin gives it to BM25's sure match."""
+    def ranked(scores: dict[str, float]) -> list[Candidate]:
+        return [Candidate(_cand(i, "x").record, s) for i, s in scores.items()]
+
+    fillers = {f"f{n}": 0.5 for n in range(5)}
+    rankings = {
+        "vector": ranked({"b": 0.62, "a": 0.61, **fillers}),
+        "bm25": ranked({"a": 30.0, "b": 6.0, **{k: 5.0 for k in fillers}}),
+    }
+    plain = Fusion(bm25_weight=1.0, margin_share=0.0)
+    by_rank = fuse("x", rankings, plain)
+    assert by_rank[0].score == pytest.approx(by_rank[1].score), "ranks alone tie them"
+    hits = fuse("x", rankings, replace(plain, margin_share=0.4))
+    assert [h.id for h in hits[:2]] == ["a", "b"] and hits[0].score == pytest.approx(1.0)
+    assert hits[0].ranks == {"vector": 2, "bm25": 1}
 
 
 def test_uncovered_or_cross_script_bm25_votes_do_not_count() -> None:

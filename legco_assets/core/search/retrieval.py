@@ -17,7 +17,12 @@ BM25's vote for a chunk is scaled by how much of the query the chunk matched (ID
 coverage, :meth:`.bm25_index.Bm25Index.coverage`): this routes by language without a
 language detector, since an English query covers next to nothing of a Chinese chunk, and it
 also silences BM25 when an English question about a Chinese paper matches stray words of an
-English paper. The weights were chosen on the eval's development sets (:mod:`.evaluation`,
+English paper. Ranks alone forget how far a ranker's first candidate stands above the rest:
+an exact match that BM25 scores far ahead of its field, or a paper question nearly identical
+to the user's, votes no more than a near miss in first place. So each vote also counts by its
+margin (the candidate's score as a z-score over its ranker's first :attr:`Fusion.margin_depth`,
+above the mean only), at the same weights, blended with the reciprocal ranks at
+:attr:`Fusion.margin_share` (issue 29, fourth round: :func:`margins`). The weights were chosen on the eval's development sets (:mod:`.evaluation`,
 ``docs/retrieval.md``) and then scored once on blind sets written after the choice.
 
 Before the chunk-vector search of question chunks the query vector loses half of the mean
@@ -133,6 +138,12 @@ class Fusion:
     # BM25 of the dictionary's rendering of the query in the other script, as a share of
     # BM25's own vote (its coverage is of the rendering); 0 turns it off
     dictionary_weight: float = 1.0
+    # share of the fused score that comes from the votes' margins rather than their ranks
+    # (:func:`margins`; 0 is the plain weighted reciprocal rank fusion), and how many of a
+    # ranker's first candidates its margins are measured against. Chosen on the development
+    # sets of issue 29's fourth round (docs/retrieval.md)
+    margin_share: float = 0.4
+    margin_depth: int = 20
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -142,7 +153,7 @@ class Fusion:
 
 DEFAULT_FUSION = Fusion()
 DEFAULT_MODE = Mode.hybrid
-PLAIN_RRF = Fusion(question_weight=0.0, coverage_power=0.0, dictionary_weight=0.0)  # the textbook fusion, for comparison
+PLAIN_RRF = Fusion(question_weight=0.0, coverage_power=0.0, dictionary_weight=0.0, margin_share=0.0)  # the textbook fusion, for comparison
 
 
 @dataclass
@@ -585,41 +596,83 @@ def fuse(
     translated: tuple[str, Rankings] | None = None,
     document: str | None = None,
 ) -> list[Hit]:
-    """Weighted reciprocal rank fusion of the rankers' candidates, best first; with
-    ``translated`` (the query in the other language and its rankings), its votes count too,
-    times ``fusion.translation_weight``; with ``fusion.counterpart_share`` and a ``scope``,
-    chunks inherit their counterparts' scores (:func:`inherit_counterparts`; ``document``:
-    the search's document filter, which an inherited chunk must pass too); with
+    """Weighted reciprocal rank fusion of the rankers' candidates, blended with their
+    margins (:func:`margins`, ``fusion.margin_share``), best first; with ``translated`` (the
+    query in the other language and its rankings), its votes count too, times
+    ``fusion.translation_weight``; with ``fusion.counterpart_share`` and a ``scope``, chunks
+    inherit their counterparts' scores (:func:`inherit_counterparts`; ``document``: the
+    search's document filter, which an inherited chunk must pass too); with
     ``fusion.section_share``, chunks of one section lift each other (:func:`.sections.lift`)."""
-    scores: dict[str, float] = defaultdict(float)
+    by_rank: dict[str, float] = defaultdict(float)
+    by_margin: dict[str, float] = defaultdict(float)
     records: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
-    fixed = {"vector": fusion.vector_weight, "question": fusion.question_weight}
     votes = [(query, rankings, 1.0, "")]
     if translated:
         votes.append((translated[0], translated[1], fusion.translation_weight, TRANSLATED))
     for text, lists, share, prefix in votes:
         query_script = script_of(text)
         for ranker in FUSED:
-            for place, cand in enumerate(lists.get(ranker, []), start=1):
+            found = lists.get(ranker, [])
+            ahead = margins([cand.score for cand in found], fusion.margin_depth)
+            for place, (cand, margin) in enumerate(zip(found, ahead), start=1):
                 rank = cand.rank or place
-                if ranker == "bm25":
-                    chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
-                    weight = fusion.bm25_vote(cand, query_script, chunk_script)
-                elif ranker == DICTIONARY:  # the rendering is in the chunk's script
-                    weight = fusion.dictionary_weight * fusion.bm25_vote(cand, query_script, query_script)
-                elif ranker == "question" and not cand.record["metadata"].get("question_text"):
-                    weight = fusion.question_weight * fusion.narrative_weight
-                else:
-                    weight = fixed[ranker]
-                scores[cand.id] += share * weight / (fusion.k + rank)
+                weight = share * vote_weight(fusion, ranker, cand, query_script, scope)
+                by_rank[cand.id] += weight / (fusion.k + rank)
+                by_margin[cand.id] += weight * margin
                 records.setdefault(cand.id, cand.record)
                 ranks[cand.id][prefix + ranker] = rank
+    scores = blend(by_rank, by_margin, fusion.margin_share)
     if scope is not None and fusion.counterpart_share > 0:
         inherit_counterparts(scores, records, ranks, scope, fusion.counterpart_share, document)
     lift(scores, records, fusion.section_share)
     order = sorted(scores, key=lambda i: -scores[i])
     return [Hit(records[i], n, scores[i], ranks[i]) for n, i in enumerate(order, start=1)]
+
+
+def vote_weight(fusion: Fusion, ranker: str, cand: Candidate, query_script: str, scope: Scope | None) -> float:
+    """The weight of one ranker's vote for one candidate: BM25's scaled by its coverage (and
+    by ``cross_script_bm25_weight`` off the query's script), the dictionary's as BM25's of a
+    rendering in the chunk's script, the question ranker's under a question's for a chunk
+    with no question of its own."""
+    if ranker == "bm25":
+        chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
+        return fusion.bm25_vote(cand, query_script, chunk_script)
+    if ranker == DICTIONARY:
+        return fusion.dictionary_weight * fusion.bm25_vote(cand, query_script, query_script)
+    if ranker == "question":
+        asked = bool(cand.record["metadata"].get("question_text"))
+        return fusion.question_weight * (1.0 if asked else fusion.narrative_weight)
+    return fusion.vector_weight
+
+
+MARGIN_FIELD = 3  # a ranker needs at least this many candidates for one to stand out
+
+
+def margins(scores: list[float], depth: int) -> list[float]:
+    """How far each candidate's score stands above its ranker's field: the z-score over the
+    first ``depth`` candidates, 0 at or below their mean. Why: reciprocal ranks give the
+    first place the same vote whether it wins by a mile or by a hair; the margin lets a
+    ranker that is sure (an exact BM25 match, a paper question that is the user's own) be
+    heard over near misses, on any ranker's scale (cosine, BM25) alike."""
+    if len(scores) < MARGIN_FIELD:
+        return [0.0] * len(scores)
+    field_ = np.asarray(scores[:depth], dtype=float)
+    spread = float(field_.std())
+    if spread <= 0.0:
+        return [0.0] * len(scores)
+    mean = float(field_.mean())
+    return [max((s - mean) / spread, 0.0) for s in scores]
+
+
+def blend(by_rank: dict[str, float], by_margin: dict[str, float], share: float) -> dict[str, float]:
+    """The fused scores: the reciprocal-rank and margin sums, each scaled to its best, mixed
+    at ``share`` of margin (0: the reciprocal-rank sums as they are)."""
+    if share <= 0.0:
+        return dict(by_rank)
+    top_rank = max(by_rank.values(), default=0.0) or 1.0
+    top_margin = max(by_margin.values(), default=0.0) or 1.0
+    return {i: (1.0 - share) * by_rank[i] / top_rank + share * by_margin.get(i, 0.0) / top_margin for i in by_rank}
 
 
 COUNTERPART = "counterpart"  # in ``Hit.ranks``: the fused rank of the counterpart a chunk inherited from
