@@ -121,8 +121,9 @@ def test_html_papers_are_chunked_by_question_and_beat_token_windows(name: str, t
     report = run.report(modes=(Mode.hybrid,))
     question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
     # Hit@5 0.2 ahead until issue 29's third round weighted BM25 up, which lifts token windows
-    # more (hansard-2015 0.921 against 0.789, fdh 0.736 against 0.583)
-    assert question.mrr > token.mrr + 0.2 and question.hit5 > token.hit5 + 0.1
+    # more (hansard-2015 0.921 against 0.789, fdh 0.736 against 0.583); MRR 0.2 ahead until
+    # its fourth round's margins lifted token windows too (fdh 0.657 against 0.458)
+    assert question.mrr > token.mrr + 0.15 and question.hit5 > token.hit5 + 0.1
     # fdh 0.750 since issue 29 (0.889 before), hansard-2015 0.947
     assert report.row("question", "hybrid", "same-language").hit5 >= 0.7
 
