@@ -365,7 +365,7 @@ def ingest_papers(papers: Sequence[Paper], strategies: Sequence[str], settings: 
             if strategy == BASELINE:
                 records = baseline_records(paper)
             else:
-                key = (paper.sha256, strategy, settings.chunk_size, settings.chunk_overlap, settings.qa_max_chunk_tokens)
+                key = (paper.sha256, strategy, settings.chunk_size, settings.chunk_overlap, settings.qa_max_chunk_tokens, settings.section_join_tokens)
                 if key not in _CHUNKED:  # the sets share their distractors: chunk each paper once per process
                     _CHUNKED[key] = chunk_file(paper.path, Strategy.parse(strategy), settings, use_llm=False)
                 records = _CHUNKED[key]

@@ -225,6 +225,7 @@ def build_chunks(
         chunk_size=settings.chunk_size,
         chunk_overlap=settings.chunk_overlap,
         include_internal_refs=settings.qa_include_internal_refs,
+        join_tokens=settings.section_join_tokens,
     )
     return strategy_impl.chunk(document_id, doc, sections if sections is not None else find_structure(pages, settings).sections, tables)
 

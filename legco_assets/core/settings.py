@@ -74,6 +74,9 @@ class Settings:
     chunk_overlap: int = 200
     qa_max_chunk_tokens: int = 3000
     qa_include_internal_refs: bool = True
+    # question strategy: consecutive short narrative sections under one heading are joined
+    # up to this many tokens (chunking/short_sections.py); 0 keeps one chunk per heading
+    section_join_tokens: int = 0
     default_strategy: Strategy = Strategy.token
     # what a paper from the inbox or the feed is chunked with, in this order (one run each)
     sensor_strategies: tuple[Strategy, ...] = (Strategy.token, Strategy.question)
@@ -162,6 +165,7 @@ class Settings:
             chunk_overlap=_int(e.get("CHUNK_OVERLAP"), 200) or 0,
             qa_max_chunk_tokens=_int(e.get("QA_MAX_CHUNK_TOKENS"), 3000) or 3000,
             qa_include_internal_refs=_bool(e.get("QA_INCLUDE_INTERNAL_REFS"), True),
+            section_join_tokens=_int(e.get("SECTION_JOIN_TOKENS"), cls.section_join_tokens) or 0,
             default_strategy=Strategy.parse(e.get("DEFAULT_CHUNKING_STRATEGY") or "token"),
             sensor_strategies=_strategies(e.get("LEGCO_SENSOR_STRATEGIES")),
             structure_mode=(e.get("QA_STRUCTURE_MODE") or "auto").lower(),

@@ -56,6 +56,11 @@ class ChunkingConfig(dg.Config):
     qa_include_internal_refs: bool = Field(
         default=_DEFAULTS.qa_include_internal_refs, description="Keep [內部參考…]/[Internal reference…] notes in answers."
     )
+    section_join_tokens: int = Field(
+        default=_DEFAULTS.section_join_tokens,
+        ge=0,
+        description="Question strategy: short narrative sections under one heading are joined up to this many tokens (0: one chunk per heading).",
+    )
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> "ChunkingConfig":
@@ -69,6 +74,7 @@ class ChunkingConfig(dg.Config):
             chunk_overlap=self.chunk_overlap,
             qa_max_chunk_tokens=self.qa_max_chunk_tokens,
             qa_include_internal_refs=self.qa_include_internal_refs,
+            section_join_tokens=self.section_join_tokens,
         )
 
 

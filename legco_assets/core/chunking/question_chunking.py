@@ -39,6 +39,7 @@ from ..structure import (
 )
 from ..tokens import count_tokens, encoding
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
+from .short_sections import join_short_sections
 from .token_chunking import TokenChunkingStrategy, token_windows
 
 CHUNKED_TYPES = {"qa", "narrative", "table", "speaking_notes"}
@@ -99,6 +100,7 @@ class QuestionChunkingStrategy:
     chunk_size: int = 1000
     chunk_overlap: int = 200
     include_internal_refs: bool = True
+    join_tokens: int = 0  # short narrative sections joined up to this (:mod:`.short_sections`)
     name: str = "question"
 
     def chunk(
@@ -108,6 +110,7 @@ class QuestionChunkingStrategy:
         A section is chunked once the tables up to its last page are known (``PageTables``:
         the later pages may still be being read)."""
         tables = PageTables.of(tables)
+        sections = join_short_sections(sections, doc, self.join_tokens)
         if not any(s.type == "qa" for s in sections):
             return self._fallback(document_id, doc, sections, tables)
         chunks: list[Chunk] = []
