@@ -128,6 +128,12 @@ NARRATIVE_V5_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v5_heldout.json"
 CROSSLANG_V5_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v5_heldout.json"
 QA_V5_QUESTIONS = EVAL_FIXTURES / "blind_qa_v5_heldout.json"
 HELD_OUT_V5 = {"narrative-v5": NARRATIVE_V5_QUESTIONS, "crosslang-v5": CROSSLANG_V5_QUESTIONS, "qa-v5": QA_V5_QUESTIONS}
+# Written blind the same way while v5 was being scored (the pages list updated with v5's),
+# then scored once under the same frozen choice: a second held-out sample of the fourth round.
+NARRATIVE_V6_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v6_heldout.json"
+CROSSLANG_V6_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v6_heldout.json"
+QA_V6_QUESTIONS = EVAL_FIXTURES / "blind_qa_v6_heldout.json"
+HELD_OUT_V6 = {"narrative-v6": NARRATIVE_V6_QUESTIONS, "crosslang-v6": CROSSLANG_V6_QUESTIONS, "qa-v6": QA_V6_QUESTIONS}
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,
     "hansard-2012": REAL_HANSARD_QUESTIONS,
@@ -141,6 +147,7 @@ HELD_OUT = {
     **HELD_OUT_V3,
     **HELD_OUT_V4,
     **HELD_OUT_V5,
+    **HELD_OUT_V6,
 }
 # development sets: free for choosing weights and thresholds, never pooled with the held-out ones
 DEV_SETS = {"narrative-dev": NARRATIVE_DEV_QUESTIONS, "crosslang-dev": CROSSLANG_DEV_QUESTIONS}
@@ -168,6 +175,9 @@ SET_KINDS = {
     "narrative-v5": "narrative",
     "crosslang-v5": "cross-language",
     "qa-v5": "Q&A",
+    "narrative-v6": "narrative",
+    "crosslang-v6": "cross-language",
+    "qa-v6": "Q&A",
 }
 # the sets whose questions have LLM translations and rerankings recorded (query_*.json)
 LLM_RECORDED_SETS = ("faq", "hansard-2012", "hansard-2015", "fdh", "hansard-2012-oral", "hansard-2015-zh")
