@@ -6,6 +6,7 @@ import io
 import json
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import replace
+from types import SimpleNamespace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from legco_assets.core.search import (
     Retriever,
     answer_question,
     assemble_context,
+    dictionary_votes,
     fuse,
     load_or_build,
     margins,
@@ -34,6 +36,7 @@ from legco_assets.core.search import (
     tokenize,
     versions_markdown,
 )
+from legco_assets.core.search.retrieval import DICTIONARY
 from legco_assets.core.settings import Settings
 
 from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
@@ -161,6 +164,21 @@ def test_a_ranker_sure_of_its_first_candidate_outvotes_a_narrow_first_place() ->
     hits = fuse("x", rankings, replace(plain, margin_share=0.4))
     assert [h.id for h in hits[:2]] == ["a", "b"] and hits[0].score == pytest.approx(1.0)
     assert hits[0].ranks == {"vector": 2, "bm25": 1}
+
+
+def test_the_dictionary_votes_only_for_papers_with_no_version_in_the_querys_language() -> None:
+    """A Chinese question: the dictionary's English rendering finds the English guide (whose
+    Chinese version is stored, so BM25 reaches that directly) and an English-only FAQ; only the
+    FAQ keeps the dictionary's vote."""
+    guide, faq = _cand("guide:0", "annual leave pay"), _cand("faq:0", "annual leave of a helper")
+    guide.record["document_id"], faq.record["document_id"] = "guide-en", "faq-en"
+    scope = SimpleNamespace(paired={"guide-en", "guide-tc"}, script=lambda chunk_id, text: script_of(text))
+    rankings = {DICTIONARY: [guide, faq]}
+    assert dictionary_votes(rankings[DICTIONARY], Fusion(), scope) == [faq]  # type: ignore[arg-type]
+    assert [h.id for h in fuse("年假", rankings, Fusion(), scope)] == ["faq:0"]  # type: ignore[arg-type]
+    everywhere = Fusion(dictionary_on_paired=True)
+    assert [h.id for h in fuse("年假", rankings, everywhere, scope)] == ["guide:0", "faq:0"]  # type: ignore[arg-type]
+    assert dictionary_votes([guide], Fusion(), None) == [guide], "without a scope nothing is known to be paired"
 
 
 def test_uncovered_or_cross_script_bm25_votes_do_not_count() -> None:

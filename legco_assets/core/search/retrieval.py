@@ -138,6 +138,9 @@ class Fusion:
     # BM25 of the dictionary's rendering of the query in the other script, as a share of
     # BM25's own vote (its coverage is of the rendering); 0 turns it off
     dictionary_weight: float = 1.0
+    # whether the dictionary also votes for chunks of papers whose version in the query's own
+    # language is stored (:func:`dictionary_votes`); off since issue 29's fourth round
+    dictionary_on_paired: bool = False
     # share of the fused score that comes from the votes' margins rather than their ranks
     # (:func:`margins`; 0 is the plain weighted reciprocal rank fusion), and how many of a
     # ranker's first candidates its margins are measured against. Chosen on the development
@@ -250,9 +253,13 @@ class Scope:
     built: bool  # the BM25 index was (re)built on load rather than read from the cache
     seconds: float
     position: dict[str, int] = field(init=False, repr=False)
+    # documents whose other-language version is stored in the scope too (``counterpart_document_id``)
+    paired: set[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.position = {r["id"]: i for i, r in enumerate(self.records)}
+        stored = {r["document_id"] for r in self.records}
+        self.paired = {r["document_id"] for r in self.records if r["metadata"].get("counterpart_document_id") in stored}
 
     def script(self, chunk_id: str, text: str) -> str:
         """The chunk's script, from the index (computed once per build) when it is there."""
@@ -613,7 +620,7 @@ def fuse(
     for text, lists, share, prefix in votes:
         query_script = script_of(text)
         for ranker in FUSED:
-            found = lists.get(ranker, [])
+            found = lists.get(ranker, []) if ranker != DICTIONARY else dictionary_votes(lists.get(ranker, []), fusion, scope)
             ahead = margins([cand.score for cand in found], fusion.margin_depth)
             for place, (cand, margin) in enumerate(zip(found, ahead), start=1):
                 rank = cand.rank or place
@@ -644,6 +651,18 @@ def vote_weight(fusion: Fusion, ranker: str, cand: Candidate, query_script: str,
         asked = bool(cand.record["metadata"].get("question_text"))
         return fusion.question_weight * (1.0 if asked else fusion.narrative_weight)
     return fusion.vector_weight
+
+
+def dictionary_votes(found: list[Candidate], fusion: Fusion, scope: Scope | None) -> list[Candidate]:
+    """The dictionary's candidates that vote: only chunks of papers with no version in the
+    query's language stored (``scope.paired``), unless ``fusion.dictionary_on_paired``. Why:
+    the dictionary is the route to a paper published in the other language only; where the
+    query's own version is stored, BM25 and the vectors reach it directly, and the word-bag
+    rendering mostly drags in the other version's near misses (on the development sets of
+    issue 29's fourth round, Q&A and narrative Hit@1 rose, cross-language did not fall)."""
+    if fusion.dictionary_on_paired or scope is None or not scope.paired:
+        return found
+    return [c for c in found if c.record["document_id"] not in scope.paired]
 
 
 MARGIN_FIELD = 3  # a ranker needs at least this many candidates for one to stand out
