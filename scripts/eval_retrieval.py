@@ -28,10 +28,10 @@ Same numbers as ``legco-assets eval``, plus:
   ``crosslang-v2`` and ``qa-v2`` (``--held-out v2``) and the third's ``narrative-v3``,
   ``crosslang-v3`` and ``qa-v3`` (``--held-out v3``), ``--held-out v4``, written blind
   while v3 was scored, the fourth round's ``--held-out v5`` and ``v6`` (written blind while
-  v5 was scored), and the fifth round's ``--held-out v7``, each scored once. Settings come
-  from the environment as for ``ingest``
-  (``EMBEDDING_*`` picks the embedder; with ``LEGCO_DATA_DIR`` its embedding cache is kept
-  between sets and runs), each set in a fresh Chroma of its own;
+  v5 was scored), and the fifth round's ``--held-out v7`` and ``v8``, each scored once.
+  Settings come from the environment as for ``ingest`` (``EMBEDDING_*`` picks the embedder;
+  with ``LEGCO_DATA_DIR`` its embedding cache is kept between sets and runs), each set in a
+  fresh Chroma of its own;
 * ``--translations FILE`` / ``--rerankings FILE``: replay recorded LLM replies (query
   translations; orders of the fused top chunks), as with an LLM configured, and print each set
   with and without them on the same ingest;
@@ -47,7 +47,7 @@ Same numbers as ``legco-assets eval``, plus:
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--held-out all|dev|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh,narrative,crosslang,narrative-dev,crosslang-dev,…|v2|v3|v4|v5|v6|v7] [--sweep29] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] [--record-baselines] [--json]
+    .venv/bin/python scripts/eval_retrieval.py [--held-out all|dev|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh,narrative,crosslang,narrative-dev,crosslang-dev,…|v2|v3|v4|v5|v6|v7|v8] [--sweep29] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] [--record-baselines] [--json]
 """
 
 from __future__ import annotations
@@ -80,6 +80,7 @@ from legco_assets.core.evaluation import (  # noqa: E402
     HELD_OUT_V5,
     HELD_OUT_V6,
     HELD_OUT_V7,
+    HELD_OUT_V8,
     REAL_CORPUS,
     EvalReport,
     EvalRun,
@@ -361,7 +362,7 @@ def main() -> int:
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     if args.held_out:
-        groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS), "v2": list(HELD_OUT_V2), "v3": list(HELD_OUT_V3), "v4": list(HELD_OUT_V4), "v5": list(HELD_OUT_V5), "v6": list(HELD_OUT_V6), "v7": list(HELD_OUT_V7)}
+        groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS), "v2": list(HELD_OUT_V2), "v3": list(HELD_OUT_V3), "v4": list(HELD_OUT_V4), "v5": list(HELD_OUT_V5), "v6": list(HELD_OUT_V6), "v7": list(HELD_OUT_V7), "v8": list(HELD_OUT_V8)}
         names = groups.get(args.held_out) or [n.strip() for n in args.held_out.split(",")]
         unknown = [n for n in names if n not in HELD_OUT and n not in DEV_SETS]
         if unknown:
