@@ -122,8 +122,10 @@ def test_html_papers_are_chunked_by_question_and_beat_token_windows(name: str, t
     question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
     # Hit@5 0.2 ahead until issue 29's third round weighted BM25 up, which lifts token windows
     # more (hansard-2015 0.921 against 0.789, fdh 0.736 against 0.583); MRR 0.2 ahead until
-    # its fourth round's margins lifted token windows too (fdh 0.657 against 0.458)
-    assert question.mrr > token.mrr + 0.15 and question.hit5 > token.hit5 + 0.1
+    # its fourth round's margins lifted token windows too (fdh 0.657 against 0.458), 0.15 until
+    # its fifth round kept the dictionary off paired papers, which token windows gain most from
+    # (fdh 0.655 against 0.522; Hit@5 0.819 against 0.708)
+    assert question.mrr > token.mrr + 0.1 and question.hit5 > token.hit5 + 0.1
     # fdh 0.750 since issue 29 (0.889 before), hansard-2015 0.947
     assert report.row("question", "hybrid", "same-language").hit5 >= 0.7
 
@@ -200,12 +202,15 @@ def test_blind_cross_language_questions_on_one_language_papers(tmp_path: Path) -
     """22 questions asked in the other language about papers stored in one language only (the
     submission and the 2012 Hansard in Chinese; the ECO guide, the budget sheets and the FDH FAQ
     in English), written blind and scored once (issue 29). Without an LLM, BM25 finds none of
-    them; the question-side vote of narrative chunks lifts Hit@5 from 0.318 to 0.500, short of
-    the issue's 0.8 (docs/retrieval.md)."""
+    them; the question-side vote of narrative chunks lifts Hit@1 from 0.318 to 0.500; Hit@5 is
+    0.727, short of the issue's 0.8 (docs/retrieval.md)."""
     run = prepare_eval(tmp_path, HELD_OUT["crosslang"], REAL_CORPUS, ("question", "token"))
     assert len(run.questions) == 22
     report = run.report()
     question = report.row("question", "hybrid", "cross-language")
     assert question.questions == 22 and report.row("question", "bm25", "cross-language").hit5 == 0.0
     before = {r.mode: r for r in issue29_sweep(run) if r.strategy == "question" and r.subset == "all"}
-    assert question.hit5 >= 0.4 and question.hit5 > before["Q&A only (before issue 29)"].hit5
+    # Hit@5 0.500 against 0.318 until issue 29's fourth round's margins lifted both to 0.727:
+    # what the narrative chunks' vote adds is now first places (Hit@1 0.500 against 0.318)
+    assert question.hit5 >= 0.4 and question.hit5 >= before["Q&A only (before issue 29)"].hit5
+    assert question.hit1 > before["Q&A only (before issue 29)"].hit1
