@@ -74,13 +74,7 @@ from legco_assets.core.evaluation import (  # noqa: E402
     FIXTURE_PAPERS,
     GOLD_QUESTIONS,
     HELD_OUT,
-    HELD_OUT_V2,
-    HELD_OUT_V3,
-    HELD_OUT_V4,
-    HELD_OUT_V5,
-    HELD_OUT_V6,
-    HELD_OUT_V7,
-    HELD_OUT_V8,
+    BLIND_ROUNDS,
     REAL_CORPUS,
     EvalReport,
     EvalRun,
@@ -362,7 +356,7 @@ def main() -> int:
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     if args.held_out:
-        groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS), "v2": list(HELD_OUT_V2), "v3": list(HELD_OUT_V3), "v4": list(HELD_OUT_V4), "v5": list(HELD_OUT_V5), "v6": list(HELD_OUT_V6), "v7": list(HELD_OUT_V7), "v8": list(HELD_OUT_V8)}
+        groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS), **{version: list(sets) for version, sets in BLIND_ROUNDS.items()}}
         names = groups.get(args.held_out) or [n.strip() for n in args.held_out.split(",")]
         unknown = [n for n in names if n not in HELD_OUT and n not in DEV_SETS]
         if unknown:

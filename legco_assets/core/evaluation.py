@@ -100,54 +100,23 @@ NARRATIVE_DEV_QUESTIONS = EVAL_FIXTURES / "blind_narrative_dev.json"
 CROSSLANG_DEV_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_dev.json"
 NARRATIVE_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_narrative_heldout.json"
 CROSSLANG_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_heldout.json"
-# Issue 29's second round: the sets above had been scored, so they became development sets for
-# this round (the fusion weights and the dictionary's vote were chosen on them); three new sets
-# were written blind by another helper (the papers only) and scored once, after that choice.
-NARRATIVE_V2_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v2_heldout.json"
-CROSSLANG_V2_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v2_heldout.json"
-QA_V2_QUESTIONS = EVAL_FIXTURES / "blind_qa_v2_heldout.json"
-HELD_OUT_V2 = {"narrative-v2": NARRATIVE_V2_QUESTIONS, "crosslang-v2": CROSSLANG_V2_QUESTIONS, "qa-v2": QA_V2_QUESTIONS}
-# Issue 29's third round: v2 had been scored, so every set above was a development set when
-# BM25's weight was chosen again; three more sets were written blind by another helper (the
-# papers only, steered to pages no earlier set asked about) and scored once, after that choice.
-NARRATIVE_V3_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v3_heldout.json"
-CROSSLANG_V3_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v3_heldout.json"
-QA_V3_QUESTIONS = EVAL_FIXTURES / "blind_qa_v3_heldout.json"
-HELD_OUT_V3 = {"narrative-v3": NARRATIVE_V3_QUESTIONS, "crosslang-v3": CROSSLANG_V3_QUESTIONS, "qa-v3": QA_V3_QUESTIONS}
-# Written blind the same way while v3 was being scored (another helper, the v3 brief with the
-# pages list updated: docs/blind_set_brief.md), then scored once under the same frozen choice:
-# a second held-out sample of the third round's fusion.
-NARRATIVE_V4_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v4_heldout.json"
-CROSSLANG_V4_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v4_heldout.json"
-QA_V4_QUESTIONS = EVAL_FIXTURES / "blind_qa_v4_heldout.json"
-HELD_OUT_V4 = {"narrative-v4": NARRATIVE_V4_QUESTIONS, "crosslang-v4": CROSSLANG_V4_QUESTIONS, "qa-v4": QA_V4_QUESTIONS}
-# Issue 29's fourth round: v3 and v4 had been scored, so they joined the development sets
-# when the margins' share was chosen; three more sets were written blind by another helper
-# (the same brief, the pages list updated) and scored once, after that choice.
-NARRATIVE_V5_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v5_heldout.json"
-CROSSLANG_V5_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v5_heldout.json"
-QA_V5_QUESTIONS = EVAL_FIXTURES / "blind_qa_v5_heldout.json"
-HELD_OUT_V5 = {"narrative-v5": NARRATIVE_V5_QUESTIONS, "crosslang-v5": CROSSLANG_V5_QUESTIONS, "qa-v5": QA_V5_QUESTIONS}
-# Written blind the same way while v5 was being scored (the pages list updated with v5's),
-# then scored once under the same frozen choice: a second held-out sample of the fourth round.
-NARRATIVE_V6_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v6_heldout.json"
-CROSSLANG_V6_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v6_heldout.json"
-QA_V6_QUESTIONS = EVAL_FIXTURES / "blind_qa_v6_heldout.json"
-HELD_OUT_V6 = {"narrative-v6": NARRATIVE_V6_QUESTIONS, "crosslang-v6": CROSSLANG_V6_QUESTIONS, "qa-v6": QA_V6_QUESTIONS}
-# Issue 29's fifth round: v5 and v6 had been scored, so they joined the development sets when
-# the dictionary was kept off papers whose version in the query's language is stored; three
-# more sets were written blind (the same brief, the pages list updated) and scored once after.
-NARRATIVE_V7_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v7_heldout.json"
-CROSSLANG_V7_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v7_heldout.json"
-QA_V7_QUESTIONS = EVAL_FIXTURES / "blind_qa_v7_heldout.json"
-HELD_OUT_V7 = {"narrative-v7": NARRATIVE_V7_QUESTIONS, "crosslang-v7": CROSSLANG_V7_QUESTIONS, "qa-v7": QA_V7_QUESTIONS}
-# Written blind the same way while v7 was being scored, then scored once under the same frozen
-# choice: a second held-out sample of the fifth round (most of its questions ask about pages
-# earlier sets used, since few pages were left; they ask about other details, in other words).
-NARRATIVE_V8_QUESTIONS = EVAL_FIXTURES / "blind_narrative_v8_heldout.json"
-CROSSLANG_V8_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_v8_heldout.json"
-QA_V8_QUESTIONS = EVAL_FIXTURES / "blind_qa_v8_heldout.json"
-HELD_OUT_V8 = {"narrative-v8": NARRATIVE_V8_QUESTIONS, "crosslang-v8": CROSSLANG_V8_QUESTIONS, "qa-v8": QA_V8_QUESTIONS}
+BLIND_KINDS = {"narrative": "narrative", "crosslang": "cross-language", "qa": "Q&A"}
+
+
+def blind_round(version: str) -> dict[str, Path]:
+    """The three blind sets of one round, by name (``narrative-v5``, ``crosslang-v5``, ``qa-v5``)."""
+    return {f"{kind}-{version}": EVAL_FIXTURES / f"blind_{kind}_{version}_heldout.json" for kind in BLIND_KINDS}
+
+
+# Issue 29's later rounds. Each round, every set scored before it was a development set (the
+# fusion was chosen on them); a helper who saw only the papers wrote three new sets
+# (docs/blind_set_brief.md, the pages list updated each time), committed before they were run
+# and scored once after the choice. v2: second round (the fusion weights and the dictionary's
+# vote); v3: third (BM25's weight); v4: written while v3 was scored, a second sample of the
+# third round; v5: fourth (the votes' margins); v6: its second sample; v7: fifth (the dictionary
+# off papers whose version in the query's language is stored); v8: its second sample (few
+# pages were left unused: most of its questions ask about other details of pages asked before).
+BLIND_ROUNDS = {version: blind_round(version) for version in ("v2", "v3", "v4", "v5", "v6", "v7", "v8")}
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,
     "hansard-2012": REAL_HANSARD_QUESTIONS,
@@ -157,13 +126,7 @@ HELD_OUT = {
     "hansard-2015-zh": REAL_HANSARD_2015_ZH_QUESTIONS,
     "narrative": NARRATIVE_HELD_OUT_QUESTIONS,
     "crosslang": CROSSLANG_HELD_OUT_QUESTIONS,
-    **HELD_OUT_V2,
-    **HELD_OUT_V3,
-    **HELD_OUT_V4,
-    **HELD_OUT_V5,
-    **HELD_OUT_V6,
-    **HELD_OUT_V7,
-    **HELD_OUT_V8,
+    **{name: path for sets in BLIND_ROUNDS.values() for name, path in sets.items()},
 }
 # development sets: free for choosing weights and thresholds, never pooled with the held-out ones
 DEV_SETS = {"narrative-dev": NARRATIVE_DEV_QUESTIONS, "crosslang-dev": CROSSLANG_DEV_QUESTIONS}
@@ -179,27 +142,7 @@ SET_KINDS = {
     "crosslang": "cross-language",
     "narrative-dev": "narrative",
     "crosslang-dev": "cross-language",
-    "narrative-v2": "narrative",
-    "crosslang-v2": "cross-language",
-    "qa-v2": "Q&A",
-    "narrative-v3": "narrative",
-    "crosslang-v3": "cross-language",
-    "qa-v3": "Q&A",
-    "narrative-v4": "narrative",
-    "crosslang-v4": "cross-language",
-    "qa-v4": "Q&A",
-    "narrative-v5": "narrative",
-    "crosslang-v5": "cross-language",
-    "qa-v5": "Q&A",
-    "narrative-v6": "narrative",
-    "crosslang-v6": "cross-language",
-    "qa-v6": "Q&A",
-    "narrative-v7": "narrative",
-    "crosslang-v7": "cross-language",
-    "qa-v7": "Q&A",
-    "narrative-v8": "narrative",
-    "crosslang-v8": "cross-language",
-    "qa-v8": "Q&A",
+    **{name: BLIND_KINDS[name.split("-")[0]] for sets in BLIND_ROUNDS.values() for name in sets},
 }
 # the sets whose questions have LLM translations and rerankings recorded (query_*.json)
 LLM_RECORDED_SETS = ("faq", "hansard-2012", "hansard-2015", "fdh", "hansard-2012-oral", "hansard-2015-zh")
