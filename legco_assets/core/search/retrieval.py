@@ -22,8 +22,9 @@ an exact match that BM25 scores far ahead of its field, or a paper question near
 to the user's, votes no more than a near miss in first place. So each vote also counts by its
 margin (the candidate's score as a z-score over its ranker's first :attr:`Fusion.margin_depth`,
 above the mean only), at the same weights, blended with the reciprocal ranks at
-:attr:`Fusion.margin_share` (issue 29, fourth round: :func:`margins`). The weights were chosen on the eval's development sets (:mod:`.evaluation`,
-``docs/retrieval.md``) and then scored once on blind sets written after the choice.
+:attr:`Fusion.margin_share` (issue 29, fourth round: :func:`margins`). The weights were
+chosen on the eval's development sets (:mod:`.evaluation`, ``docs/retrieval.md``) and then
+scored once on blind sets written after the choice.
 
 Before the chunk-vector search of question chunks the query vector loses half of the mean
 vector of the scope's chunks in the query's script (:data:`LANGUAGE_CENTERING`). A multilingual encoder puts a
@@ -39,10 +40,11 @@ and takes out :data:`QUESTION_CENTERING` of the mean question vector of the quer
 
 Without an LLM, a fourth ranker carries the query across scripts for BM25: its words
 rendered in the other language by CC-CEDICT (:mod:`.dictionary_translation`, issue 29's
-second round), its vote weighted by how much of the query was rendered. With an LLM
-configured, hybrid search also runs the rankers for the query translated into the papers'
-other language and adds their votes (:mod:`.query_translation`): the one lever that closes
-most of the cross-language gap.
+second round), its vote weighted by how much of the query was rendered, and only for papers
+with no version in the query's language stored (:func:`dictionary_votes`, its fifth round).
+With an LLM configured, hybrid search also runs the rankers for the query translated into
+the papers' other language and adds their votes (:mod:`.query_translation`): the one lever
+that closes most of the cross-language gap.
 
 Filters are the same for every ranker: strategy, optionally one document, and the latest
 version only unless ``all_versions`` is asked for. The BM25 index of a (strategy, versions)
@@ -139,7 +141,7 @@ class Fusion:
     # BM25's own vote (its coverage is of the rendering); 0 turns it off
     dictionary_weight: float = 1.0
     # whether the dictionary also votes for chunks of papers whose version in the query's own
-    # language is stored (:func:`dictionary_votes`); off since issue 29's fourth round
+    # language is stored (:func:`dictionary_votes`); off since issue 29's fifth round
     dictionary_on_paired: bool = False
     # share of the fused score that comes from the votes' margins rather than their ranks
     # (:func:`margins`; 0 is the plain weighted reciprocal rank fusion), and how many of a
@@ -659,7 +661,7 @@ def dictionary_votes(found: list[Candidate], fusion: Fusion, scope: Scope | None
     the dictionary is the route to a paper published in the other language only; where the
     query's own version is stored, BM25 and the vectors reach it directly, and the word-bag
     rendering mostly drags in the other version's near misses (on the development sets of
-    issue 29's fourth round, Q&A and narrative Hit@1 rose, cross-language did not fall)."""
+    issue 29's fifth round, Q&A and narrative Hit@1 rose, cross-language did not fall)."""
     if fusion.dictionary_on_paired or scope is None or not scope.paired:
         return found
     return [c for c in found if c.record["document_id"] not in scope.paired]
