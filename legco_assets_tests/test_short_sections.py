@@ -64,6 +64,15 @@ def test_a_heading_at_the_end_of_a_run_stays_out_of_it() -> None:
     assert join_short_sections([sections[1], sub_heading, sections[4]], doc, 500) == [sections[1], sub_heading, sections[4]]
 
 
+def test_the_budget_is_a_setting_off_by_default() -> None:
+    from legco_assets.core.settings import Settings
+    from legco_assets.defs.assets import ChunkingConfig
+
+    assert Settings().section_join_tokens == 0 and Settings.from_env({}).section_join_tokens == 0
+    assert Settings.from_env({"SECTION_JOIN_TOKENS": "500"}).section_join_tokens == 500
+    assert ChunkingConfig(section_join_tokens=300).apply(Settings()).section_join_tokens == 300
+
+
 def test_a_budget_of_zero_or_a_section_that_fills_it_changes_nothing() -> None:
     doc, sections = _guide()
     assert join_short_sections(sections, doc, 0) is sections
