@@ -698,10 +698,12 @@ ISSUE29_SIDES: dict[str, tuple[str | None, bool]] = {
     "Q&A only (before issue 29)": ("qa", False),
     "default: every chunk (question strategy), own vectors, per kind": (None, True),
 }
-# BM25's weight and coverage power before the third round (:class:`.search.Fusion`)
-RANKS_ONLY: dict[str, float] = {"margin_share": 0.0, "dictionary_on_paired": True}  # the fusion before issue 29's fourth round
-ROUND_2_BM25: dict[str, float] = dict(RANKS_ONLY, bm25_weight=1.0, coverage_power=2.0)
-ISSUE29_FUSIONS: dict[str, dict[str, float]] = {
+# changes of :class:`.search.Fusion` that give back an earlier round's fusion: ranks alone and
+# the dictionary on every paper (before the fourth round), and BM25's weight and coverage
+# power before the third
+RANKS_ONLY: dict[str, Any] = {"margin_share": 0.0, "dictionary_on_paired": True}
+ROUND_2_BM25: dict[str, Any] = dict(RANKS_ONLY, bm25_weight=1.0, coverage_power=2.0)
+ISSUE29_FUSIONS: dict[str, dict[str, Any]] = {
     "": {},
     "round 1 weights (question 2, narrative 0.95), no dictionary": dict(ROUND_2_BM25, question_weight=2.0, narrative_weight=0.95, dictionary_weight=0.0),
     "round 2 weights (BM25 1, coverage^2)": ROUND_2_BM25,
@@ -712,7 +714,7 @@ ISSUE29_FUSIONS: dict[str, dict[str, float]] = {
 
 
 def issue29_sweep(
-    run: "EvalRun", sides: Mapping[str, tuple[str | None, bool]] = ISSUE29_SIDES, fusions: Mapping[str, dict[str, float]] = ISSUE29_FUSIONS
+    run: "EvalRun", sides: Mapping[str, tuple[str | None, bool]] = ISSUE29_SIDES, fusions: Mapping[str, dict[str, Any]] = ISSUE29_FUSIONS
 ) -> list[EvalRow]:
     """Hybrid mode with each way of giving chunks a question side (:mod:`.search.question_side`)
     and each change of the fusion (the openings' vote, BM25's, section lifting:
