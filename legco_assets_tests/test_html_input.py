@@ -129,6 +129,54 @@ def test_questions_put_without_replies_are_no_pairs_and_the_guard_says_so(tmp_pa
     assert coverage.message == "3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3"
 
 
+def test_each_question_put_on_an_agenda_is_a_section_of_its_own_under_its_item(tmp_path: Path) -> None:
+    """No pair, but no question lost in a run of others: each is a narrative chunk headed by
+    its label, under the agenda item it belongs to, and ends at the official who will reply."""
+    records = chunk_file(AGENDA, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
+    paths = [r["metadata"]["section_path"] for r in records]
+    assert paths == [
+        [], ["I. Tabling of Papers"],
+        ["II. Questions for written replies", "1. Hon CHAN Siu-ming to ask:"],
+        ["II. Questions for written replies", "2. Hon LEE Wai-ling to ask: (Translation)"],
+        ["II. Questions for written replies", "3. Hon WONG Kam-fai to ask:"],
+        ["III. Members' Motions"],
+    ]
+    second = records[3]
+    assert second["metadata"]["section_type"] == "narrative" and "question_text" not in second["metadata"]
+    assert second["text"].startswith("II. Questions for written replies > 2. Hon LEE Wai-ling to ask: (Translation)\nIt has been reported")
+    assert second["text"].endswith("(c) whether it will consider prosecuting employers who breach the clause?\nPublic Officer to reply : Secretary for Labour and Welfare")
+
+
+def test_a_bold_numbered_row_of_a_data_table_is_the_next_heading() -> None:
+    """A Council agenda lays its items out in one grid: ``II. Questions`` is the last row of
+    the table listing the papers tabled. A bold row that reads as a numbered heading leaves
+    the table; a bold row without a number, or a numbered one in body type, stays a row."""
+    row = '<tr><td>{}</td><td colspan="2">{}</td></tr>'
+    markup = (
+        "<html><body><p>I. Tabling of Papers, with enough text to be a page of a paper.</p><table>"
+        + row.format("", "<strong>Subsidiary Legislation</strong>")
+        + row.format("1.", "Fire Service Regulation 2014") + row.format("2.", "Timber Stores Regulation 2014")
+        + row.format("", "III. Bills in body type")
+        + '<tr><td colspan="3"><strong>II.</strong><strong> </strong><strong>Questions</strong></td></tr>'
+        + "</table><p>1. Hon Alan LEONG to ask:</p></body></html>"
+    )
+    lines = read_html("inline.html", markup.encode()).text.split("\n")
+    assert lines[1:] == [
+        "|  | Subsidiary Legislation |  |", "|---|---|---|", "| 1. | Fire Service Regulation 2014 |  |",
+        "| 2. | Timber Stores Regulation 2014 |  |", "|  | III. Bills in body type |  |",
+        "II. Questions", "1. Hon Alan LEONG to ask:",
+    ]
+
+
+def test_roman_numbered_headings_follow_each_other() -> None:
+    """``II.``, ``III.``, ``IV.`` number a paper's parts as ``I.`` and ``V.`` do."""
+    text = (
+        "I. Introduction\nThis paper sets out the proposal.\nII. Background\nThe scheme began in 2014.\n"
+        "III. The Proposal\nFees rise by 5%.\nIV. Consultation\nTwo panels were consulted.\n"
+    )
+    sections = detect_structure(DocumentText.from_pages([_page(text)]))
+    assert [s.heading for s in sections] == ["I. Introduction", "II. Background", "III. The Proposal", "IV. Consultation"]
+
 def test_guard_counts_a_list_of_questions_once_and_names_the_unpaired() -> None:
     text = "問1. 甲？\n問2. 乙？\n問1. 甲？\n答1. 是。\n問2. 乙？\n答2. 否。\nQ3. Why?\n"
     assert set(question_labels(text)) == {"1", "2", "Q3"}
@@ -190,12 +238,26 @@ def test_real_fdh_faq_gives_its_36_pairs(tmp_path: Path) -> None:
     assert pairs[0]["text"].startswith("Q1. Can an employer concurrently enter into another employment contract")
 
 
-@pytest.mark.parametrize(("name", "questions"), [("legco/agenda_20140709-e.html", 22), ("legco/agenda_20140430-c.html", 18)])
-def test_real_agendas_give_no_pairs_and_a_warning(name: str, questions: int, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "questions", "items"),
+    [
+        ("legco/agenda_20140709-e.html", 22, ["I. Tabling of Papers", "II. Questions", "III. Bills", "IV. Motions", "V. Members’ Motions"]),
+        ("legco/agenda_20140430-c.html", 18, ["I. 提交文件", "II. 以書面答覆的質詢", "III. 法案", "IV. 議員議案"]),
+    ],
+)
+def test_real_agendas_give_no_pairs_a_warning_and_a_section_per_question(name: str, questions: int, items: list[str], tmp_path: Path) -> None:
+    """The items are the agenda's headings (``II. Questions`` is a bold row of the papers'
+    grid in the English page), and every question put is under its item, headed by its label."""
     assert _pairs(_real(name), tmp_path) == []
     text, sections = _sections(_real(name))
     coverage = coverage_of(text, sections)
     assert (coverage.labels_seen, coverage.pairs_made, coverage.ok) == (questions, 0, False)
+    records = chunk_file(_real(name), Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
+    paths = [r["metadata"]["section_path"] for r in records]
+    assert list(dict.fromkeys(p[0] for p in paths if p)) == items
+    asked = list(dict.fromkeys(p[1] for p in paths if len(p) == 2))
+    assert len(asked) == questions and all(p[0] == items[1] for p in paths if len(p) == 2)
+    assert asked[0].startswith("1. ") and asked[-1].lstrip("*").startswith(f"{questions}. ")
 
 
 # -- the CLI ------------------------------------------------------------------------------------------

@@ -102,12 +102,20 @@ PART_LABEL = re.compile(r"[(（]\s*([一二三四五六七八九十]{1,3}|\d{1,2
 
 # a question put but not yet answered: a Council agenda names who will reply instead of replying
 REPLY_PENDING = re.compile(r"^(?:Public\s+officers?\s+to\s+reply|負責答覆的(?:政府)?官員)\s*[:：︰]", re.IGNORECASE)
+# a member's question as a Council agenda prints it, numbered, ``*`` when for written reply:
+# ``3. Hon James TIEN to ask: (Translation)``, ``*7. Dr Hon LEUNG Ka-lau to ask:``, ``1. 譚耀宗議員問：``
+AGENDA_QUESTION = re.compile(
+    r"^(?P<star>\*)?\s*(?P<num>\d{1,2})\s*[.．]\s*"
+    r"(?:(?P<asker>(?:(?:Dr|Prof|Ir|Mr|Mrs|Ms|Miss)\s+)?Hon\s+\S.{0,40}?)\s+to\s+ask\s*[:：]"
+    r"|(?P<asker_zh>[\u4e00-\u9fff]{2,6}議員)問\s*[:：︰])"
+    rf"\s*(?:\(Translation\)|{_TRANSLATED})?\s*(?P<text>.*)$"
+)
 
 # headings
-# ``(A) 排水系統``, ``(1) …``, ``(II) …``, ``(一) …``, ``一、背景``, ``A. CAUSED BY …``
+# ``(A) 排水系統``, ``(1) …``, ``(II) …``, ``(一) …``, ``一、背景``, ``A. CAUSED BY …``, ``III. Bills``
 TOPIC_HEADING = re.compile(
     r"^(?:[(（]\s*(?P<label>[A-Z]|\d{1,2}|[IVXL]{1,6}|[一二三四五六七八九十]{1,3})\s*[)）]"
-    r"|(?P<cn>[一二三四五六七八九十]{1,3})\s*、|(?P<letter>[A-Z])\.(?=\s))\s*(?P<text>\S.*)$"
+    r"|(?P<cn>[一二三四五六七八九十]{1,3})\s*、|(?P<letter>[A-Z]|[IVX]{2,5})\.(?=\s))\s*(?P<text>\S.*)$"
 )
 CHAPTER_HEADING = re.compile(r"^(?:第[一二三四五六七八九十百\d]+\s*(?:部分|[章部篇節])|(?:Chapter|Part)\s+(?:\d{1,2}|[IVX]{1,5})\b)")
 ANNEX_HEADING = re.compile(

@@ -240,17 +240,34 @@ class _Reader:
     # tables
     def _table(self, table: Any) -> None:
         rows = _rows(table)
-        if _is_data_table(table, rows):
-            caption = table.find("caption")
-            if caption is not None and _clean(caption.text_content()):
-                self.lines.append(_clean(caption.text_content()))
-            header, body = _grid([[text for c in row for text in _spanned(c)] for row in rows])
-            markdown = to_markdown(header, body)
-            self.lines.extend(markdown.split("\n"))
-            self.tables.append(Table(page=1, header=header, rows=body, markdown=markdown, method="html"))
+        if not _is_data_table(table, rows):
+            for row in rows:
+                self._layout_row(row)
             return
+        caption = table.find("caption")
+        if caption is not None and _clean(caption.text_content()):
+            self.lines.append(_clean(caption.text_content()))
+        run: list[list[Any]] = []
         for row in rows:
-            self._layout_row(row)
+            heading = _heading_row(row)
+            if heading is None:
+                run.append(row)
+                continue
+            self._grid(run)
+            self.lines.append(heading)
+            run = []
+        self._grid(run)
+
+    def _grid(self, rows: list[list[Any]]) -> None:
+        """Rows of a data table as one Markdown table (a single row is read as a line)."""
+        if len(rows) < 2:
+            for row in rows:
+                self._layout_row(row)
+            return
+        header, body = _grid([[text for c in row for text in _spanned(c)] for row in rows])
+        markdown = to_markdown(header, body)
+        self.lines.extend(markdown.split("\n"))
+        self.tables.append(Table(page=1, header=header, rows=body, markdown=markdown, method="html"))
 
     def _layout_row(self, cells: list[Any]) -> None:
         """Cells read in order; a short label cell runs on into the next cell's first line."""
@@ -288,6 +305,30 @@ def _rows(table: Any) -> list[list[Any]]:
         if _owner_table(tr) is table:
             rows.append([c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th") and not _dropped(c)])
     return [r for r in rows if r]
+
+
+def _heading_row(row: list[Any]) -> str | None:
+    """A row that is the paper's next heading, not data: one filled cell, all in bold, that
+    reads as a numbered heading (``II. Questions``, ``Part 2 …``). A Council agenda's item
+    headings sit in the rows of its layout grid this way."""
+    texts = [_clean(_cell_text(c)) for c in row]
+    filled = [(cell, text) for cell, text in zip(row, texts) if text]
+    if len(filled) != 1:
+        return None
+    cell, text = filled[0]
+    if not (markers.TOPIC_HEADING.match(text) or markers.CHAPTER_HEADING.match(text)) or not _all_bold(cell):
+        return None
+    return text
+
+
+def _all_bold(cell: Any) -> bool:
+    """Every piece of the cell's text is inside ``<b>``/``<strong>`` (or a ``<th>``)."""
+    if cell.tag.lower() == "th":
+        return True
+    for node in cell.xpath(".//text()"):
+        if node.strip() and not node.getparent().xpath("ancestor-or-self::*[self::b or self::strong]"):
+            return False
+    return True
 
 
 def _owner_table(el: Any) -> Any:

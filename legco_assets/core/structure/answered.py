@@ -15,7 +15,8 @@ their sections, judges them as a reader does:
   The same label with another text is left alone (a paper numbering two questions alike:
   the numbering check reports it);
 * a question whose "answer" starts with ``Public officer to reply:`` /
-  ``負責答覆的政府官員：`` was put, not answered: its section is narrative.
+  ``負責答覆的政府官員：`` was put, not answered: its section is narrative, one per question
+  (a Council agenda's ``3. Hon James TIEN to ask:`` headed by that label).
 """
 
 from __future__ import annotations
@@ -49,8 +50,10 @@ def answered_pairs(sections: list[Section]) -> list[Section]:
             out.append(section)
         elif id(section) in listed:
             out.append(_as(section, "toc"))
-        elif id(section) in tail or _reply_pending(section):
+        elif id(section) in tail:
             out.append(_as(section, "narrative"))
+        elif _reply_pending(section):
+            out.append(_put(section))
         else:
             out.append(section)
     return out
@@ -91,6 +94,20 @@ def _no_real_answer(section: Section, kept: int) -> bool:
 def _reply_pending(section: Section) -> bool:
     first = next((ln.strip() for ln in (section.answer or "").split("\n") if ln.strip()), "")
     return bool(markers.REPLY_PENDING.match(first))
+
+
+def _put(section: Section) -> Section:
+    """A question put, not answered, is narrative of its own; an agenda's numbered question
+    is headed by its label (``3. Hon James TIEN to ask: (Translation)``) under the heading
+    above it, so its chunk says whose question it is and the path where it sits."""
+    narrative = _as(section, "narrative")
+    first = next((ln.strip() for ln in section.text.split("\n") if ln.strip()), "")
+    m = markers.AGENDA_QUESTION.match(first)
+    if not m:
+        return narrative
+    label = first[: m.start("text")].strip()
+    path = [h for h in (section.parent_topic, section.heading) if h]
+    return replace(narrative, heading=label, parent_topic=section.heading or section.parent_topic, path=[*dict.fromkeys(path), label])
 
 
 def _as(section: Section, kind: str) -> Section:

@@ -36,6 +36,7 @@ from .rosters import in_name_list
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
 EN_ANSWER_SEARCH_LINES = 8
 QUESTION_WRAP_LINES = 5  # an implicit-answer question must end (``?``) within this many lines
+AGENDA_QUESTION_LINES = 80  # an agenda question runs to its ``Public Officer to reply`` line
 HEADING_LOOKAHEAD = 3  # a topic heading inside an answer needs a question this close below
 HEADING_MAX_WIDTH = 64  # display width (CJK = 2) of a heading line
 TABLE_RUN = 6  # consecutive short cell lines that make a cell-per-line table
@@ -321,6 +322,9 @@ class _Detector:
     # questions
     def _question_at(self, i: int) -> _Question | None:
         s = self.lines[i]
+        m = markers.AGENDA_QUESTION.match(s)
+        if m:  # put, with the official who will reply below it (:mod:`answered` keeps it unpaired)
+            return self._explicit_question(i, m["num"], m["text"], _reply_named, limit=AGENDA_QUESTION_LINES)
         m = markers.ZH_QUESTION.match(s)
         if m:
             return self._explicit_question(i, re.sub(r"\s", "", m["id"]).upper(), m["text"], _zh_answer)
@@ -406,7 +410,7 @@ class _Detector:
     def _question_start(self, k: int) -> bool:
         """Cheap test (no look-ahead) for a line that opens a question."""
         s = self.lines[k]
-        if markers.ZH_QUESTION.match(s) or _en_q(s):
+        if markers.ZH_QUESTION.match(s) or _en_q(s) or markers.AGENDA_QUESTION.match(s):
             return True
         if self.hansard_mode and markers.HANSARD_QUESTION.match(s):
             return True
@@ -560,12 +564,12 @@ def _en_q(s: str) -> re.Match[str] | None:
 def _explicit_marker(s: str) -> bool:
     """``問 A1：…`` or ``Q1 …`` with its text: the document labels its questions."""
     m = _en_q(s)
-    return bool(markers.ZH_QUESTION.match(s) or m and m["text"])
+    return bool(markers.ZH_QUESTION.match(s) or m and m["text"] or markers.AGENDA_QUESTION.match(s))
 
 
 def _question_like(s: str, numbered: bool) -> bool:
     """Any line that may open a question, for the document-wide pre-scan."""
-    if markers.ZH_QUESTION.match(s) or _en_q(s) or markers.HANSARD_QUESTION.match(s):
+    if markers.ZH_QUESTION.match(s) or _en_q(s) or markers.HANSARD_QUESTION.match(s) or markers.AGENDA_QUESTION.match(s):
         return True
     return numbered and bool(markers.NUMBERED_QUESTION.match(s))
 
@@ -573,6 +577,12 @@ def _question_like(s: str, numbered: bool) -> bool:
 def _zh_answer(s: str) -> str | None:
     m = markers.ZH_ANSWER.match(s)
     return m["text"] if m else None
+
+
+def _reply_named(s: str) -> str | None:
+    """The agenda's ``Public Officer to reply : …`` line, whole: it ends the question, and
+    :mod:`answered` reads it as a question put, not answered."""
+    return s if markers.REPLY_PENDING.match(s) else None
 
 
 def _hansard_reply(s: str) -> str | None:
