@@ -5,7 +5,8 @@ The committed fixtures (``fixtures/html/``) are hand-written in the shapes gover
 LegCo pages take: a Labour Department FAQ with ``問1.`` / ``答1.`` in layout-table cells, the
 questions listed at the top as anchor links and an answer ending in a data table; a Big5
 page with ``問 1 :`` labels; an English ``Q1.`` page with implicit answers; a speech, a budget
-paper and a Council agenda (questions put, not answered) as negatives. The real pages of
+paper and a Council agenda (questions put, not answered) as negatives; the Government's
+release of a Council question and its reply (``LCQ5: …`` / ``立法會五題：…``). The real pages of
 the shared corpus are used when it is present.
 """
 
@@ -32,6 +33,8 @@ TC_FAQ = HTML / "ld_faq_annual_leave_tc.html"
 BIG5_FAQ = HTML / "ld_faq_holidays_big5.html"
 EN_FAQ = HTML / "faq_implicit_answers_en.html"
 AGENDA = HTML / "council_agenda_questions_en.html"
+LCQ_EN = HTML / "lcq_public_housing_en.html"
+LCQ_TC = HTML / "lcq_public_housing_tc.html"
 NEGATIVES = [HTML / "speech_secretary_en.html", HTML / "budget_paper_tc.html"]
 
 
@@ -86,6 +89,40 @@ def test_english_faq_with_implicit_answers_and_a_question_index(tmp_path: Path) 
     assert pairs[1]["text"] == "Q2. What is the current statutory minimum wage rate?\nWith effect from 1 May 2025, the statutory minimum wage rate is $42.1 per hour."
     assert pairs[2]["metadata"]["has_table"] and pairs[2]["text"].endswith("| 208 | 8,756.8 |")
     assert not any("Back to top" in p["text"] for p in pairs)
+
+
+def test_the_governments_release_of_a_council_question_is_one_pair_under_its_headline(tmp_path: Path) -> None:
+    """``LCQ5: …`` / ``立法會五題：…`` releases print ``Question:`` / ``問題：`` and ``Reply:`` /
+    ``答覆：`` on lines of their own, a question of several parts between them; the reply
+    ends before the release's sign-off (``Ends/…``, ``完``, the time issued, ``NNNN``)."""
+    for path, headline, asked, last in (
+        (LCQ_EN, "LCQ5: Public rental housing", "The Government announced on the 3rd of last month",
+         "as they are handled under the Quota and Points System."),
+        (LCQ_TC, "立法會五題：公共租住房屋", "政府上月三日公布", "（三）政府沒有計劃為非長者一人申請者的平均輪候時間訂立目標。"),
+    ):
+        records = chunk_file(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
+        pairs = [r for r in records if r["metadata"]["section_type"] == "qa"]
+        assert len(pairs) == 1, path.name
+        pair = pairs[0]
+        assert pair["metadata"]["section_path"] == [headline]
+        assert pair["metadata"]["question_text"].startswith(asked)
+        assert pair["metadata"]["question_text"].endswith(("average waiting time of non-elderly one-person applicants?", "平均輪候時間訂立目標？"))
+        assert pair["text"].endswith(last)
+        assert not any(mark in r["text"] for r in records for mark in ("Ends/", "NNNN", "HKT", "\n完", "香港時間"))
+        text, sections = _sections(path)
+        assert coverage_of(text, sections).ok
+
+
+def test_a_worded_question_label_waits_for_its_reply_past_parts_that_end_in_a_question_mark() -> None:
+    parts = "\n".join(f"({n}) whether item {n} will be reviewed?" for n in range(1, 10))
+    text = f"LCQ1: Reviews\nQuestion:\nWill the Government inform this Council:\n{parts}\nReply:\nPresident,\nAll nine items will be reviewed.\n"
+    sections = detect_structure(DocumentText.from_pages([_page(text)]))
+    pairs = [s for s in sections if s.type == "qa"]
+    assert len(pairs) == 1 and pairs[0].heading == "LCQ1: Reviews"
+    assert pairs[0].question.endswith("(9) whether item 9 will be reviewed?")
+    assert pairs[0].answer == "President,\nAll nine items will be reviewed."
+    bare = detect_structure(DocumentText.from_pages([_page("Question:\nWhat was asked is not said here.\nNothing follows.\n")]))
+    assert not any(s.type == "qa" for s in bare), "a first bare Question: with no reply label below is no pair"
 
 
 def test_html_source_is_one_page_of_kind_html_with_its_headings() -> None:

@@ -56,7 +56,7 @@ EN_QUESTION = re.compile(
     r"(?P<text>(?:[^\d\s].*)?)$"
 )
 EN_ANSWER = re.compile(
-    r"^(?:A|Answer)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)(?P<text>.*)$"
+    r"^(?:A|Answer|Reply)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)(?P<text>.*)$"
 )
 # ``1 新規定如何操作？`` / ``3 How to ascertain …`` / a bare ``3`` above the question text
 NUMBERED_QUESTION = re.compile(r"^(?P<num>\d{1,2})(?:\s*[.．、)]\s*|\s+|$)(?P<text>(?:[^\d\s.．、)].*)?)$")
@@ -183,6 +183,16 @@ BACK_TO_TOP = re.compile(
     r"|返回頂部|回到頂部|返回页首|回到顶部|返回頂端|回頂端)[↑▲^⇧\s]*$",
     re.IGNORECASE,
 )
+# a government press release's sign-off (``Ends/Wednesday, July 9, 2014``, ``完``) and the
+# lines the news system prints after it (date, ``Issued at HKT 14:31``, ``香港時間14時31分``, ``NNNN``)
+PRESS_RELEASE_END = re.compile(r"^(?:Ends\s*/\s*\w+day\b.*|完)$")
+PRESS_RELEASE_TRAILER = re.compile(
+    r"^(?:Issued\s+at\s+HKT\s+\d{1,2}:\d{2}|香港時間\d{1,2}時\d{1,2}分|NNNN"
+    r"|\d{4}年\d{1,2}月\d{1,2}日\s*[（(]星期[一二三四五六日天][)）])$"
+)
+# the headline of the Government's release of a Council question and its reply:
+# ``LCQ5: Public rental housing``, ``立法會五題：公共租住房屋``
+LCQ_TITLE = re.compile(r"^(?:LCQ\s?\d{1,2}|立法會[一二三四五六七八九十]{1,3}題)\s*[:：]\s*\S")
 ERROR_PAGE = re.compile(
     r"\b(?:[45]\d\d\s*[-–:]?\s*)?(?:(?:page|file)\s+not\s+found|not\s+found|forbidden|access\s+denied|bad\s+request"
     r"|internal\s+server\s+error|service\s+(?:temporarily\s+)?unavailable|bad\s+gateway|gateway\s+time-?out)\b"

@@ -190,7 +190,7 @@ class _Reader:
         body = root.find("body")
         self._walk(body if body is not None else root)
         self._break()
-        return HtmlPage("\n".join(self.lines), self.headings, self.tables)
+        return HtmlPage("\n".join(_without_sign_off(self.lines)), self.headings, self.tables)
 
     # line assembly
     def _break(self) -> None:
@@ -296,6 +296,16 @@ class _Reader:
     def _walk_cell(self, cell: Any) -> None:
         self._children(cell)
         self._break()
+
+
+def _without_sign_off(lines: list[str]) -> list[str]:
+    """A press release's lines without its sign-off (``Ends/Wednesday, July 9, 2014`` /
+    ``完``) and the date, time and ``NNNN`` the news system prints after it: the last
+    answer of a Council question's release otherwise ends in them."""
+    end = next((n for n in range(len(lines) - 1, -1, -1) if markers.PRESS_RELEASE_END.match(lines[n])), None)
+    if end is None or not all(markers.PRESS_RELEASE_TRAILER.match(line) for line in lines[end + 1 :]):
+        return lines
+    return lines[:end]
 
 
 def _rows(table: Any) -> list[list[Any]]:

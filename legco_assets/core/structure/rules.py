@@ -329,7 +329,7 @@ class _Detector:
         if m:
             return self._explicit_question(i, re.sub(r"\s", "", m["id"]).upper(), m["text"], _zh_answer)
         m = _en_q(s)
-        if m and (m["letter"] == "Q" or self.pair_count):
+        if m and (m["letter"] == "Q" or self.pair_count or _worded(m)):
             question = self._en_question(i, m)
             if question:
                 return question
@@ -360,12 +360,17 @@ class _Detector:
         letter = "Q" if m["letter"] == "Question" else m["letter"]
         qa_id = f"{letter}{int(m['num']) if m['num'] else self.pair_count + 1}"
         ended = bool(markers.QUESTION_END.search(m["text"]))
-        for k in self._next_nonblank(i, EN_ANSWER_SEARCH_LINES):
+        # a bare ``Question:`` heads a question of several parts, each perhaps ending ``?``,
+        # and its ``Reply:`` / ``Answer:`` may sit many lines below (a Council question's release)
+        worded = _worded(m)
+        for k in self._next_nonblank(i, ANSWER_SEARCH_LINES if worded else EN_ANSWER_SEARCH_LINES):
             a = markers.EN_ANSWER.match(self.lines[k])
             if a and (a["num"] and m["num"] and int(a["num"]) == int(m["num"]) or not (a["num"] or m["num"])):
                 return _Question(qa_id, i, k, k, m["text"], a["text"])
-            if ended or self._question_start(k) or self._section_marker(k):
+            if ended and not worded or self._question_start(k) or self._section_marker(k):
                 break
+        if worded and not self.pair_count:
+            return None  # a first bare ``Question:`` is a label only with its answer's label below
             ended = bool(markers.QUESTION_END.search(self.lines[k]))
         end = self._question_end(i, m["text"], require_mark=not m["text"])
         return _Question(qa_id, i, end, None, m["text"]) if end else None
@@ -472,6 +477,10 @@ class _Detector:
             self.context = "narrative"
             self.events.append(_Event("level1", i, self.context, i + 1))
             return i + 1
+        if markers.LCQ_TITLE.match(s):
+            self.context = "narrative"
+            self.events.append(_Event("level1", i, self.context, i + 1))
+            return i + 1
         level1 = markers.CHAPTER_HEADING.match(s) or self._annex_heading(s)
         if level1 and heading_like(_after_label(s, level1.end())) and (_bare_label(s, level1.end()) or self._starts_block(i)):
             self.context = "narrative"
@@ -556,9 +565,10 @@ def _bare_label(s: str, label_end: int) -> bool:
 
 
 def _en_q(s: str) -> re.Match[str] | None:
-    """``Q1 …`` / ``O2 …`` with text after it (``Q3 2024`` is a quarter, not a question)."""
+    """``Q1 …`` / ``O2 …`` with text after it (``Q3 2024`` is a quarter, not a question), or
+    the word ``Question:`` alone."""
     m = markers.EN_QUESTION.match(s)
-    return m if m and (m["text"] or s.rstrip()[-1:].isdigit()) else None
+    return m if m and (m["text"] or s.rstrip()[-1:].isdigit() or _worded(m)) else None
 
 
 def _explicit_marker(s: str) -> bool:
@@ -572,6 +582,11 @@ def _question_like(s: str, numbered: bool) -> bool:
     if markers.ZH_QUESTION.match(s) or _en_q(s) or markers.HANSARD_QUESTION.match(s) or markers.AGENDA_QUESTION.match(s):
         return True
     return numbered and bool(markers.NUMBERED_QUESTION.match(s))
+
+
+def _worded(m: re.Match[str]) -> bool:
+    """The bare word ``Question:`` alone on its line (no number, no text)."""
+    return m["letter"] == "Question" and not m["num"] and not m["text"]
 
 
 def _zh_answer(s: str) -> str | None:
