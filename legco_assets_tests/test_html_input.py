@@ -6,7 +6,8 @@ LegCo pages take: a Labour Department FAQ with ``問1.`` / ``答1.`` in layout-t
 questions listed at the top as anchor links and an answer ending in a data table; a Big5
 page with ``問 1 :`` labels; an English ``Q1.`` page with implicit answers; a speech, a budget
 paper and a Council agenda (questions put, not answered) as negatives; the Government's
-release of a Council question and its reply (``LCQ5: …`` / ``立法會五題：…``). The real pages of
+release of a Council question and its reply (``LCQ5: …`` / ``立法會五題：…``); an FAQ with no
+labels at all (questions as ``<dt>``, ``<h3>``, ``<summary>`` and bold lines). The real pages of
 the shared corpus are used when it is present.
 """
 
@@ -18,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from legco_assets.core.errors import DocumentError
-from legco_assets.core.pipeline import chunk_file, label_coverage, text_pages
-from legco_assets.core.read import extract_document, read_html, read_source
+from legco_assets.core.pipeline import chunk_file, find_structure, label_coverage, text_pages
+from legco_assets.core.read import SourceBytes, extract_document, read_html, read_source
 from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.structure import detect_structure, question_labels
@@ -34,6 +35,7 @@ BIG5_FAQ = HTML / "ld_faq_holidays_big5.html"
 EN_FAQ = HTML / "faq_implicit_answers_en.html"
 AGENDA = HTML / "council_agenda_questions_en.html"
 LCQ_EN = HTML / "lcq_public_housing_en.html"
+UNLABELLED_FAQ = HTML / "faq_unlabelled_en.html"
 LCQ_TC = HTML / "lcq_public_housing_tc.html"
 NEGATIVES = [HTML / "speech_secretary_en.html", HTML / "budget_paper_tc.html"]
 
@@ -123,6 +125,65 @@ def test_a_worded_question_label_waits_for_its_reply_past_parts_that_end_in_a_qu
     assert pairs[0].answer == "President,\nAll nine items will be reviewed."
     bare = detect_structure(DocumentText.from_pages([_page("Question:\nWhat was asked is not said here.\nNothing follows.\n")]))
     assert not any(s.type == "qa" for s in bare), "a first bare Question: with no reply label below is no pair"
+
+
+def test_an_faq_without_labels_gives_a_pair_per_question_it_sets_apart(tmp_path: Path) -> None:
+    """No ``Q1`` anywhere: the questions are ``<dt>``s, ``<h3>``s, an accordion's
+    ``<summary>`` and a bold paragraph; each heading that asks is a pair with the text under
+    it, under the page's own headings."""
+    pairs = _pairs(UNLABELLED_FAQ, tmp_path)
+    assert [(p["metadata"]["question_id"], p["metadata"]["section_path"][-1]) for p in pairs] == [
+        ("1", "General"), ("2", "General"), ("3", "Pay period"), ("4", "Pay period"), ("5", "Records"), ("6", "Records"),
+    ]
+    assert [p["metadata"]["question_text"] for p in pairs][::2] == [
+        "What is the current statutory minimum wage rate?",
+        "How is the minimum wage calculated for a pay period?",
+        "How long must an employer keep records of hours worked?",
+    ]
+    assert pairs[1]["text"] == (
+        "Does the Minimum Wage Ordinance apply to student interns?\nStudent interns and work experience students "
+        "during a period of exempted student employment are not covered.\nEmployers should keep records of the exemption."
+    )
+    assert pairs[5]["text"] == "Can an employee ask for a copy of these records?\nYes. The employer must give a copy of the records on request, free of charge."
+    text, sections = _sections(UNLABELLED_FAQ)
+    assert coverage_of(text, sections).ok
+
+
+def test_headings_that_ask_are_pairs_only_in_a_paper_without_labels_and_only_several() -> None:
+    """One rhetorical heading in a narrative paper stays narrative; a labelled FAQ keeps
+    its labels' pairs; a Chinese page's ``？`` asks as ``?`` does."""
+    def sections_of(markup: str) -> list:
+        path = Path("inline.html")
+        _, pages = text_pages(SourceBytes(path, markup.encode()))
+        return find_structure(pages, Settings()).sections
+
+    body = "<p>" + "The scheme is set out in this paper at some length. " * 3 + "</p>"
+    one = sections_of(f"<html><body><h1>Paper</h1><h2>Why is a scheme needed?</h2>{body}<h2>Timetable</h2>{body}</body></html>")
+    assert not any(s.type == "qa" for s in one)
+    labelled = sections_of(
+        "<html><body><h2>Is it free?</h2><p>Yes, it is free of charge for every applicant.</p>"
+        "<p>Q1. How do I apply?</p><p>A1. Apply online at the department's website.</p>"
+        "<h2>Who can apply?</h2><p>Any resident aged 18 or above may apply for it.</p></body></html>"
+    )
+    assert [s.qa_id for s in labelled if s.type == "qa"] == ["Q1"]
+    chinese = sections_of(
+        "<html><body><h1>常見問題</h1><h3>最低工資水平是多少？</h3><p>由2025年5月1日起，法定最低工資水平為每小時42.1元。</p>"
+        "<h3>休息日是否計算為工作時數？</h3><p>不是。除非僱員應僱主要求在休息日工作，否則休息日不計算為工作時數。</p></body></html>"
+    )
+    assert [(s.qa_id, s.question, s.path) for s in chinese if s.type == "qa"] == [
+        ("1", "最低工資水平是多少？", ["常見問題"]), ("2", "休息日是否計算為工作時數？", ["常見問題"]),
+    ]
+
+
+def test_a_speaker_turn_with_a_bold_name_is_not_a_question_heading() -> None:
+    """Only text wholly in bold sets a paragraph apart: a Hansard turn bolds the speaker's
+    name, and the words after it (the ``<strong>``'s tail) are not bold."""
+    markup = (
+        "<html><body><p>Proceedings of the Council, long enough to be a page of a paper.</p>"
+        "<p><strong>CHAIRMAN </strong>(in Cantonese):<strong> </strong>Does any other Member wish to speak?</p>"
+        "<p><strong>Is the whole of this line bold?</strong></p></body></html>"
+    )
+    assert [h["text"] for h in read_html("inline.html", markup.encode()).headings] == ["Is the whole of this line bold?"]
 
 
 def test_html_source_is_one_page_of_kind_html_with_its_headings() -> None:

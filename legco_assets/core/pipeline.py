@@ -153,12 +153,14 @@ def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None 
     """Rules first; the LLM (when configured) where the rules are unsure or with
     ``QA_STRUCTURE_MODE=llm``. ``.sections`` are the sections, the rest is how they were found
     (path, LLM calls/cached/tokens/seconds, dropped items, notes) for ``structure.json``.
-    Every section then gets its heading path from the paper's outline (:mod:`outline`)."""
-    from .structure import apply_outline, link_annexes, resolve_structure
+    Every section then gets its heading path from the paper's outline (:mod:`outline`), and
+    in a paper without labels, headings that ask become pairs (:mod:`asked_headings`)."""
+    from .structure import apply_outline, asked_headings, link_annexes, resolve_structure
 
     doc = DocumentText.from_pages(pages)
     result = resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
     result.sections, _ = apply_outline(doc, result.sections, pages, settings.qa_include_internal_refs)
+    result.sections = asked_headings(doc, result.sections)
     result.sections, result.annexes = link_annexes(doc, result.sections)
     return result
 

@@ -12,7 +12,8 @@ page becomes lines the way a person reads it:
 * every block element starts a line (an accordion's ``<button>`` holding a question too),
   inline elements run on (``<strong>201</strong>
   <strong>5</strong>`` is ``2015``); ``h1``-``h6`` are lines of their own and are listed with
-  their level (:attr:`HtmlPage.headings`), for heading detection;
+  their level (:attr:`HtmlPage.headings`), for heading detection, as is a question an FAQ
+  sets apart without a heading tag (a ``<dt>``, a ``<summary>``, a bold paragraph ending ``?``);
 * a table is either layout or data. Layout tables (a label cell beside a text cell, nested
   tables, one column) are read as text: a short label cell runs on into the cell beside it,
   so ``| 問1. | 每年須給予…？ |`` is the line ``問1. 每年須給予…？`` and the question markers see
@@ -51,6 +52,8 @@ _BLOCK_TAGS = frozenset(
      "form", "button"}
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_ASKING_TAGS = frozenset({"dt", "summary"})  # hold an FAQ's question when it ends with "?"
+ASKING_LEVEL = 6  # heading level of a question set apart without a heading tag
 _SPACES = re.compile(r"[ \t\r\n\f\u00a0\u2000-\u200b\u200d\u202f\u205f\ufeff]+")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 # what a declared charset is read as: supersets, so no character of the page is lost
@@ -225,10 +228,20 @@ class _Reader:
                 self._break()
         elif tag in _BLOCK_TAGS:
             self._break()
+            before = len(self.lines)
             self._children(el)
             self._break()
+            if tag in _ASKING_TAGS or tag == "p" and _all_bold(el):
+                self._asked(before)
         else:  # inline
             self._children(el)
+
+    def _asked(self, line: int) -> None:
+        """A question set apart as an FAQ sets it (a ``<dt>``, an accordion's ``<summary>``,
+        a paragraph all in bold): one line ending with a question mark is a heading hint of
+        the lowest level, so the outline cuts the page there (:mod:`asked_headings`)."""
+        if len(self.lines) == line + 1 and markers.QUESTION_END.search(self.lines[line]):
+            self.headings.append({"line": line, "level": ASKING_LEVEL, "text": self.lines[line]})
 
     def _children(self, el: Any) -> None:
         self._text(el.text)
@@ -336,7 +349,10 @@ def _all_bold(cell: Any) -> bool:
     if cell.tag.lower() == "th":
         return True
     for node in cell.xpath(".//text()"):
-        if node.strip() and not node.getparent().xpath("ancestor-or-self::*[self::b or self::strong]"):
+        if not node.strip():
+            continue
+        holder = node.getparent().getparent() if node.is_tail else node.getparent()  # a tail is its element's parent's text
+        if holder is None or not holder.xpath("ancestor-or-self::*[self::b or self::strong]"):
             return False
     return True
 

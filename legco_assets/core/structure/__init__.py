@@ -7,6 +7,7 @@ Code outside this package imports only the names below."""
 from __future__ import annotations
 
 from .annexes import AnnexReport, link_annexes, same_member
+from .asked_headings import asked_headings
 from .official_match import CHECK_NAME as OFFICIAL_CHECK, OfficialMatch, match_official_questions
 from .council import SUPPLEMENTARY, WRITTEN, context_line, question_lead, reply_parts
 from .label_guard import LabelCoverage, label_coverage, question_labels
@@ -62,6 +63,7 @@ __all__ = [
     "StructureReplyError",
     "StructureResult",
     "apply_outline",
+    "asked_headings",
     "detect_structure",
     "drop_internal_refs",
     "join_pages",

@@ -1,0 +1,94 @@
+"""Headings that ask: an FAQ without labels is still one pair per question.
+
+Why: many government FAQ pages print no ``Q1`` / ``問1.`` at all. Each question is a heading
+(``<h3>``, a bold line, a ``<dt>`` of a definition list, an accordion's ``<summary>``) and its
+answer the text under it; the rules see no label, and the outline makes each question a
+narrative section of its own, headed by the question. Read as a reader reads it, such a
+section is an exchange: the heading asks, the text under it answers. So, after the outline:
+
+* in a paper with no labelled pair, a narrative section whose own heading (the last of its
+  path) ends with a question mark and which has text under it becomes a ``qa`` pair: the
+  heading is the question, the text the answer, and its path is the headings above;
+* only when the paper has at least :data:`MIN_ASKED` of them (an FAQ asks several; a
+  narrative paper's single rhetorical heading stays narrative);
+* pairs are numbered ``1``, ``2``… in order, as the rules number unlabelled questions.
+
+A paper with labelled pairs keeps its sections as they are: its labels say what a question is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .. import markers
+from ..records import DocumentText, Section
+from .rules import looks_tabular
+
+MIN_ASKED = 2  # headings that ask, at least, before they are read as an FAQ's questions
+
+
+def asked_headings(doc: DocumentText, sections: list[Section]) -> list[Section]:
+    """``sections`` with each question heading and the text under it as a pair, when the
+    paper has no labelled pair and at least :data:`MIN_ASKED` such headings."""
+    if any(s.type == "qa" for s in sections):
+        return sections
+    answer_starts = {id(s): _answer_start(doc, s) for s in sections}
+    asked = [s for s in sections if answer_starts[id(s)] is not None]
+    if len(asked) < MIN_ASKED:
+        return sections
+    out, number = [], 0
+    for section in sections:
+        start = answer_starts[id(section)]
+        if start is None:
+            out.append(section)
+            continue
+        number += 1
+        out.append(_pair(doc, section, start, str(number)))
+    return out
+
+
+def _answer_start(doc: DocumentText, section: Section) -> int | None:
+    """Where the answer starts in a narrative section headed by a question (None otherwise)."""
+    if section.type != "narrative" or not section.path:
+        return None
+    question = section.path[-1]
+    if not markers.QUESTION_END.search(question):
+        return None
+    span = doc.text[section.char_start : section.char_end]
+    end = _heading_end(span, question)
+    if end is None or not span[end:].strip():
+        return None
+    return section.char_start + end + (len(span[end:]) - len(span[end:].lstrip()))
+
+
+def _heading_end(span: str, heading: str) -> int | None:
+    """Offset in ``span`` just after ``heading`` (which may wrap over lines), if it opens it."""
+    target = "".join(heading.split())
+    seen = 0
+    for n, ch in enumerate(span):
+        if ch.isspace():
+            continue
+        if seen >= len(target) or ch != target[seen]:
+            return None
+        seen += 1
+        if seen == len(target):
+            return n + 1
+    return None
+
+
+def _pair(doc: DocumentText, section: Section, answer_start: int, qa_id: str) -> Section:
+    answer = doc.text[answer_start : section.char_end].strip()
+    path = list(section.path[:-1])
+    return replace(
+        section,
+        type="qa",
+        heading=path[-1] if path else None,
+        parent_topic=path[-2] if len(path) > 1 else None,
+        qa_id=qa_id,
+        question=section.path[-1],
+        answer=answer,
+        answer_start=answer_start,
+        has_table=looks_tabular(answer),
+        path=path,
+        level=len(path) or None,
+    )
