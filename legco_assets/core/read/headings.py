@@ -38,7 +38,9 @@ FULL_LINE = 0.9  # a line this close to the page's longest is running text (a nu
 TITLE_PAGE = 1  # a style seen only on this page is the paper's title, not an outline level
 
 
-_ENDS = set("。．.!?！？;；,，、:：")  # the sentence and clause ends of markers.SENTENCE_END / CLAUSE_END
+# the sentence and clause ends of markers.SENTENCE_END / CLAUSE_END, but for the question
+# mark: a question set apart by its type is a heading that asks (an FAQ without labels)
+_ENDS = set("。．.!！;；,，、:：")
 _CLOSERS = "」』”’\"')）]］】 "
 
 
@@ -73,7 +75,8 @@ def _width(line: str) -> int:
 
 
 def candidate_line(line: str) -> bool:
-    """A line that may be a title: short, with letters, not ending a sentence or a clause."""
+    """A line that may be a title: short, with letters, not ending a sentence or a clause
+    (a question may: :mod:`asked_headings`)."""
     s = line.strip()
     if not s or _width(s) > CANDIDATE_MAX_WIDTH or s.rstrip(_CLOSERS)[-1:] in _ENDS:
         return False
