@@ -96,11 +96,13 @@ def test_english_faq_with_implicit_answers_and_a_question_index(tmp_path: Path) 
 def test_the_governments_release_of_a_council_question_is_one_pair_under_its_headline(tmp_path: Path) -> None:
     """``LCQ5: …`` / ``立法會五題：…`` releases print ``Question:`` / ``問題：`` and ``Reply:`` /
     ``答覆：`` on lines of their own, a question of several parts between them; the reply
-    ends before the release's sign-off (``Ends/…``, ``完``, the time issued, ``NNNN``)."""
-    for path, headline, asked, last in (
+    ends before the release's sign-off (``Ends/…``, ``完``, the time issued, ``NNNN``). The
+    first line names the member and the official, and says the reply is written."""
+    for path, headline, asked, last, who in (
         (LCQ_EN, "LCQ5: Public rental housing", "The Government announced on the 3rd of last month",
-         "as they are handled under the Quota and Points System."),
-        (LCQ_TC, "立法會五題：公共租住房屋", "政府上月三日公布", "（三）政府沒有計劃為非長者一人申請者的平均輪候時間訂立目標。"),
+         "as they are handled under the Quota and Points System.", ("Hon Alice Mak", "Secretary for Transport and Housing")),
+        (LCQ_TC, "立法會五題：公共租住房屋", "政府上月三日公布", "（三）政府沒有計劃為非長者一人申請者的平均輪候時間訂立目標。",
+         ("麥美娟議員", "運輸及房屋局局長")),
     ):
         records = chunk_file(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
         pairs = [r for r in records if r["metadata"]["section_type"] == "qa"]
@@ -110,9 +112,28 @@ def test_the_governments_release_of_a_council_question_is_one_pair_under_its_hea
         assert pair["metadata"]["question_text"].startswith(asked)
         assert pair["metadata"]["question_text"].endswith(("average waiting time of non-elderly one-person applicants?", "平均輪候時間訂立目標？"))
         assert pair["text"].endswith(last)
+        assert (pair["metadata"]["asker"], pair["metadata"]["answerer"], pair["metadata"]["question_kind"]) == (*who, "written")
         assert not any(mark in r["text"] for r in records for mark in ("Ends/", "NNNN", "HKT", "\n完", "香港時間"))
         text, sections = _sections(path)
         assert coverage_of(text, sections).ok
+
+
+@pytest.mark.parametrize(
+    ("intro", "keys"),
+    [
+        ("Following is a question by Dr the Hon Elizabeth Quat and a reply by the Secretary for Labour and Welfare, "
+         "Mr Chris Sun, in the Legislative Council today (June 12):", ("Dr the Hon Elizabeth Quat", "Secretary for Labour and Welfare", "main")),
+        ("Following is a question by the Hon Tommy Cheung and a written reply by the Acting Secretary for Commerce and "
+         "Economic Development, Dr Bernard Chan, in the Legislative Council today (March 20):",
+         ("Hon Tommy Cheung", "Acting Secretary for Commerce and Economic Development", "written")),
+        ("以下是今日（六月十二日）在立法會會議上梁熙議員的提問和勞工及福利局局長孫玉菡的答覆：", ("梁熙議員", "勞工及福利局局長", "main")),
+    ],
+)
+def test_a_releases_first_line_names_asker_answerer_and_kind(intro: str, keys: tuple[str, str, str]) -> None:
+    label, reply = ("問題：", "答覆：") if intro.startswith("以下") else ("Question:", "Reply:")
+    text = f"LCQ3: Employment\n{intro}\n{label}\nWill the Government inform this Council of the figures?\n{reply}\nPresident,\nThe figures are set out below.\n"
+    pairs = [s for s in detect_structure(DocumentText.from_pages([_page(text)])) if s.type == "qa"]
+    assert [(s.asker, s.answerer, s.question_kind) for s in pairs] == [keys]
 
 
 def test_a_worded_question_label_waits_for_its_reply_past_parts_that_end_in_a_question_mark() -> None:

@@ -193,6 +193,16 @@ PRESS_RELEASE_TRAILER = re.compile(
 # the headline of the Government's release of a Council question and its reply:
 # ``LCQ5: Public rental housing``, ``立法會五題：公共租住房屋``
 LCQ_TITLE = re.compile(r"^(?:LCQ\s?\d{1,2}|立法會[一二三四五六七八九十]{1,3}題)\s*[:：]\s*\S")
+# its first line, naming who asked and who replied, and whether in writing: ``Following is a
+# question by the Hon Alice Mak and a written reply by the Secretary for Transport and Housing,
+# Professor Anthony Cheung Bing-leung, in the Legislative Council today (July 9):`` /
+# ``以下是今日（七月九日）在立法會會議上麥美娟議員的提問和運輸及房屋局局長張炳良的書面答覆：``
+LCQ_INTRO = re.compile(
+    r"^Following\s+is\s+a\s+question\s+by\s+(?P<asker>.+?)\s+and\s+an?\s+(?P<written>written\s+)?reply\s+by\s+"
+    r"(?:the\s+)?(?P<answerer>.+?)(?:,\s+[^,]+)?,?\s+(?:in|at)\s+the\s+Legislative\s+Council\b"
+    r"|^以下是.{0,20}?在立法會(?:會議上)?(?P<asker_zh>\S{2,8}?議員)的提問和"
+    r"(?P<answerer_zh>\S{2,20}?(?:局長|司長|署長|處長|秘書長|專員|主席))\S{0,6}?的(?P<written_zh>書面)?答覆[:：]"
+)
 ERROR_PAGE = re.compile(
     r"\b(?:[45]\d\d\s*[-–:]?\s*)?(?:(?:page|file)\s+not\s+found|not\s+found|forbidden|access\s+denied|bad\s+request"
     r"|internal\s+server\s+error|service\s+(?:temporarily\s+)?unavailable|bad\s+gateway|gateway\s+time-?out)\b"

@@ -30,6 +30,7 @@ from .. import markers
 from ..records import DocumentText, Section
 from . import council
 from .answered import answered_pairs
+from .releases import released_questions
 from .ordinals import CN_DIGITS, cn_value, roman_value
 from .rosters import in_name_list
 
@@ -777,10 +778,11 @@ def detect_structure(doc: DocumentText, include_internal_refs: bool = True) -> l
     With ``include_internal_refs=False`` the ``[內部參考…]`` / ``[Internal reference…]`` notes
     are dropped from section text and answers; ``[如被追問…]`` follow-ups always stay.
     Only answered questions stay pairs (:mod:`answered`: a page's list of its questions and
-    questions put without a reply are not).
+    questions put without a reply are not); a Council question released by the Government
+    gets its asker, answerer and kind from the release's first line (:mod:`releases`).
     """
     detector = _Detector(doc, include_internal_refs)
-    return answered_pairs(_Builder(detector).build(detector.run()))
+    return released_questions(answered_pairs(_Builder(detector).build(detector.run())))
 
 
 def unchunked_pages(sections: list[Section]) -> list[int]:
