@@ -17,6 +17,7 @@ import pytest
 
 from legco_assets.core.chunking import QuestionChunkingStrategy
 from legco_assets.core.read import clean_pages, extract_document, read_source
+from legco_assets.core import markers
 from legco_assets.core.records import Chunk, DocumentText, Page, Section
 from legco_assets.core.structure import council, detect_structure, structure_summary
 
@@ -125,6 +126,36 @@ def test_english_oral_question_exchanges() -> None:
     assert found[2].text.endswith("President, we will.") and found[2].answer == "President, we will."
     assert all("Last supplementary" not in s.text and "Second question" not in s.text for s in found)
     assert found[4].question_kind == "main"
+
+
+def test_members_and_officials_of_the_current_council_are_speakers() -> None:
+    """Titles the Council's members and officials carry since 2022: a surveyor (``SR``), an
+    engineer and doctor (``IR DR``), a clergyman (``REVD CANON``), the Deputy Financial
+    Secretary and the Deputy Chief Secretary, in a Hansard and on an agenda."""
+    text = (
+        "1. REVD CANON PETER DOUGLAS KOON HO-MING (in Cantonese): President, what is the plan?\n"
+        "DEPUTY FINANCIAL SECRETARY (in Cantonese): President, the plan is set out in the paper.\n"
+        "SR DR TANG FEI (in Cantonese): President, when will it start?\n"
+        "DEPUTY CHIEF SECRETARY FOR ADMINISTRATION (in Cantonese): President, next year.\n"
+        "IR DR LO WAI-KWOK (in Cantonese): President, at what cost?\n"
+        "DEPUTY FINANCIAL SECRETARY (in Cantonese): President, within the estimate.\n"
+    )
+    turns = council.speaker_turns(text, 0, len(text))
+    assert [(t.role, t.speaker) for t in turns] == [
+        ("member", "REVD CANON PETER DOUGLAS KOON HO-MING"), ("official", "DEPUTY FINANCIAL SECRETARY"),
+        ("member", "SR DR TANG FEI"), ("official", "DEPUTY CHIEF SECRETARY FOR ADMINISTRATION"),
+        ("member", "IR DR LO WAI-KWOK"), ("official", "DEPUTY FINANCIAL SECRETARY"),
+    ]
+    found = council.exchanges(text, 0, len(text), written=False)
+    assert [(e.kind, e.asker, e.answerer) for e in found] == [
+        ("main", "REVD CANON PETER DOUGLAS KOON HO-MING", "DEPUTY FINANCIAL SECRETARY"),
+        ("supplementary", "SR DR TANG FEI", "DEPUTY CHIEF SECRETARY FOR ADMINISTRATION"),
+        ("supplementary", "IR DR LO WAI-KWOK", "DEPUTY FINANCIAL SECRETARY"),
+    ]
+    agenda = "\n".join(["1. Revd Canon Hon Peter Douglas KOON Ho-ming to ask:", "*2. Ir Dr Hon LO Wai-kwok to ask: (Translation)", "3. Sr Dr Hon TANG Fei to ask:"])
+    assert [m["asker"] for m in map(markers.AGENDA_QUESTION.match, agenda.split("\n"))] == [
+        "Revd Canon Hon Peter Douglas KOON Ho-ming", "Ir Dr Hon LO Wai-kwok", "Sr Dr Hon TANG Fei",
+    ]
 
 
 def test_summary_counts_supplementaries_without_gaps_or_duplicates() -> None:

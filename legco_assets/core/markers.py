@@ -67,9 +67,9 @@ QUESTION_END = re.compile(r"[?？][」』”’\"')）]*\s*$")
 _TRANSLATED = r"(?:\s*[(（]譯文[)）])?"
 _IN_LANGUAGE = r"(?:\s*\(in\s+\w+\))?"
 _ZH_MEMBER = r"[\u4e00-\u9fff]{2,6}議員"
-_EN_MEMBER = r"(?:MR|MS|MRS|MISS|DR|PROF|IR)\s+[A-Z][A-Z' .,-]*?"
+_EN_MEMBER = r"(?:MR|MS|MRS|MISS|DR|PROF|IR|SR|REVD)\s+[A-Z][A-Z' .,-]*?"  # IR/SR: engineer, surveyor; REVD CANON …
 _ZH_OFFICIAL = r"[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長|專員)"
-_EN_OFFICIAL = r"(?:(?:UNDER|PERMANENT|CHIEF|FINANCIAL)\s+)?SECRETARY\b[A-Z ,'&-]*?"
+_EN_OFFICIAL = r"(?:(?:DEPUTY|UNDER|PERMANENT|CHIEF|FINANCIAL)\s+){0,2}SECRETARY\b[A-Z ,'&-]*?"  # DEPUTY FINANCIAL SECRETARY
 _ZH_PRESIDENT = r"(?:代理|全委會)?副?主席"
 _EN_PRESIDENT = r"(?:DEPUTY\s+)?(?:PRESIDENT|CHAIRMAN)"
 _COLON = r"\s*[:：︰]"
@@ -106,7 +106,7 @@ REPLY_PENDING = re.compile(r"^(?:Public\s+officers?\s+to\s+reply|負責答覆的
 # ``3. Hon James TIEN to ask: (Translation)``, ``*7. Dr Hon LEUNG Ka-lau to ask:``, ``1. 譚耀宗議員問：``
 AGENDA_QUESTION = re.compile(
     r"^(?P<star>\*)?\s*(?P<num>\d{1,2})\s*[.．]\s*"
-    r"(?:(?P<asker>(?:(?:Dr|Prof|Ir|Mr|Mrs|Ms|Miss)\s+)?Hon\s+\S.{0,40}?)\s+to\s+ask\s*[:：]"
+    r"(?:(?P<asker>(?:(?:Dr|Prof|Ir|Sr|Revd|Canon|Mr|Mrs|Ms|Miss)\s+){0,3}Hon\s+\S.{0,40}?)\s+to\s+ask\s*[:：]"
     r"|(?P<asker_zh>[\u4e00-\u9fff]{2,6}議員)問\s*[:：︰])"
     rf"\s*(?:\(Translation\)|{_TRANSLATED})?\s*(?P<text>.*)$"
 )
