@@ -252,13 +252,16 @@ def test_english_hansard_questions_and_replies() -> None:
 def test_marker_variants() -> None:
     doc = doc_of(
         "一、背景\n本文件介紹資助計劃。\n二、常見問題\nQ: What is the scheme?\nA: A subsidy.\nQuestion 3: When?\n"
-        "Answer 3: Now.\nQ. How much?\nA. Ten dollars.\n問題1：甚麼是計劃？\n答案1：資助。"
+        "Answer 3: Now.\nQ. How much?\nA. Ten dollars.\nQ5: Who pays?\nAns: The Government.\nQ6. Where?\nAns. Online.\n"
+        "問題1：甚麼是計劃？\n答案1：資助。"
     )
     found = pairs(doc)
     assert [(s.question, s.answer) for s in found] == [
         ("What is the scheme?", "A subsidy."),
         ("When?", "Now."),
         ("How much?", "Ten dollars."),
+        ("Who pays?", "The Government."),
+        ("Where?", "Online."),
         ("甚麼是計劃？", "資助。"),
     ]
     assert [s.qa_id for s in found][:2] == ["Q1", "Q3"]

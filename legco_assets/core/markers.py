@@ -56,7 +56,7 @@ EN_QUESTION = re.compile(
     r"(?P<text>(?:[^\d\s].*)?)$"
 )
 EN_ANSWER = re.compile(
-    r"^(?:A|Answer|Reply)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)(?P<text>.*)$"
+    r"^(?:A|Ans|Answer|Reply)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)(?P<text>.*)$"
 )
 # ``1 新規定如何操作？`` / ``3 How to ascertain …`` / a bare ``3`` above the question text
 NUMBERED_QUESTION = re.compile(r"^(?P<num>\d{1,2})(?:\s*[.．、)]\s*|\s+|$)(?P<text>(?:[^\d\s.．、)].*)?)$")

@@ -354,7 +354,8 @@ class _Detector:
         return _Question(qa_id or str(self.pair_count + 1), i, end, None, text)
 
     def _en_question(self, i: int, m: re.Match[str]) -> _Question | None:
-        """``Q7 …``: answered by ``A7 …`` right below, else by the text after the question.
+        """``Q7 …``: answered by ``A7 …`` (or an unnumbered ``A:`` / ``Ans.`` / ``Reply:``) right
+        below, else by the text after the question.
 
         A bare ``Q1`` line (a quarter in a table, or a label above its question) counts only
         with an ``A1`` below it or a question mark within a few lines."""
@@ -366,7 +367,7 @@ class _Detector:
         worded = _worded(m)
         for k in self._next_nonblank(i, ANSWER_SEARCH_LINES if worded else EN_ANSWER_SEARCH_LINES):
             a = markers.EN_ANSWER.match(self.lines[k])
-            if a and (a["num"] and m["num"] and int(a["num"]) == int(m["num"]) or not (a["num"] or m["num"])):
+            if a and (a["num"] and m["num"] and int(a["num"]) == int(m["num"]) or not a["num"]):  # ``Q5 …`` / ``A: …`` too
                 return _Question(qa_id, i, k, k, m["text"], a["text"])
             if ended and not worded or self._question_start(k) or self._section_marker(k):
                 break
