@@ -7,7 +7,8 @@ questions listed at the top as anchor links and an answer ending in a data table
 page with ``問 1 :`` labels; an English ``Q1.`` page with implicit answers; a speech, a budget
 paper and a Council agenda (questions put, not answered) as negatives; the Government's
 release of a Council question and its reply (``LCQ5: …`` / ``立法會五題：…``); an FAQ with no
-labels at all (questions as ``<dt>``, ``<h3>``, ``<summary>`` and bold lines). The real pages of
+labels at all (questions as ``<dt>``, ``<h3>``, ``<summary>`` and bold lines, or a table of
+questions and answers). The real pages of
 the shared corpus are used when it is present.
 """
 
@@ -36,6 +37,7 @@ EN_FAQ = HTML / "faq_implicit_answers_en.html"
 AGENDA = HTML / "council_agenda_questions_en.html"
 LCQ_EN = HTML / "lcq_public_housing_en.html"
 UNLABELLED_FAQ = HTML / "faq_unlabelled_en.html"
+TABLE_FAQ = HTML / "faq_table_unlabelled.html"
 LCQ_TC = HTML / "lcq_public_housing_tc.html"
 NEGATIVES = [HTML / "speech_secretary_en.html", HTML / "budget_paper_tc.html"]
 
@@ -168,6 +170,23 @@ def test_an_faq_without_labels_gives_a_pair_per_question_it_sets_apart(tmp_path:
     assert pairs[5]["text"] == "Can an employee ask for a copy of these records?\nYes. The employer must give a copy of the records on request, free of charge."
     text, sections = _sections(UNLABELLED_FAQ)
     assert coverage_of(text, sections).ok
+
+
+def test_an_faq_set_as_a_table_of_questions_and_answers_gives_a_pair_per_row(tmp_path: Path) -> None:
+    """``Question | Answer`` rows (the header dropped), an answer of two paragraphs, an answer
+    starting with a figure, and a Chinese table without a header under its own heading."""
+    pairs = _pairs(TABLE_FAQ, tmp_path)
+    assert [(p["metadata"]["question_id"], p["metadata"]["question_text"], p["metadata"]["section_path"][-1]) for p in pairs] == [
+        ("1", "Who can join the scheme?", "Frequently Asked Questions: Employment Support"),
+        ("2", "How much is the allowance?", "Frequently Asked Questions: Employment Support"),
+        ("3", "How do I apply?", "Frequently Asked Questions: Employment Support"),
+        ("4", "參加者須否供款？", "計劃問答"),
+        ("5", "何時截止申請？", "計劃問答"),
+    ]
+    assert pairs[0]["text"] == "Who can join the scheme?\nAny unemployed resident aged 18 or above.\nStudents in full-time study cannot join."
+    assert pairs[1]["text"] == "How much is the allowance?\n$5,000 a month for up to six months."
+    lines = read_html(TABLE_FAQ, TABLE_FAQ.read_bytes()).text.split("\n")
+    assert "Question" not in lines and "Answer" not in lines and not any(line.startswith("|") for line in lines)
 
 
 def test_headings_that_ask_are_pairs_only_in_a_paper_without_labels_and_only_several() -> None:

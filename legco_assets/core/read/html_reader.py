@@ -14,7 +14,8 @@ page becomes lines the way a person reads it:
   <strong>5</strong>`` is ``2015``); ``h1``-``h6`` are lines of their own and are listed with
   their level (:attr:`HtmlPage.headings`), for heading detection, as is a question an FAQ
   sets apart without a heading tag (a ``<dt>``, a ``<summary>``, a bold paragraph ending ``?``);
-* a table is either layout or data. Layout tables (a label cell beside a text cell, nested
+* a table of questions and answers (a question ending ``?`` and its answer in each row) is
+  read row by row, each question a heading hint; any other table is either layout or data. Layout tables (a label cell beside a text cell, nested
   tables, one column) are read as text: a short label cell runs on into the cell beside it,
   so ``| 問1. | 每年須給予…？ |`` is the line ``問1. 每年須給予…？`` and the question markers see
   it. Data tables (a grid of short cells) become Markdown table lines in place, so they
@@ -253,6 +254,9 @@ class _Reader:
     # tables
     def _table(self, table: Any) -> None:
         rows = _rows(table)
+        if _asks_and_answers(rows):
+            self._asked_rows(rows)
+            return
         if not _is_data_table(table, rows):
             for row in rows:
                 self._layout_row(row)
@@ -270,6 +274,17 @@ class _Reader:
             self.lines.append(heading)
             run = []
         self._grid(run)
+
+    def _asked_rows(self, rows: list[list[Any]]) -> None:
+        """An FAQ set as a table, a question and its answer a row: each row read as lines,
+        its question (the row's first line) a heading hint; the header row is dropped."""
+        for n, row in enumerate(rows):
+            if n == 0 and not _row_asks(row):
+                continue  # ``Question | Answer``
+            before = len(self.lines)
+            self._layout_row(row)
+            if len(self.lines) > before and markers.QUESTION_END.search(self.lines[before]):
+                self.headings.append({"line": before, "level": ASKING_LEVEL, "text": self.lines[before]})
 
     def _grid(self, rows: list[list[Any]]) -> None:
         """Rows of a data table as one Markdown table (a single row is read as a line)."""
@@ -328,6 +343,21 @@ def _rows(table: Any) -> list[list[Any]]:
         if _owner_table(tr) is table:
             rows.append([c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th") and not _dropped(c)])
     return [r for r in rows if r]
+
+
+def _asks_and_answers(rows: list[list[Any]]) -> bool:
+    """A table whose rows each hold a question (ending ``?``/``？``) and its answer beside it:
+    at least two such rows, and every row but a header one of them."""
+    asking = [_row_asks(row) for row in rows]
+    return sum(asking) >= 2 and all(asking[1:])
+
+
+def _row_asks(row: list[Any]) -> bool:
+    """The row's first cell with words (a number cell before it aside) is a question, and a
+    later cell holds text."""
+    texts = [_clean(_cell_text(c)) for c in row]
+    filled = [t for t in texts if t and not markers.LEADING_LABEL.fullmatch(t + " ")]
+    return len(filled) >= 2 and bool(markers.QUESTION_END.search(filled[0]))
 
 
 def _heading_row(row: list[Any]) -> str | None:

@@ -289,7 +289,8 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
     for group in groups:
         first, last = group[0][0], group[-1][0]
         nxt = lines[last.index + 1] if last.index + 1 < len(lines) else None
-        runs_on = nxt is not None and nxt.index not in named and starts_lower(nxt.text)
+        asks = bool(markers.QUESTION_END.search(last.text))  # a question is whole: its answer starts anew
+        runs_on = nxt is not None and nxt.index not in named and starts_lower(nxt.text) and not asks
         if starts_lower(first.text) or runs_on:
             continue
         text = join_wrapped([line.text for line, _ in group])
