@@ -53,6 +53,12 @@ def _sections(path: Path) -> tuple[str, list]:
     return doc.text, detect_structure(doc)
 
 
+def _final_sections(path: Path) -> tuple[str, list]:
+    """The sections as the pipeline ends with them (outline, headings that ask)."""
+    _, pages = text_pages(read_source(path))
+    return DocumentText.from_pages(pages).text, find_structure(pages, Settings()).sections
+
+
 # -- FAQ pages: one pair per question ---------------------------------------------------------------
 def test_labour_department_faq_in_table_cells_gives_one_pair_per_question(tmp_path: Path) -> None:
     """``問1.`` and the question in two cells read as one line; the list of questions at the
@@ -168,8 +174,7 @@ def test_an_faq_without_labels_gives_a_pair_per_question_it_sets_apart(tmp_path:
         "during a period of exempted student employment are not covered.\nEmployers should keep records of the exemption."
     )
     assert pairs[5]["text"] == "Can an employee ask for a copy of these records?\nYes. The employer must give a copy of the records on request, free of charge."
-    text, sections = _sections(UNLABELLED_FAQ)
-    assert coverage_of(text, sections).ok
+    assert coverage_of(*_final_sections(UNLABELLED_FAQ)).ok
 
 
 def test_an_faq_set_as_a_table_of_questions_and_answers_gives_a_pair_per_row(tmp_path: Path) -> None:
@@ -314,6 +319,22 @@ def test_roman_numbered_headings_follow_each_other() -> None:
     )
     sections = detect_structure(DocumentText.from_pages([_page(text)]))
     assert [s.heading for s in sections] == ["I. Introduction", "II. Background", "III. The Proposal", "IV. Consultation"]
+
+def test_a_paper_titled_as_an_faq_that_pairs_nothing_gets_a_warning(tmp_path: Path) -> None:
+    """Questions run into their answers in plain paragraphs: no label, no heading, no pair.
+    The page calls itself ``Frequently Asked Questions``, so the guard says so."""
+    page = tmp_path / "faq_plain.html"
+    page.write_text(
+        "<html><body><h1>Frequently Asked Questions on Paternity Leave</h1>"
+        "<p>Who is entitled to paternity leave? A male employee employed under a continuous contract.</p>"
+        "<p>How many days of leave? Five days for each confinement of his spouse or partner.</p></body></html>",
+        encoding="utf-8",
+    )
+    coverage = coverage_of(*_final_sections(page))
+    assert (coverage.labels_seen, coverage.pairs_made, coverage.ok) == (0, 0, False)
+    assert coverage.message == "0 question labels seen, 0 pairs made; titled as questions and answers (Frequently Asked Questions on Paternity Leave)"
+    assert coverage_of(*_final_sections(UNLABELLED_FAQ)).ok, "the same title over pairs made is fine"
+
 
 def test_guard_counts_a_list_of_questions_once_and_names_the_unpaired() -> None:
     text = "問1. 甲？\n問2. 乙？\n問1. 甲？\n答1. 是。\n問2. 乙？\n答2. 否。\nQ3. Why?\n"

@@ -5,7 +5,8 @@ laid out in table cells) used to give narrative chunks and no word about it. The
 reader sees (``問1.``, ``問 A1：``, ``Q1 …``, a Council question ``1. MR X: …``, a bare
 ``3 …？`` in a paper without other labels, and a question put with ``Public officer to
 reply:`` under it) are counted here on the text, independently of the structure pass, and
-compared with the pairs it made. A paper that shows labels but pairs few of them gets a
+compared with the pairs it made. A paper that shows labels but pairs few of them, or titles
+itself ``Frequently Asked Questions`` / ``常見問題`` and pairs none, gets a
 warning (the ``document_structure`` asset check, a line from ``legco-assets chunk``);
 answers are never invented to make the numbers meet.
 """
@@ -35,10 +36,12 @@ class LabelCoverage:
     pairs_made: int
     labels_paired: int
     unpaired_labels: list[str] = field(default_factory=list)
+    faq_title: str | None = None  # the paper calls itself an FAQ, yet no pair was made
 
     @property
     def ok(self) -> bool:
-        return self.labels_seen < MIN_LABELS or self.labels_paired >= PAIRED_SHARE * self.labels_seen
+        paired = self.labels_seen < MIN_LABELS or self.labels_paired >= PAIRED_SHARE * self.labels_seen
+        return paired and not self.faq_title
 
     @property
     def message(self) -> str:
@@ -49,6 +52,8 @@ class LabelCoverage:
         text = f"{self.labels_seen} question labels seen, {self.pairs_made} pairs made"
         if self.unpaired_labels:
             text += f"; without a pair: {shown}"
+        if self.faq_title:
+            text += f"; titled as questions and answers ({self.faq_title[:60]})"
         return text
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,4 +103,11 @@ def label_coverage(text: str, sections: list[Section]) -> LabelCoverage:
     pairs = [s for s in sections if s.type == "qa" and (s.answer or "").strip()]
     made = {s.qa_id for s in pairs if s.qa_id} | {_text_key(s.question or "") for s in pairs}
     unpaired = [printed for key, printed in labels.items() if key not in made]
-    return LabelCoverage(len(labels), len(pairs), len(labels) - len(unpaired), unpaired)
+    titled = None if pairs else _faq_title(text)
+    return LabelCoverage(len(labels), len(pairs), len(labels) - len(unpaired), unpaired, titled)
+
+
+def _faq_title(text: str) -> str | None:
+    """A line that titles the paper (or a part of it) as questions and answers
+    (``Frequently Asked Questions on …``, ``常見問題``): such a paper should make pairs."""
+    return next((line.strip() for line in text.split("\n") if markers.FAQ_TITLE.match(line.strip())), None)
