@@ -220,6 +220,24 @@ def test_headings_that_ask_are_pairs_only_in_a_paper_without_labels_and_only_sev
     ]
 
 
+def test_labelled_pairs_under_a_title_and_headings_have_the_headings_as_their_path(tmp_path: Path) -> None:
+    """An ``<h1>`` right above an ``<h2>`` reads to the rules as one title wrapped over two
+    lines; the path has each heading once, not the two joined as a third."""
+    page = tmp_path / "faq_headed.html"
+    page.write_text(
+        "<html><body><h1>FAQ on Employment</h1><h2>Leave: annual and sick</h2>"
+        "<p>Q1. How many days of annual leave?</p><p>A1. Seven to fourteen days, by years of service.</p>"
+        "<h2>Wages, deductions and payment</h2><p>Q2. When must wages be paid?</p><p>A2. Within seven days.</p></body></html>",
+        encoding="utf-8",
+    )
+    pairs = _pairs(page, tmp_path)
+    assert [(p["metadata"]["question_id"], p["metadata"]["section_path"]) for p in pairs] == [
+        ("Q1", ["FAQ on Employment", "Leave: annual and sick"]),
+        ("Q2", ["FAQ on Employment", "Wages, deductions and payment"]),
+    ]
+    assert pairs[0]["text"] == "Q1. How many days of annual leave?\nA1. Seven to fourteen days, by years of service."
+
+
 def test_a_speaker_turn_with_a_bold_name_is_not_a_question_heading() -> None:
     """Only text wholly in bold sets a paragraph apart: a Hansard turn bolds the speaker's
     name, and the words after it (the ``<strong>``'s tail) are not bold."""

@@ -427,12 +427,21 @@ def apply_outline(
             out.append(_with_path(section, []))
         elif section.type == "qa":
             path = _path_at(headings, starts, section.char_start)
-            if section.heading and key(section.heading) not in {key(p) for p in path}:
+            if section.heading and not _named_by(section.heading, path):
                 path = path + [section.heading]
             out.append(_with_path(section, path))
         else:
             out.extend(_cut(doc, section, headings, starts, include_internal_refs))
     return _merge(doc, out, include_internal_refs), headings
+
+
+def _named_by(heading: str, path: list[str]) -> bool:
+    """The rules' topic ``heading`` is on the path already: one of its headings, or several
+    of them in a row that the rules read as one title wrapped over lines (an ``<h1>`` and
+    the ``<h2>`` right under it)."""
+    target = key(heading)
+    keys = [key(p) for p in path]
+    return any("".join(keys[i:j]) == target for i in range(len(keys)) for j in range(i + 1, len(keys) + 1))
 
 
 def _path_at(headings: list[Heading], starts: list[int], offset: int) -> list[str]:
