@@ -103,12 +103,13 @@ PART_LABEL = re.compile(r"[(（]\s*([一二三四五六七八九十]{1,3}|\d{1,2
 # a question put but not yet answered: a Council agenda names who will reply instead of replying
 REPLY_PENDING = re.compile(r"^(?:Public\s+officers?\s+to\s+reply|負責答覆的(?:政府)?官員)\s*[:：︰]", re.IGNORECASE)
 # a member's question as a Council agenda prints it, numbered, ``*`` when for written reply:
-# ``3. Hon James TIEN to ask: (Translation)``, ``*7. Dr Hon LEUNG Ka-lau to ask:``, ``1. 譚耀宗議員問：``
+# ``3. Hon James TIEN to ask: (Translation)``, ``*7. Dr Hon LEUNG Ka-lau to ask:``, ``1. 譚耀宗議員問：``,
+# ``1. Hon CHAN Kwok-wai to ask: (Oral reply) (Translation)``
 AGENDA_QUESTION = re.compile(
     r"^(?P<star>\*)?\s*(?P<num>\d{1,2})\s*[.．]\s*"
     r"(?:(?P<asker>(?:(?:Dr|Prof|Ir|Sr|Revd|Canon|Mr|Mrs|Ms|Miss)\s+){0,3}Hon\s+\S.{0,40}?)\s+to\s+ask\s*[:：]"
     r"|(?P<asker_zh>[\u4e00-\u9fff]{2,6}議員)問\s*[:：︰])"
-    rf"\s*(?:\(Translation\)|{_TRANSLATED})?\s*(?P<text>.*)$"
+    r"(?:\s*\((?:Translation|Oral\s+reply|Written\s+reply)\)|\s*[(（]譯文[)）])*\s*(?P<text>.*)$"
 )
 
 # headings

@@ -13,7 +13,8 @@ page becomes lines the way a person reads it:
   inline elements run on (``<strong>201</strong>
   <strong>5</strong>`` is ``2015``); ``h1``-``h6`` are lines of their own and are listed with
   their level (:attr:`HtmlPage.headings`), for heading detection, as is a question an FAQ
-  sets apart without a heading tag (a ``<dt>``, a ``<summary>``, a bold paragraph ending ``?``);
+  sets apart without a heading tag (a ``<dt>``, an accordion's ``<summary>`` or ``<button>``, a
+  bold paragraph ending ``?``);
 * a table of questions and answers (a question ending ``?`` and its answer in each row) is
   read row by row, each question a heading hint; any other table is either layout or data. Layout tables (a label cell beside a text cell, nested
   tables, one column) are read as text: a short label cell runs on into the cell beside it,
@@ -53,7 +54,7 @@ _BLOCK_TAGS = frozenset(
      "form", "button"}
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
-_ASKING_TAGS = frozenset({"dt", "summary"})  # hold an FAQ's question when it ends with "?"
+_ASKING_TAGS = frozenset({"dt", "summary", "button"})  # hold an FAQ's question when it ends with "?"
 ASKING_LEVEL = 6  # heading level of a question set apart without a heading tag
 _SPACES = re.compile(r"[ \t\r\n\f\u00a0\u2000-\u200b\u200d\u202f\u205f\ufeff]+")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -217,11 +218,11 @@ class _Reader:
             self._table(el)
         elif tag in _HEADINGS:
             self._break()
-            self._children(el)
             before = len(self.lines)
+            self._children(el)  # a block inside (an accordion's <button>) may end the line early
             self._break()
-            if len(self.lines) > before:
-                self.headings.append({"line": before, "level": _HEADINGS[tag], "text": self.lines[before]})
+            for line in range(before, len(self.lines)):
+                self.headings.append({"line": line, "level": _HEADINGS[tag], "text": self.lines[line]})
         elif tag == "pre":
             self._break()
             for line in el.text_content().split("\n"):
@@ -238,8 +239,8 @@ class _Reader:
             self._children(el)
 
     def _asked(self, line: int) -> None:
-        """A question set apart as an FAQ sets it (a ``<dt>``, an accordion's ``<summary>``,
-        a paragraph all in bold): one line ending with a question mark is a heading hint of
+        """A question set apart as an FAQ sets it (a ``<dt>``, an accordion's ``<summary>`` or
+        ``<button>``, a paragraph all in bold): one line ending with a question mark is a heading hint of
         the lowest level, so the outline cuts the page there (:mod:`asked_headings`)."""
         if len(self.lines) == line + 1 and markers.QUESTION_END.search(self.lines[line]):
             self.headings.append({"line": line, "level": ASKING_LEVEL, "text": self.lines[line]})
@@ -328,12 +329,15 @@ class _Reader:
 
 def _without_sign_off(lines: list[str]) -> list[str]:
     """A press release's lines without its sign-off (``Ends/Wednesday, July 9, 2014`` /
-    ``完``) and the date, time and ``NNNN`` the news system prints after it: the last
-    answer of a Council question's release otherwise ends in them."""
-    end = next((n for n in range(len(lines) - 1, -1, -1) if markers.PRESS_RELEASE_END.match(lines[n])), None)
-    if end is None or not all(markers.PRESS_RELEASE_TRAILER.match(line) for line in lines[end + 1 :]):
-        return lines
-    return lines[:end]
+    ``完``), the date, time and ``NNNN`` the news system prints after it, and the page's
+    links below them: the last answer of a Council question's release otherwise ends in
+    them. The sign-off is the last ``Ends/…`` / ``完`` line that such a line follows (or that
+    ends the page)."""
+    for n in range(len(lines) - 1, -1, -1):
+        if markers.PRESS_RELEASE_END.match(lines[n]):
+            if n + 1 == len(lines) or markers.PRESS_RELEASE_TRAILER.match(lines[n + 1]):
+                return lines[:n]
+    return lines
 
 
 def _rows(table: Any) -> list[list[Any]]:

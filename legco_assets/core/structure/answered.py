@@ -28,6 +28,7 @@ from .. import markers
 from ..records import Section
 
 _NOT_WORD = re.compile(r"[\W_]+")
+PUT = "put"  # Section.extra key of a question put without a reply: its span is the paper's, not a guess
 LIST_TAIL_CHARS = 40  # a listed question's "answer" may be the heading that follows the list
 
 
@@ -107,7 +108,10 @@ def _put(section: Section) -> Section:
         return narrative
     label = first[: m.start("text")].strip()
     path = [h for h in (section.parent_topic, section.heading) if h]
-    return replace(narrative, heading=label, parent_topic=section.heading or section.parent_topic, path=[*dict.fromkeys(path), label])
+    return replace(
+        narrative, heading=label, parent_topic=section.heading or section.parent_topic, path=[*dict.fromkeys(path), label],
+        extra={**section.extra, PUT: True},
+    )
 
 
 def _as(section: Section, kind: str) -> Section:

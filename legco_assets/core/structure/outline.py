@@ -29,6 +29,7 @@ from typing import Any
 
 from .. import markers
 from ..records import DocumentText, Page, Section
+from .answered import PUT
 
 PATH_SEPARATOR = " > "
 MAX_TITLE_LINES = 3  # a title wraps onto at most this many lines
@@ -425,7 +426,7 @@ def apply_outline(
     for section in sections:
         if section.type == "toc":
             out.append(_with_path(section, []))
-        elif section.type == "qa":
+        elif section.type == "qa" or section.extra.get(PUT):  # the paper's own spans, under the outline
             path = _path_at(headings, starts, section.char_start)
             if section.heading and not _named_by(section.heading, path):
                 path = path + [section.heading]
@@ -498,7 +499,8 @@ def _merge(doc: DocumentText, sections: list[Section], refs: bool) -> list[Secti
     for section in sections:
         prev = out[-1] if out else None
         mergeable = {"narrative", "heading_only"}
-        if prev and prev.type in mergeable and section.type in mergeable and prev.path == section.path and prev.path:
+        guesses = prev and not prev.extra.get(PUT) and not section.extra.get(PUT)
+        if guesses and prev.type in mergeable and section.type in mergeable and prev.path == section.path and prev.path:
             kind = "narrative" if "narrative" in {prev.type, section.type} else "heading_only"
             merged = _piece(doc, prev, prev.char_start, section.char_end, kind, refs)
             out[-1] = _with_path(merged, prev.path)
