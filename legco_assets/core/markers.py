@@ -222,4 +222,6 @@ NUMBERED_ITEM = re.compile(r"^\s*(?:\d{1,2}|[a-z])[.)．、]\s*\S")
 INTERNAL_REF = re.compile(r"[\[［【]\s*(?:內部參考|内部参考|內部資料|Internal\s+reference)", re.IGNORECASE)
 FOLLOW_UP = re.compile(r"[\[［【]\s*(?:如被追問|如被追问|If\s+pressed)", re.IGNORECASE)
 BRACKET_CLOSE = re.compile(r"[\]］】]")
+# a line drawn across a text page (``------``, ``______``, ``======``): a break, not text
+RULE_LINE = re.compile(r"^[-_=*~─━―]{8,}$")
 MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)

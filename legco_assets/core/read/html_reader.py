@@ -46,7 +46,10 @@ _DROPPED_TAGS = frozenset(
 _NAV_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu", "menubar"})
 # class/id names of navigation and page furniture in government and LegCo page templates
 # (``leftnav``, ``navbar``, ``topMenu``, ``breadcrumb``, ``skiplink``, ``footer``)
-_NAV_PART = re.compile(r"^(?:[a-z]*nav|navbar|navigation|[a-z]*menu|breadcrumbs?|skip|skiplink|sitemap|footer|copyright)$")
+_NAV_PART = re.compile(
+    r"^(?:[a-z]*nav|navbar|navigation|[a-z]*menu|breadcrumbs?|skip|skiplink|sitemap|footer|copyright"
+    r"|pagehead(?:er)?|pageno|pagenum(?:ber)?|runninghead)$"  # a printed page's running head and number
+)
 _BLOCK_TAGS = frozenset(
     {"p", "div", "section", "article", "main", "header", "aside", "blockquote", "pre", "ul", "ol", "li",
      "dl", "dt", "dd", "table", "tr", "caption", "figure", "figcaption", "address", "center", "hr",
@@ -190,6 +193,9 @@ class _Reader:
         self.current: list[str] = []
         self.headings: list[dict[str, Any]] = []
         self.tables: list[Table] = []
+        self.bold = 0  # depth of <b>/<strong> being read
+        self.plain = False  # the current line has text outside bold
+        self.in_heading = False
 
     def read(self, root: Any) -> HtmlPage:
         body = root.find("body")
@@ -200,13 +206,16 @@ class _Reader:
     # line assembly
     def _break(self) -> None:
         line = _clean("".join(self.current))
-        self.current = []
+        bold, self.current, self.plain = not self.plain, [], False
         if line and not markers.BACK_TO_TOP.match(line) and not markers.SKIP_LINK.match(line):
             self.lines.append(line)
+            if bold and not self.in_heading:
+                self._asked(len(self.lines) - 1)  # a line all in bold that asks
 
     def _text(self, text: str | None) -> None:
         if text:
             self.current.append(text)
+            self.plain = self.plain or (self.bold == 0 and not text.isspace())
 
     # the walk
     def _walk(self, el: Any) -> None:
@@ -218,9 +227,10 @@ class _Reader:
             self._table(el)
         elif tag in _HEADINGS:
             self._break()
-            before = len(self.lines)
+            before, self.in_heading = len(self.lines), True
             self._children(el)  # a block inside (an accordion's <button>) may end the line early
             self._break()
+            self.in_heading = False
             for line in range(before, len(self.lines)):
                 self.headings.append({"line": line, "level": _HEADINGS[tag], "text": self.lines[line]})
         elif tag == "pre":
@@ -233,16 +243,22 @@ class _Reader:
             before = len(self.lines)
             self._children(el)
             self._break()
-            if tag in _ASKING_TAGS or tag == "p" and _all_bold(el):
+            if tag in _ASKING_TAGS:
                 self._asked(before)
+        elif tag in ("b", "strong"):
+            self.bold += 1
+            self._children(el)
+            self.bold -= 1
         else:  # inline
             self._children(el)
 
     def _asked(self, line: int) -> None:
         """A question set apart as an FAQ sets it (a ``<dt>``, an accordion's ``<summary>`` or
-        ``<button>``, a paragraph all in bold): one line ending with a question mark is a heading hint of
-        the lowest level, so the outline cuts the page there (:mod:`asked_headings`)."""
-        if len(self.lines) == line + 1 and markers.QUESTION_END.search(self.lines[line]):
+        ``<button>``, a line all in bold): one line ending with a question mark is a heading
+        hint of the lowest level, so the outline cuts the page there (:mod:`asked_headings`)."""
+        taken = any(h["line"] == line for h in self.headings[-2:])
+        text = self.lines[line] if len(self.lines) == line + 1 else ""
+        if markers.QUESTION_END.search(text) and not taken and not _labelled(text):  # a label makes it a pair anyway
             self.headings.append({"line": line, "level": ASKING_LEVEL, "text": self.lines[line]})
 
     def _children(self, el: Any) -> None:
@@ -310,6 +326,7 @@ class _Reader:
                 continue
             if label and not lines[0].startswith("|"):
                 lines = [f"{label} {lines[0]}"] + lines[1:]
+                reader.headings = [h for h in reader.headings if h["line"] or h["level"] != ASKING_LEVEL]  # ``問1.`` | question
             elif label:
                 self.lines.append(label)
             elif len(lines) == 1 and _label_cell(lines[0]) and n + 1 < len(cells):

@@ -11,6 +11,8 @@ section is an exchange: the heading asks, the text under it answers. So, after t
   heading is the question, the text the answer, and its path is the headings above;
 * only when the paper has at least :data:`MIN_ASKED` of them (an FAQ asks several; a
   narrative paper's single rhetorical heading stays narrative);
+* where at least two and most of the headings under one parent ask, the others
+  under it are entries of the same FAQ set as titles (``Eligibility for the allowance``);
 * pairs are numbered ``1``, ``2``… in order, as the rules number unlabelled questions.
 
 A paper with labelled pairs keeps its sections as they are: its labels say what a question is.
@@ -29,31 +31,51 @@ MIN_ASKED = 2  # headings that ask, at least, before they are read as an FAQ's q
 
 def asked_headings(doc: DocumentText, sections: list[Section]) -> list[Section]:
     """``sections`` with each question heading and the text under it as a pair, when the
-    paper has no labelled pair and at least :data:`MIN_ASKED` such headings."""
+    paper has no labelled pair and at least :data:`MIN_ASKED` such headings; where most of
+    the headings under one parent ask, the others there are the FAQ's entries too
+    (``Eligibility for the allowance`` among ``How do I apply?`` and its like)."""
     if any(s.type == "qa" for s in sections):
         return sections
     answer_starts = {id(s): _answer_start(doc, s) for s in sections}
-    asked = [s for s in sections if answer_starts[id(s)] is not None]
-    if len(asked) < MIN_ASKED:
+    asking = [s for s in sections if answer_starts[id(s)] is not None and _asks(s)]
+    if len(asking) < MIN_ASKED:
         return sections
+    entries = _entries(sections, answer_starts)
     out, number = [], 0
     for section in sections:
-        start = answer_starts[id(section)]
-        if start is None:
+        if id(section) not in entries:
             out.append(section)
             continue
         number += 1
-        out.append(_pair(doc, section, start, str(number)))
+        out.append(_pair(doc, section, answer_starts[id(section)], str(number)))
     return out
 
 
+def _asks(section: Section) -> bool:
+    return bool(markers.QUESTION_END.search(section.path[-1]))
+
+
+def _entries(sections: list[Section], answer_starts: dict[int, int | None]) -> set[int]:
+    """ids of the sections read as pairs: every heading that asks, and every heading under
+    a parent whose headings with text under them mostly ask."""
+    siblings: dict[tuple[str, ...], list[Section]] = {}
+    for section in sections:
+        if answer_starts[id(section)] is not None:
+            siblings.setdefault(tuple(section.path[:-1]), []).append(section)
+    entries: set[int] = set()
+    for group in siblings.values():
+        asking = [s for s in group if _asks(s)]
+        chosen = group if len(asking) >= MIN_ASKED and 2 * len(asking) > len(group) else asking
+        entries.update(id(s) for s in chosen)
+    return entries
+
+
 def _answer_start(doc: DocumentText, section: Section) -> int | None:
-    """Where the answer starts in a narrative section headed by a question (None otherwise)."""
+    """Where the text under a narrative section's own heading starts (None: no heading, or
+    nothing under it)."""
     if section.type != "narrative" or not section.path:
         return None
     question = section.path[-1]
-    if not markers.QUESTION_END.search(question):
-        return None
     span = doc.text[section.char_start : section.char_end]
     end = _heading_end(span, question)
     if end is None or not span[end:].strip():

@@ -172,12 +172,18 @@ def _page_lines(doc: DocumentText, number: int) -> list[_Line]:
 
 def _excluded(doc: DocumentText, sections: list[Section]) -> list[tuple[int, int]]:
     """Spans where a heading is not looked for: the pages of a contents list and Q&A pairs
-    (a pair's question is often bold; its topic heading comes from the rules)."""
+    (a pair's question is often bold; its topic heading comes from the rules), but for the
+    last pair's answer after its first line, where a heading ends the Q&A
+    (:func:`_end_last_answer`)."""
     spans = []
+    qa = [s for s in sections if s.type == "qa"]
     for s in sections:
         if s.type == "toc":
             end = doc.page_starts[s.end_page] if s.end_page < len(doc.page_starts) else len(doc.text)
             spans.append((doc.page_starts[s.start_page - 1], end))
+        elif s.type == "qa" and s is qa[-1] and s.answer_start is not None:
+            first_line = doc.text.find("\n", s.answer_start, s.char_end)
+            spans.append((s.char_start, s.char_end if first_line < 0 else first_line))
         elif s.type == "qa":
             spans.append((s.char_start, s.char_end))
     spans.sort()
@@ -422,18 +428,37 @@ def apply_outline(
     if not headings:
         return [_with_path(s, rule_path(s)) for s in sections], []
     starts = [h.char_start for h in headings]
+    sections = _end_last_answer(doc, sections, starts, include_internal_refs)
     out: list[Section] = []
     for section in sections:
         if section.type == "toc":
             out.append(_with_path(section, []))
         elif section.type == "qa" or section.extra.get(PUT):  # the paper's own spans, under the outline
-            path = _path_at(headings, starts, section.char_start)
+            path = [p for p in _path_at(headings, starts, section.char_start) if not markers.QUESTION_END.search(p)]
             if section.heading and not _named_by(section.heading, path):
                 path = path + [section.heading]
             out.append(_with_path(section, path))
         else:
             out.extend(_cut(doc, section, headings, starts, include_internal_refs))
     return _merge(doc, out, include_internal_refs), headings
+
+
+def _end_last_answer(doc: DocumentText, sections: list[Section], starts: list[int], refs: bool) -> list[Section]:
+    """The last pair's answer ends at the first heading inside it: after the last answer a
+    heading starts what follows the Q&A (``Related links``, ``Enquiries``, a colophon), which
+    the rules, reading lines without the page's headings, run into the answer. Only the
+    last pair: an earlier answer ends at the next question anyway."""
+    last = next((n for n in range(len(sections) - 1, -1, -1) if sections[n].type == "qa"), None)
+    if last is None or sections[last].answer_start is None:
+        return sections
+    pair = sections[last]
+    cut = next((start for start in starts if pair.answer_start < start < pair.char_end and doc.text[pair.answer_start : start].strip()), None)
+    if cut is None:
+        return sections
+    answered = _piece(doc, pair, pair.char_start, cut, "qa", refs)
+    answered.answer = doc.text[pair.answer_start : answered.char_end].strip() if refs else answered.answer
+    after = _piece(doc, replace(pair, type="narrative", qa_id=None, question=None, answer=None, answer_start=None), cut, pair.char_end, "narrative", refs)
+    return sections[:last] + [answered, after] + sections[last + 1 :]
 
 
 def _named_by(heading: str, path: list[str]) -> bool:

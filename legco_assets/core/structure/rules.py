@@ -512,11 +512,15 @@ class _Detector:
         return markers.ANNEX_HEADING.match(s)
 
     def _trailing_matter(self, i: int) -> bool:
-        """After the last question, a title at the top of a page (after a finished answer)
-        starts what follows the Q&A (a forms list, contacts), not more of the last answer."""
-        if self.context != "qa" or i <= self.last_question_line or self.lines[i - 1]:
+        """After the last question, a title at the top of a page or under a rule line (after a
+        finished answer) starts what follows the Q&A (a forms list, contacts), not more of the
+        last answer."""
+        ruled = i > 0 and bool(markers.RULE_LINE.match(self.lines[self._prev_nonblank(i) or 0]))
+        if self.context != "qa" or i <= self.last_question_line or self.lines[i - 1] and not ruled:
             return False
         before = self._prev_nonblank(i)
+        if ruled and before is not None:
+            before = self._prev_nonblank(before)
         return bare_topic_like(self.lines[i]) and before is not None and bool(markers.SENTENCE_END.search(self.lines[before]))
 
     def _topic_ok(self, i: int, label: str) -> bool:
@@ -634,8 +638,8 @@ class _Builder:
         lines, offsets = self.det.lines, self.det.offsets
         while first < end and not lines[first]:
             first += 1
-        while end > first and not lines[end - 1]:
-            end -= 1
+        while end > first and (not lines[end - 1] or markers.RULE_LINE.match(lines[end - 1])):
+            end -= 1  # a rule line closing a section belongs to none
         if first >= end:
             return None
         return offsets[first], offsets[end - 1] + self.det.raw_lengths[end - 1]
