@@ -148,7 +148,8 @@ APPENDIX_TITLE_EN = re.compile(
 )
 CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|'d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
 FAQ_TITLE = re.compile(
-    r"^(?:Frequently\s+Asked\s+Questions|FAQs?|常見問題(?:解答)?|問與答|Questions?\s+and\s+Answers?)(?:\s+(?:on|about|regarding|for|關於)\b.*)?\s*[:：]?\s*$",
+    r"^(?:Frequently\s+Asked\s+Questions|FAQs?|常見問題(?:解答)?|問與答|Questions?\s+and\s+Answers?)"
+    r"(?:\s+(?:on|about|regarding|for|關於)\b.*|\s*[-–—:：]\s*\S.*)?\s*[:：]?\s*$",
     re.IGNORECASE,
 )
 # a title line broken mid-phrase (``Liability for Compensation for`` / ``Work Injury …``)

@@ -14,7 +14,7 @@ page becomes lines the way a person reads it:
   <strong>5</strong>`` is ``2015``); ``h1``-``h6`` are lines of their own and are listed with
   their level (:attr:`HtmlPage.headings`), for heading detection, as is a question an FAQ
   sets apart without a heading tag (a ``<dt>``, an accordion's ``<summary>`` or ``<button>``, a
-  bold paragraph ending ``?``);
+  bold line or an element whose class names it a question, ending ``?``);
 * a table of questions and answers (a question ending ``?`` and its answer in each row) is
   read row by row, each question a heading hint; any other table is either layout or data. Layout tables (a label cell beside a text cell, nested
   tables, one column) are read as text: a short label cell runs on into the cell beside it,
@@ -59,6 +59,7 @@ _BLOCK_TAGS = frozenset(
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _ASKING_TAGS = frozenset({"dt", "summary", "button"})  # hold an FAQ's question when it ends with "?"
 ASKING_LEVEL = 6  # heading level of a question set apart without a heading tag
+_QUESTION_NAMES = frozenset({"question", "q", "faqq", "faqquestion", "qn"})  # class/id parts that name a question
 _SPACES = re.compile(r"[ \t\r\n\f\u00a0\u2000-\u200b\u200d\u202f\u205f\ufeff]+")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 # what a declared charset is read as: supersets, so no character of the page is lost
@@ -243,7 +244,7 @@ class _Reader:
             before = len(self.lines)
             self._children(el)
             self._break()
-            if tag in _ASKING_TAGS:
+            if tag in _ASKING_TAGS or _named_question(el):
                 self._asked(before)
         elif tag in ("b", "strong"):
             self.bold += 1
@@ -364,6 +365,13 @@ def _rows(table: Any) -> list[list[Any]]:
         if _owner_table(tr) is table:
             rows.append([c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th") and not _dropped(c)])
     return [r for r in rows if r]
+
+
+def _named_question(el: Any) -> bool:
+    """The page's markup names the element a question (``class="question"``,
+    ``faq-question``, ``q``): set apart by a style sheet, not by bold or a label."""
+    names = " ".join(filter(None, (el.get("class"), el.get("id")))).lower().split()
+    return any(part in _QUESTION_NAMES for name in names for part in re.split(r"[-_]", name))
 
 
 def _asks_and_answers(rows: list[list[Any]]) -> bool:

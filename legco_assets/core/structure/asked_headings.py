@@ -9,10 +9,11 @@ section is an exchange: the heading asks, the text under it answers. So, after t
 * in a paper with no labelled pair, a narrative section whose own heading (the last of its
   path) ends with a question mark and which has text under it becomes a ``qa`` pair: the
   heading is the question, the text the answer, and its path is the headings above;
-* only when the paper has at least :data:`MIN_ASKED` of them (an FAQ asks several; a
-  narrative paper's single rhetorical heading stays narrative);
-* where at least two and most of the headings under one parent ask, the others
-  under it are entries of the same FAQ set as titles (``Eligibility for the allowance``);
+* only where most of the headings under the same parent ask: there the others are entries
+  of the same FAQ set as titles (``Eligibility for the allowance``), while a guide's
+  ``Who is a part-time worker?`` among headings that state stays narrative;
+* and only when the paper has at least :data:`MIN_ASKED` such questions (an FAQ asks
+  several; a narrative paper's single rhetorical heading stays narrative);
 * pairs are numbered ``1``, ``2``… in order, as the rules number unlabelled questions.
 
 A paper with labelled pairs keeps its sections as they are: its labels say what a question is.
@@ -37,10 +38,9 @@ def asked_headings(doc: DocumentText, sections: list[Section]) -> list[Section]:
     if any(s.type == "qa" for s in sections):
         return sections
     answer_starts = {id(s): _answer_start(doc, s) for s in sections}
-    asking = [s for s in sections if answer_starts[id(s)] is not None and _asks(s)]
-    if len(asking) < MIN_ASKED:
-        return sections
     entries = _entries(sections, answer_starts)
+    if sum(1 for s in sections if id(s) in entries and _asks(s)) < MIN_ASKED:
+        return sections
     out, number = [], 0
     for section in sections:
         if id(section) not in entries:
@@ -56,17 +56,18 @@ def _asks(section: Section) -> bool:
 
 
 def _entries(sections: list[Section], answer_starts: dict[int, int | None]) -> set[int]:
-    """ids of the sections read as pairs: every heading that asks, and every heading under
-    a parent whose headings with text under them mostly ask."""
+    """ids of the sections read as pairs: the headings (with text under them) of each parent
+    whose headings mostly ask, all of them; under a parent where most do not (a guide's
+    ``1. Who is a part-time worker?`` among ``3. Entitlements at a glance`` and its like),
+    none."""
     siblings: dict[tuple[str, ...], list[Section]] = {}
     for section in sections:
         if answer_starts[id(section)] is not None:
             siblings.setdefault(tuple(section.path[:-1]), []).append(section)
     entries: set[int] = set()
     for group in siblings.values():
-        asking = [s for s in group if _asks(s)]
-        chosen = group if len(asking) >= MIN_ASKED and 2 * len(asking) > len(group) else asking
-        entries.update(id(s) for s in chosen)
+        if 2 * sum(1 for s in group if _asks(s)) > len(group):
+            entries.update(id(s) for s in group)
     return entries
 
 
