@@ -179,11 +179,18 @@ def _body_style(samples: list[PageSamples]) -> tuple[float, int]:
     return size, weight
 
 
+def _apart(positions: list[int]) -> bool:
+    """Candidate lines of one style that are not one run of neighbours."""
+    return positions[-1] - positions[0] >= len(positions)
+
+
 def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
     """Heading hints per page number: ``[line, level]`` for every candidate line set larger
     or bolder than the body; level 1 is the largest (then bold before plain) style.
 
-    A style seen only on the first page is the cover's title, not a level of the outline.
+    A style seen only on the first page is the cover's title, not a level of the outline,
+    unless its lines there are apart (two topics of a two-page leaflet, with other lines
+    between them; a title wrapped over lines is one run).
     """
     body_size, body_weight = _body_style(samples)
     if not body_size:
@@ -191,17 +198,20 @@ def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
     body_styles = [st.key(body_weight) for page in samples for st in page.body]
     body_bold = sum(bold for _, bold in body_styles) * 2 > len(body_styles)  # bold says nothing then
     titled: dict[tuple[float, bool], set[int]] = {}
+    first_page: dict[tuple[float, bool], list[int]] = {}  # where on the title page each style is used
     found: list[tuple[int, str, tuple[float, bool]]] = []
     for page in samples:
         if page.number == TITLE_PAGE and not page.body and len(samples) > 2:
             continue  # a cover: no running text, its lines are the paper's title, not headings
-        for line, style in page.candidates:
+        for n, (line, style) in enumerate(page.candidates):
             key = style.key(body_weight)
             size, bold = key
             if size >= body_size * LARGER or (bold and not body_bold and size >= body_size - SIZE_STEP):
                 titled.setdefault(key, set()).add(page.number)
                 found.append((page.number, line, key))
-    kept = [key for key, pages in titled.items() if pages != {TITLE_PAGE}]
+                if page.number == TITLE_PAGE:
+                    first_page.setdefault(key, []).append(n)
+    kept = [key for key, pages in titled.items() if pages != {TITLE_PAGE} or _apart(first_page[key])]
     rank = {key: n + 1 for n, key in enumerate(sorted(kept, key=lambda k: (-k[0], not k[1])))}
     hints: dict[int, list[list[object]]] = {}
     for number, line, key in found:

@@ -237,6 +237,18 @@ def _learn_edge(pages: list[list[str]], top: bool) -> EdgeLayout | None:
     return EdgeLayout(offset, side, len(bare) >= enough, joined_ok)
 
 
+def _learn_pair_edge(pages: list[list[str]], top: bool) -> EdgeLayout | None:
+    """A two-page paper's edge: too few pages to learn from repetition, so only the plainest
+    layout counts: both pages print their own page number there, in step, alone or on one
+    line with the same text (``RVD/PUB/R12 (Rev. 01/2025) 1`` / ``… 2``)."""
+    hits = [_numbered_edge(lines, n, top) for n, lines in enumerate(pages, start=1)]
+    if not all(hits) or len({(h.offset, h.text, h.pos) for h in hits if h}) != 1:
+        return None
+    hit = hits[0]
+    assert hit is not None
+    return EdgeLayout(hit.offset, 0, bare=not hit.text, joined=bool(hit.text))
+
+
 def _layout_lines(lines: list[str], page_number: int, layout: EdgeLayout | None, top: bool) -> list[int]:
     """Indices of this page's lines that the learned layout says are furniture: the number's
     line first, then the header beside it."""
@@ -261,8 +273,11 @@ def learn_furniture(pages: list[list[str]]) -> Furniture:
     """The paper's furniture from repetition at the same place on many pages, never from
     any paper's words: bare page numbers in step with the pages, the running header beside
     them (following the section), and lines at an edge on most pages."""
-    if len(pages) < MIN_LEARNED_PAGES:
+    if len(pages) < 2:
         return Furniture()
+    if len(pages) < MIN_LEARNED_PAGES:
+        top, bottom = _learn_pair_edge(pages, True), _learn_pair_edge(pages, False)
+        return Furniture(top, bottom)
     top, bottom = _learn_edge(pages, True), _learn_edge(pages, False)
     headers: set[str] = set()
     for n, lines in enumerate(pages, start=1):
