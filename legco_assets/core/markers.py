@@ -74,13 +74,14 @@ _ZH_PRESIDENT = r"(?:代理|全委會)?副?主席"
 _EN_PRESIDENT = r"(?:DEPUTY\s+)?(?:PRESIDENT|CHAIRMAN)"
 _COLON = r"\s*[:：︰]"
 # hansard: ``1. 林健鋒議員：…`` / ``1. MR JEFFREY LAM (in Chinese): …`` asks,
-# ``勞工及福利局局長：主席，…`` / ``SECRETARY FOR … (in Chinese): President, …`` replies (text after the match)
+# ``勞工及福利局局長：主席，…`` / ``SECRETARY FOR … (in Chinese): President, …`` replies (text after the
+# match; a long title may leave ``President, …`` to the next line)
 HANSARD_QUESTION = re.compile(
     rf"^(?P<num>\d{{1,2}})\s*[.．]\s*(?:{_ZH_MEMBER}\s*{_TRANSLATED}{_COLON}"
     rf"|{_EN_MEMBER}\s*{_IN_LANGUAGE}\s*:)\s*(?P<text>.*)$"
 )
 HANSARD_REPLY = re.compile(
-    rf"^(?:{_ZH_OFFICIAL}\s*{_TRANSLATED}{_COLON}|{_EN_OFFICIAL}\s*{_IN_LANGUAGE}\s*:)\s*(?=主席|President)"
+    rf"^(?:{_ZH_OFFICIAL}\s*{_TRANSLATED}{_COLON}|{_EN_OFFICIAL}\s*{_IN_LANGUAGE}\s*:)\s*(?=主席|President|$)"
 )
 # any speaker's turn, numbered (a question) or not; the group that matched says who speaks
 SPEAKER_TURN = re.compile(

@@ -155,12 +155,12 @@ def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None 
     (path, LLM calls/cached/tokens/seconds, dropped items, notes) for ``structure.json``.
     Every section then gets its heading path from the paper's outline (:mod:`outline`), and
     in a paper without labels, headings that ask become pairs (:mod:`asked_headings`)."""
-    from .structure import apply_outline, asked_headings, link_annexes, resolve_structure
+    from .structure import apply_outline, asked_headings, break_starts, link_annexes, resolve_structure
 
     doc = DocumentText.from_pages(pages)
     result = resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
     result.sections, _ = apply_outline(doc, result.sections, pages, settings.qa_include_internal_refs)
-    result.sections = asked_headings(doc, result.sections)
+    result.sections = asked_headings(doc, result.sections, break_starts(doc, pages))
     result.sections, result.annexes = link_annexes(doc, result.sections)
     return result
 

@@ -31,6 +31,9 @@ class Page:
     # heading hints the reader saw on this page, outermost level 1: ``[line text, level]``
     # (PDF typography, DOCX heading styles, HTML h1-h6, Markdown #); :mod:`outline` uses them
     headings: list[list[Any]] = field(default_factory=list)
+    # lines that open what follows a block of questions and answers (HTML: its list, table or
+    # box closed before them): the answer before such a line ends there (:mod:`outline`)
+    breaks: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -73,7 +73,7 @@ def extract_document(source: SourceBytes) -> ExtractedDocument:
 
         html = read_html(source.path, source.data)
         headings = [[h["text"], h["level"]] for h in html.headings]
-        page = Page(number=1, raw=html.text, headings=headings)
+        page = Page(number=1, raw=html.text, headings=headings, breaks=html.breaks)
         return ExtractedDocument(path=str(source.path), kind=kind, extractor="lxml", pages=[page])
     hints: dict[int, list[list[Any]]] = {}
     if kind == "pdf":

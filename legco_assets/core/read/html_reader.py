@@ -59,6 +59,9 @@ _BLOCK_TAGS = frozenset(
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _ASKING_TAGS = frozenset({"dt", "summary", "button"})  # hold an FAQ's question when it ends with "?"
 ASKING_LEVEL = 6  # heading level of a question set apart without a heading tag
+CATEGORY_CHARS = 80  # a table row's lone cell this short names the questions below it
+# blocks whose end ends the answer inside them (an FAQ's list, item, box or accordion)
+_QA_BLOCKS = frozenset({"ol", "ul", "li", "dl", "dd", "div", "section", "article", "details", "table", "form"})
 _QUESTION_NAMES = frozenset({"question", "q", "faqq", "faqquestion", "qn"})  # class/id parts that name a question
 _SPACES = re.compile(r"[ \t\r\n\f\u00a0\u2000-\u200b\u200d\u202f\u205f\ufeff]+")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
@@ -79,6 +82,9 @@ class HtmlPage:
     tables: list[Table] = field(default_factory=list)
     title: str = ""
     encoding: str = "utf-8"
+    # lines that open what follows a block of questions and answers (its list, table or box
+    # has closed): the answer before such a line ends there, whatever the line says
+    breaks: list[str] = field(default_factory=list)
 
 
 def read_html(path: object, data: bytes) -> HtmlPage:
@@ -197,12 +203,15 @@ class _Reader:
         self.bold = 0  # depth of <b>/<strong> being read
         self.plain = False  # the current line has text outside bold
         self.in_heading = False
+        self.breaks: list[int] = []  # line indices that follow the end of a block of questions
 
     def read(self, root: Any) -> HtmlPage:
         body = root.find("body")
         self._walk(body if body is not None else root)
         self._break()
-        return HtmlPage("\n".join(_without_sign_off(self.lines)), self.headings, self.tables)
+        lines = _without_sign_off(self.lines)
+        breaks = [lines[n] for n in sorted(set(self.breaks)) if n < len(lines)]
+        return HtmlPage("\n".join(lines), self.headings, self.tables, breaks=breaks)
 
     # line assembly
     def _break(self) -> None:
@@ -225,7 +234,10 @@ class _Reader:
             self._break()
         elif tag == "table":
             self._break()
+            before, hinted = len(self.lines), len(self.headings)
             self._table(el)
+            if self._asks_within(before, hinted):
+                self.breaks.append(len(self.lines))
         elif tag in _HEADINGS:
             self._break()
             before, self.in_heading = len(self.lines), True
@@ -241,17 +253,25 @@ class _Reader:
                 self._break()
         elif tag in _BLOCK_TAGS:
             self._break()
-            before = len(self.lines)
+            before, hinted = len(self.lines), len(self.headings)
             self._children(el)
             self._break()
             if tag in _ASKING_TAGS or _named_question(el):
                 self._asked(before)
+            if tag in _QA_BLOCKS and self._asks_within(before, hinted):
+                self.breaks.append(len(self.lines))
         elif tag in ("b", "strong"):
             self.bold += 1
             self._children(el)
             self.bold -= 1
         else:  # inline
             self._children(el)
+
+    def _asks_within(self, line: int, hint: int) -> bool:
+        """The lines from ``line`` on hold a question: a heading hint that asks, or a label."""
+        return any(markers.QUESTION_END.search(h["text"]) for h in self.headings[hint:]) or any(
+            _labelled(text) for text in self.lines[line:]
+        )
 
     def _asked(self, line: int) -> None:
         """A question set apart as an FAQ sets it (a ``<dt>``, an accordion's ``<summary>`` or
@@ -295,14 +315,19 @@ class _Reader:
 
     def _asked_rows(self, rows: list[list[Any]]) -> None:
         """An FAQ set as a table, a question and its answer a row: each row read as lines,
-        its question (the row's first line) a heading hint; the header row is dropped."""
+        its question (the row's first line) a heading hint, a category row a heading hint a
+        level up that ends the answer above it; the header row is dropped."""
         for n, row in enumerate(rows):
-            if n == 0 and not _row_asks(row):
+            title = _row_titles(row)
+            if n == 0 and not _row_asks(row) and not title:
                 continue  # ``Question | Answer``
             before = len(self.lines)
             self._layout_row(row)
-            if len(self.lines) > before and markers.QUESTION_END.search(self.lines[before]):
-                self.headings.append({"line": before, "level": ASKING_LEVEL, "text": self.lines[before]})
+            if len(self.lines) > before and (title or markers.QUESTION_END.search(self.lines[before])):
+                level = ASKING_LEVEL - 1 if title else ASKING_LEVEL  # a category above its questions
+                self.headings.append({"line": before, "level": level, "text": self.lines[before]})
+            if title:
+                self.breaks.append(before)  # the answer above ends before its category row
 
     def _grid(self, rows: list[list[Any]]) -> None:
         """Rows of a data table as one Markdown table (a single row is read as a line)."""
@@ -336,6 +361,7 @@ class _Reader:
             label = ""
             offset = len(self.lines)
             self.headings.extend({**h, "line": h["line"] + offset} for h in reader.headings)
+            self.breaks.extend(b + offset for b in reader.breaks)
             self.lines.extend(lines)
         if label:
             self.lines.append(label)
@@ -376,16 +402,25 @@ def _named_question(el: Any) -> bool:
 
 def _asks_and_answers(rows: list[list[Any]]) -> bool:
     """A table whose rows each hold a question (ending ``?``/``？``) and its answer beside it:
-    at least two such rows, and every row but a header one of them."""
+    at least two such rows, and every row but a header one of them or a row naming the
+    category of the questions below it."""
     asking = [_row_asks(row) for row in rows]
-    return sum(asking) >= 2 and all(asking[1:])
+    return sum(asking) >= 2 and all(a or _row_titles(row) for a, row in zip(asking[1:], rows[1:]))
+
+
+def _row_titles(row: list[Any]) -> str | None:
+    """The title a row gives the rows below it: its one filled cell, short, not a question."""
+    filled = [t for t in (_clean(_cell_text(c)) for c in row) if t]
+    if len(filled) == 1 and len(filled[0]) <= CATEGORY_CHARS and not markers.QUESTION_END.search(filled[0]):
+        return filled[0]
+    return None
 
 
 def _row_asks(row: list[Any]) -> bool:
     """The row's first cell with words (a number cell before it aside) is a question, and a
     later cell holds text."""
     texts = [_clean(_cell_text(c)) for c in row]
-    filled = [t for t in texts if t and not markers.LEADING_LABEL.fullmatch(t + " ")]
+    filled = [t for t in texts if t and not _label_cell(t)]
     return len(filled) >= 2 and bool(markers.QUESTION_END.search(filled[0]))
 
 

@@ -26,6 +26,7 @@ from .llm_structure import (
 )
 from .outline import (
     apply_outline,
+    break_starts,
     join_path,
     key,
     outline_markdown,
@@ -64,6 +65,7 @@ __all__ = [
     "StructureResult",
     "apply_outline",
     "asked_headings",
+    "break_starts",
     "detect_structure",
     "drop_internal_refs",
     "join_pages",

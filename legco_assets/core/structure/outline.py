@@ -32,6 +32,7 @@ from ..records import DocumentText, Page, Section
 from .answered import PUT
 
 PATH_SEPARATOR = " > "
+TOPIC_OPENING = 12  # characters of a rules topic looked for in the text (within its first line)
 MAX_TITLE_LINES = 3  # a title wraps onto at most this many lines
 TOC_MAX_ENTRY_LINES = 4  # a contents entry wraps onto at most this many lines
 _NOT_KEY = re.compile(r"[\s:：︰.．·…_\-–—,，、()（）]+")
@@ -174,7 +175,7 @@ def _excluded(doc: DocumentText, sections: list[Section]) -> list[tuple[int, int
     """Spans where a heading is not looked for: the pages of a contents list and Q&A pairs
     (a pair's question is often bold; its topic heading comes from the rules), but for the
     last pair's answer after its first line, where a heading ends the Q&A
-    (:func:`_end_last_answer`)."""
+    (:func:`_end_answers`)."""
     spans = []
     qa = [s for s in sections if s.type == "qa"]
     for s in sections:
@@ -423,19 +424,19 @@ def apply_outline(
     are undone (their headings were guesses); Q&A pairs, speaking notes and tables keep
     their spans. Without an outline, every section gets :func:`rule_path`.
     """
-    sections = absorb_toc_tail(sections)
-    headings = find_headings(doc, pages, sections)
+    sections = _end_answers(doc, absorb_toc_tail(sections), [], break_starts(doc, pages), include_internal_refs)
+    headings = find_headings(doc, pages, sections)  # after the breaks: a heading after an answer's end counts
+    starts = [h.char_start for h in headings]
+    sections = _end_answers(doc, sections, starts, [], include_internal_refs)
     if not headings:
         return [_with_path(s, rule_path(s)) for s in sections], []
-    starts = [h.char_start for h in headings]
-    sections = _end_last_answer(doc, sections, starts, include_internal_refs)
     out: list[Section] = []
     for section in sections:
         if section.type == "toc":
             out.append(_with_path(section, []))
         elif section.type == "qa" or section.extra.get(PUT):  # the paper's own spans, under the outline
             path = [p for p in _path_at(headings, starts, section.char_start) if not markers.QUESTION_END.search(p)]
-            if section.heading and not _named_by(section.heading, path):
+            if section.heading and not _named_by(section.heading, path) and _below(doc, section, starts):
                 path = path + [section.heading]
             out.append(_with_path(section, path))
         else:
@@ -443,22 +444,61 @@ def apply_outline(
     return _merge(doc, out, include_internal_refs), headings
 
 
-def _end_last_answer(doc: DocumentText, sections: list[Section], starts: list[int], refs: bool) -> list[Section]:
-    """The last pair's answer ends at the first heading inside it: after the last answer a
-    heading starts what follows the Q&A (``Related links``, ``Enquiries``, a colophon), which
-    the rules, reading lines without the page's headings, run into the answer. Only the
-    last pair: an earlier answer ends at the next question anyway."""
+def break_starts(doc: DocumentText, pages: list[Page]) -> list[int]:
+    """Where each page's breaks (:attr:`Page.breaks`: the first line after a block of
+    questions and answers) start in ``doc.text``, in order."""
+    found: list[int] = []
+    for page in pages:
+        if not page.breaks or page.number > len(doc.page_starts):
+            continue
+        lines = _page_lines(doc, page.number)
+        keys = [key(line.text) for line in lines]
+        cursor = 0
+        for text in page.breaks:
+            target = key(str(text))
+            k = next((k for k in range(cursor, len(lines)) if target and keys[k] == target), None)
+            if k is not None:
+                found.append(lines[k].start)
+                cursor = k + 1
+    return found
+
+
+def _end_answers(doc: DocumentText, sections: list[Section], headings: list[int], breaks: list[int], refs: bool) -> list[Section]:
+    """Answers end at a break inside them (the list, box or table that held the questions
+    closed, a category row of an FAQ table), and the last pair's answer also at a heading:
+    after the last answer a heading starts what follows the Q&A (``Related links``,
+    ``Enquiries``, a colophon), which the rules, reading lines, run into the answer. What
+    follows the end is narrative."""
     last = next((n for n in range(len(sections) - 1, -1, -1) if sections[n].type == "qa"), None)
-    if last is None or sections[last].answer_start is None:
-        return sections
-    pair = sections[last]
-    cut = next((start for start in starts if pair.answer_start < start < pair.char_end and doc.text[pair.answer_start : start].strip()), None)
+    out: list[Section] = []
+    for n, section in enumerate(sections):
+        cuts = sorted(breaks + headings) if n == last else breaks
+        out.extend(_ended(doc, section, cuts, refs) if section.type == "qa" and section.answer_start is not None else [section])
+    return out
+
+
+def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> list[Section]:
+    """``pair`` ended at the first cut inside its answer (with answer text before it), and
+    what follows as narrative; ``[pair]`` when none is."""
+    assert pair.answer_start is not None
+    cut = next((c for c in cuts if pair.answer_start < c < pair.char_end and doc.text[pair.answer_start : c].strip()), None)
     if cut is None:
-        return sections
+        return [pair]
     answered = _piece(doc, pair, pair.char_start, cut, "qa", refs)
     answered.answer = doc.text[pair.answer_start : answered.char_end].strip() if refs else answered.answer
     after = _piece(doc, replace(pair, type="narrative", qa_id=None, question=None, answer=None, answer_start=None), cut, pair.char_end, "narrative", refs)
-    return sections[:last] + [answered, after] + sections[last + 1 :]
+    return [answered, after]
+
+
+def _below(doc: DocumentText, section: Section, starts: list[int]) -> bool:
+    """The rules' topic of a pair is printed after the outline's last heading above the pair
+    (a topic line under that heading), not before it (a topic an outline heading has since
+    replaced: an FAQ table's next category row)."""
+    k = bisect.bisect_right(starts, section.char_start) - 1
+    if k < 0 or not section.heading:
+        return True
+    opening = section.heading[:TOPIC_OPENING]  # a wrapped topic is joined with a space where the text breaks the line
+    return doc.text.rfind(opening, 0, section.char_start + len(opening)) >= starts[k]  # a put question opens with it
 
 
 def _named_by(heading: str, path: list[str]) -> bool:
