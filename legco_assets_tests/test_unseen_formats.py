@@ -24,7 +24,8 @@ expects, each question's text and the last characters of its answer.
 * ``fixtures/html/blind4/``: ten papers of the helper's own choosing, three of them PDFs (a
   Hansard extract over four pages, a Council agenda, a guide with an FAQ part), committed
   before they were run and run once: the held-out figure, after every fix of the first
-  three sets: 46 of 46 exchanges pairs, 42 ending right (three last answers ran into what
+  three sets: 46 of 46 exchanges pairs (45 with the whole question: a Hansard reply label
+  whose ``President,`` wrapped to the next line), 42 ending right (three last answers ran into what
   followed their FAQ's list or table, one answer into a table's category row), the agenda's
   six questions a chunk each (under a wrong item: the PDF sets its items and their
   sub-headings alike), no pair in the speech.
