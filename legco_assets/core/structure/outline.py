@@ -363,7 +363,43 @@ def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section])
     found = typographic + listed
     if found:
         found += _part_markers(doc, sections, found)
+        found += _numbered_parts(doc, sections, found)
     return nest(sorted(found, key=lambda h: h.char_start))
+
+
+def _roman(text: str) -> int | None:
+    """The value of a heading's roman numeral label (``III. Bills`` -> 3), if it has one."""
+    from .ordinals import roman_value
+
+    m = markers.TOPIC_HEADING.match(text)
+    label = m["letter"] if m else None
+    return roman_value(label) if label and set(label) <= set("IVXL") else None
+
+
+def _numbered_parts(doc: DocumentText, sections: list[Section], known: list[Heading]) -> list[Heading]:
+    """A paper's parts numbered ``I.``, ``II.``, ``III.``… (a Council agenda's items): when the
+    typography sets at least two of them like the headings under them, the numbered ones go
+    above those headings, and a part the typography missed (``II. Questions`` at a page's
+    foot) but the rules read, in the run of numbers, is added beside them."""
+    numbered = [h for h in known if _roman(h.text)]
+    if len({_roman(h.text) for h in numbered}) < 2:
+        return []
+    rank = min(h.rank for h in numbered)
+    for heading in known:
+        if heading in numbered or heading.rank >= rank:
+            heading.rank = max(heading.rank, rank + 0.5) if heading not in numbered else rank - 0.5
+    values = {_roman(h.text) for h in numbered}
+    taken = {h.char_start for h in known}
+    low, high = min(values), max(values) + 1  # the part after the last one seen too
+    out: list[Heading] = []
+    for section in sections:
+        first_line = section.text.split("\n", 1)[0].strip()
+        value = _roman(first_line) if (section.heading or "").startswith(first_line) else None  # the rules' own topic line
+        if value and low <= value <= high and value not in values and section.char_start not in taken:
+            end = section.char_start + len(doc.text[section.char_start :].split("\n", 1)[0])
+            out.append(Heading(first_line, rank - 0.5, section.start_page, section.char_start, end, "marker"))
+            values.add(value)
+    return out
 
 
 _PART_MARKERS = (markers.SPEAKING_NOTES, markers.STANDBY_QA, markers.FAQ_TITLE, markers.HANSARD_BUSINESS)
