@@ -329,6 +329,17 @@ def test_a_bold_numbered_row_of_a_data_table_is_the_next_heading() -> None:
     ]
 
 
+def test_lettered_headings_keep_their_level_when_some_letters_look_roman(tmp_path: Path) -> None:
+    """``I.`` and ``V.`` in a run of lettered headings (``H.``, ``I.``, ``J.``…) are letters:
+    they do not go above the others as a Council agenda's numbered parts do."""
+    body = "<p>" + "Text of the part, long enough to be read as a paragraph of the paper. " * 2 + "</p>"
+    heads = ["H. Aitch", "I. Iota", "J. Jay", "V. Vee", "W. Double"]
+    page = tmp_path / "lettered.html"
+    page.write_text("<html><body>" + "".join(f"<h2>{h}</h2>{body}" for h in heads) + "</body></html>", encoding="utf-8")
+    records = chunk_file(page, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
+    assert [r["metadata"]["section_path"] for r in records] == [[h] for h in heads]
+
+
 def test_roman_numbered_headings_follow_each_other() -> None:
     """``II.``, ``III.``, ``IV.`` number a paper's parts as ``I.`` and ``V.`` do."""
     text = (

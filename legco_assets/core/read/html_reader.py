@@ -16,11 +16,17 @@ page becomes lines the way a person reads it:
   sets apart without a heading tag (a ``<dt>``, an accordion's ``<summary>`` or ``<button>``, a
   bold line or an element whose class names it a question, ending ``?``);
 * a table of questions and answers (a question ending ``?`` and its answer in each row) is
-  read row by row, each question a heading hint; any other table is either layout or data. Layout tables (a label cell beside a text cell, nested
-  tables, one column) are read as text: a short label cell runs on into the cell beside it,
+  read row by row, each question a heading hint; any other table is either layout or data.
+  Layout tables (a label cell beside a text cell, nested tables, one column) are read as
+  text: a short label cell runs on into the cell beside it,
   so ``| 問1. | 每年須給予…？ |`` is the line ``問1. 每年須給予…？`` and the question markers see
   it. Data tables (a grid of short cells) become Markdown table lines in place, so they
-  stay inside the answer they belong to and the chunkers keep them whole.
+  stay inside the answer they belong to and the chunkers keep them whole;
+* where a list, box or table that held questions and answers closes, the next line is a
+  break (:attr:`HtmlPage.breaks`): the answer before it ends there, and what follows (an
+  enquiry note, related links) is not more answer;
+* a press release's sign-off (``Ends/…``, ``完``, the time issued, ``NNNN``) and the page's
+  links below it are dropped.
 
 A page that has no text, is not text at all, or is a server's error page is a
 :class:`DocumentError` with the reason, like any other bad input.
@@ -417,8 +423,8 @@ def _row_titles(row: list[Any]) -> str | None:
 
 
 def _row_asks(row: list[Any]) -> bool:
-    """The row's first cell with words (a number cell before it aside) is a question, and a
-    later cell holds text."""
+    """The row's first cell with words (a label cell before it, ``1.``, aside) is a question,
+    and a later cell holds text."""
     texts = [_clean(_cell_text(c)) for c in row]
     filled = [t for t in texts if t and not _label_cell(t)]
     return len(filled) >= 2 and bool(markers.QUESTION_END.search(filled[0]))

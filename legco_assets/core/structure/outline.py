@@ -376,14 +376,20 @@ def _roman(text: str) -> int | None:
     return roman_value(label) if label and set(label) <= set("IVXL") else None
 
 
+def _lettered(text: str) -> bool:
+    """A heading labelled with a letter that is no roman numeral (``B. Eligibility``)."""
+    m = markers.TOPIC_HEADING.match(text)
+    return bool(m and m["letter"] and len(m["letter"]) == 1 and m["letter"] not in "IVXL")
+
+
 def _numbered_parts(doc: DocumentText, sections: list[Section], known: list[Heading]) -> list[Heading]:
     """A paper's parts numbered ``I.``, ``II.``, ``III.``… (a Council agenda's items): when the
     typography sets at least two of them like the headings under them, the numbered ones go
     above those headings, and a part the typography missed (``II. Questions`` at a page's
     foot) but the rules read, in the run of numbers, is added beside them."""
     numbered = [h for h in known if _roman(h.text)]
-    if len({_roman(h.text) for h in numbered}) < 2:
-        return []
+    if len({_roman(h.text) for h in numbered}) < 2 or any(_lettered(h.text) for h in known):
+        return []  # ``I.`` and ``V.`` among ``A.``, ``B.``… are letters
     rank = min(h.rank for h in numbered)
     for heading in known:
         if heading in numbered or heading.rank >= rank:
