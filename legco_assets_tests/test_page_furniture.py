@@ -140,3 +140,14 @@ def test_a_header_and_its_page_number_on_one_line_are_learned() -> None:
     assert page_furniture([Page(number=n, raw=t) for n, t in enumerate(texts, start=1)]).section_headers == {"經濟回顧", "公共財政"}
     questions = [f"{n} {topic}的申請資格為何？\n{topic}的申請人須為香港居民。" for n, topic in enumerate(topics, start=1)]
     assert [p.cleaned for p in _pages(questions)] == questions  # numbered questions, one per page
+
+
+def test_a_two_page_papers_footer_with_its_page_number_is_learned() -> None:
+    """Two pages are too few to learn a layout from repetition, but a footer that prints each
+    page's own number in step, alone or after the same text (``… Page 1 of 2``,
+    ``RVD/PUB/R12 (Rev. 01/2025) 2``), is furniture; a number out of step is not."""
+    for footer in ("Last updated: 15 January 2025 Page {n} of 2", "RVD/PUB/R12 (Rev. 01/2025) {n}", "{n}"):
+        texts = [f"Answer text of page {n}, which runs to the end of the page.\n{footer.format(n=n)}" for n in (1, 2)]
+        assert [p.cleaned for p in _pages(texts)] == [f"Answer text of page {n}, which runs to the end of the page." for n in (1, 2)], footer
+    out_of_step = [f"Answer text of page {n}.\nRoom {room}" for n, room in ((1, 7), (2, 3))]
+    assert [p.cleaned for p in _pages(out_of_step)] == out_of_step

@@ -43,9 +43,8 @@ asserted as it is:
 
 * the two-page PDF FAQs' last answers take in their closing notes (in a PDF, text after the
   last answer with no heading or rule of its own cannot be told from more answer; an HTML
-  page says where its list, box or table of questions closes), and the admissions FAQ's its
-  footer (``Last updated: … Page 2 of 2``: two pages are too few to learn a ``Page N of M``
-  footer from);
+  page says where its list, box or table of questions closes); the admissions FAQ's footer
+  (``Last updated: … Page 2 of 2``) did too at first, and is learned since;
 * that PDF's running header, printed on its second page only, stays in the answer before it
   (one page is no repetition to learn furniture from);
 * the guide's two numbered headings that ask (``1. Who is a part-time worker?``) are pairs:

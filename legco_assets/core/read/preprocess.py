@@ -144,7 +144,7 @@ MAX_HEADER_CHARS = 40  # a running header is a title, never a paragraph
 _BARE_NUMBER = re.compile(r"\d{1,4}")
 # a header and the page number printed on one line, either way round ("二零二三年經濟回顧 4")
 _NUMBER_FIRST = re.compile(r"(\d{1,4})\s+(\S.*)")
-_NUMBER_LAST = re.compile(r"(.*\S)\s+(\d{1,4})")
+_NUMBER_LAST = re.compile(r"(.*?\S)\s+(?:[Pp]age\s+)?(\d{1,4})(?:\s*(?:of|/)\s*\d{1,4})?")  # ``… Page 3 of 12``
 
 
 @dataclass(frozen=True)
