@@ -160,7 +160,7 @@ def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None 
     doc = DocumentText.from_pages(pages)
     result = resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
     result.sections, _ = apply_outline(doc, result.sections, pages, settings.qa_include_internal_refs)
-    result.sections = asked_headings(doc, result.sections, break_starts(doc, pages))
+    result.sections = asked_headings(doc, result.sections, break_starts(doc, pages), settings.qa_include_internal_refs)
     result.sections, result.annexes = link_annexes(doc, result.sections)
     return result
 

@@ -26,18 +26,20 @@ from dataclasses import replace
 
 from .. import markers
 from ..records import DocumentText, Section
-from .rules import join_pages, looks_tabular
+from .outline import cut_section
+from .rules import looks_tabular
 
 MIN_ASKED = 2  # headings that ask, at least, before they are read as an FAQ's questions
 
 
-def asked_headings(doc: DocumentText, sections: list[Section], breaks: Sequence[int] = ()) -> list[Section]:
+def asked_headings(doc: DocumentText, sections: list[Section], breaks: Sequence[int] = (), refs: bool = True) -> list[Section]:
     """``sections`` with each question heading and the text under it as a pair, when the
     paper has no labelled pair and at least :data:`MIN_ASKED` such headings; where most of
     the headings under one parent ask, the others there are the FAQ's entries too
     (``Eligibility for the allowance`` among ``How do I apply?`` and its like). An answer
     ends at a break (:func:`outline.break_starts`: the list or box of the questions closed);
-    what follows it is narrative under the same headings."""
+    what follows it is narrative under the same headings. ``refs``: keep ``[內部參考…]`` notes
+    in the text, as the outline did."""
     if any(s.type == "qa" for s in sections):
         return sections
     answer_starts = {id(s): _answer_start(doc, s) for s in sections}
@@ -52,9 +54,9 @@ def asked_headings(doc: DocumentText, sections: list[Section], breaks: Sequence[
         number += 1
         start = answer_starts[id(section)]
         end = next((b for b in breaks if start < b < section.char_end and doc.text[start:b].strip()), None)
-        out.append(_pair(doc, section, start, str(number), end))
+        out.append(_pair(doc, section, start, str(number), end, refs))
         if end is not None and doc.text[end : section.char_end].strip():
-            out.append(_after(doc, section, end))
+            out.append(_after(doc, section, end, refs))
     return out
 
 
@@ -106,11 +108,11 @@ def _heading_end(span: str, heading: str) -> int | None:
     return None
 
 
-def _pair(doc: DocumentText, section: Section, answer_start: int, qa_id: str, end: int | None = None) -> Section:
+def _pair(doc: DocumentText, section: Section, answer_start: int, qa_id: str, end: int | None, refs: bool) -> Section:
     answer = doc.text[answer_start : end or section.char_end].strip()
     path = list(section.path[:-1])
     if end is not None:
-        section = _span(doc, section, section.char_start, end)
+        section = cut_section(doc, section, section.char_start, end, section.type, refs)
     return replace(
         section,
         type="qa",
@@ -126,19 +128,9 @@ def _pair(doc: DocumentText, section: Section, answer_start: int, qa_id: str, en
     )
 
 
-def _after(doc: DocumentText, section: Section, start: int) -> Section:
+def _after(doc: DocumentText, section: Section, start: int, refs: bool) -> Section:
     """What follows a break inside a section headed by a question: narrative under the
     headings above the question."""
     path = list(section.path[:-1])
-    rest = _span(doc, section, start, section.char_end)
+    rest = cut_section(doc, section, start, section.char_end, "narrative", refs)
     return replace(rest, heading=path[-1] if path else None, parent_topic=path[-2] if len(path) > 1 else None, path=path, level=len(path) or None)
-
-
-def _span(doc: DocumentText, section: Section, start: int, end: int) -> Section:
-    """``section`` cut to ``[start, end)`` of the text, blank edges trimmed."""
-    text = doc.text[start:end]
-    start += len(text) - len(text.lstrip())
-    end -= len(text) - len(text.rstrip())
-    first, last = doc.span_pages(start, end)
-    body = join_pages(doc, start, end)
-    return replace(section, char_start=start, char_end=end, start_page=first, end_page=last, text=body, has_table=looks_tabular(body))

@@ -367,19 +367,18 @@ def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section])
     return nest(sorted(found, key=lambda h: h.char_start))
 
 
+def _label(text: str) -> tuple[str, int] | None:
+    """Style and value of a heading's ``X.`` label (``III. Bills`` -> roman 3, ``B. Scope`` ->
+    letter 2), as the rules read topic labels."""
+    from .rules import _label_value
+
+    m = markers.TOPIC_HEADING.match(text)
+    return _label_value(m["letter"]) if m and m["letter"] else None
+
+
 def _roman(text: str) -> int | None:
-    """The value of a heading's roman numeral label (``III. Bills`` -> 3), if it has one."""
-    from .ordinals import roman_value
-
-    m = markers.TOPIC_HEADING.match(text)
-    label = m["letter"] if m else None
-    return roman_value(label) if label and set(label) <= set("IVXL") else None
-
-
-def _lettered(text: str) -> bool:
-    """A heading labelled with a letter that is no roman numeral (``B. Eligibility``)."""
-    m = markers.TOPIC_HEADING.match(text)
-    return bool(m and m["letter"] and len(m["letter"]) == 1 and m["letter"] not in "IVXL")
+    label = _label(text)
+    return label[1] if label and label[0] == "roman" else None
 
 
 def _numbered_parts(doc: DocumentText, sections: list[Section], known: list[Heading]) -> list[Heading]:
@@ -388,12 +387,11 @@ def _numbered_parts(doc: DocumentText, sections: list[Section], known: list[Head
     above those headings, and a part the typography missed (``II. Questions`` at a page's
     foot) but the rules read, in the run of numbers, is added beside them."""
     numbered = [h for h in known if _roman(h.text)]
-    if len({_roman(h.text) for h in numbered}) < 2 or any(_lettered(h.text) for h in known):
+    if len({_roman(h.text) for h in numbered}) < 2 or any((_label(h.text) or ("",))[0] == "letter" for h in known):
         return []  # ``I.`` and ``V.`` among ``A.``, ``B.``… are letters
     rank = min(h.rank for h in numbered)
-    for heading in known:
-        if heading in numbered or heading.rank >= rank:
-            heading.rank = max(heading.rank, rank + 0.5) if heading not in numbered else rank - 0.5
+    for heading in numbered:
+        heading.rank = rank - 0.5
     values = {_roman(h.text) for h in numbered}
     taken = {h.char_start for h in known}
     low, high = min(values), max(values) + 1  # the part after the last one seen too
@@ -526,9 +524,12 @@ def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> lis
     cut = next((c for c in cuts if pair.answer_start < c < pair.char_end and doc.text[pair.answer_start : c].strip()), None)
     if cut is None:
         return [pair]
-    answered = _piece(doc, pair, pair.char_start, cut, "qa", refs)
-    answered.answer = doc.text[pair.answer_start : answered.char_end].strip() if refs else answered.answer
-    after = _piece(doc, replace(pair, type="narrative", qa_id=None, question=None, answer=None, answer_start=None), cut, pair.char_end, "narrative", refs)
+    answered = cut_section(doc, pair, pair.char_start, cut, "qa", refs)
+    from .rules import drop_internal_refs
+
+    answer = doc.text[pair.answer_start : answered.char_end].strip()
+    answered.answer = answer if refs else drop_internal_refs(answer)
+    after = cut_section(doc, replace(pair, type="narrative", qa_id=None, question=None, answer=None, answer_start=None), cut, pair.char_end, "narrative", refs)
     return [answered, after]
 
 
@@ -580,12 +581,13 @@ def _cut(doc: DocumentText, section: Section, headings: list[Heading], starts: l
             kind = "heading_only"
         elif kind == "heading_only":
             kind = "narrative"
-        piece = _piece(doc, section, start, end, kind, refs)
+        piece = cut_section(doc, section, start, end, kind, refs)
         pieces.append(_with_path(piece, _path_at(headings, starts, start)))
     return pieces
 
 
-def _piece(doc: DocumentText, section: Section, start: int, end: int, kind: str, refs: bool) -> Section:
+def cut_section(doc: DocumentText, section: Section, start: int, end: int, kind: str, refs: bool) -> Section:
+    """``section`` cut to ``[start, end)`` of the text (blank edges trimmed), as ``kind``."""
     from .rules import drop_internal_refs, join_pages, looks_tabular
 
     if (start, end) == (section.char_start, section.char_end) and kind == section.type:
@@ -609,7 +611,7 @@ def _merge(doc: DocumentText, sections: list[Section], refs: bool) -> list[Secti
         guesses = prev and not prev.extra.get(PUT) and not section.extra.get(PUT)
         if guesses and prev.type in mergeable and section.type in mergeable and prev.path == section.path and prev.path:
             kind = "narrative" if "narrative" in {prev.type, section.type} else "heading_only"
-            merged = _piece(doc, prev, prev.char_start, section.char_end, kind, refs)
+            merged = cut_section(doc, prev, prev.char_start, section.char_end, kind, refs)
             out[-1] = _with_path(merged, prev.path)
         else:
             out.append(section)
