@@ -272,6 +272,26 @@ def test_layout_rows_run_labels_into_their_text_and_data_tables_become_markdown(
     assert [(t.header, t.rows, t.method) for t in page.tables] == [(["Year", "Cases"], [["2023", "1 204"]], "html")]
 
 
+
+def test_a_page_in_deeply_nested_layout_tables_reads_each_cell_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Old sites lay a page out in tables within tables; each level judges its rows by their
+    cells' text before reading them. Read afresh each time, twenty levels took minutes (2^n
+    readings of the innermost cell); each cell is now read once, and the text is the same as
+    the page's without the wrapping."""
+    from legco_assets.core.read import html_reader
+
+    body = "<p>Q1. Can I take leave?</p><p>A1. Yes, after three months.</p><p>Q2. Is it paid?</p><p>A2. Yes.</p>"
+    plain = read_html("plain.html", f"<html><body>{body}</body></html>".encode())
+    depth = 20
+    nested = "<html><body>" + "<table><tr><td>Menu</td></tr><tr><td>" * depth + body + "</td></tr></table>" * depth + "</body></html>"
+    walks = []
+    walk_cell = html_reader._Reader._walk_cell
+    monkeypatch.setattr(html_reader._Reader, "_walk_cell", lambda self, cell: walks.append(cell) or walk_cell(self, cell))
+    page = read_html("nested.html", nested.encode())
+    assert len(walks) == len(set(map(id, walks))) == 2 * depth, "each of the 40 cells read once"
+    assert page.text.split("\n")[depth:] == plain.text.split("\n")
+    assert page.text.split("\n")[:depth] == ["Menu"] * depth
+
 # -- negatives: no invented pairs -----------------------------------------------------------------
 @pytest.mark.parametrize("path", NEGATIVES, ids=[p.stem for p in NEGATIVES])
 def test_speeches_and_budget_papers_give_no_pairs(path: Path, tmp_path: Path) -> None:

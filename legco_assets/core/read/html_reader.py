@@ -37,6 +37,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from .. import markers
@@ -104,7 +105,10 @@ def read_html(path: object, data: bytes) -> HtmlPage:
     except (lxml.etree.ParserError, ValueError) as exc:
         raise DocumentError(path, "empty HTML page (no text)") from exc
     title = _title(root)
-    page = _Reader().read(root)
+    try:
+        page = _Reader().read(root)
+    finally:
+        _read_cell.cache_clear()  # the page's cells (and its tree) are not kept
     page.title, page.encoding = title, encoding
     _require_content(path, page)
     return page
@@ -350,15 +354,14 @@ class _Reader:
         """Cells read in order; a short label cell runs on into the next cell's first line."""
         label = ""
         for n, cell in enumerate(cells):
-            reader = _Reader()
-            reader._walk_cell(cell)
-            lines = reader.lines
-            self.tables.extend(reader.tables)
+            read = _read_cell(cell)
+            lines, headings = list(read.lines), read.headings
+            self.tables.extend(read.tables)
             if not lines:
                 continue
             if label and not lines[0].startswith("|"):
                 lines = [f"{label} {lines[0]}"] + lines[1:]
-                reader.headings = [h for h in reader.headings if h["line"] or h["level"] != ASKING_LEVEL]  # ``問1.`` | question
+                headings = tuple(h for h in headings if h["line"] or h["level"] != ASKING_LEVEL)  # ``問1.`` | question
             elif label:
                 self.lines.append(label)
             elif len(lines) == 1 and _label_cell(lines[0]) and n + 1 < len(cells):
@@ -366,8 +369,8 @@ class _Reader:
                 continue
             label = ""
             offset = len(self.lines)
-            self.headings.extend({**h, "line": h["line"] + offset} for h in reader.headings)
-            self.breaks.extend(b + offset for b in reader.breaks)
+            self.headings.extend({**h, "line": h["line"] + offset} for h in headings)
+            self.breaks.extend(b + offset for b in read.breaks)
             self.lines.extend(lines)
         if label:
             self.lines.append(label)
@@ -466,9 +469,32 @@ def _owner_table(el: Any) -> Any:
 
 def _cell_text(cell: Any) -> str:
     """A data cell as one line, read like the rest of the page (dropped markup stays out)."""
+    return " ".join(_read_cell(cell).lines)
+
+
+@dataclass(frozen=True)
+class _CellRead:
+    """What one table cell reads as on its own: its lines, heading hints, tables and breaks
+    (line numbers within the cell)."""
+
+    lines: tuple[str, ...]
+    headings: tuple[dict[str, Any], ...]
+    tables: tuple[Table, ...]
+    breaks: tuple[int, ...]
+
+
+@lru_cache(maxsize=None)
+def _read_cell(cell: Any) -> _CellRead:
+    """A cell read once per page, however often it is asked for. Why: a table's rows are
+    judged by their cells' text (a data grid? questions beside answers? a heading row?)
+    before they are read, so a cell is read at least twice, and a layout table in a cell of
+    another is judged and read within each reading of that cell: read afresh, a page nested
+    n tables deep costs 2^n readings of its innermost text (a page of old site furniture in
+    twenty nested tables: minutes). A pure function of the cell; :func:`read_html` clears
+    the cache once the page is read."""
     reader = _Reader()
     reader._walk_cell(cell)
-    return " ".join(reader.lines)
+    return _CellRead(tuple(reader.lines), tuple(reader.headings), tuple(reader.tables), tuple(reader.breaks))
 
 
 def _is_data_table(table: Any, rows: list[list[Any]]) -> bool:
