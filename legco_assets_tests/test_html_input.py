@@ -406,11 +406,15 @@ def test_pages_label_coverage_matches_the_pairs_of_a_faq() -> None:
 
 
 # -- bad pages ------------------------------------------------------------------------------------
+DEEP = "HTML nested over 255 elements deep: the parser drops the text below that depth"
 BAD_PAGES = [
     ("picture.html", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 4, "not an HTML page (binary content)"),
     ("blank.html", b"<html><head><title>Notice</title><script>var a = 1;</script></head><body>\n \n</body></html>", "empty HTML page (no text)"),
     ("missing.htm", b"<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL was not found on this server.</p></body></html>", "an error page, not a paper (404 Not Found)"),
     ("stub.html", b"<html><body><p>Loading...</p></body></html>", "no text content in the HTML page (10 characters)"),
+    # libxml2 drops text nested over 255 elements deep: said, not read as empty or in part
+    ("deep.html", b"<html><body>" + b"<div>" * 300 + b"<p>Q1. Why?</p><p>A1. Because the rule says so.</p>" + b"</div>" * 300 + b"</body></html>", DEEP),
+    ("deep_in_part.html", b"<html><body><h1>Frequently asked questions about leave</h1>" + b"<div>" * 300 + b"<p>Q1. Why?</p>" + b"</div>" * 300 + b"</body></html>", DEEP),
 ]
 
 

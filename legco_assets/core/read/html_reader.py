@@ -100,10 +100,13 @@ def read_html(path: object, data: bytes) -> HtmlPage:
     import lxml.etree
     import lxml.html
 
+    parser = lxml.html.HTMLParser()
     try:
-        root = lxml.html.document_fromstring(_without_xml_declaration(text))
+        root = lxml.html.document_fromstring(_without_xml_declaration(text), parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
-        raise DocumentError(path, "empty HTML page (no text)") from exc
+        raise DocumentError(path, _too_deep(parser) or "empty HTML page (no text)") from exc
+    if _too_deep(parser):
+        raise DocumentError(path, _too_deep(parser))
     title = _title(root)
     try:
         page = _Reader().read(root)
@@ -552,6 +555,15 @@ def _grid(cells: list[list[str]]) -> tuple[list[str], list[list[str]]]:
 
 
 # -- is this a paper at all? ----------------------------------------------------------------------
+def _too_deep(parser: Any) -> str | None:
+    """Why the page cannot be read whole, when libxml2 stopped at its depth limit: it drops
+    what is nested over 255 elements deep (generated markup, not a paper's), and reading the
+    rest would lose that text without a word, or call a page with text empty."""
+    if any("Excessive depth" in error.message for error in parser.error_log):
+        return "HTML nested over 255 elements deep: the parser drops the text below that depth"
+    return None
+
+
 def _require_content(path: object, page: HtmlPage) -> None:
     chars = len("".join(page.text.split()))
     if chars == 0:
