@@ -38,3 +38,16 @@ def fixture_pdf(name: str) -> Path:
     path = FIXTURES / name
     assert path.exists(), f"missing fixture {path}: run python -m legco_assets_tests.fixtures.generate_fixtures"
     return path
+
+
+def rotated_copy(path: Path, target: Path) -> Path:
+    """``path`` with every page turned for display (/Rotate 90 and 270 by turns), as a
+    viewer's "rotate pages" saves it: the content is drawn as before."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter()
+    for index, page in enumerate(PdfReader(path).pages):
+        page.rotate(90 if index % 2 == 0 else 270)
+        writer.add_page(page)
+    writer.write(target)
+    return target

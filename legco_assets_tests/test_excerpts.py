@@ -169,3 +169,14 @@ def test_query_and_answer_print_each_hits_excerpt(env_data_dir: Path, capsys: py
     assert cli.main(["answer", question, "--strategy", "question", "--no-translate", "--no-rerank"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[1] excerpt: ")]
     assert len(lines) == 1 and Path(lines[0].split(": ", 1)[1]).exists()
+
+
+def test_pages_turned_for_display_get_their_chunks_highlighted(settings: Settings, tmp_path: Path) -> None:
+    """The excerpts read a turned page's characters upright too, as the chunks were read."""
+    from .conftest import rotated_copy
+
+    turned = rotated_copy(SAMPLES / "sample_zh_qa.pdf", tmp_path / "turned.pdf")
+    records, report = _excerpts(turned, Strategy.question, settings, tmp_path / "ex")
+    assert len(report.excerpts) == len(records) >= 9
+    for record, excerpt in zip(records, report.excerpts):
+        assert held_ratio(record, tmp_path / "ex" / excerpt.file) >= 0.99, record["id"]

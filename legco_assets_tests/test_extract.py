@@ -86,3 +86,21 @@ def test_real_aes_encrypted_guides_open() -> None:
     for name in ("ld_ECO_guide_with_FAQ_en.pdf", "ld_EO_concise_guide_tc.pdf"):
         doc = extract_document(read_source(CORPUS / "hkgov" / name))
         assert len(doc.pages) == 64 and sum(len(p.raw) for p in doc.pages) > 30_000
+
+
+@pytest.mark.parametrize("name", ["sample_zh_qa.pdf", "paper_a_tables.pdf"])
+@pytest.mark.parametrize("strategy", ["question", "token"])
+def test_pages_turned_for_display_read_as_drawn(name: str, strategy: str, tmp_path: Path) -> None:
+    """A page rotated in a viewer (/Rotate) keeps its content as drawn; PDFium orders such a
+    page's characters by the lines they make on screen, which scrambled its lines and split
+    its pairs. Read upright, the turned paper gives the chunks of the original, tables too."""
+    from legco_assets.core.pipeline import chunk_file
+    from legco_assets.core.settings import Settings, Strategy
+
+    from .conftest import SAMPLES, fixture_pdf, rotated_copy
+
+    original = SAMPLES / name if name.startswith("sample") else fixture_pdf(name)
+    turned = rotated_copy(original, tmp_path / name)
+    chunks = [chunk_file(p, Strategy(strategy), Settings.from_env(), use_llm=False) for p in (original, turned)]
+    assert [(c["text"], c["metadata"]["page_start"]) for c in chunks[1]] == [(c["text"], c["metadata"]["page_start"]) for c in chunks[0]]
+    assert len(chunks[0]) >= 9

@@ -14,7 +14,7 @@ import io
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..read import normalise_chars_aligned, pdfium_page_chars
+from ..read import normalise_chars_aligned, pdfium_page_chars, upright_textpage
 from .align import IGNORED, significant
 
 HIGHLIGHT_RGBA = (255, 226, 0, 110)  # a marker pen's yellow, translucent
@@ -56,7 +56,7 @@ class PdfSource:
     def textpage(self, index: int) -> Any:
         if index not in self._textpages:
             self._pages[index] = self.pdf[index]
-            self._textpages[index] = self._pages[index].get_textpage()
+            self._textpages[index] = upright_textpage(self._pages[index])
         return self._textpages[index]
 
     def _read_text(self) -> PdfText:
@@ -173,7 +173,7 @@ def highlighted_text(data: bytes) -> str:
             page = pdf[index]
             rects = _highlight_rects(page)
             if rects:
-                textpage = page.get_textpage()
+                textpage = upright_textpage(page)
                 chars = normalise_chars_aligned(pdfium_page_chars(textpage.raw))
                 box = pdfium_c.FS_RECTF()
                 for i, ch in enumerate(chars):

@@ -15,6 +15,7 @@ from .extract import (
     pdfium_page_chars,
     read_source,
     render_page_png,
+    upright_textpage,
 )
 from .headings import starts_lower
 from .html_reader import read_html
@@ -58,4 +59,5 @@ __all__ = [
     "scanned_pages",
     "starts_lower",
     "transcribe_scanned",
+    "upright_textpage",
 ]

@@ -138,7 +138,7 @@ def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[A
         texts, samples, fonts = [], [], {}
         for index in range(len(pdf)):
             page = pdf[index]
-            textpage = page.get_textpage()
+            textpage = upright_textpage(page)
             text = textpage.get_text_range()
             samples.append(page_samples(textpage.raw, text, index + 1, fonts))
             texts.append(_normalise_newlines(text))
@@ -239,6 +239,25 @@ def render_page_png(pdf_bytes: bytes, page_number: int, dpi: int = 150) -> bytes
         return buffer.getvalue()
     finally:
         pdf.close()
+
+
+def upright_textpage(page: Any) -> Any:
+    """A pypdfium2 page's text page as its content is drawn, whatever the page's /Rotate.
+
+    Why: PDFium orders a rotated page's characters by the lines they make on the screen,
+    and text drawn across the page that a viewer turns (a page rotated in Acrobat, a
+    landscape annex) then comes out in scrambled runs of its lines. Read unrotated, the
+    lines come in order; text drawn turned on the page reads the same either way. Every
+    reader of page text uses this, so the pages, the tables and the excerpts agree on the
+    characters' order; the page's rotation is put back for rendering."""
+    rotation = page.get_rotation()
+    if not rotation:
+        return page.get_textpage()
+    page.set_rotation(0)
+    try:
+        return page.get_textpage()
+    finally:
+        page.set_rotation(rotation)
 
 
 def pdfium_page_chars(textpage: Any) -> str:
