@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -177,3 +178,73 @@ def test_real_scanned_paper_is_transcribed_page_by_page(llm_server: FakeLLMServe
     joined = "".join(r["text"] for r in records)
     assert all(t in joined for t in texts) and "立法會CB(3)641/2026(02)號文件" in joined
     assert llm_server.calls["chat"] == 3 and {r["metadata"]["content_sha256"] for r in records} == {source.sha256}
+
+
+# -- a text layer that maps to no characters ------------------------------------------------------
+EN_QA = Path(__file__).resolve().parents[1] / "data" / "samples" / "sample_en_qa.pdf"
+
+
+def without_unicode_map(source: Path, target: Path, pages: set[int] | None = None) -> Path:
+    """``source`` with its fonts' ``/ToUnicode`` maps removed on ``pages`` (1-based; all by
+    default), as some producers embed fonts: the pages look the same, and PDFium reads their
+    glyph numbers, not characters. Pages share their fonts, so the other pages are copied
+    from ``source`` itself, with fonts of their own."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import NameObject
+
+    garbled = PdfReader(source)
+    for page in garbled.pages:
+        for font in page["/Resources"].get_object()["/Font"].get_object().values():
+            font.get_object().pop(NameObject("/ToUnicode"), None)
+    kept = PdfReader(source)
+    writer = PdfWriter()
+    for number, (plain, bare) in enumerate(zip(kept.pages, garbled.pages), 1):
+        writer.add_page(bare if pages is None or number in pages else plain)
+    writer.write(target)
+    return target
+
+
+def test_a_text_layer_of_control_codes_is_unreadable_and_real_text_is_not() -> None:
+    from legco_assets.core.read.extract import unreadable_text
+
+    assert unreadable_text("\x01\n\x04 \x05\x06\x07\x08\t \n\x0b\x0c \x04\r\x01\x0e\x0f\x0e\x10\x11\x12\x0e\x13\x0e\x14\x01\x13\x10 !\"#$%&'()*+")
+    assert not unreadable_text("政府會否增加郊野公園的垃圾收集次數？\uf0fc 僱主須支付\ue473工資，\uf8e7見附件。" * 3), "HKSCS and symbol-font bullets are private use, not garbage"
+    assert not unreadable_text("\x01\x02\x03 short"), "too few characters to judge"
+
+
+def test_a_paper_whose_fonts_have_no_unicode_map_is_a_one_line_error_without_vision(tmp_path: Path) -> None:
+    garbled = without_unicode_map(EN_QA, tmp_path / "garbled.pdf")
+    done = cli_chunk(garbled, {"LEGCO_DATA_DIR": str(tmp_path / "data")}, "--strategy", "question")
+    assert done.returncode == 1 and done.stdout == ""
+    pages = len(pipeline.text_pages(read_source(EN_QA))[1])
+    assert done.stderr.strip() == (
+        f"legco-assets: error: {garbled}: unreadable text layer ({pages} of {pages} pages: fonts without a Unicode map "
+        "give control codes, not characters; configure a vision LLM to transcribe it)"
+    )
+
+
+def test_an_unreadable_page_among_readable_ones_is_left_out_and_named(tmp_path: Path) -> None:
+    mixed = without_unicode_map(EN_QA, tmp_path / "mixed.pdf", pages={2})
+    done = cli_chunk(mixed, {"LEGCO_DATA_DIR": str(tmp_path / "data")}, "--strategy", "question")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert records and not any(ch < " " and ch not in "\n\t" for r in records for ch in r["text"]), "no control code is chunked"
+    page_two = max(pipeline.text_pages(read_source(EN_QA))[1][1].cleaned.split("\n"), key=len)
+    assert len(page_two) > 40 and not any(page_two in r["text"] for r in records), "the page's text is left out, not garbled in"
+    assert "legco-assets: warning: " in done.stderr and "text_layer_readable: 1 page(s) whose text layer maps to no characters" in done.stderr
+    assert "(missing_pages 2)" in done.stderr
+
+
+def test_unreadable_pages_are_transcribed_with_the_vision_model(llm_server: FakeLLMServer, tmp_path: Path) -> None:
+    garbled = without_unicode_map(EN_QA, tmp_path / "garbled.pdf")
+    originals = [page.cleaned for page in pipeline.text_pages(read_source(EN_QA))[1]]
+    settings = replace(llm_server.settings(tmp_path / "data"), structure_mode="rules")  # the model reads pages only
+    llm_server.responder = page_responder(garbled, settings.image_dpi, originals)
+    records = pipeline.chunk_file(garbled, Strategy.question, settings)
+    expected = pipeline.chunk_file(EN_QA, Strategy.question, settings, use_llm=False)
+    assert llm_server.calls["chat"] >= len(originals), "every page's image is read (a table page's once more, for its tables)"
+    assert not any(ch < " " and ch not in "\n\t" for r in records for ch in r["text"])
+    asked = [r["metadata"]["question_text"] for r in expected if r["metadata"].get("question_text")]
+    paired = [r["metadata"]["question_text"] for r in records if r["metadata"].get("question_text")]
+    assert len(asked) == 5 and paired == asked, "the transcribed pages pair as the readable paper does"
+    assert all(" ".join(q.split()) in " ".join(" ".join(r["text"] for r in records).split()) for q in asked)

@@ -136,6 +136,13 @@ def require_text(path: str | Path, pages: list[Page]) -> None:
     characters beyond a stamp; a scanned paper has at most a paper-number stamp."""
     counts = [len("".join(p.cleaned.split())) for p in pages]
     if sum(c >= MIN_TEXT_CHARS_PER_PAGE for c in counts) * 2 < len(counts) or sum(counts) < MIN_TEXT_CHARS_PER_PAGE:
+        unreadable = sum(p.unreadable for p in pages)
+        if unreadable:
+            raise DocumentError(
+                path,
+                f"unreadable text layer ({unreadable} of {len(pages)} pages: fonts without a Unicode map give "
+                "control codes, not characters; configure a vision LLM to transcribe it)",
+            )
         raise DocumentError(
             path,
             f"no extractable text ({sum(counts)} characters in {len(pages)} pages; scanned? "
@@ -327,6 +334,7 @@ def paper_facts(
         structure_summary(sections),
         labels,
         OfficialMatch.from_dict(official).check() if official else None,
+        [p.number for p in pages if p.unreadable],
     )
 
 

@@ -59,6 +59,7 @@ class PaperFacts:
     structure: dict[str, Any] | None = None
     labels: dict[str, Any] | None = None
     official: Check | None = None  # questions_match_open_data, for a paper with LegCo's records
+    unreadable_pages: list[int] = field(default_factory=list)  # text layers that map to no characters
 
 
 def _pages_covered(records: list[dict[str, Any]], pages_with_text: list[int]) -> Check:
@@ -142,6 +143,7 @@ def paper_checks(records: list[dict[str, Any]] | None, facts: PaperFacts) -> lis
     checks = chunk_checks(records, facts) if records is not None else []
     if facts.structure is not None:
         checks += structure_checks(facts.structure)
+        checks.append(readable_check(facts.unreadable_pages))
     if facts.labels is not None:
         checks.append(labels_check(facts.labels))
     if facts.official is not None:
@@ -170,6 +172,19 @@ def labels_check(labels: dict[str, Any]) -> Check:
     """The silent-miss guard (``structure.label_guard``): labels the paper shows, most of them paired."""
     return Check(
         "question_labels_paired", labels["ok"], labels["message"], {k: labels[k] for k in ("labels_seen", "pairs_made", "unpaired_labels")}
+    )
+
+
+def readable_check(unreadable: list[int]) -> Check:
+    """Pages whose text layer maps to no characters (``read.unreadable_text``) are left out
+    of the chunks like scanned ones; a warning, not a gate: the paper's other pages are right,
+    and a vision model transcribes those pages once configured."""
+    return Check(
+        "text_layer_readable",
+        not unreadable,
+        f"{len(unreadable)} page(s) whose text layer maps to no characters (fonts without a Unicode map): "
+        "left out of the chunks; a vision LLM transcribes them",
+        {"missing_pages": unreadable[:50]},
     )
 
 

@@ -34,6 +34,9 @@ class Page:
     # lines that open what follows a block of questions and answers (HTML: its list, table or
     # box closed before them): the answer before such a line ends there (:mod:`outline`)
     breaks: list[str] = field(default_factory=list)
+    # the PDF page's text layer maps its glyphs to no characters (read.unreadable_text): its
+    # text is left out, as a scanned page's, and a vision model transcribes it when configured
+    unreadable: bool = False
 
 
 @dataclass

@@ -27,7 +27,7 @@ from .resources import ChromaResource, LegcoSettings, LLMResource
 
 _DEFAULTS = Settings.from_env()
 CHUNK_CHECKS = ["every_page_covered", "no_chunk_over_token_limit", "no_footer_leaked", "no_empty_chunk"]
-STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "question_labels_paired", "questions_match_open_data"]
+STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "text_layer_readable", "question_labels_paired", "questions_match_open_data"]
 
 
 def _check_results(checks: list[Check], severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> list[dg.AssetCheckResult]:

@@ -87,8 +87,31 @@ def extract_document(source: SourceBytes) -> ExtractedDocument:
             hints = {1: markdown_headings(texts[0])}
     if kind != "pdf" and not "".join(texts).strip():
         raise DocumentError(source.path, "empty document (no text)")
-    pages = [Page(number=i + 1, raw=t, headings=hints.get(i + 1, [])) for i, t in enumerate(texts)]
+    unreadable = {i + 1 for i, t in enumerate(texts) if kind == "pdf" and unreadable_text(t)}
+    pages = [
+        Page(number=n, raw="", unreadable=True) if n in unreadable else Page(number=n, raw=t, headings=hints.get(n, []))
+        for n, t in enumerate(texts, 1)
+    ]
     return ExtractedDocument(path=str(source.path), kind=kind, extractor=extractor, pages=pages)
+
+
+# characters no text is written in: control codes and the replacement character (not private
+# use: Hong Kong fonts put HKSCS characters there, symbol fonts their bullets)
+_UNMAPPED = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ufffd]")
+UNMAPPED_SHARE = 0.1  # of a page's characters: a text layer, not text
+UNMAPPED_MIN_CHARS = 20  # fewer characters: too few to judge
+
+
+def unreadable_text(text: str) -> bool:
+    """A PDF page's text layer that maps its glyphs to no characters: a font embedded
+    without a Unicode map leaves PDFium the glyphs' numbers, the commonest of which read as
+    control codes (``\\x01\\r\\n\\x04\\x05…``). Written text never holds them, so
+    a tenth of a page in them is garbage, not text: chunked, it would be indexed and found by
+    nothing. Such a page is read as a scanned one (a vision model transcribes it when
+    configured; the ``text_layer_readable`` check names it). One pass of a compiled pattern:
+    the hot path reads every page through it."""
+    chars = len("".join(text.split()))
+    return chars >= UNMAPPED_MIN_CHARS and len(_UNMAPPED.findall(text)) >= UNMAPPED_SHARE * chars
 
 
 def _normalise_newlines(text: str) -> str:

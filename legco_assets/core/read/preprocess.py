@@ -335,5 +335,5 @@ def clean_pages(pages: list[Page]) -> list[Page]:
         dropped |= set(_layout_lines(lines, position, furniture.bottom, False))
         lines = [ln for i, ln in enumerate(lines) if i not in dropped]
         kept = _strip_edges(lines, page.number, running)
-        cleaned.append(Page(number=page.number, raw=page.raw, cleaned=clean_text("\n".join(kept)), headings=page.headings, breaks=page.breaks))
+        cleaned.append(Page(number=page.number, raw=page.raw, cleaned=clean_text("\n".join(kept)), headings=page.headings, breaks=page.breaks, unreadable=page.unreadable))
     return cleaned

@@ -89,9 +89,11 @@ def image_pages(pdf_bytes: bytes) -> set[int]:
 
 
 def scanned_pages(pdf_bytes: bytes, pages: list[Page], min_chars: int) -> list[int]:
-    """Pages with fewer than ``min_chars`` non-blank characters of text and an image."""
-    short = [p.number for p in pages if text_chars(p.cleaned or p.raw) < min_chars]
-    return sorted(set(short) & image_pages(pdf_bytes)) if short else []
+    """Pages with fewer than ``min_chars`` non-blank characters of text and an image, and
+    pages whose text layer is unreadable (a picture of text to the reader, whatever draws it)."""
+    unreadable = {p.number for p in pages if p.unreadable}
+    short = [p.number for p in pages if text_chars(p.cleaned or p.raw) < min_chars and not p.unreadable]
+    return sorted((set(short) & image_pages(pdf_bytes) if short else set()) | unreadable)
 
 
 def ask_page(llm: LLMClient, png: bytes) -> str:
