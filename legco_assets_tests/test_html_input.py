@@ -273,6 +273,36 @@ def test_layout_rows_run_labels_into_their_text_and_data_tables_become_markdown(
 
 
 
+# the ways FAQ pages set a question apart from its answer, one page each
+ASKED = ["How do I apply for the scheme online?", "What documents must I submit with the form?", "How long does the approval take normally?", "Can I appeal if my application is refused?"]
+ANSWERED = ["You may apply through the online portal at any time of the day.", "You must submit a copy of your identity card and proof of address.", "Approval normally takes about four weeks from receipt of all documents.", "Yes, you may lodge an appeal within 28 days of the decision letter."]
+LABEL_GRAMMARS = {
+    "q_colon": ("", "<p><b>Q:</b> {q}</p><p><b>A:</b> {a}</p>", ""),
+    "question_n_answer": ("", "<p>Question {n}: {q}</p><p>Answer: {a}</p>", ""),
+    "q_n_in_h4": ("", "<h4>Q{n}. {q}</h4><p>{a}</p>", ""),
+    "q_n_dash": ("", "<p>Q{n} – {q}</p><p>A{n} – {a}</p>", ""),
+    "zh_wen_da": ("", "<p>問：{q}</p><p>答：{a}</p>", ""),
+    "zh_wenti_daan": ("", "<p>問題{n}：{q}</p><p>答案：{a}</p>", ""),
+    "bold_numbered": ("", "<p><strong>{n}. {q}</strong></p><p>{a}</p>", ""),
+    "ol_of_bold": ("<ol>", "<li><strong>{q}</strong><p>{a}</p></li>", "</ol>"),
+    "details": ("", "<details><summary>{q}</summary><p>{a}</p></details>", ""),
+    "dl": ("<dl>", "<dt>{q}</dt><dd>{a}</dd>", "</dl>"),
+}
+
+
+@pytest.mark.parametrize("grammar", list(LABEL_GRAMMARS))
+def test_each_way_an_faq_sets_its_questions_apart_gives_a_pair_per_question(grammar: str, tmp_path: Path) -> None:
+    """``Question 1:`` answered by a bare ``Answer:`` made no pair at all (a numbered
+    ``Question`` word counted only after another pair), though the guard saw its labels."""
+    head, each, tail = LABEL_GRAMMARS[grammar]
+    body = head + "".join(each.format(n=n, q=q, a=a) for n, (q, a) in enumerate(zip(ASKED, ANSWERED), 1)) + tail
+    page = tmp_path / f"{grammar}.html"
+    page.write_text(f"<html><head><title>FAQ</title></head><body><h1>Frequently asked questions on the subsidy scheme</h1>{body}<p>Last revised: May 2025</p></body></html>")
+    pairs = _pairs(page, tmp_path)
+    assert [ASKED[n] in p["metadata"]["question_text"] for n, p in enumerate(pairs)] == [True] * 4
+    assert [p["text"].rstrip().endswith(ANSWERED[n]) for n, p in enumerate(pairs)] == [True] * 4
+
+
 def test_a_page_in_deeply_nested_layout_tables_reads_each_cell_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Old sites lay a page out in tables within tables; each level judges its rows by their
     cells' text before reading them. Read afresh each time, twenty levels took minutes (2^n

@@ -226,4 +226,11 @@ FOLLOW_UP = re.compile(r"[\[［【]\s*(?:如被追問|如被追问|If\s+pressed)
 BRACKET_CLOSE = re.compile(r"[\]］】]")
 # a line drawn across a text page (``------``, ``______``, ``======``): a break, not text
 RULE_LINE = re.compile(r"^[-_=*~─━―]{8,}$")
+# the date a web page or leaflet was last revised, printed on a line of its own at its end
+# (``Last revision date: 27 March 2024``, ``Last updated: May 2025``, ``最後更新日期：2024年3月27日``)
+REVISION_STAMP = re.compile(
+    r"^(?:(?:last|date\s+of\s+last)\s+(?:revised|revision|updated?|modified|reviewed?)(?:\s+(?:date|on))?|revised\s+on"
+    r"|(?:本頁)?最後(?:更新|修訂|修改|覆檢)(?:日期)?|(?:修訂|更新)日期)\s*[:：︰]?\s*(?=[^\n]{0,40}\d)[^\n]{1,40}$",
+    re.IGNORECASE,
+)
 MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)

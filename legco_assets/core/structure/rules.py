@@ -330,7 +330,7 @@ class _Detector:
         if m:
             return self._explicit_question(i, re.sub(r"\s", "", m["id"]).upper(), m["text"], _zh_answer)
         m = _en_q(s)
-        if m and (m["letter"] == "Q" or self.pair_count or _worded(m)):
+        if m and (m["letter"] in ("Q", "Question") or self.pair_count):
             question = self._en_question(i, m)
             if question:
                 return question
@@ -371,8 +371,8 @@ class _Detector:
                 return _Question(qa_id, i, k, k, m["text"], a["text"])
             if ended and not worded or self._question_start(k) or self._section_marker(k):
                 break
-        if worded and not self.pair_count:
-            return None  # a first bare ``Question:`` is a label only with its answer's label below
+        if m["letter"] == "Question" and not self.pair_count:
+            return None  # a first ``Question:`` / ``Question 1:`` is a label only with its answer's label below
             ended = bool(markers.QUESTION_END.search(self.lines[k]))
         end = self._question_end(i, m["text"], require_mark=not m["text"])
         return _Question(qa_id, i, end, None, m["text"]) if end else None
@@ -514,9 +514,13 @@ class _Detector:
     def _trailing_matter(self, i: int) -> bool:
         """After the last question, a title at the top of a page or under a rule line (after a
         finished answer) starts what follows the Q&A (a forms list, contacts), not more of the
-        last answer."""
+        last answer; so does the page's revision date (``Last updated: May 2025``)."""
+        if self.context != "qa" or i <= self.last_question_line:
+            return False
+        if markers.REVISION_STAMP.match(self.lines[i]):
+            return True
         ruled = i > 0 and bool(markers.RULE_LINE.match(self.lines[self._prev_nonblank(i) or 0]))
-        if self.context != "qa" or i <= self.last_question_line or self.lines[i - 1] and not ruled:
+        if self.lines[i - 1] and not ruled:
             return False
         before = self._prev_nonblank(i)
         if ruled and before is not None:
