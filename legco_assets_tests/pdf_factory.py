@@ -41,3 +41,21 @@ def encrypt_pdf(source: Path, target: Path, user_password: str) -> Path:
     with target.open("wb") as handle:
         writer.write(handle)
     return target
+
+
+def make_leaflet(path: Path, title: str, lines: list[tuple[str, bool]]) -> Path:
+    """A one-page leaflet as a word processor sets it: a 16-point bold title, then each
+    ``(text, bold)`` paragraph at 11 points, wrapped, with a small gap after it."""
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=timezone.utc))
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.multi_cell(0, 9, title, new_x="LMARGIN", new_y="NEXT")
+    pdf.ln(4)
+    for text, bold in lines:
+        pdf.set_font("Helvetica", "B" if bold else "", 11)
+        pdf.multi_cell(0, 6, text, new_x="LMARGIN", new_y="NEXT")
+        pdf.ln(2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pdf.output(str(path))
+    return path

@@ -233,4 +233,7 @@ REVISION_STAMP = re.compile(
     r"|(?:本頁)?最後(?:更新|修訂|修改|覆檢)(?:日期)?|(?:修訂|更新)日期)\s*[:：︰]?\s*(?=[^\n]{0,40}\d)[^\n]{1,40}$",
     re.IGNORECASE,
 )
+# a leaflet's or page's closing note on where to ask, set as a label: ``Enquiries: 2345 6789``,
+# ``查詢：勞工處``, ``查詢熱線︰…`` (not ``For enquiries, please call …``, which an answer may end with)
+ENQUIRY_NOTE = re.compile(r"^(?:Enquir(?:y|ies)|General\s+enquir(?:y|ies)|查詢(?:熱線|電話)?)\s*[:：︰]\s*\S", re.IGNORECASE)
 MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ctypes
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .. import markers
 
@@ -65,6 +65,7 @@ class PageSamples:
     number: int
     candidates: list[tuple[str, LineStyle]]
     body: list[LineStyle]
+    rows: list[int] = field(default_factory=list)  # each candidate's line number on the page
 
 
 def _width(line: str) -> int:
@@ -147,10 +148,11 @@ def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool
     widths = [_width(ln) for ln in lines]
     full = max(widths, default=0)
     candidates: list[tuple[str, LineStyle]] = []
+    rows: list[int] = []
     body: list[LineStyle] = []
     pos = 0
     opens = True  # the next line opens a block: page top, after a finished or short line
-    for raw_line, line, width in zip(text.split("\r\n"), lines, widths):
+    for row, (raw_line, line, width) in enumerate(zip(text.split("\r\n"), lines, widths)):
         start, pos = pos, pos + len(raw_line) + 2
         if not width:
             opens = True
@@ -160,12 +162,13 @@ def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool
             style = reader.line(start, line)
             if style:
                 candidates.append((line, style))
+                rows.append(row)
         elif len(body) < BODY_SAMPLES_PER_PAGE and width > CANDIDATE_MAX_WIDTH // 2 and not line[:1].isdigit():
             style = reader.line(start, line)
             if style:
                 body.append(style)
         opens = width < SHORT_LINE * full or line.rstrip(_CLOSERS)[-1:] in _ENDS
-    return PageSamples(number, candidates, body)
+    return PageSamples(number, candidates, body, rows)
 
 
 def _body_style(samples: list[PageSamples]) -> tuple[float, int]:
@@ -180,7 +183,8 @@ def _body_style(samples: list[PageSamples]) -> tuple[float, int]:
 
 
 def _apart(positions: list[int]) -> bool:
-    """Candidate lines of one style that are not one run of neighbours."""
+    """Lines of one style that are not one run of neighbouring lines (a title wrapped over
+    lines is one run; questions set in bold between their answers are apart)."""
     return positions[-1] - positions[0] >= len(positions)
 
 
@@ -210,7 +214,7 @@ def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
                 titled.setdefault(key, set()).add(page.number)
                 found.append((page.number, line, key))
                 if page.number == TITLE_PAGE:
-                    first_page.setdefault(key, []).append(n)
+                    first_page.setdefault(key, []).append(page.rows[n] if page.rows else n)
     kept = [key for key, pages in titled.items() if pages != {TITLE_PAGE} or _apart(first_page[key])]
     rank = {key: n + 1 for n, key in enumerate(sorted(kept, key=lambda k: (-k[0], not k[1])))}
     hints: dict[int, list[list[object]]] = {}

@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from .. import markers
 from ..records import DocumentText, Section
-from .outline import cut_section
+from .outline import closing_lines, cut_section
 from .rules import looks_tabular
 
 MIN_ASKED = 2  # headings that ask, at least, before they are read as an FAQ's questions
@@ -47,13 +47,15 @@ def asked_headings(doc: DocumentText, sections: list[Section], breaks: Sequence[
     if sum(1 for s in sections if id(s) in entries and _asks(s)) < MIN_ASKED:
         return sections
     out, number = [], 0
-    for section in sections:
+    last = max(n for n, s in enumerate(sections) if id(s) in entries)
+    for n, section in enumerate(sections):
         if id(section) not in entries:
             out.append(section)
             continue
         number += 1
         start = answer_starts[id(section)]
-        end = next((b for b in breaks if start < b < section.char_end and doc.text[start:b].strip()), None)
+        cuts = sorted([*breaks, *closing_lines(doc, replace(section, answer_start=start))]) if n == last else breaks
+        end = next((b for b in cuts if start < b < section.char_end and doc.text[start:b].strip()), None)
         out.append(_pair(doc, section, start, str(number), end, refs))
         if end is not None and doc.text[end : section.char_end].strip():
             out.append(_after(doc, section, end, refs))

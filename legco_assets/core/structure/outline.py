@@ -512,9 +512,25 @@ def _end_answers(doc: DocumentText, sections: list[Section], headings: list[int]
     last = next((n for n in range(len(sections) - 1, -1, -1) if sections[n].type == "qa"), None)
     out: list[Section] = []
     for n, section in enumerate(sections):
-        cuts = sorted(breaks + headings) if n == last else breaks
+        cuts = sorted(breaks + headings + closing_lines(doc, section)) if n == last else breaks
         out.extend(_ended(doc, section, cuts, refs) if section.type == "qa" and section.answer_start is not None else [section])
     return out
+
+
+def closing_lines(doc: DocumentText, pair: Section) -> list[int]:
+    """Where lines that close a page start in ``pair``'s answer: its revision date (``Last
+    updated: May 2025``, ``最後更新日期：…``) or its note on where to ask (``Enquiries: 2345
+    6789``, ``查詢熱線：…``). How a web page or a leaflet ends, after its last answer: that
+    answer ends before them, and they are text of their own."""
+    if pair.answer_start is None:
+        return []
+    found, offset = [], pair.answer_start
+    for line in doc.text[pair.answer_start : pair.char_end].split("\n"):
+        text = line.strip()
+        if markers.REVISION_STAMP.match(text) or markers.ENQUIRY_NOTE.match(text):
+            found.append(offset + len(line) - len(line.lstrip()))
+        offset += len(line) + 1
+    return found
 
 
 def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> list[Section]:

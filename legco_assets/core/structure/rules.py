@@ -514,11 +514,9 @@ class _Detector:
     def _trailing_matter(self, i: int) -> bool:
         """After the last question, a title at the top of a page or under a rule line (after a
         finished answer) starts what follows the Q&A (a forms list, contacts), not more of the
-        last answer; so does the page's revision date (``Last updated: May 2025``)."""
+        last answer."""
         if self.context != "qa" or i <= self.last_question_line:
             return False
-        if markers.REVISION_STAMP.match(self.lines[i]):
-            return True
         ruled = i > 0 and bool(markers.RULE_LINE.match(self.lines[self._prev_nonblank(i) or 0]))
         if self.lines[i - 1] and not ruled:
             return False
