@@ -104,3 +104,28 @@ def test_pages_turned_for_display_read_as_drawn(name: str, strategy: str, tmp_pa
     chunks = [chunk_file(p, Strategy(strategy), Settings.from_env(), use_llm=False) for p in (original, turned)]
     assert [(c["text"], c["metadata"]["page_start"]) for c in chunks[1]] == [(c["text"], c["metadata"]["page_start"]) for c in chunks[0]]
     assert len(chunks[0]) >= 9
+
+
+def test_a_docx_faq_with_its_questions_only_in_bold_gives_a_pair_per_question(tmp_path: Path) -> None:
+    """Word FAQs often set each question in bold, with no label and no heading style; the
+    DOCX reader gives such a paragraph (all in bold, asking) as a heading hint, as the HTML
+    reader does a line all in bold, so each question and its answer become a pair. A bold
+    paragraph that does not ask stays text."""
+    from legco_assets.core.pipeline import chunk_file
+    from legco_assets.core.settings import Settings, Strategy
+
+    asked = ["How do I apply for the scheme online?", "What documents must I submit with the form?", "Can I appeal if my application is refused?"]
+    answered = ["Through the online portal, at any time of the day.", "A copy of your identity card and proof of address.", "Yes, within 28 days of the decision letter."]
+    document = docx.Document()
+    document.add_heading("Frequently Asked Questions on the Subsidy Scheme", 1)
+    document.add_paragraph().add_run("Please read these notes before you apply.").bold = True
+    for question, answer in zip(asked, answered):
+        document.add_paragraph().add_run(question).bold = True
+        document.add_paragraph(answer)
+    path = tmp_path / "faq.docx"
+    document.save(path)
+    hints = extract_document(read_source(path)).pages[0].headings
+    assert hints == [["Frequently Asked Questions on the Subsidy Scheme", 1]] + [[q, 6] for q in asked]
+    pairs = [r for r in chunk_file(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False) if r["metadata"]["section_type"] == "qa"]
+    assert [p["metadata"]["question_text"] for p in pairs] == asked
+    assert [p["text"].split("\n")[-1] for p in pairs] == answered

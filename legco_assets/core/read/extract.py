@@ -218,14 +218,24 @@ def _docx_level(paragraph: Any) -> int | None:
     return None
 
 
+def _all_bold(paragraph: Any) -> bool:
+    """Every run with text is bold, by the run or by the paragraph's style."""
+    runs = [run for run in paragraph.runs if run.text.strip()]
+    style_bold = bool(paragraph.style is not None and paragraph.style.font.bold)
+    return bool(runs) and all(run.bold or (run.bold is None and style_bold) for run in runs)
+
+
 def _docx_text(source: SourceBytes) -> tuple[str, list[list[Any]]]:
     """Paragraphs and tables in body order; tables become Markdown straight away. Paragraphs
-    in a Title or Heading style are also returned as heading hints ``[text, level]``."""
+    in a Title or Heading style are also returned as heading hints ``[text, level]``, and so
+    is a paragraph all in bold that asks, as an FAQ without labels sets its questions
+    (``headings.asked_apart``, as the HTML reader reads a line all in bold)."""
     import docx
     from docx.table import Table as DocxTable
     from docx.text.paragraph import Paragraph
 
     from ..markdown_tables import to_markdown
+    from .headings import ASKING_LEVEL, asked_apart
 
     try:
         document = docx.Document(io.BytesIO(source.data))
@@ -239,6 +249,8 @@ def _docx_text(source: SourceBytes) -> tuple[str, list[list[Any]]]:
             paragraph = Paragraph(child, document)
             blocks.append(paragraph.text)
             level = _docx_level(paragraph) if paragraph.text.strip() else None
+            if not level and _all_bold(paragraph) and asked_apart(paragraph.text.strip()):
+                level = ASKING_LEVEL
             if level:
                 hints.append([paragraph.text.strip(), level])
         elif tag == "tbl":

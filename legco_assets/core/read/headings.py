@@ -44,6 +44,30 @@ _ENDS = set("。．.!！;；,，、:：")
 _CLOSERS = "」』”’\"')）]］】 "
 
 
+ASKING_LEVEL = 6  # heading level of a question an FAQ sets apart without a heading of its own
+
+
+def labelled(line: str) -> bool:
+    """A question or answer label opens the line (問1. …, 答 1 : …, Q1. …, A1 …)."""
+    return bool(
+        markers.ZH_QUESTION.match(line) or markers.ZH_ANSWER.match(line)
+        or markers.EN_QUESTION.match(line) and not line[:1].isdigit() and _has_text_after_label(line)
+        or markers.EN_ANSWER.match(line) and _has_text_after_label(line)
+    )
+
+
+def _has_text_after_label(line: str) -> bool:
+    match = markers.EN_QUESTION.match(line) or markers.EN_ANSWER.match(line)
+    return bool(match and match["text"] and len(match["text"]) > 3)
+
+
+def asked_apart(line: str) -> bool:
+    """A line an FAQ sets apart (a ``<dt>``, an accordion's button, a paragraph all in bold)
+    that asks: a heading hint of :data:`ASKING_LEVEL`, so the outline cuts the paper there
+    (:mod:`structure.asked_headings`). Not a labelled one: its label makes it a pair anyway."""
+    return bool(markers.QUESTION_END.search(line)) and not labelled(line)
+
+
 @dataclass(frozen=True)
 class LineStyle:
     """How one line is set: effective size in points (text matrix applied), weight, bold."""

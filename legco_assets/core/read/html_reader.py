@@ -44,6 +44,7 @@ from .. import markers
 from ..errors import DocumentError
 from ..markdown_tables import to_markdown
 from ..records import Table
+from .headings import ASKING_LEVEL, asked_apart, labelled
 
 # elements whose content is never text of the paper
 _DROPPED_TAGS = frozenset(
@@ -65,7 +66,6 @@ _BLOCK_TAGS = frozenset(
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _ASKING_TAGS = frozenset({"dt", "summary", "button"})  # hold an FAQ's question when it ends with "?"
-ASKING_LEVEL = 6  # heading level of a question set apart without a heading tag
 CATEGORY_CHARS = 80  # a table row's lone cell this short names the questions below it
 # blocks whose end ends the answer inside them (an FAQ's list, item, box or accordion)
 _QA_BLOCKS = frozenset({"ol", "ul", "li", "dl", "dd", "div", "section", "article", "details", "table", "form"})
@@ -283,7 +283,7 @@ class _Reader:
     def _asks_within(self, line: int, hint: int) -> bool:
         """The lines from ``line`` on hold a question: a heading hint that asks, or a label."""
         return any(markers.QUESTION_END.search(h["text"]) for h in self.headings[hint:]) or any(
-            _labelled(text) for text in self.lines[line:]
+            labelled(text) for text in self.lines[line:]
         )
 
     def _asked(self, line: int) -> None:
@@ -292,7 +292,7 @@ class _Reader:
         hint of the lowest level, so the outline cuts the page there (:mod:`asked_headings`)."""
         taken = any(h["line"] == line for h in self.headings[-2:])
         text = self.lines[line] if len(self.lines) == line + 1 else ""
-        if markers.QUESTION_END.search(text) and not taken and not _labelled(text):  # a label makes it a pair anyway
+        if asked_apart(text) and not taken:
             self.headings.append({"line": line, "level": ASKING_LEVEL, "text": self.lines[line]})
 
     def _children(self, el: Any) -> None:
@@ -511,26 +511,12 @@ def _is_data_table(table: Any, rows: list[list[Any]]) -> bool:
     texts = [[_clean(_cell_text(c)) for c in row] for row in rows]
     for row, cells in zip(texts, rows):
         joined = " ".join(t for t in row if t)
-        if _labelled(joined):
+        if labelled(joined):
             return False
         if any(len(c.findall(".//p")) > 1 or len(t) > 400 for c, t in zip(cells, row)):
             return False
     filled = [t for row in texts for t in row if t]
     return len(filled) >= 4
-
-
-def _labelled(line: str) -> bool:
-    """A question or answer label opens the line (問1. …, 答 1 : …, Q1. …, A1 …)."""
-    return bool(
-        markers.ZH_QUESTION.match(line) or markers.ZH_ANSWER.match(line)
-        or markers.EN_QUESTION.match(line) and not line[:1].isdigit() and _has_text_after_label(line)
-        or markers.EN_ANSWER.match(line) and _has_text_after_label(line)
-    )
-
-
-def _has_text_after_label(line: str) -> bool:
-    match = markers.EN_QUESTION.match(line) or markers.EN_ANSWER.match(line)
-    return bool(match and match["text"] and len(match["text"]) > 3)
 
 
 def _label_cell(text: str) -> bool:
