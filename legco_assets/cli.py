@@ -148,6 +148,23 @@ def _stage_lines(result: Any) -> list[str]:
     return lines
 
 
+def _failed_checks(result: Any) -> list[tuple[bool, str]]:
+    """Each asset check the run failed, ``(blocking, line)`` with the line ``chunk`` prints
+    for it (``check: what failed (pages or ids)``): a paper that ingests with a warning, or
+    whose chunks a blocking check kept out of Chroma, says so here, not only in the UI."""
+    import dagster as dg
+
+    from legco_assets.core.quality import Check
+
+    lines = []
+    for evaluation in result.get_asset_check_evaluations():
+        if not evaluation.passed:
+            details = evaluation.metadata.get("details")
+            check = Check(evaluation.check_name, False, evaluation.description or "", details.value if details else {})
+            lines.append((evaluation.severity == dg.AssetCheckSeverity.ERROR, check.line()))
+    return lines
+
+
 def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any:
     """One run of the strategy's named job (so the UI shows it as such); after the first
     strategy only ``chunks``, ``vector_index`` and ``chunk_excerpts`` run, re-using the stored
@@ -197,6 +214,11 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
             result = _run_strategy(instance, key, strategy, upstream=i == 0)
             for line in _stage_lines(result):
                 print(line, file=out, flush=True)
+            for blocking, line in _failed_checks(result):
+                if blocking:
+                    print(f"legco-assets: check failed: {path}: {line}", file=sys.stderr)
+                else:
+                    _warn(f"{path}: {line}")
             if not result.success:
                 message = _failure_message(result)
                 _fail(message if message.startswith(str(path)) else f"{path}: {message}")

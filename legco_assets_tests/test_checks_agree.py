@@ -76,3 +76,24 @@ def test_a_clean_paper_passes_everywhere(tmp_path: Path) -> None:
     paper = make_pdf(tmp_path / "clean-e.pdf", [BODY[:4] + BODY[5:]] * 2, footer=None)
     done = cli("chunk", str(paper), "--strategy", "question", "--no-llm", "--strict", home=tmp_path)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_ingest_prints_the_checks_chunk_prints(tmp_path: Path) -> None:
+    """``ingest`` names each check a paper fails, in the line ``chunk`` prints for it: the
+    blocking footer check here, and the structure's warning of a page titled as questions
+    and answers that makes no pair; so a folder's ingest says which papers need a look."""
+    paper = _paper(tmp_path)
+    faq = tmp_path / "inbox" / "faq.html"
+    faq.write_text(
+        "<html><body><h1>Frequently asked questions on the scheme</h1>"
+        + "".join(f"<p>({n}) How is case {n} of the scheme decided?</p><p>Case {n} is decided by the board within a month.</p>" for n in range(1, 4))
+        + "</body></html>"
+    )
+    expected = []
+    for path, strategy in ((faq, "question"), (paper, "token")):
+        done = cli("chunk", str(path), "--strategy", strategy, "--no-llm", home=tmp_path)
+        expected += done.stderr.strip().splitlines()
+    assert [line.split(": ")[1] for line in expected] == ["warning", "check failed"]
+    ingest = cli("ingest", str(faq), str(paper), "--strategy", "both", home=tmp_path)
+    printed = [line for line in ingest.stderr.splitlines() if line.startswith(("legco-assets: warning: ", "legco-assets: check failed: "))]
+    assert sorted(set(printed)) == sorted(expected)
