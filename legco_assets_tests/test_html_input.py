@@ -303,6 +303,46 @@ def test_each_way_an_faq_sets_its_questions_apart_gives_a_pair_per_question(gram
     assert [p["text"].rstrip().endswith(ANSWERED[n]) for n, p in enumerate(pairs)] == [True] * 4
 
 
+ASKED_ZH = ["僱主可否扣減僱員的工資？", "僱員放取產假有甚麼條件？", "法定假日有多少天？", "遣散費如何計算？"]
+ANSWERED_ZH = ["除《僱傭條例》准許的情況外，僱主不得扣減僱員的工資。", "僱員須在緊接產假前已按連續性合約受僱不少於四十星期。", "現時每年共有十四天法定假日。", "遣散費按僱員最後一個月工資的三分之二乘以服務年資計算。"]
+CN = "一二三四"
+LABEL_GRAMMARS_ZH = {
+    "wen_full_width_digits": lambda n, q, a: f"<p>問{chr(0xFF10 + n)}．{q}</p><p>答{chr(0xFF10 + n)}．{a}</p>",
+    "wen_chinese_numeral": lambda n, q, a: f"<p>問{CN[n - 1]}：{q}</p><p>答{CN[n - 1]}：{a}</p>",
+    "wenti_chinese_numeral": lambda n, q, a: f"<p>問題{CN[n - 1]}：{q}</p><p>答：{a}</p>",
+    "bracketed": lambda n, q, a: f"<p>【問】{q}</p><p>【答】{a}</p>",
+    "spaced": lambda n, q, a: f"<p>問 {n} ： {q}</p><p>答 {n} ： {a}</p>",
+    "listed_heading": lambda n, q, a: f"<h3>{CN[n - 1]}、{q}</h3><p>{a}</p>",
+}
+
+
+@pytest.mark.parametrize("grammar", list(LABEL_GRAMMARS_ZH))
+def test_each_way_a_chinese_faq_labels_its_questions_gives_a_pair_per_question(grammar: str, tmp_path: Path) -> None:
+    """``問一：`` / ``答一：`` (Chinese numerals) and ``【問】`` / ``【答】`` made no pair, and the
+    guard saw no label either; the labels' ids count in digits (``問一`` answers to ``答1``)."""
+    body = "".join(LABEL_GRAMMARS_ZH[grammar](n, q, a) for n, (q, a) in enumerate(zip(ASKED_ZH, ANSWERED_ZH), 1))
+    page = tmp_path / f"{grammar}.html"
+    page.write_text(f"<html><head><meta charset='utf-8'></head><body><h1>僱傭條例常見問題</h1>{body}<p>最後更新日期：2025年5月1日</p></body></html>", encoding="utf-8")
+    pairs = _pairs(page, tmp_path)
+    assert [ASKED_ZH[n] in p["metadata"]["question_text"] for n, p in enumerate(pairs)] == [True] * 4
+    assert [p["text"].rstrip().endswith(ANSWERED_ZH[n]) for n, p in enumerate(pairs)] == [True] * 4
+
+
+def test_a_chinese_title_that_ends_in_its_faq_word_is_an_faq_title_for_the_guard(tmp_path: Path) -> None:
+    """Chinese titles put the subject first (``僱傭條例常見問題``); a page so titled that
+    makes no pair is reported, as ``Frequently asked questions on …`` is."""
+    page = tmp_path / "parts.html"
+    page.write_text(
+        "<html><head><meta charset='utf-8'></head><body><h1>僱傭條例常見問題</h1>"
+        + "".join(f"<p>({n}) {q}</p><p>{a}</p>" for n, (q, a) in enumerate(zip(ASKED_ZH, ANSWERED_ZH), 1))
+        + "</body></html>",
+        encoding="utf-8",
+    )
+    done = cli("chunk", str(page), "--strategy", "question", home=tmp_path)
+    assert done.returncode == 0 and _pairs(page, tmp_path) == []
+    assert error_lines(done.stderr) == [] and "titled as questions and answers (僱傭條例常見問題)" in done.stderr
+
+
 def test_a_page_in_deeply_nested_layout_tables_reads_each_cell_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Old sites lay a page out in tables within tables; each level judges its rows by their
     cells' text before reading them. Read afresh each time, twenty levels took minutes (2^n

@@ -48,8 +48,10 @@ TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
 # questions and answers; ``id`` is the label as printed (A1, B 2, 12), ``text`` the rest of the line
 # the label ends with a colon, or after a number with a full stop (``問1.`` / ``答1.``: FAQ
 # pages, often in a table cell of their own)
-ZH_QUESTION = re.compile(r"^問(?:題)?\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d))\s*(?P<text>.*)$")
-ZH_ANSWER = re.compile(r"^答(?:案|覆)?\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3})(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d))\s*(?P<text>.*)$")
+# ``問1.``, ``問 A1：``, ``問題：``, ``問一：``, ``【問】``; the id in digits, letters or Chinese numerals
+_ZH_LABEL_END = r"\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3}|[一二三四五六七八九十]{1,3})(?(open)\s*[】］〔〕\]]\s*[:：︰]?|(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d)))\s*(?P<text>.*)$"
+ZH_QUESTION = re.compile(r"^(?P<open>[【［〔\[])?問(?:題)?" + _ZH_LABEL_END)
+ZH_ANSWER = re.compile(r"^(?P<open>[【［〔\[])?答(?:案|覆)?" + _ZH_LABEL_END)
 # ``Q7 …``, ``Q7. …``, ``Question 7: …``, ``O1 …`` (Others); unnumbered: ``Q: …`` / ``Q. …``
 EN_QUESTION = re.compile(
     r"^(?P<letter>Q|O|Question)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)"
@@ -149,7 +151,7 @@ APPENDIX_TITLE_EN = re.compile(
 )
 CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|'d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
 FAQ_TITLE = re.compile(
-    r"^(?:Frequently\s+Asked\s+Questions|FAQs?|常見問題(?:解答)?|問與答|Questions?\s+and\s+Answers?)"
+    r"^(?:Frequently\s+Asked\s+Questions|FAQs?|[\u4e00-\u9fff「」《》〈〉]{0,16}?(?:常見問題(?:解答)?|問與答)|Questions?\s+and\s+Answers?)"
     r"(?:\s+(?:on|about|regarding|for|關於)\b.*|\s*[-–—:：]\s*\S.*)?\s*[:：]?\s*$",
     re.IGNORECASE,
 )

@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import markers
 from ..records import Section
+from .ordinals import label_id
 
 PAIRED_SHARE = 0.8  # fewer of the labels paired than this: the paper is probably misread
 MIN_LABELS = 2
@@ -77,7 +78,7 @@ def question_labels(text: str) -> dict[str, str]:
             continue
         m = markers.ZH_QUESTION.match(line)
         if m:
-            qa_id = re.sub(r"\s", "", m["id"]).upper()
+            qa_id = label_id(m["id"])
             explicit.setdefault(qa_id or _text_key(m["text"]), line[:24])
             continue
         m = markers.EN_QUESTION.match(line)

@@ -22,6 +22,13 @@ def cn_value(label: str) -> int:
     return CN_DIGITS.index(label) + 1
 
 
+def label_id(label: str) -> str:
+    """The id a question or answer label carries (``問 A1：`` A1, ``問一：`` 1), spaces
+    removed, letters upper case, Chinese numerals as digits: ``問一`` answers to ``答1``."""
+    label = "".join(label.split()).upper()
+    return str(cn_value(label)) if label and all(ch in CN_DIGITS + "十" for ch in label) else label
+
+
 def roman_value(label: str) -> int:
     """A roman numeral of I, V, X, L in either case (``iv`` = 4, ``XII`` = 12)."""
     digits = [_ROMAN[ch] for ch in label.upper()]

@@ -31,7 +31,7 @@ from ..records import DocumentText, Section
 from . import council
 from .answered import answered_pairs
 from .releases import released_questions
-from .ordinals import CN_DIGITS, cn_value, roman_value
+from .ordinals import CN_DIGITS, cn_value, label_id, roman_value
 from .rosters import in_name_list
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
@@ -328,7 +328,7 @@ class _Detector:
             return self._explicit_question(i, m["num"], m["text"], _reply_named, limit=AGENDA_QUESTION_LINES)
         m = markers.ZH_QUESTION.match(s)
         if m:
-            return self._explicit_question(i, re.sub(r"\s", "", m["id"]).upper(), m["text"], _zh_answer)
+            return self._explicit_question(i, label_id(m["id"]), m["text"], _zh_answer)
         m = _en_q(s)
         if m and (m["letter"] in ("Q", "Question") or self.pair_count):
             question = self._en_question(i, m)
