@@ -367,3 +367,48 @@ def test_fixture_b_speaking_notes_section() -> None:
     assert len(notes) == 1 and notes[0].heading == "發言要點"
     for bullet in gold["speaking_note_bullets"]:
         assert squash(bullet) in squash(notes[0].text)
+
+
+# -- numbered paragraphs that ask -----------------------------------------------------------------
+def _speech_paragraphs() -> list[str]:
+    asks = {5: "How can we make sure that every young person in Hong Kong has a fair chance to own a home in the years ahead?",
+            6: "And how can we keep our city competitive while we do so?", 17: "What does this mean for the middle class?"}
+    return [f"{n}. {asks.get(n) or f'The Government will invest in housing and transport, and paragraph {n} sets out the measures for the year, with ${n * 3} billion.'}" for n in range(1, 31)]
+
+
+@pytest.mark.parametrize("kind", ["pdf", "html"])
+def test_a_speech_numbering_its_paragraphs_makes_no_pair_of_its_questions(kind: str, tmp_path: Path) -> None:
+    """A speech numbers its paragraphs and asks now and then (``6. How can we …?`` between
+    ``5.`` and ``7. The Government will …``): read as bare numbered questions, paragraph 6
+    took the rest of the speech as its answer and the checks reported numbering gaps.
+    The run of numbers mostly does not ask, so none of it is a question (``structure.numbering``);
+    no pair, no warning."""
+    from legco_assets.core.pipeline import chunk_paper
+    from legco_assets.core.settings import Settings, Strategy
+
+    from .pdf_factory import make_leaflet
+
+    title, paragraphs = "The 2025-26 Budget Speech by the Financial Secretary", _speech_paragraphs()
+    if kind == "pdf":
+        path = make_leaflet(tmp_path / "speech.pdf", title, [(p, False) for p in paragraphs])
+    else:
+        path = tmp_path / "speech.html"
+        path.write_text(f"<html><body><h1>{title}</h1>" + "".join(f"<p>{p}</p>" for p in paragraphs) + "</body></html>")
+    paper = chunk_paper(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
+    assert paper.records and not any(r["metadata"]["section_type"] == "qa" for r in paper.records)
+    assert all(c.passed for c in paper.checks), [c.line() for c in paper.checks if not c.passed]
+
+
+def test_an_faq_numbering_its_questions_keeps_its_pairs_with_lists_in_its_answers() -> None:
+    """The same reading leaves an FAQ alone: its numbers ask at every step, and a list in an
+    answer restarts at 1, a run of its own, even where it runs ``1.``, ``2.`` just before
+    question ``3.``."""
+    from legco_assets.core.structure.numbering import paragraph_numbers
+
+    lines = [
+        "1. How do I apply?", "Apply online.", "2. What must I bring?", "Bring these:", "1. Your identity card.",
+        "2. Proof of address.", "3. How long does it take?", "It depends on:", "1. The season.", "2. The district.",
+        "3. Your documents.", "4. Can I appeal?", "Yes, within 28 days.", "5. Other enquiries", "Call 2345 6789.",
+    ]
+    assert paragraph_numbers(lines) == set()
+    assert paragraph_numbers(_speech_paragraphs()) == {4, 5, 16}

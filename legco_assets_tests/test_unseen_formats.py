@@ -46,9 +46,10 @@ asserted as it is:
   page says where its list, box or table of questions closes); the admissions FAQ's footer
   (``Last updated: … Page 2 of 2``) did too at first, and is learned since;
 * that PDF's running header, printed on its second page only, stays in the answer before it
-  (one page is no repetition to learn furniture from);
-* the guide's two numbered headings that ask (``1. Who is a part-time worker?``) are pairs:
-  the rules read bare numbered questions in a paper without labels, before the outline.
+  (one page is no repetition to learn furniture from).
+
+The guide's two numbered headings that ask (``1. Who is a part-time worker?``) were pairs
+until the run of its numbers was read (``structure.numbering``).
 """
 
 from __future__ import annotations
@@ -142,17 +143,22 @@ def test_the_hansard_extract_gives_each_exchange_with_its_speakers_and_no_runnin
     assert not any("LEGISLATIVE COUNCIL ―" in r["text"] for r in records)
 
 
-def test_papers_without_questions_make_no_pair_but_the_guides_numbered_questions(tmp_path: Path) -> None:
+def test_papers_without_questions_make_no_pair_not_even_the_guides_numbered_headings_that_ask(tmp_path: Path) -> None:
     """The panel paper (numbered paragraphs, bold headings, a drawn table) makes no pair; the
-    guide's two numbered headings that ask are pairs (the module docstring says why), and
-    its other headings stay narrative sections under their own paths."""
+    guide numbers its sections 1 to 5 and two of them ask (``1. Who is a part-time worker?``):
+    they were pairs until the run of numbers was read (``structure.numbering``: most of its
+    numbers do not ask, so they number sections); now every section is narrative under its
+    own heading, the two that ask included, and the guard counts no label."""
     paper = chunk_paper(BLIND3 / "paper_en.pdf", Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
     assert paper and not any(r["metadata"]["section_type"] == "qa" for r in paper)
-    guide = chunk_paper(BLIND3 / "guide_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
-    assert [r["metadata"]["question_text"] for r in guide if r["metadata"]["section_type"] == "qa"] == [
-        "Who is a part-time worker?", "Why is a written contract important?",
+    guide = chunk_paper(BLIND3 / "guide_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False)
+    assert not any(r["metadata"]["section_type"] == "qa" for r in guide.records)
+    headings = [r["metadata"]["section_path"][1] for r in guide.records if len(r["metadata"]["section_path"]) > 1]
+    assert list(dict.fromkeys(headings)) == [
+        "1. Who is a part-time worker?", "2. Why is a written contract important?", "3. Entitlements at a glance",
+        "4. Keeping records", "5. Further enquiries",
     ]
-    assert ["3. Entitlements at a glance"] == [r["metadata"]["section_path"][-1] for r in guide if "Entitlements" in r["metadata"]["section_path"][-1]]
+    assert all(c.passed for c in guide.checks), [c.line() for c in guide.checks if not c.passed]
 
 
 def test_the_agenda_pdf_gives_each_question_a_chunk_of_its_own(tmp_path: Path) -> None:

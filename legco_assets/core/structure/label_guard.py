@@ -20,6 +20,7 @@ from typing import Any
 
 from .. import markers
 from ..records import Section
+from .numbering import paragraph_numbers
 from .ordinals import label_id
 
 PAIRED_SHARE = 0.8  # fewer of the labels paired than this: the paper is probably misread
@@ -70,10 +71,11 @@ def question_labels(text: str) -> dict[str, str]:
     question's text when unnumbered) -> the label as printed. A list of the questions at
     the top repeats labels; each counts once."""
     lines = [ln.strip() for ln in text.split("\n")]
+    paragraphs = paragraph_numbers(lines)  # a speech's or a guide's numbers that ask are no labels
     explicit: dict[str, str] = {}
     numbered: dict[str, str] = {}
     pending = 0
-    for line in lines:
+    for k, line in enumerate(lines):
         if not line:
             continue
         m = markers.ZH_QUESTION.match(line)
@@ -90,7 +92,7 @@ def question_labels(text: str) -> dict[str, str]:
             explicit.setdefault(m["num"], line[:24])
             continue
         m = markers.NUMBERED_QUESTION.match(line)
-        if m and m["text"] and markers.QUESTION_END.search(m["text"]):
+        if m and m["text"] and markers.QUESTION_END.search(m["text"]) and k not in paragraphs:
             numbered.setdefault(m["num"], line[:24])
         if markers.REPLY_PENDING.match(line):
             pending += 1

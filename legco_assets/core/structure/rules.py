@@ -31,6 +31,7 @@ from ..records import DocumentText, Section
 from . import council
 from .answered import answered_pairs
 from .releases import released_questions
+from .numbering import paragraph_numbers
 from .ordinals import CN_DIGITS, cn_value, label_id, roman_value
 from .rosters import in_name_list
 
@@ -228,6 +229,7 @@ class _Detector:
     last_question_line: int = 0
     raw_lengths: list[int] = field(default_factory=list)
     topic_labels: dict[str, int] = field(default_factory=dict)  # style -> last ordinal
+    paragraphs: set[int] = field(default_factory=set)  # numbered lines that ask but number paragraphs
 
     def __post_init__(self) -> None:
         raw = self.doc.text.split("\n")
@@ -241,8 +243,10 @@ class _Detector:
         hansard = sum(1 for s in self.lines if markers.HANSARD_QUESTION.match(s))
         self.hansard_mode = hansard >= 2 and explicit < 2
         self.numbered_mode = explicit < 2 and not self.hansard_mode
+        self.paragraphs = paragraph_numbers(self.lines) if self.numbered_mode else set()
         self.last_question_line = max(
-            (k for k, s in enumerate(self.lines) if _question_like(s, self.numbered_mode)), default=len(self.lines)
+            (k for k, s in enumerate(self.lines) if _question_like(s, self.numbered_mode) and k not in self.paragraphs),
+            default=len(self.lines),
         )
 
     # navigation
@@ -379,7 +383,7 @@ class _Detector:
 
     def _numbered_question(self, i: int) -> _Question | None:
         m = markers.NUMBERED_QUESTION.match(self.lines[i])
-        if not m:
+        if not m or i in self.paragraphs:
             return None
         number = int(m["num"])
         expected = self.last_number is None or self.last_number < number <= self.last_number + 2
@@ -423,7 +427,7 @@ class _Detector:
             return True
         if self.numbered_mode and self.last_number is not None:
             m = markers.NUMBERED_QUESTION.match(s)
-            return bool(m) and self.last_number < int(m["num"]) <= self.last_number + 2
+            return bool(m) and k not in self.paragraphs and self.last_number < int(m["num"]) <= self.last_number + 2
         return False
 
     def _section_marker(self, k: int) -> bool:
