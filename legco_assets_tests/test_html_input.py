@@ -281,6 +281,13 @@ LABEL_GRAMMARS = {
     "question_n_answer": ("", "<p>Question {n}: {q}</p><p>Answer: {a}</p>", ""),
     "q_n_in_h4": ("", "<h4>Q{n}. {q}</h4><p>{a}</p>", ""),
     "q_n_dash": ("", "<p>Q{n} – {q}</p><p>A{n} – {a}</p>", ""),
+    "q_dot_n": ("", "<p>Q.{n} {q}</p><p>A.{n} {a}</p>", ""),
+    "bracketed_q_n": ("", "<p>[Q{n}] {q}</p><p>[A{n}] {a}</p>", ""),
+    "question_no_n": ("", "<p>Question No. {n}: {q}</p><p>Answer: {a}</p>", ""),
+    "q_n_paren": ("", "<p>Q{n}) {q}</p><p>A{n}) {a}</p>", ""),
+    "q_n_plain_answer": ("", "<p>Q{n}: {q}</p><p>{a}</p>", ""),
+    "table_number_question_answer": ("<table><tr><th>No.</th><th>Question</th><th>Answer</th></tr>", "<tr><td>{n}</td><td>{q}</td><td>{a}</td></tr>", "</table>"),
+    "h2_and_div": ("", "<div class='faq'><h2>{q}</h2><div>{a}</div></div>", ""),
     "zh_wen_da": ("", "<p>問：{q}</p><p>答：{a}</p>", ""),
     "zh_wenti_daan": ("", "<p>問題{n}：{q}</p><p>答案：{a}</p>", ""),
     "bold_numbered": ("", "<p><strong>{n}. {q}</strong></p><p>{a}</p>", ""),
@@ -293,7 +300,8 @@ LABEL_GRAMMARS = {
 @pytest.mark.parametrize("grammar", list(LABEL_GRAMMARS))
 def test_each_way_an_faq_sets_its_questions_apart_gives_a_pair_per_question(grammar: str, tmp_path: Path) -> None:
     """``Question 1:`` answered by a bare ``Answer:`` made no pair at all (a numbered
-    ``Question`` word counted only after another pair), though the guard saw its labels."""
+    ``Question`` word counted only after another pair), though the guard saw its labels;
+    ``Q.1``, ``[Q1]`` and ``Question No. 1:`` were no labels at all."""
     head, each, tail = LABEL_GRAMMARS[grammar]
     body = head + "".join(each.format(n=n, q=q, a=a) for n, (q, a) in enumerate(zip(ASKED, ANSWERED), 1)) + tail
     page = tmp_path / f"{grammar}.html"

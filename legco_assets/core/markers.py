@@ -52,13 +52,15 @@ TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
 _ZH_LABEL_END = r"\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3}|[一二三四五六七八九十]{1,3})(?(open)\s*[】］〔〕\]]\s*[:：︰]?|(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d)))\s*(?P<text>.*)$"
 ZH_QUESTION = re.compile(r"^(?P<open>[【［〔\[])?問(?:題)?" + _ZH_LABEL_END)
 ZH_ANSWER = re.compile(r"^(?P<open>[【［〔\[])?答(?:案|覆)?" + _ZH_LABEL_END)
-# ``Q7 …``, ``Q7. …``, ``Question 7: …``, ``O1 …`` (Others); unnumbered: ``Q: …`` / ``Q. …``
-EN_QUESTION = re.compile(
-    r"^(?P<letter>Q|O|Question)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)"
-    r"(?P<text>(?:[^\d\s].*)?)$"
+# ``Q7 …``, ``Q7. …``, ``Q.7 …``, ``[Q7] …``, ``Question 7: …``, ``Question No. 7: …``, ``O1 …``
+# (Others); unnumbered: ``Q: …`` / ``Q. …``; the answers' labels alike
+_EN_LABEL_END = (
+    r"(?:(?:\.|\s+No\.?)?\s?(?P<num>\d{1,3})(?(open)[\]］】]\s*|(?:\s*[.:：)]\s*|\s+|$))"
+    r"|(?(open)[\]］】]\s*|\s*(?:[:：]|\.(?=\s))\s*))"
 )
+EN_QUESTION = re.compile(r"^(?P<open>[\[［【])?(?P<letter>Q|O|Question)" + _EN_LABEL_END + r"(?P<text>(?:[^\d\s].*)?)$")
 EN_ANSWER = re.compile(
-    r"^(?:A|Ans|Answer|Reply)(?:\s?(?P<num>\d{1,3})(?:\s*[.:：)]\s*|\s+|$)|\s*(?:[:：]|\.(?=\s))\s*)(?P<text>.*)$"
+    r"^(?P<open>[\[［【])?(?:A|Ans|Answer|Reply)" + _EN_LABEL_END + r"(?P<text>.*)$"
 )
 # ``1 新規定如何操作？`` / ``3 How to ascertain …`` / a bare ``3`` above the question text
 NUMBERED_QUESTION = re.compile(r"^(?P<num>\d{1,2})(?:\s*[.．、)]\s*|\s+|$)(?P<text>(?:[^\d\s.．、)].*)?)$")
