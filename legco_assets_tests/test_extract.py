@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import docx
 import pytest
@@ -106,26 +107,48 @@ def test_pages_turned_for_display_read_as_drawn(name: str, strategy: str, tmp_pa
     assert len(chunks[0]) >= 9
 
 
-def test_a_docx_faq_with_its_questions_only_in_bold_gives_a_pair_per_question(tmp_path: Path) -> None:
-    """Word FAQs often set each question in bold, with no label and no heading style; the
-    DOCX reader gives such a paragraph (all in bold, asking) as a heading hint, as the HTML
-    reader does a line all in bold, so each question and its answer become a pair. A bold
-    paragraph that does not ask stays text."""
+DOCX_ASKED = ["How do I apply for the scheme online?", "What documents must I submit with the form?", "Can I appeal if my application is refused?"]
+DOCX_ANSWERED = ["Through the online portal, at any time of the day.", "A copy of your identity card and proof of address.", "Yes, within 28 days of the decision letter."]
+
+
+def _bold(document: Any, question: str, answer: str) -> None:
+    document.add_paragraph().add_run(question).bold = True
+    document.add_paragraph(answer)
+
+
+def _listed(document: Any, question: str, answer: str) -> None:
+    document.add_paragraph(question, style="List Number")  # Word numbers it: no number in the text
+    document.add_paragraph(answer)
+
+
+@pytest.mark.parametrize("style", ["bold", "list_number", "table"])
+def test_a_docx_faq_without_labels_gives_a_pair_per_question(style: str, tmp_path: Path) -> None:
+    """Word FAQs set each question apart without a label or a heading style: in bold, as an
+    item of a numbered list, or in a table beside its answer. Each made no pair (the guard
+    warned): the DOCX reader now gives such a question as a heading hint, as the HTML reader
+    does a line all in bold or an FAQ table's row (``read.qa_tables``, one rule for both), so
+    each question and its answer are a pair. A bold paragraph that does not ask stays text."""
     from legco_assets.core.pipeline import chunk_file
     from legco_assets.core.settings import Settings, Strategy
 
-    asked = ["How do I apply for the scheme online?", "What documents must I submit with the form?", "Can I appeal if my application is refused?"]
-    answered = ["Through the online portal, at any time of the day.", "A copy of your identity card and proof of address.", "Yes, within 28 days of the decision letter."]
     document = docx.Document()
     document.add_heading("Frequently Asked Questions on the Subsidy Scheme", 1)
     document.add_paragraph().add_run("Please read these notes before you apply.").bold = True
-    for question, answer in zip(asked, answered):
-        document.add_paragraph().add_run(question).bold = True
-        document.add_paragraph(answer)
+    if style == "table":
+        table = document.add_table(rows=1, cols=3)
+        for cell, text in zip(table.rows[0].cells, ("No.", "Question", "Answer")):
+            cell.text = text
+        for n, (question, answer) in enumerate(zip(DOCX_ASKED, DOCX_ANSWERED), 1):
+            for cell, text in zip(table.add_row().cells, (f"{n}.", question, answer)):
+                cell.text = text
+    else:
+        for question, answer in zip(DOCX_ASKED, DOCX_ANSWERED):
+            (_bold if style == "bold" else _listed)(document, question, answer)
     path = tmp_path / "faq.docx"
     document.save(path)
     hints = extract_document(read_source(path)).pages[0].headings
-    assert hints == [["Frequently Asked Questions on the Subsidy Scheme", 1]] + [[q, 6] for q in asked]
+    numbered = [f"{n}. " if style == "table" else "" for n in range(1, 4)]
+    assert hints == [["Frequently Asked Questions on the Subsidy Scheme", 1]] + [[f"{n}{q}", 6] for n, q in zip(numbered, DOCX_ASKED)]
     pairs = [r for r in chunk_file(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False) if r["metadata"]["section_type"] == "qa"]
-    assert [p["metadata"]["question_text"] for p in pairs] == asked
-    assert [p["text"].split("\n")[-1] for p in pairs] == answered
+    assert [p["metadata"]["question_text"] for p in pairs] == DOCX_ASKED
+    assert [p["text"].split("\n")[-1] for p in pairs] == DOCX_ANSWERED

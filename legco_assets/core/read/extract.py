@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import DocumentError
 from ..records import ExtractedDocument, Page
+from .qa_tables import asks_and_answers, label_cell, row_asks, row_title
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 TEXT_SUFFIXES = {".txt": "txt", ".md": "md", ".markdown": "md"}
@@ -225,11 +226,20 @@ def _all_bold(paragraph: Any) -> bool:
     return bool(runs) and all(run.bold or (run.bold is None and style_bold) for run in runs)
 
 
+def _list_item(paragraph: Any) -> bool:
+    """A paragraph of a numbered or bulleted list (Word numbers it; its text has no number)."""
+    props = paragraph._p.pPr
+    style = (paragraph.style.name or "") if paragraph.style is not None else ""
+    return bool(props is not None and props.numPr is not None or style.lower().startswith("list"))
+
+
 def _docx_text(source: SourceBytes) -> tuple[str, list[list[Any]]]:
     """Paragraphs and tables in body order; tables become Markdown straight away. Paragraphs
     in a Title or Heading style are also returned as heading hints ``[text, level]``, and so
-    is a paragraph all in bold that asks, as an FAQ without labels sets its questions
-    (``headings.asked_apart``, as the HTML reader reads a line all in bold)."""
+    is a paragraph that asks set apart as an FAQ without labels sets its questions: all in
+    bold, or an item of a list (``headings.asked_apart``, as the HTML reader reads a line all
+    in bold or an ``<li>``). A table of questions beside their answers is read row by row,
+    as the HTML reader reads one (:mod:`qa_tables`)."""
     import docx
     from docx.table import Table as DocxTable
     from docx.text.paragraph import Paragraph
@@ -249,15 +259,43 @@ def _docx_text(source: SourceBytes) -> tuple[str, list[list[Any]]]:
             paragraph = Paragraph(child, document)
             blocks.append(paragraph.text)
             level = _docx_level(paragraph) if paragraph.text.strip() else None
-            if not level and _all_bold(paragraph) and asked_apart(paragraph.text.strip()):
+            if not level and (_all_bold(paragraph) or _list_item(paragraph)) and asked_apart(paragraph.text.strip()):
                 level = ASKING_LEVEL
             if level:
                 hints.append([paragraph.text.strip(), level])
         elif tag == "tbl":
             rows = [[cell.text.strip() for cell in row.cells] for row in DocxTable(child, document).rows]
-            if rows:
+            if rows and asks_and_answers(rows):
+                for line, level in _asked_rows(rows, ASKING_LEVEL):
+                    blocks.append(line)
+                    if level:
+                        hints.append([line, level])
+            elif rows:
                 blocks.append(to_markdown(rows[0], rows[1:]))
     return "\n".join(blocks), hints
+
+
+def _asked_rows(rows: list[list[str]], asking_level: int) -> list[tuple[str, int | None]]:
+    """An FAQ table's rows as lines, each with its heading level or None: a question (a
+    label cell run into it) at ``asking_level``, a category row a level up, the header row
+    (``Question | Answer``) dropped, the answer's cells as they read."""
+    lines: list[tuple[str, int | None]] = []
+    for n, row in enumerate(rows):
+        title = row_title(row)
+        if title:
+            lines.append((title, asking_level - 1))
+            continue
+        if not row_asks(row):
+            if n:
+                lines.extend((cell, None) for cell in dict.fromkeys(row) if cell)
+            continue
+        cells = [cell for cell in dict.fromkeys(row) if cell]  # a merged cell repeats across its columns
+        labels = [cell for cell in cells if label_cell(cell)]
+        label = labels[0] if labels and cells[0] == labels[0] else ""
+        rest = cells[1:] if label else cells
+        lines.append((f"{label} {rest[0]}".strip(), asking_level))
+        lines.extend((cell, None) for cell in rest[1:])
+    return lines
 
 
 def render_page_png(pdf_bytes: bytes, page_number: int, dpi: int = 150) -> bytes:

@@ -45,6 +45,7 @@ from ..errors import DocumentError
 from ..markdown_tables import to_markdown
 from ..records import Table
 from .headings import ASKING_LEVEL, asked_apart, labelled
+from .qa_tables import asks_and_answers, label_cell, row_asks, row_title
 
 # elements whose content is never text of the paper
 _DROPPED_TAGS = frozenset(
@@ -66,7 +67,6 @@ _BLOCK_TAGS = frozenset(
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _ASKING_TAGS = frozenset({"dt", "summary", "button"})  # hold an FAQ's question when it ends with "?"
-CATEGORY_CHARS = 80  # a table row's lone cell this short names the questions below it
 # blocks whose end ends the answer inside them (an FAQ's list, item, box or accordion)
 _QA_BLOCKS = frozenset({"ol", "ul", "li", "dl", "dd", "div", "section", "article", "details", "table", "form"})
 _QUESTION_NAMES = frozenset({"question", "q", "faqq", "faqquestion", "qn"})  # class/id parts that name a question
@@ -75,7 +75,6 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]
 # what a declared charset is read as: supersets, so no character of the page is lost
 _CHARSET_SUPERSETS = {"big5": "big5hkscs", "big5-hkscs": "big5hkscs", "cp950": "big5hkscs", "gb2312": "gb18030",
                       "gbk": "gb18030", "iso-8859-1": "cp1252", "latin-1": "cp1252", "ascii": "utf-8", "us-ascii": "utf-8"}
-LABEL_CELL_WIDTH = 16  # display width of a cell that is a label (問1., Q1., 答 :) beside its text
 MIN_TEXT_CHARS = 50  # fewer non-blank characters of text: not a paper
 ERROR_PAGE_CHARS = 1500  # an error page says little beyond its error
 
@@ -305,7 +304,7 @@ class _Reader:
     # tables
     def _table(self, table: Any) -> None:
         rows = _rows(table)
-        if _asks_and_answers(rows):
+        if asks_and_answers([_row_texts(row) for row in rows]):
             self._asked_rows(rows)
             return
         if not _is_data_table(table, rows):
@@ -331,8 +330,8 @@ class _Reader:
         its question (the row's first line) a heading hint, a category row a heading hint a
         level up that ends the answer above it; the header row is dropped."""
         for n, row in enumerate(rows):
-            title = _row_titles(row)
-            if n == 0 and not _row_asks(row) and not title:
+            title = row_title(_row_texts(row))
+            if n == 0 and not row_asks(_row_texts(row)) and not title:
                 continue  # ``Question | Answer``
             before = len(self.lines)
             self._layout_row(row)
@@ -367,7 +366,7 @@ class _Reader:
                 headings = tuple(h for h in headings if h["line"] or h["level"] != ASKING_LEVEL)  # ``問1.`` | question
             elif label:
                 self.lines.append(label)
-            elif len(lines) == 1 and _label_cell(lines[0]) and n + 1 < len(cells):
+            elif len(lines) == 1 and label_cell(lines[0]) and n + 1 < len(cells):
                 label = lines[0]
                 continue
             label = ""
@@ -412,28 +411,9 @@ def _named_question(el: Any) -> bool:
     return any(part in _QUESTION_NAMES for name in names for part in re.split(r"[-_]", name))
 
 
-def _asks_and_answers(rows: list[list[Any]]) -> bool:
-    """A table whose rows each hold a question (ending ``?``/``？``) and its answer beside it:
-    at least two such rows, and every row but a header one of them or a row naming the
-    category of the questions below it."""
-    asking = [_row_asks(row) for row in rows]
-    return sum(asking) >= 2 and all(a or _row_titles(row) for a, row in zip(asking[1:], rows[1:]))
-
-
-def _row_titles(row: list[Any]) -> str | None:
-    """The title a row gives the rows below it: its one filled cell, short, not a question."""
-    filled = [t for t in (_clean(_cell_text(c)) for c in row) if t]
-    if len(filled) == 1 and len(filled[0]) <= CATEGORY_CHARS and not markers.QUESTION_END.search(filled[0]):
-        return filled[0]
-    return None
-
-
-def _row_asks(row: list[Any]) -> bool:
-    """The row's first cell with words (a label cell before it, ``1.``, aside) is a question,
-    and a later cell holds text."""
-    texts = [_clean(_cell_text(c)) for c in row]
-    filled = [t for t in texts if t and not _label_cell(t)]
-    return len(filled) >= 2 and bool(markers.QUESTION_END.search(filled[0]))
+def _row_texts(row: list[Any]) -> list[str]:
+    """Each cell of a row as the one line it reads as."""
+    return [_clean(_cell_text(c)) for c in row]
 
 
 def _heading_row(row: list[Any]) -> str | None:
@@ -517,12 +497,6 @@ def _is_data_table(table: Any, rows: list[list[Any]]) -> bool:
             return False
     filled = [t for row in texts for t in row if t]
     return len(filled) >= 4
-
-
-def _label_cell(text: str) -> bool:
-    """A cell that is only a label (``問1.``, ``Q1.``, ``答``, ``1.``, ``(a)``): short, no sentence."""
-    width = len(text) + len(markers.CJK_CHAR.findall(text))
-    return width <= LABEL_CELL_WIDTH and not markers.SENTENCE_END.search(text.rstrip(".．:：︰")) and not text.startswith("|")
 
 
 def _spanned(cell: Any) -> list[str]:
