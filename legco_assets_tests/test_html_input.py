@@ -351,6 +351,33 @@ def test_a_chinese_title_that_ends_in_its_faq_word_is_an_faq_title_for_the_guard
     assert error_lines(done.stderr) == [] and "titled as questions and answers (僱傭條例常見問題)" in done.stderr
 
 
+RESPONSES = {
+    "en": ("Administration's response to questions raised by Members at the meeting on 15 May 2025", "Question {n}: {q}", "Response: {a}", ("Labour and Welfare Bureau", "May 2025"),
+           ["How many applications were received in 2024?", "What is the average processing time?", "Will the Administration review the income limit?"],
+           ["The Labour Department received 12 345 applications in 2024.", "The average processing time was 23 working days.", "The Administration will review it in the fourth quarter of 2025."]),
+    "zh": ("政府當局就委員在2025年5月15日會議上提出的問題所作的回應", "問題{n}：{q}", "政府當局的回應：{a}", ("勞工及福利局", "2025年5月"),
+           ["2024年共接獲多少宗申請？", "處理每宗申請平均需時多久？", "政府會否檢討入息上限？"],
+           ["勞工處在2024年共接獲12 345宗申請。", "平均處理時間為23個工作天。", "政府會在2025年第四季檢討入息上限。"]),
+}
+
+
+@pytest.mark.parametrize("language", list(RESPONSES))
+def test_an_administration_paper_answering_members_questions_pairs_each_and_its_sign_off_ends_the_last(language: str, tmp_path: Path) -> None:
+    """LegCo papers answer Members' questions with ``Response:`` / ``政府當局的回應：``, and end
+    with the bureau and the month: the English paper made no pair (``Response`` was no
+    answer label, and a first ``Question 1:`` waits for one), and the sign-off ran on in
+    the last answer in both languages."""
+    title, asked, answered, sign_off, questions, answers = RESPONSES[language]
+    body = "".join(f"<p>{asked.format(n=n, q=q)}</p><p>{answered.format(a=a)}</p>" for n, (q, a) in enumerate(zip(questions, answers), 1))
+    page = tmp_path / f"response_{language}.html"
+    page.write_text(f"<html><head><meta charset='utf-8'></head><body><h1>{title}</h1>{body}<p>{sign_off[0]}<br>{sign_off[1]}</p></body></html>", encoding="utf-8")
+    records = chunk_file(page, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
+    pairs = [r for r in records if r["metadata"]["section_type"] == "qa"]
+    assert [p["metadata"]["question_text"] for p in pairs] == questions
+    assert [p["text"].rstrip().endswith(a) for p, a in zip(pairs, answers)] == [True] * 3
+    assert [r["text"].split("\n")[-1] for r in records if sign_off[0] in r["text"]] == [sign_off[1] if language == "en" else sign_off[0]]
+
+
 def test_a_page_in_deeply_nested_layout_tables_reads_each_cell_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Old sites lay a page out in tables within tables; each level judges its rows by their
     cells' text before reading them. Read afresh each time, twenty levels took minutes (2^n

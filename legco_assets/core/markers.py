@@ -51,7 +51,8 @@ TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
 # ``問1.``, ``問 A1：``, ``問題：``, ``問一：``, ``【問】``; the id in digits, letters or Chinese numerals
 _ZH_LABEL_END = r"\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3}|[一二三四五六七八九十]{1,3})(?(open)\s*[】］〔〕\]]\s*[:：︰]?|(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d)))\s*(?P<text>.*)$"
 ZH_QUESTION = re.compile(r"^(?P<open>[【［〔\[])?問(?:題)?" + _ZH_LABEL_END)
-ZH_ANSWER = re.compile(r"^(?P<open>[【［〔\[])?答(?:案|覆)?" + _ZH_LABEL_END)
+# answers: ``答1.``, ``答覆：``, and a paper's response to Members' questions (``回應：``, ``政府當局的回應：``)
+ZH_ANSWER = re.compile(r"^(?P<open>[【［〔\[])?(?:答(?:案|覆)?|(?:政府(?:當局)?的?)?回[應覆])" + _ZH_LABEL_END)
 # ``Q7 …``, ``Q7. …``, ``Q.7 …``, ``[Q7] …``, ``Question 7: …``, ``Question No. 7: …``, ``O1 …``
 # (Others); unnumbered: ``Q: …`` / ``Q. …``; the answers' labels alike
 _EN_LABEL_END = (
@@ -60,7 +61,8 @@ _EN_LABEL_END = (
 )
 EN_QUESTION = re.compile(r"^(?P<open>[\[［【])?(?P<letter>Q|O|Question)" + _EN_LABEL_END + r"(?P<text>(?:[^\d\s].*)?)$")
 EN_ANSWER = re.compile(
-    r"^(?P<open>[\[［【])?(?:A|Ans|Answer|Reply)" + _EN_LABEL_END + r"(?P<text>.*)$"
+    r"^(?P<open>[\[［【])?(?:A|Ans|Answer|Reply|Response|(?:The\s+)?Administration['’]s\s+(?:response|reply))"
+    + _EN_LABEL_END + r"(?P<text>.*)$"
 )
 # ``1 新規定如何操作？`` / ``3 How to ascertain …`` / a bare ``3`` above the question text
 NUMBERED_QUESTION = re.compile(r"^(?P<num>\d{1,2})(?:\s*[.．、)]\s*|\s+|$)(?P<text>(?:[^\d\s.．、)].*)?)$")
@@ -240,4 +242,14 @@ REVISION_STAMP = re.compile(
 # a leaflet's or page's closing note on where to ask, set as a label: ``Enquiries: 2345 6789``,
 # ``查詢：勞工處``, ``查詢熱線︰…`` (not ``For enquiries, please call …``, which an answer may end with)
 ENQUIRY_NOTE = re.compile(r"^(?:Enquir(?:y|ies)|General\s+enquir(?:y|ies)|查詢(?:熱線|電話)?)\s*[:：︰]\s*\S", re.IGNORECASE)
+# an Administration paper's sign-off: the body that wrote it on a line of its own, then the
+# month (``Labour and Welfare Bureau`` / ``May 2025``, ``勞工及福利局`` / ``2025年5月``)
+SIGN_OFF_BODY = re.compile(
+    r"^(?:[A-Z][A-Za-z&,'’ -]{2,80}\s(?:Bureau|Department|Office|Commission|Secretariat|Authority|Branch|Division)"
+    r"|[\u4e00-\u9fff]{1,20}(?:局|署|處|辦公室|委員會|秘書處))$"
+)
+SIGN_OFF_DATE = re.compile(
+    r"^(?:(?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{4}"
+    r"|\d{4}\s*年\s*\d{1,2}\s*月)$"
+)
 MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)

@@ -518,19 +518,31 @@ def _end_answers(doc: DocumentText, sections: list[Section], headings: list[int]
 
 
 def closing_lines(doc: DocumentText, pair: Section) -> list[int]:
-    """Where lines that close a page start in ``pair``'s answer: its revision date (``Last
-    updated: May 2025``, ``最後更新日期：…``) or its note on where to ask (``Enquiries: 2345
-    6789``, ``查詢熱線：…``). How a web page or a leaflet ends, after its last answer: that
-    answer ends before them, and they are text of their own."""
+    """Where lines that close a paper start in ``pair``'s answer: its revision date (``Last
+    updated: May 2025``, ``最後更新日期：…``), its note on where to ask (``Enquiries: 2345
+    6789``, ``查詢熱線：…``), or an Administration paper's sign-off at its very end (the
+    bureau on a line of its own, then the month: ``Labour and Welfare Bureau`` / ``May
+    2025``). How a web page, a leaflet or a paper ends, after its last answer: that answer
+    ends before them, and they are text of their own."""
     if pair.answer_start is None:
         return []
+    lines = doc.text[pair.answer_start : pair.char_end].split("\n")
+    texts = [line.strip() for line in lines]
     found, offset = [], pair.answer_start
-    for line in doc.text[pair.answer_start : pair.char_end].split("\n"):
-        text = line.strip()
-        if markers.REVISION_STAMP.match(text) or markers.ENQUIRY_NOTE.match(text):
+    for n, (line, text) in enumerate(zip(lines, texts)):
+        if markers.REVISION_STAMP.match(text) or markers.ENQUIRY_NOTE.match(text) or _signs_off(texts, n):
             found.append(offset + len(line) - len(line.lstrip()))
         offset += len(line) + 1
     return found
+
+
+def _signs_off(texts: list[str], n: int) -> bool:
+    """Line ``n`` names the body that wrote the paper, and only such names and the month
+    follow it."""
+    rest = [t for t in texts[n:] if t]
+    return bool(rest) and bool(markers.SIGN_OFF_BODY.match(rest[0])) and all(
+        markers.SIGN_OFF_BODY.match(t) or markers.SIGN_OFF_DATE.match(t) for t in rest[1:]
+    )
 
 
 def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> list[Section]:
