@@ -288,6 +288,10 @@ LABEL_GRAMMARS = {
     "q_n_plain_answer": ("", "<p>Q{n}: {q}</p><p>{a}</p>", ""),
     "table_number_question_answer": ("<table><tr><th>No.</th><th>Question</th><th>Answer</th></tr>", "<tr><td>{n}</td><td>{q}</td><td>{a}</td></tr>", "</table>"),
     "h2_and_div": ("", "<div class='faq'><h2>{q}</h2><div>{a}</div></div>", ""),
+    "collapse_link": ("", "<div class='card'><div class='card-header'><a data-toggle='collapse' href='#c{n}'>{q}</a></div><div id='c{n}' class='collapse'><div class='card-body'>{a}</div></div></div>", ""),
+    "role_button": ("", "<div role='button' aria-expanded='false' aria-controls='p{n}'>{q}</div><div id='p{n}' role='region'>{a}</div>", ""),
+    "span_above_div": ("", "<div class='item'><span class='title'>{q}</span><div class='content'><p>{a}</p></div></div>", ""),
+    "paragraphs_only": ("", "<p>{q}</p><p>{a}</p>", ""),
     "zh_wen_da": ("", "<p>問：{q}</p><p>答：{a}</p>", ""),
     "zh_wenti_daan": ("", "<p>問題{n}：{q}</p><p>答案：{a}</p>", ""),
     "bold_numbered": ("", "<p><strong>{n}. {q}</strong></p><p>{a}</p>", ""),
@@ -301,7 +305,9 @@ LABEL_GRAMMARS = {
 def test_each_way_an_faq_sets_its_questions_apart_gives_a_pair_per_question(grammar: str, tmp_path: Path) -> None:
     """``Question 1:`` answered by a bare ``Answer:`` made no pair at all (a numbered
     ``Question`` word counted only after another pair), though the guard saw its labels;
-    ``Q.1``, ``[Q1]`` and ``Question No. 1:`` were no labels at all."""
+    ``Q.1``, ``[Q1]`` and ``Question No. 1:`` were no labels at all; an accordion's header
+    that is a collapse link or carries ``role="button"``, and, on a page titled as an FAQ,
+    a question that is only a paragraph of its own, were not set apart."""
     head, each, tail = LABEL_GRAMMARS[grammar]
     body = head + "".join(each.format(n=n, q=q, a=a) for n, (q, a) in enumerate(zip(ASKED, ANSWERED), 1)) + tail
     page = tmp_path / f"{grammar}.html"

@@ -112,6 +112,7 @@ def read_html(path: object, data: bytes) -> HtmlPage:
     finally:
         _read_cell.cache_clear()  # the page's cells (and its tree) are not kept
     page.title, page.encoding = title, encoding
+    _questions_of_an_faq(page)
     _require_content(path, page)
     return page
 
@@ -177,6 +178,23 @@ def _without_xml_declaration(text: str) -> str:
 # -- the tree to lines ----------------------------------------------------------------------------
 def _clean(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
+
+
+def _questions_of_an_faq(page: HtmlPage) -> None:
+    """On a page titled as an FAQ that labels nothing and sets no question apart, each line
+    that asks is a question set apart: the page's blocks are its lines, so such a line is a
+    paragraph of its own (``<p>How do I apply?</p><p>You may …</p>``, a ``<span>`` above
+    its answer's ``<div>``). Only under such a title: elsewhere a paragraph that asks is a
+    speaker's question."""
+    lines = page.text.split("\n")
+    titled = markers.FAQ_TITLE.match(page.title) or any(markers.FAQ_TITLE.match(h["text"]) for h in page.headings[:2])
+    if not titled or any(h["level"] == ASKING_LEVEL for h in page.headings) or any(labelled(line) for line in lines):
+        return
+    hinted = {h["line"] for h in page.headings}
+    page.headings = sorted(
+        page.headings + [{"line": n, "level": ASKING_LEVEL, "text": line} for n, line in enumerate(lines) if n not in hinted and asked_apart(line)],
+        key=lambda h: h["line"],
+    )
 
 
 def _title(root: Any) -> str:
@@ -268,7 +286,7 @@ class _Reader:
             before, hinted = len(self.lines), len(self.headings)
             self._children(el)
             self._break()
-            if tag in _ASKING_TAGS or _named_question(el):
+            if tag in _ASKING_TAGS or _named_question(el) or _toggles(el):
                 self._asked(before)
             if tag in _QA_BLOCKS and self._asks_within(before, hinted):
                 self.breaks.append(len(self.lines))
@@ -402,6 +420,22 @@ def _rows(table: Any) -> list[list[Any]]:
         if _owner_table(tr) is table:
             rows.append([c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th") and not _dropped(c)])
     return [r for r in rows if r]
+
+
+def _toggles(el: Any) -> bool:
+    """The block opens and closes what follows, as an accordion's header does: it, or the
+    one element it holds, carries ``aria-expanded``, ``aria-controls``, ``role="button"``
+    or a ``collapse`` toggle (``data-toggle`` / ``data-bs-toggle``)."""
+    children = [c for c in el if isinstance(c.tag, str)]
+    held = children[0] if len(children) == 1 and not (el.text or "").strip() else None
+    return any(_toggle_attributes(node) for node in (el, held) if node is not None)
+
+
+def _toggle_attributes(el: Any) -> bool:
+    return (
+        el.get("aria-expanded") is not None or el.get("aria-controls") is not None or (el.get("role") or "").lower() == "button"
+        or "collapse" in ((el.get("data-toggle") or "") + (el.get("data-bs-toggle") or "")).lower()
+    )
 
 
 def _named_question(el: Any) -> bool:
