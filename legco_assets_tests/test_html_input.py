@@ -344,11 +344,12 @@ def test_each_way_a_chinese_faq_labels_its_questions_gives_a_pair_per_question(g
 
 def test_a_chinese_title_that_ends_in_its_faq_word_is_an_faq_title_for_the_guard(tmp_path: Path) -> None:
     """Chinese titles put the subject first (``僱傭條例常見問題``); a page so titled that
-    makes no pair is reported, as ``Frequently asked questions on …`` is."""
+    makes no pair (its questions worded as topics, none asking) is reported, as
+    ``Frequently asked questions on …`` is."""
     page = tmp_path / "parts.html"
     page.write_text(
         "<html><head><meta charset='utf-8'></head><body><h1>僱傭條例常見問題</h1>"
-        + "".join(f"<p>({n}) {q}</p><p>{a}</p>" for n, (q, a) in enumerate(zip(ASKED_ZH, ANSWERED_ZH), 1))
+        + "".join(f"<p>({n}) {q.rstrip('？')}</p><p>{a}</p>" for n, (q, a) in enumerate(zip(ASKED_ZH, ANSWERED_ZH), 1))
         + "</body></html>",
         encoding="utf-8",
     )
