@@ -81,12 +81,13 @@ def test_a_clean_paper_passes_everywhere(tmp_path: Path) -> None:
 def test_ingest_prints_the_checks_chunk_prints(tmp_path: Path) -> None:
     """``ingest`` names each check a paper fails, in the line ``chunk`` prints for it: the
     blocking footer check here, and the structure's warning of a page titled as questions
-    and answers that makes no pair; so a folder's ingest says which papers need a look."""
+    and answers that makes no pair (its entries are topics; none asks); so a folder's
+    ingest says which papers need a look."""
     paper = _paper(tmp_path)
     faq = tmp_path / "inbox" / "faq.html"
     faq.write_text(
         "<html><body><h1>Frequently asked questions on the scheme</h1>"
-        + "".join(f"<p>({n}) How is case {n} of the scheme decided?</p><p>Case {n} is decided by the board within a month.</p>" for n in range(1, 4))
+        + "".join(f"<p>({n}) Deciding case {n} of the scheme</p><p>Case {n} is decided by the board within a month.</p>" for n in range(1, 4))
         + "</body></html>"
     )
     expected = []
