@@ -320,9 +320,10 @@ def upright_textpage(page: Any) -> Any:
     Why: PDFium orders a rotated page's characters by the lines they make on the screen,
     and text drawn across the page that a viewer turns (a page rotated in Acrobat, a
     landscape annex) then comes out in scrambled runs of its lines. Read unrotated, the
-    lines come in order; text drawn turned on the page reads the same either way. Every
-    reader of page text uses this, so the pages, the tables and the excerpts agree on the
-    characters' order; the page's rotation is put back for rendering."""
+    lines come in order; text drawn turned on the page reads the same either way. The text
+    reader and the excerpts both read pages through this, so they agree on the characters'
+    order (the tables' geometry places characters by their boxes, which the rotation does
+    not move); the page's rotation is put back for rendering."""
     rotation = page.get_rotation()
     if not rotation:
         return page.get_textpage()
