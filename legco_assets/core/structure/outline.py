@@ -528,21 +528,27 @@ def closing_lines(doc: DocumentText, pair: Section) -> list[int]:
         return []
     lines = doc.text[pair.answer_start : pair.char_end].split("\n")
     texts = [line.strip() for line in lines]
+    sign_off = _sign_off(texts)
     found, offset = [], pair.answer_start
     for n, (line, text) in enumerate(zip(lines, texts)):
-        if markers.REVISION_STAMP.match(text) or markers.ENQUIRY_NOTE.match(text) or _signs_off(texts, n):
+        if markers.REVISION_STAMP.match(text) or markers.ENQUIRY_NOTE.match(text) or n == sign_off:
             found.append(offset + len(line) - len(line.lstrip()))
         offset += len(line) + 1
     return found
 
 
-def _signs_off(texts: list[str], n: int) -> bool:
-    """Line ``n`` names the body that wrote the paper, and only such names and the month
-    follow it."""
-    rest = [t for t in texts[n:] if t]
-    return bool(rest) and bool(markers.SIGN_OFF_BODY.match(rest[0])) and all(
-        markers.SIGN_OFF_BODY.match(t) or markers.SIGN_OFF_DATE.match(t) for t in rest[1:]
-    )
+def _sign_off(texts: list[str]) -> int | None:
+    """The line where the paper's sign-off starts: the first line naming the body that
+    wrote it in the run of such names and months that ends the text; None without one."""
+    start = None
+    for n in range(len(texts) - 1, -1, -1):
+        text = texts[n]
+        if not text or markers.SIGN_OFF_DATE.match(text):
+            continue
+        if not markers.SIGN_OFF_BODY.match(text):
+            break
+        start = n
+    return start
 
 
 def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> list[Section]:
