@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ctypes
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import markers
 
@@ -89,7 +89,7 @@ class PageSamples:
     number: int
     candidates: list[tuple[str, LineStyle]]
     body: list[LineStyle]
-    rows: list[int] = field(default_factory=list)  # each candidate's line number on the page
+    rows: list[int]  # each candidate's line number on the page
 
 
 def _width(line: str) -> int:
@@ -238,7 +238,7 @@ def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
                 titled.setdefault(key, set()).add(page.number)
                 found.append((page.number, line, key))
                 if page.number == TITLE_PAGE:
-                    first_page.setdefault(key, []).append(page.rows[n] if page.rows else n)
+                    first_page.setdefault(key, []).append(page.rows[n])
     kept = [key for key, pages in titled.items() if pages != {TITLE_PAGE} or _apart(first_page[key])]
     rank = {key: n + 1 for n, key in enumerate(sorted(kept, key=lambda k: (-k[0], not k[1])))}
     hints: dict[int, list[list[object]]] = {}

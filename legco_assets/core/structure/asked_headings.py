@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from .. import markers
 from ..records import DocumentText, Section
-from .outline import closing_lines, cut_section
+from .outline import closing_lines, cut_section, first_cut
 from .rules import looks_tabular
 
 MIN_ASKED = 2  # headings that ask, at least, before they are read as an FAQ's questions
@@ -54,8 +54,9 @@ def asked_headings(doc: DocumentText, sections: list[Section], breaks: Sequence[
             continue
         number += 1
         start = answer_starts[id(section)]
+        assert start is not None  # entries have text under their heading
         cuts = sorted([*breaks, *closing_lines(doc, replace(section, answer_start=start))]) if n == last else breaks
-        end = next((b for b in cuts if start < b < section.char_end and doc.text[start:b].strip()), None)
+        end = first_cut(doc, start, section.char_end, cuts)
         out.append(_pair(doc, section, start, str(number), end, refs))
         if end is not None and doc.text[end : section.char_end].strip():
             out.append(_after(doc, section, end, refs))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
@@ -551,11 +552,16 @@ def _sign_off(texts: list[str]) -> int | None:
     return start
 
 
+def first_cut(doc: DocumentText, answer_start: int, end: int, cuts: Sequence[int]) -> int | None:
+    """The first of ``cuts`` inside an answer ``[answer_start, end)`` with answer text before it."""
+    return next((c for c in cuts if answer_start < c < end and doc.text[answer_start:c].strip()), None)
+
+
 def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> list[Section]:
     """``pair`` ended at the first cut inside its answer (with answer text before it), and
     what follows as narrative; ``[pair]`` when none is."""
     assert pair.answer_start is not None
-    cut = next((c for c in cuts if pair.answer_start < c < pair.char_end and doc.text[pair.answer_start : c].strip()), None)
+    cut = first_cut(doc, pair.answer_start, pair.char_end, cuts)
     if cut is None:
         return [pair]
     answered = cut_section(doc, pair, pair.char_start, cut, "qa", refs)
