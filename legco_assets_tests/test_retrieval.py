@@ -124,7 +124,7 @@ def test_fusion_is_weighted_reciprocal_rank() -> None:
     asked = _cand("b", "x")
     asked.record["metadata"] = {"question_text": "x?"}
     rankings = {"vector": [_cand("a", "x"), _cand("b", "x")], "question": [asked], "bm25": [_cand("b", "x", 0.5), _cand("a", "x", 1.0)]}
-    fusion = Fusion(vector_weight=1.0, question_weight=2.0, bm25_weight=1.0, coverage_power=2.0, margin_share=0.0)
+    fusion = Fusion(vector_weight=1.0, question_weight=2.0, bm25_weight=1.0, coverage_power=2.0, margin_share=0.0, coverage_share=0.0)
     hits = fuse("x", rankings, fusion)
     expected_b = 1 / 62 + 2 / 61 + 0.25 / 61
     expected_a = 1 / 61 + 1 / 62
@@ -158,12 +158,33 @@ def test_a_ranker_sure_of_its_first_candidate_outvotes_a_narrow_first_place() ->
         "vector": ranked({"b": 0.62, "a": 0.61, **fillers}),
         "bm25": ranked({"a": 30.0, "b": 6.0, **{k: 5.0 for k in fillers}}),
     }
-    plain = Fusion(bm25_weight=1.0, margin_share=0.0)
+    plain = Fusion(bm25_weight=1.0, margin_share=0.0, coverage_share=0.0)
     by_rank = fuse("x", rankings, plain)
     assert by_rank[0].score == pytest.approx(by_rank[1].score), "ranks alone tie them"
     hits = fuse("x", rankings, replace(plain, margin_share=0.4))
     assert [h.id for h in hits[:2]] == ["a", "b"] and hits[0].score == pytest.approx(1.0)
     assert hits[0].ranks == {"vector": 2, "bm25": 1}
+
+
+def test_a_chunk_holding_all_the_querys_words_outvotes_one_repeating_its_rarest() -> None:
+    """BM25 scores "rare" far ahead of its field (it repeats the query's rarest word: half the
+    query's IDF mass) and "whole" second (every word of the query, once); the vectors rank
+    them the other way round, narrowly. Ranks and margins keep BM25's sure first; the coverage
+    vote gives it to the chunk that holds the whole question."""
+    def ranked(scores: dict[str, tuple[float, float]]) -> list[Candidate]:
+        return [Candidate(_cand(i, "x").record, s, cov) for i, (s, cov) in scores.items()]
+
+    fillers = {f"f{n}": (0.5, 0.1) for n in range(5)}
+    rankings = {
+        "vector": ranked({"whole": (0.62, 1.0), "rare": (0.61, 1.0), **fillers}),
+        "bm25": ranked({"rare": (20.0, 0.5), "whole": (8.0, 1.0), **{k: (2.0, 0.1) for k in fillers}}),
+    }
+    without = Fusion(coverage_share=0.0)
+    assert [h.id for h in fuse("x", rankings, without)[:2]] == ["rare", "whole"]
+    hits = fuse("x", rankings, replace(without, coverage_share=0.2))
+    assert [h.id for h in hits[:2]] == ["whole", "rare"]
+    # the share of the query a chunk holds counts once, whichever word ranker read it
+    assert hits[0].score <= 1.0
 
 
 def test_the_dictionary_votes_only_for_papers_with_no_version_in_the_querys_language() -> None:

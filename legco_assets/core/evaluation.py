@@ -115,8 +115,10 @@ def blind_round(version: str) -> dict[str, Path]:
 # vote); v3: third (BM25's weight); v4: written while v3 was scored, a second sample of the
 # third round; v5: fourth (the votes' margins); v6: its second sample; v7: fifth (the dictionary
 # off papers whose version in the query's language is stored); v8: its second sample (few
-# pages were left unused: most of its questions ask about other details of pages asked before).
-BLIND_ROUNDS = {version: blind_round(version) for version in ("v2", "v3", "v4", "v5", "v6", "v7", "v8")}
+# pages were left unused: most of its questions ask about other details of pages asked before);
+# v9: sixth (the coverage vote; no page was left unused, so its writers were asked for details
+# a casual reader would not pick first).
+BLIND_ROUNDS = {version: blind_round(version) for version in ("v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9")}
 HELD_OUT = {
     "faq": REAL_CORPUS_QUESTIONS,
     "hansard-2012": REAL_HANSARD_QUESTIONS,
@@ -699,16 +701,18 @@ ISSUE29_SIDES: dict[str, tuple[str | None, bool]] = {
     "default: every chunk (question strategy), own vectors, per kind": (None, True),
 }
 # changes of :class:`.search.Fusion` that give back an earlier round's fusion: ranks alone and
-# the dictionary on every paper (before the fourth round), and BM25's weight and coverage
-# power before the third
-RANKS_ONLY: dict[str, Any] = {"margin_share": 0.0, "dictionary_on_paired": True}
+# the dictionary on every paper (before the fourth round), BM25's weight and coverage power
+# before the third, margins at 0.4 and no coverage vote before the sixth
+RANKS_ONLY: dict[str, Any] = {"margin_share": 0.0, "coverage_share": 0.0, "dictionary_on_paired": True}
+ROUND_5: dict[str, Any] = {"margin_share": 0.4, "coverage_share": 0.0}  # before the coverage vote (sixth round)
 ROUND_2_BM25: dict[str, Any] = dict(RANKS_ONLY, bm25_weight=1.0, coverage_power=2.0)
 ISSUE29_FUSIONS: dict[str, dict[str, Any]] = {
     "": {},
     "round 1 weights (question 2, narrative 0.95), no dictionary": dict(ROUND_2_BM25, question_weight=2.0, narrative_weight=0.95, dictionary_weight=0.0),
     "round 2 weights (BM25 1, coverage^2)": ROUND_2_BM25,
     "round 3 weights (ranks only, no margins)": RANKS_ONLY,
-    "dictionary on paired papers too (round 4 of issue 29)": {"dictionary_on_paired": True},
+    "dictionary on paired papers too (round 4 of issue 29)": dict(ROUND_5, dictionary_on_paired=True),
+    "round 5 (margins 0.4, no coverage vote)": ROUND_5,
     "no dictionary": {"dictionary_weight": 0.0},
 }
 

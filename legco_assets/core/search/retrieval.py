@@ -22,7 +22,10 @@ an exact match that BM25 scores far ahead of its field, or a paper question near
 to the user's, votes no more than a near miss in first place. So each vote also counts by its
 margin (the candidate's score as a z-score over its ranker's first :attr:`Fusion.margin_depth`,
 above the mean only), at the same weights, blended with the reciprocal ranks at
-:attr:`Fusion.margin_share` (issue 29, fourth round: :func:`margins`). The weights were
+:attr:`Fusion.margin_share` (issue 29, fourth round: :func:`margins`). Neither says whether a
+chunk holds the whole question or repeats one rare word of it, so the share of the query's
+words a chunk holds counts on its own too, at :attr:`Fusion.coverage_share` (its sixth
+round: :func:`blend`). The weights were
 chosen on the eval's development sets (:mod:`.evaluation`, ``docs/retrieval.md``) and then
 scored once on blind sets written after the choice.
 
@@ -147,8 +150,13 @@ class Fusion:
     # (:func:`margins`; 0 is the plain weighted reciprocal rank fusion), and how many of a
     # ranker's first candidates its margins are measured against. Chosen on the development
     # sets of issue 29's fourth round (docs/retrieval.md)
-    margin_share: float = 0.4
+    margin_share: float = 0.3
     margin_depth: int = 20
+    # share of the fused score that comes from how much of the query's words a chunk holds
+    # (BM25's IDF-weighted coverage, of the dictionary's rendering off the query's script),
+    # beside the ranks and margins (:func:`blend`; 0 turns it off). Chosen with
+    # ``margin_share`` (was 0.4) on the development sets of issue 29's sixth round
+    coverage_share: float = 0.2
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -158,7 +166,7 @@ class Fusion:
 
 DEFAULT_FUSION = Fusion()
 DEFAULT_MODE = Mode.hybrid
-PLAIN_RRF = Fusion(question_weight=0.0, coverage_power=0.0, dictionary_weight=0.0, margin_share=0.0)  # the textbook fusion, for comparison
+PLAIN_RRF = Fusion(question_weight=0.0, coverage_power=0.0, dictionary_weight=0.0, margin_share=0.0, coverage_share=0.0)  # the textbook fusion, for comparison
 
 
 @dataclass
@@ -614,6 +622,7 @@ def fuse(
     ``fusion.section_share``, chunks of one section lift each other (:func:`.sections.lift`)."""
     by_rank: dict[str, float] = defaultdict(float)
     by_margin: dict[str, float] = defaultdict(float)
+    by_cover: dict[str, float] = defaultdict(float)
     records: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
     votes = [(query, rankings, 1.0, "")]
@@ -629,9 +638,11 @@ def fuse(
                 weight = share * vote_weight(fusion, ranker, cand, query_script, scope)
                 by_rank[cand.id] += weight / (fusion.k + rank)
                 by_margin[cand.id] += weight * margin
+                if ranker in WORD_RANKERS:  # its share of the query's words: the best reading of them
+                    by_cover[cand.id] = max(by_cover[cand.id], share * cand.coverage)
                 records.setdefault(cand.id, cand.record)
                 ranks[cand.id][prefix + ranker] = rank
-    scores = blend(by_rank, by_margin, fusion.margin_share)
+    scores = blend(by_rank, by_margin, by_cover, fusion)
     if scope is not None and fusion.counterpart_share > 0:
         inherit_counterparts(scores, records, ranks, scope, fusion.counterpart_share, document)
     lift(scores, records, fusion.section_share)
@@ -686,14 +697,28 @@ def margins(scores: list[float], depth: int) -> list[float]:
     return [max((s - mean) / spread, 0.0) for s in scores]
 
 
-def blend(by_rank: dict[str, float], by_margin: dict[str, float], share: float) -> dict[str, float]:
-    """The fused scores: the reciprocal-rank and margin sums, each scaled to its best, mixed
-    at ``share`` of margin (0: the reciprocal-rank sums as they are)."""
-    if share <= 0.0:
+WORD_RANKERS = ("bm25", DICTIONARY)  # the rankers that match the query's words (their candidates carry a coverage)
+
+
+def blend(by_rank: dict[str, float], by_margin: dict[str, float], by_cover: dict[str, float], fusion: Fusion) -> dict[str, float]:
+    """The fused scores: the reciprocal-rank and margin sums and the word coverages, each
+    scaled to its best, mixed at ``fusion.margin_share`` of margin and
+    ``fusion.coverage_share`` of coverage (both 0: the reciprocal-rank sums as they are).
+
+    Why coverage counts on its own: BM25's rank and margin say a chunk matched the query's
+    rarest words best, not that it holds *all* of them; a chunk holding every word of a
+    paraphrased question is the answer more often than one repeating one of them (issue 29,
+    sixth round: development sets' Hit@1 0.597 → 0.616, docs/retrieval.md)."""
+    margin, cover = fusion.margin_share, fusion.coverage_share
+    if margin <= 0.0 and cover <= 0.0:
         return dict(by_rank)
     top_rank = max(by_rank.values(), default=0.0) or 1.0
     top_margin = max(by_margin.values(), default=0.0) or 1.0
-    return {i: (1.0 - share) * by_rank[i] / top_rank + share * by_margin.get(i, 0.0) / top_margin for i in by_rank}
+    top_cover = max(by_cover.values(), default=0.0) or 1.0
+    return {
+        i: (1.0 - margin - cover) * by_rank[i] / top_rank + margin * by_margin.get(i, 0.0) / top_margin + cover * by_cover.get(i, 0.0) / top_cover
+        for i in by_rank
+    }
 
 
 COUNTERPART = "counterpart"  # in ``Hit.ranks``: the fused rank of the counterpart a chunk inherited from
