@@ -64,6 +64,10 @@ def test_a_quoted_answer_end_matches_with_punctuation_and_spacing_ignored() -> N
     assert not holds_answer_end({"document_id": "other", "text": printed}, "guide", anchor)
     assert not holds_answer_end({"document_id": "guide", "text": "employee by this Ordinance"}, "guide", anchor)
     assert loose("《僱傭條例》㇐ 年") == "僱傭條例一年"  # the CJK stroke some PDFs print for 一
+    # a writer quotes the 2012 Hansard as extracted (令 as the compatibility ideograph U+F9A8);
+    # its chunks hold the text as the pipeline reads it
+    quoted = LooseEnd(loose("結構安全保證，\uf9a8其業主放心。"))
+    assert holds_answer_end({"document_id": "h", "text": "……提供結構安全保證，令其業主放心。"}, "h", quoted)
 
 
 def test_cantonese_questions_are_same_language_for_a_chinese_paper() -> None:

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from .read.preprocess import normalise_chars
 from .records import Chunk, DocumentText
 from .search import (
     DEFAULT_FUSION,
@@ -228,9 +229,13 @@ _PUNCT = re.compile(r"[\W_]+")
 
 @functools.lru_cache(maxsize=65536)
 def loose(text: str) -> str:
-    """``text`` with everything but letters and digits removed, case folded (the ``U+31D0``
-    stroke some PDFs print for 一 read as 一)."""
-    return _PUNCT.sub("", text.replace("\u31d0", "一")).casefold()
+    """``text`` with everything but letters and digits removed, case folded, its characters
+    read as the pipeline reads them (:func:`.read.preprocess.normalise_chars`: the ``U+31D0``
+    stroke some PDFs print for 一 as 一, a compatibility ideograph as its unified form). Why:
+    a writer quotes the page as extracted (the 2012 Hansard prints 令 as U+F9A8), while the
+    chunks hold it as read; compared code point by code point, 40 blind questions about that
+    Hansard could never be found (until issue 29's sixth round)."""
+    return _PUNCT.sub("", normalise_chars(text)).casefold()
 
 
 def holds_answer_end(record: dict[str, Any], document_id: str, anchor: str) -> bool:
