@@ -233,8 +233,8 @@ def loose(text: str) -> str:
     read as the pipeline reads them (:func:`.read.preprocess.normalise_chars`: the ``U+31D0``
     stroke some PDFs print for 一 as 一, a compatibility ideograph as its unified form). Why:
     a writer quotes the page as extracted (the 2012 Hansard prints 令 as U+F9A8), while the
-    chunks hold it as read; compared code point by code point, 40 blind questions about that
-    Hansard could never be found (until issue 29's sixth round)."""
+    chunks hold it as read; compared code point by code point, 43 blind questions (41 about
+    that Hansard) could never be found (until issue 29's sixth round)."""
     return _PUNCT.sub("", normalise_chars(text)).casefold()
 
 
