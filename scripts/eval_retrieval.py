@@ -28,7 +28,9 @@ Same numbers as ``legco-assets eval``, plus:
   ``crosslang-v2`` and ``qa-v2`` (``--held-out v2``) and the third's ``narrative-v3``,
   ``crosslang-v3`` and ``qa-v3`` (``--held-out v3``), ``--held-out v4``, written blind
   while v3 was scored, the fourth round's ``--held-out v5`` and ``v6`` (written blind while
-  v5 was scored), and the fifth round's ``--held-out v7`` and ``v8``, each scored once.
+  v5 was scored), the fifth round's ``--held-out v7`` and ``v8``, and the sixth's ``v9``,
+  each scored once (``scripts/retrieval_ceiling.py``: what the best of the four rankers,
+  chosen per question, would find).
   Settings come from the environment as for ``ingest`` (``EMBEDDING_*`` picks the embedder;
   with ``LEGCO_DATA_DIR`` its embedding cache is kept between sets and runs), each set in a
   fresh Chroma of its own;
@@ -47,7 +49,7 @@ Same numbers as ``legco-assets eval``, plus:
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--held-out all|dev|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh,narrative,crosslang,narrative-dev,crosslang-dev,…|v2|v3|v4|v5|v6|v7|v8] [--sweep29] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] [--record-baselines] [--json]
+    .venv/bin/python scripts/eval_retrieval.py [--held-out all|dev|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh,narrative,crosslang,narrative-dev,crosslang-dev,…|v2|v3|v4|v5|v6|v7|v8|v9] [--sweep29] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] [--record-baselines] [--json]
 """
 
 from __future__ import annotations
@@ -189,6 +191,16 @@ def eval_settings(root: Path, name: str, args: argparse.Namespace) -> Settings:
     if args.embedding_model:
         settings = settings.with_(embedding_model=args.embedding_model)
     return settings.with_(chroma_path=root / name / "chroma", chroma_host=None)
+
+
+def held_out_names(spec: str) -> list[str]:
+    """The sets ``--held-out`` names: ``all``, ``dev``, a round (``v9``) or a comma list."""
+    groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS), **{version: list(sets) for version, sets in BLIND_ROUNDS.items()}}
+    names = groups.get(spec) or [n.strip() for n in spec.split(",")]
+    unknown = [n for n in names if n not in HELD_OUT and n not in DEV_SETS]
+    if unknown:
+        raise ValueError(f"unknown set(s): {', '.join(unknown)} (known: {', '.join([*HELD_OUT, *DEV_SETS])})")
+    return names
 
 
 def set_path(name: str) -> Path:
@@ -356,12 +368,10 @@ def main() -> int:
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
     if args.held_out:
-        groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS), **{version: list(sets) for version, sets in BLIND_ROUNDS.items()}}
-        names = groups.get(args.held_out) or [n.strip() for n in args.held_out.split(",")]
-        unknown = [n for n in names if n not in HELD_OUT and n not in DEV_SETS]
-        if unknown:
-            parser.error(f"unknown set(s): {', '.join(unknown)} (known: {', '.join([*HELD_OUT, *DEV_SETS])})")
-        return held_out(names, strategies, args)
+        try:
+            return held_out(held_out_names(args.held_out), strategies, args)
+        except ValueError as exc:
+            parser.error(str(exc))
     with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
         work = Path(args.work_dir or tmp)
         settings = eval_settings(work, "fixtures", args)
