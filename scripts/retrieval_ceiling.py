@@ -29,8 +29,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 import eval_retrieval as er  # noqa: E402
 from legco_assets.core.evaluation import REAL_CORPUS, SET_KINDS, holds_answer_end, prepare_eval, script_language  # noqa: E402
-from legco_assets.core.search import DEFAULT_FUSION, fuse, script_of  # noqa: E402
-from legco_assets.core.search.retrieval import FUSED, dictionary_votes  # noqa: E402
+from legco_assets.core.search import DEFAULT_FUSION, DICTIONARY, FUSED, dictionary_votes, fuse, script_of  # noqa: E402
 
 DEPTH = 50  # each ranker's candidates, as the fusion takes them (Fusion.depth)
 
@@ -51,7 +50,7 @@ def question_rows(run, strategy: str) -> list[dict]:
         firsts = {}
         for ranker in FUSED:
             found = rankings.get(ranker, [])
-            found = dictionary_votes(found, DEFAULT_FUSION, scope) if ranker == FUSED[-1] else found
+            found = dictionary_votes(found, DEFAULT_FUSION, scope) if ranker == DICTIONARY else found
             firsts[ranker] = first_hit([c.id for c in found[:DEPTH]], relevant)
         fused = first_hit([h.id for h in fuse(q.question, rankings, DEFAULT_FUSION, scope)], relevant)
         cross = script_language(q.lang) != script_of(paper.text)

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from .read.preprocess import normalise_chars
+from .read import normalise_chars
 from .records import Chunk, DocumentText
 from .search import (
     DEFAULT_FUSION,
