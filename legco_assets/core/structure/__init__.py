@@ -37,14 +37,10 @@ from .outline import (
     split_path,
     toc_entries,
 )
-from .rules import (
-    detect_structure,
-    drop_internal_refs,
-    join_pages,
-    looks_tabular,
-    structure_summary,
-    unchunked_pages,
-)
+from .rules import detect_structure
+from .summary import structure_summary, unchunked_pages
+from .tabular import looks_tabular
+from .text import drop_internal_refs, join_pages
 
 __all__ = [
     "AnnexReport",

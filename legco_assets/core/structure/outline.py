@@ -142,7 +142,7 @@ def _opens_entry(line: str) -> bool:
 
 
 def _join(lines: list[str]) -> str:
-    from .rules import join_wrapped
+    from .text import join_wrapped
 
     return join_wrapped(lines)
 
@@ -242,7 +242,7 @@ def _wraps(prev: str, line: str, toc_keys: list[str]) -> bool:
     if markers.TITLE_BREAK.search(prev):
         return True
     if markers.CJK_CHAR.match(prev[-1:]) and markers.CJK_CHAR.match(line[:1]):
-        from .rules import display_width
+        from .text import display_width
 
         return display_width(prev) >= WRAPPED_WIDTH  # Chinese breaks anywhere: a long line wrapped
     return line[:1].islower()  # an English title carries on in lower case (``… of the`` / ``Ordinance``)
@@ -250,7 +250,7 @@ def _wraps(prev: str, line: str, toc_keys: list[str]) -> bool:
 
 def _bare_label(text: str) -> bool:
     """``Chapter 2``, ``第二章``, ``附錄二`` alone on a line: its title is on the next line."""
-    from .rules import display_width
+    from .text import display_width
 
     chapter = markers.CHAPTER_HEADING.match(text)
     if chapter:
@@ -279,7 +279,7 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
     Not titles: a group that starts mid-sentence, or that runs on into a body line starting
     mid-sentence (a bold list item or numbered paragraph whose prose goes on)."""
     from ..read import starts_lower
-    from .rules import join_wrapped
+    from .text import join_wrapped
 
     named = {line.index for line, _ in found}
     headings: list[Heading] = []
@@ -312,7 +312,7 @@ def _from_toc(doc: DocumentText, entries: list[TocEntry], known: list[Heading], 
     in a paper whose typography does not already mark the listed titles (where it does, a
     listed title found in body type is a table cell or a cross-reference, not a heading).
     They are one level: the outermost."""
-    from .rules import heading_like
+    from .text import heading_like
 
     wanted = {key(e.title) for e in entries if len(key(e.title)) >= 2}
     if not wanted or any(key(h.text) in wanted for h in known):
@@ -371,10 +371,10 @@ def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section])
 def _label(text: str) -> tuple[str, int] | None:
     """Style and value of a heading's ``X.`` label (``III. Bills`` -> roman 3, ``B. Scope`` ->
     letter 2), as the rules read topic labels."""
-    from .rules import _label_value
+    from .ordinals import label_value
 
     m = markers.TOPIC_HEADING.match(text)
-    return _label_value(m["letter"]) if m and m["letter"] else None
+    return label_value(m["letter"]) if m and m["letter"] else None
 
 
 def _roman(text: str) -> int | None:
@@ -565,7 +565,7 @@ def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> lis
     if cut is None:
         return [pair]
     answered = cut_section(doc, pair, pair.char_start, cut, "qa", refs)
-    from .rules import drop_internal_refs
+    from .text import drop_internal_refs
 
     answer = doc.text[pair.answer_start : answered.char_end].strip()
     answered.answer = answer if refs else drop_internal_refs(answer)
@@ -628,7 +628,8 @@ def _cut(doc: DocumentText, section: Section, headings: list[Heading], starts: l
 
 def cut_section(doc: DocumentText, section: Section, start: int, end: int, kind: str, refs: bool) -> Section:
     """``section`` cut to ``[start, end)`` of the text (blank edges trimmed), as ``kind``."""
-    from .rules import drop_internal_refs, join_pages, looks_tabular
+    from .tabular import looks_tabular
+    from .text import drop_internal_refs, join_pages
 
     if (start, end) == (section.char_start, section.char_end) and kind == section.type:
         return section
