@@ -6,6 +6,8 @@ Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
+# the path helpers live with Section in records; exported here too while callers move to them
+from ..records import join_path, split_path
 from .annexes import AnnexReport, link_annexes, same_member
 from .asked_headings import asked_headings
 from .official_match import CHECK_NAME as OFFICIAL_CHECK, OfficialMatch, match_official_questions
@@ -27,14 +29,12 @@ from .llm_structure import (
 from .outline import (
     apply_outline,
     break_starts,
-    join_path,
     key,
     outline_markdown,
     outline_of,
     path_at,
     path_starts,
     rule_path,
-    split_path,
     toc_entries,
 )
 from .rules import detect_structure

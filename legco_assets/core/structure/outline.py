@@ -32,7 +32,6 @@ from .. import markers
 from ..records import DocumentText, Page, Section
 from .answered import PUT
 
-PATH_SEPARATOR = " > "
 TOPIC_OPENING = 12  # characters of a rules topic looked for in the text (within its first line)
 MAX_TITLE_LINES = 3  # a title wraps onto at most this many lines
 TOC_MAX_ENTRY_LINES = 4  # a contents entry wraps onto at most this many lines
@@ -46,19 +45,6 @@ def key(text: str) -> str:
     from ..read import normalise_chars
 
     return _NOT_KEY.sub("", normalise_chars(text)).casefold()
-
-
-def join_path(path: list[str]) -> str:
-    return PATH_SEPARATOR.join(path)
-
-
-def split_path(value: str | list[str] | None) -> list[str]:
-    """A path stored as ``A > B`` (Chroma) back to a list; a list stays a list."""
-    if not value:
-        return []
-    if isinstance(value, list):
-        return value
-    return [part for part in value.split(PATH_SEPARATOR) if part]
 
 
 @dataclass
