@@ -27,7 +27,6 @@ from .llm_structure import (
     resolve_structure,
 )
 from .outline import (
-    apply_outline,
     break_starts,
     key,
     outline_markdown,
@@ -35,12 +34,13 @@ from .outline import (
     path_at,
     path_starts,
     rule_path,
-    toc_entries,
 )
+from .recut import apply_outline
 from .rules import detect_structure
 from .summary import structure_summary, unchunked_pages
 from .tabular import looks_tabular
 from .text import drop_internal_refs, join_pages
+from .toc import toc_entries
 
 __all__ = [
     "AnnexReport",
