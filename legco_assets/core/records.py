@@ -192,7 +192,7 @@ class Section:
     answer_start: int | None = None
     has_table: bool = False
     source: str = "rules"  # rules | llm
-    # Council proceedings only (see core/council.py): main | supplementary | written, the
+    # Council proceedings only (see core/structure/council.py): main | supplementary | written, the
     # main question's qa_id on a supplementary, and the speakers' labels as printed
     question_kind: str | None = None
     parent_question_id: str | None = None
@@ -215,6 +215,24 @@ class Section:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Section":
         return _from_dict(cls, data)
+
+
+# a section path (:attr:`Section.path`, :attr:`Chunk.section_path`) as one string, for stores
+# that keep scalars only
+PATH_SEPARATOR = " > "
+
+
+def join_path(path: list[str]) -> str:
+    return PATH_SEPARATOR.join(path)
+
+
+def split_path(value: str | list[str] | None) -> list[str]:
+    """A path stored as ``A > B`` (Chroma) back to a list; a list stays a list."""
+    if not value:
+        return []
+    if isinstance(value, list):
+        return value
+    return [part for part in value.split(PATH_SEPARATOR) if part]
 
 
 @dataclass

@@ -6,6 +6,8 @@ Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
+# the path helpers live with Section in records; exported here too while callers move to them
+from ..records import join_path, split_path
 from .annexes import AnnexReport, link_annexes, same_member
 from .asked_headings import asked_headings
 from .official_match import CHECK_NAME as OFFICIAL_CHECK, OfficialMatch, match_official_questions
@@ -25,26 +27,20 @@ from .llm_structure import (
     resolve_structure,
 )
 from .outline import (
-    apply_outline,
     break_starts,
-    join_path,
     key,
     outline_markdown,
     outline_of,
     path_at,
     path_starts,
     rule_path,
-    split_path,
-    toc_entries,
 )
-from .rules import (
-    detect_structure,
-    drop_internal_refs,
-    join_pages,
-    looks_tabular,
-    structure_summary,
-    unchunked_pages,
-)
+from .recut import apply_outline
+from .rules import detect_structure
+from .summary import structure_summary, unchunked_pages
+from .tabular import looks_tabular
+from .text import drop_internal_refs, join_pages
+from .toc import toc_entries
 
 __all__ = [
     "AnnexReport",

@@ -27,7 +27,8 @@ from .. import markers
 from ..records import DocumentText, Section
 from .council import turn_at
 from .ordinals import cn_value, roman_value
-from .rules import join_pages, looks_tabular
+from .tabular import looks_tabular
+from .text import join_pages
 
 TITLE_LOOKAHEAD = 6  # non-blank lines after the label where the title must start
 TITLE_MAX_LINES = 3  # a title wraps onto at most this many lines

@@ -26,8 +26,8 @@ from dataclasses import replace
 
 from .. import markers
 from ..records import DocumentText, Section
-from .outline import closing_lines, cut_section, first_cut
-from .rules import looks_tabular
+from .recut import closing_lines, cut_section, first_cut
+from .tabular import looks_tabular
 
 MIN_ASKED = 2  # headings that ask, at least, before they are read as an FAQ's questions
 

@@ -40,7 +40,10 @@ from typing import Any
 from ..llm import LLMBudgetExceeded, LLMClient, LLMError, unfenced
 from ..read import normalise_chars
 from ..records import DocumentText, Section
-from .rules import detect_structure, drop_internal_refs, join_pages, looks_tabular, structure_summary
+from .rules import detect_structure
+from .summary import structure_summary
+from .tabular import looks_tabular
+from .text import drop_internal_refs, join_pages
 
 PROMPT_VERSION = "structure-v1"
 KIND = "structure"

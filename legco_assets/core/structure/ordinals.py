@@ -8,6 +8,7 @@ from __future__ import annotations
 
 CN_DIGITS = "一二三四五六七八九"
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
+_ROMAN_DIGITS = "IVXL"
 
 
 def cn_value(label: str) -> int:
@@ -33,3 +34,16 @@ def roman_value(label: str) -> int:
     """A roman numeral of I, V, X, L in either case (``iv`` = 4, ``XII`` = 12)."""
     digits = [_ROMAN[ch] for ch in label.upper()]
     return sum(-v if n + 1 < len(digits) and digits[n + 1] > v else v for n, v in enumerate(digits))
+
+
+def label_value(label: str) -> tuple[str, int] | None:
+    """Style and ordinal of a heading label: ``B`` -> (letter, 2), ``III`` -> (roman, 3)."""
+    if label.isdigit():
+        return "digit", int(label)
+    if label and all(ch in _ROMAN_DIGITS for ch in label) and len(label) > 1 or label in {"I", "V", "X"}:
+        return "roman", roman_value(label)
+    if len(label) == 1 and "A" <= label <= "Z":
+        return "letter", ord(label) - 64
+    if label and all(ch in CN_DIGITS + "十" for ch in label):
+        return "cn", cn_value(label)
+    return None

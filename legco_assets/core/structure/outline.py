@@ -11,31 +11,28 @@ text alone, and from text alone a short numbered paragraph (``10. 在政府推�
 * its own table of contents: the titles it lists are headings wherever the body prints them,
   even in body type.
 
-Where the paper gives headings this way, they replace the rules' narrative headings: the
-narrative between two headings is one section whatever the rules split it into, titles
-broken over lines are joined, and each heading is nested under the last heading of an outer
-rank (a stack, so the paper's order decides the parent). Q&A pairs keep the rules' topic
-heading under the outline's path. Where it gives none (plain text), the rules' level-1
-heading and topic make the path.
+Where the paper gives headings this way, titles broken over lines are joined, and each
+heading is nested under the last heading of an outer rank (a stack, so the paper's order
+decides the parent). The contents list is read in :mod:`toc`; the sections are re-cut at
+the headings, each with its path, in :mod:`recut`.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from .. import markers
+from ..read import normalise_chars, starts_lower
 from ..records import DocumentText, Page, Section
-from .answered import PUT
+from .ordinals import label_value
+from .text import display_width, heading_like, join_wrapped
+from .toc import TocEntry, toc_entries
 
-PATH_SEPARATOR = " > "
-TOPIC_OPENING = 12  # characters of a rules topic looked for in the text (within its first line)
 MAX_TITLE_LINES = 3  # a title wraps onto at most this many lines
-TOC_MAX_ENTRY_LINES = 4  # a contents entry wraps onto at most this many lines
 _NOT_KEY = re.compile(r"[\s:：︰.．·…_\-–—,，、()（）]+")
 
 
@@ -43,22 +40,7 @@ _NOT_KEY = re.compile(r"[\s:：︰.．·…_\-–—,，、()（）]+")
 def key(text: str) -> str:
     """A title as compared: look-alike code points mapped as the cleaner maps them (hints
     are read before cleaning), case, spaces and punctuation that layouts change dropped."""
-    from ..read import normalise_chars
-
     return _NOT_KEY.sub("", normalise_chars(text)).casefold()
-
-
-def join_path(path: list[str]) -> str:
-    return PATH_SEPARATOR.join(path)
-
-
-def split_path(value: str | list[str] | None) -> list[str]:
-    """A path stored as ``A > B`` (Chroma) back to a list; a list stays a list."""
-    if not value:
-        return []
-    if isinstance(value, list):
-        return value
-    return [part for part in value.split(PATH_SEPARATOR) if part]
 
 
 @dataclass
@@ -73,78 +55,6 @@ class Heading:
     source: str  # typography | toc
     level: int = 0  # depth in the outline, filled by :func:`nest`
     path: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class TocEntry:
-    """One title of the paper's table of contents and the page or paragraph numbers it gives."""
-
-    title: str
-    first: int | None
-    last: int | None
-
-
-# -- the table of contents --------------------------------------------------------------------
-def toc_entries(sections: list[Section]) -> list[TocEntry]:
-    """Titles listed by the paper's table(s) of contents, wrapped titles joined.
-
-    An entry ends at the line that carries its page or paragraph reference; a title line
-    without one is joined with the next (a title broken over lines), unless the next one
-    opens another chapter or appendix (a chapter listed only for its sub-entries).
-    """
-    entries: list[TocEntry] = []
-    for section in sections:
-        if section.type != "toc":
-            continue
-        pending: list[str] = []
-        for line in (ln.strip() for ln in section.text.split("\n")[1:]):
-            if not line:
-                continue
-            if pending and (_opens_entry(line) or len(pending) >= TOC_MAX_ENTRY_LINES):
-                entries.append(TocEntry(_join(pending), None, None))
-                pending = []
-            m = markers.TOC_ENTRY_REF.search(line)
-            title = line[: m.start()].strip() if m else line
-            if m and (title or pending):
-                last = m["last"]
-                entries.append(TocEntry(_join(pending + [title]), int(m["first"]), int(last) if last else None))
-                pending = []
-            elif title:
-                pending.append(title)
-        if pending:
-            entries.append(TocEntry(_join(pending), None, None))
-    return [e for e in entries if e.title and not markers.TOC_TITLE.match(e.title)]
-
-
-def absorb_toc_tail(sections: list[Section]) -> list[Section]:
-    """Entries of a contents list that the rules cut off (titles wrapped onto lines without
-    leaders): narrative right after a contents list, on its last page, whose lines end with
-    page numbers, is more of the list."""
-    out: list[Section] = []
-    for section in sections:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev.type == "toc"
-            and section.type in {"narrative", "heading_only", "table"}
-            and section.start_page == section.end_page == prev.end_page
-            and markers.TOC_ENTRY_REF.search(section.text.rstrip().rsplit("\n", 1)[-1])
-        ):
-            prev.text = f"{prev.text}\n{section.text}"
-            prev.char_end = section.char_end
-            continue
-        out.append(section)
-    return out
-
-
-def _opens_entry(line: str) -> bool:
-    return bool(markers.CHAPTER_HEADING.match(line) or markers.ANNEX_HEADING.match(line))
-
-
-def _join(lines: list[str]) -> str:
-    from .rules import join_wrapped
-
-    return join_wrapped(lines)
 
 
 # -- locating headings in the body ------------------------------------------------------------
@@ -242,16 +152,12 @@ def _wraps(prev: str, line: str, toc_keys: list[str]) -> bool:
     if markers.TITLE_BREAK.search(prev):
         return True
     if markers.CJK_CHAR.match(prev[-1:]) and markers.CJK_CHAR.match(line[:1]):
-        from .rules import display_width
-
         return display_width(prev) >= WRAPPED_WIDTH  # Chinese breaks anywhere: a long line wrapped
     return line[:1].islower()  # an English title carries on in lower case (``… of the`` / ``Ordinance``)
 
 
 def _bare_label(text: str) -> bool:
     """``Chapter 2``, ``第二章``, ``附錄二`` alone on a line: its title is on the next line."""
-    from .rules import display_width
-
     chapter = markers.CHAPTER_HEADING.match(text)
     if chapter:
         return not text[chapter.end() :].strip(" :：︰")
@@ -278,9 +184,6 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
 
     Not titles: a group that starts mid-sentence, or that runs on into a body line starting
     mid-sentence (a bold list item or numbered paragraph whose prose goes on)."""
-    from ..read import starts_lower
-    from .rules import join_wrapped
-
     named = {line.index for line, _ in found}
     headings: list[Heading] = []
     groups: list[list[tuple[_Line, int]]] = []
@@ -312,8 +215,6 @@ def _from_toc(doc: DocumentText, entries: list[TocEntry], known: list[Heading], 
     in a paper whose typography does not already mark the listed titles (where it does, a
     listed title found in body type is a table cell or a cross-reference, not a heading).
     They are one level: the outermost."""
-    from .rules import heading_like
-
     wanted = {key(e.title) for e in entries if len(key(e.title)) >= 2}
     if not wanted or any(key(h.text) in wanted for h in known):
         return []
@@ -334,7 +235,7 @@ def _from_toc(doc: DocumentText, entries: list[TocEntry], known: list[Heading], 
             joined += keys[k + width - 1]
             if joined in wanted:
                 group = lines[k : k + width]
-                out.append(Heading(_join([g.text for g in group]), 1, line.page, line.start, group[-1].end, "toc"))
+                out.append(Heading(join_wrapped([g.text for g in group]), 1, line.page, line.start, group[-1].end, "toc"))
                 k += width - 1
                 break
             if joined not in prefixes:
@@ -371,10 +272,8 @@ def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section])
 def _label(text: str) -> tuple[str, int] | None:
     """Style and value of a heading's ``X.`` label (``III. Bills`` -> roman 3, ``B. Scope`` ->
     letter 2), as the rules read topic labels."""
-    from .rules import _label_value
-
     m = markers.TOPIC_HEADING.match(text)
-    return _label_value(m["letter"]) if m and m["letter"] else None
+    return label_value(m["letter"]) if m and m["letter"] else None
 
 
 def _roman(text: str) -> int | None:
@@ -456,35 +355,6 @@ def rule_path(section: Section) -> list[str]:
     return list(dict.fromkeys(h for h in (section.parent_topic, section.heading) if h))
 
 
-def apply_outline(
-    doc: DocumentText, sections: list[Section], pages: list[Page], include_internal_refs: bool = True
-) -> tuple[list[Section], list[Heading]]:
-    """Sections re-cut at the outline's headings, each with its ``path`` and ``level``.
-
-    Narrative is cut at every heading and the rules' narrative cuts between two headings
-    are undone (their headings were guesses); Q&A pairs, speaking notes and tables keep
-    their spans. Without an outline, every section gets :func:`rule_path`.
-    """
-    sections = _end_answers(doc, absorb_toc_tail(sections), [], break_starts(doc, pages), include_internal_refs)
-    headings = find_headings(doc, pages, sections)  # after the breaks: a heading after an answer's end counts
-    starts = [h.char_start for h in headings]
-    sections = _end_answers(doc, sections, starts, [], include_internal_refs)
-    if not headings:
-        return [_with_path(s, rule_path(s)) for s in sections], []
-    out: list[Section] = []
-    for section in sections:
-        if section.type == "toc":
-            out.append(_with_path(section, []))
-        elif section.type == "qa" or section.extra.get(PUT):  # the paper's own spans, under the outline
-            path = [p for p in _path_at(headings, starts, section.char_start) if not markers.QUESTION_END.search(p)]
-            if section.heading and not _named_by(section.heading, path) and _below(doc, section, starts):
-                path = path + [section.heading]
-            out.append(_with_path(section, path))
-        else:
-            out.extend(_cut(doc, section, headings, starts, include_internal_refs))
-    return _merge(doc, out, include_internal_refs), headings
-
-
 def break_starts(doc: DocumentText, pages: list[Page]) -> list[int]:
     """Where each page's breaks (:attr:`Page.breaks`: the first line after a block of
     questions and answers) start in ``doc.text``, in order."""
@@ -502,163 +372,6 @@ def break_starts(doc: DocumentText, pages: list[Page]) -> list[int]:
                 found.append(lines[k].start)
                 cursor = k + 1
     return found
-
-
-def _end_answers(doc: DocumentText, sections: list[Section], headings: list[int], breaks: list[int], refs: bool) -> list[Section]:
-    """Answers end at a break inside them (the list, box or table that held the questions
-    closed, a category row of an FAQ table), and the last pair's answer also at a heading:
-    after the last answer a heading starts what follows the Q&A (``Related links``,
-    ``Enquiries``, a colophon), which the rules, reading lines, run into the answer. What
-    follows the end is narrative."""
-    last = next((n for n in range(len(sections) - 1, -1, -1) if sections[n].type == "qa"), None)
-    out: list[Section] = []
-    for n, section in enumerate(sections):
-        cuts = sorted(breaks + headings + closing_lines(doc, section)) if n == last else breaks
-        out.extend(_ended(doc, section, cuts, refs) if section.type == "qa" and section.answer_start is not None else [section])
-    return out
-
-
-def closing_lines(doc: DocumentText, pair: Section) -> list[int]:
-    """Where lines that close a paper start in ``pair``'s answer: its revision date (``Last
-    updated: May 2025``, ``最後更新日期：…``), its note on where to ask (``Enquiries: 2345
-    6789``, ``查詢熱線：…``), or an Administration paper's sign-off at its very end (the
-    bureau on a line of its own, then the month: ``Labour and Welfare Bureau`` / ``May
-    2025``). How a web page, a leaflet or a paper ends, after its last answer: that answer
-    ends before them, and they are text of their own."""
-    if pair.answer_start is None:
-        return []
-    lines = doc.text[pair.answer_start : pair.char_end].split("\n")
-    texts = [line.strip() for line in lines]
-    sign_off = _sign_off(texts)
-    found, offset = [], pair.answer_start
-    for n, (line, text) in enumerate(zip(lines, texts)):
-        if markers.REVISION_STAMP.match(text) or markers.ENQUIRY_NOTE.match(text) or n == sign_off:
-            found.append(offset + len(line) - len(line.lstrip()))
-        offset += len(line) + 1
-    return found
-
-
-def _sign_off(texts: list[str]) -> int | None:
-    """The line where the paper's sign-off starts: the first line naming the body that
-    wrote it in the run of such names and months that ends the text; None without one."""
-    start = None
-    for n in range(len(texts) - 1, -1, -1):
-        text = texts[n]
-        if not text or markers.SIGN_OFF_DATE.match(text):
-            continue
-        if not markers.SIGN_OFF_BODY.match(text):
-            break
-        start = n
-    return start
-
-
-def first_cut(doc: DocumentText, answer_start: int, end: int, cuts: Sequence[int]) -> int | None:
-    """The first of ``cuts`` inside an answer ``[answer_start, end)`` with answer text before it."""
-    return next((c for c in cuts if answer_start < c < end and doc.text[answer_start:c].strip()), None)
-
-
-def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> list[Section]:
-    """``pair`` ended at the first cut inside its answer (with answer text before it), and
-    what follows as narrative; ``[pair]`` when none is."""
-    assert pair.answer_start is not None
-    cut = first_cut(doc, pair.answer_start, pair.char_end, cuts)
-    if cut is None:
-        return [pair]
-    answered = cut_section(doc, pair, pair.char_start, cut, "qa", refs)
-    from .rules import drop_internal_refs
-
-    answer = doc.text[pair.answer_start : answered.char_end].strip()
-    answered.answer = answer if refs else drop_internal_refs(answer)
-    after = cut_section(doc, replace(pair, type="narrative", qa_id=None, question=None, answer=None, answer_start=None), cut, pair.char_end, "narrative", refs)
-    return [answered, after]
-
-
-def _below(doc: DocumentText, section: Section, starts: list[int]) -> bool:
-    """The rules' topic of a pair is printed after the outline's last heading above the pair
-    (a topic line under that heading), not before it (a topic an outline heading has since
-    replaced: an FAQ table's next category row)."""
-    k = bisect.bisect_right(starts, section.char_start) - 1
-    if k < 0 or not section.heading:
-        return True
-    opening = section.heading[:TOPIC_OPENING]  # a wrapped topic is joined with a space where the text breaks the line
-    return doc.text.rfind(opening, 0, section.char_start + len(opening)) >= starts[k]  # a put question opens with it
-
-
-def _named_by(heading: str, path: list[str]) -> bool:
-    """The rules' topic ``heading`` is on the path already: one of its headings, or several
-    of them in a row that the rules read as one title wrapped over lines (an ``<h1>`` and
-    the ``<h2>`` right under it)."""
-    target = key(heading)
-    keys = [key(p) for p in path]
-    return any("".join(keys[i:j]) == target for i in range(len(keys)) for j in range(i + 1, len(keys) + 1))
-
-
-def _path_at(headings: list[Heading], starts: list[int], offset: int) -> list[str]:
-    k = bisect.bisect_right(starts, offset) - 1
-    return list(headings[k].path) if k >= 0 else []
-
-
-def _with_path(section: Section, path: list[str]) -> Section:
-    section.path = list(path)
-    section.level = len(path) or None
-    return section
-
-
-def _cut(doc: DocumentText, section: Section, headings: list[Heading], starts: list[int], refs: bool) -> list[Section]:
-    """A non-Q&A section cut where headings start inside it; each piece named by the outline."""
-    lo = bisect.bisect_right(starts, section.char_start)
-    hi = bisect.bisect_left(starts, section.char_end)
-    bounds = [section.char_start] + [h.char_start for h in headings[lo:hi]] + [section.char_end]
-    pieces: list[Section] = []
-    for start, end in zip(bounds, bounds[1:]):
-        if not doc.text[start:end].strip():
-            continue
-        k = bisect.bisect_right(starts, start) - 1
-        own = headings[k] if k >= 0 and headings[k].char_start >= start else None
-        body_start = own.char_end if own else start
-        kind = section.type
-        if not doc.text[body_start:end].strip():
-            kind = "heading_only"
-        elif kind == "heading_only":
-            kind = "narrative"
-        piece = cut_section(doc, section, start, end, kind, refs)
-        pieces.append(_with_path(piece, _path_at(headings, starts, start)))
-    return pieces
-
-
-def cut_section(doc: DocumentText, section: Section, start: int, end: int, kind: str, refs: bool) -> Section:
-    """``section`` cut to ``[start, end)`` of the text (blank edges trimmed), as ``kind``."""
-    from .rules import drop_internal_refs, join_pages, looks_tabular
-
-    if (start, end) == (section.char_start, section.char_end) and kind == section.type:
-        return section
-    lead = len(doc.text[start:end]) - len(doc.text[start:end].lstrip())
-    trail = len(doc.text[start:end]) - len(doc.text[start:end].rstrip())
-    start, end = start + lead, end - trail
-    text = join_pages(doc, start, end)
-    text = text if refs else drop_internal_refs(text)
-    first, last = doc.span_pages(start, end)
-    return replace(section, type=kind, start_page=first, end_page=last, char_start=start, char_end=end, text=text, has_table=looks_tabular(text))
-
-
-def _merge(doc: DocumentText, sections: list[Section], refs: bool) -> list[Section]:
-    """Neighbouring narrative pieces under the same path become one section (the rules cut
-    them at what they took for headings)."""
-    out: list[Section] = []
-    for section in sections:
-        prev = out[-1] if out else None
-        mergeable = {"narrative", "heading_only"}
-        guesses = prev and not prev.extra.get(PUT) and not section.extra.get(PUT)
-        if guesses and prev.type in mergeable and section.type in mergeable and prev.path == section.path and prev.path:
-            kind = "narrative" if "narrative" in {prev.type, section.type} else "heading_only"
-            merged = cut_section(doc, prev, prev.char_start, section.char_end, kind, refs)
-            out[-1] = _with_path(merged, prev.path)
-        else:
-            out.append(section)
-    for section in out:
-        section.heading = section.path[-1] if section.path else section.heading if section.type == "toc" else None
-        section.parent_topic = section.path[-2] if len(section.path) >= 2 else None
-    return out
 
 
 # -- the outline as a reader sees it ----------------------------------------------------------

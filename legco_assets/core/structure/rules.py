@@ -20,9 +20,7 @@ Why the rules look the way they do (see the corpus notes in DESIGN.md):
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,61 +30,17 @@ from . import council
 from .answered import answered_pairs
 from .releases import released_questions
 from .numbering import paragraph_numbers
-from .ordinals import CN_DIGITS, cn_value, label_id, roman_value
+from .ordinals import label_id, label_value
 from .rosters import in_name_list
+from .tabular import looks_tabular, mostly_cells, table_row_figures
+from .text import HEADING_MAX_WIDTH, bare_topic_like, display_width, drop_internal_refs, heading_like, join_pages, join_wrapped
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
 EN_ANSWER_SEARCH_LINES = 8
 QUESTION_WRAP_LINES = 5  # an implicit-answer question must end (``?``) within this many lines
 AGENDA_QUESTION_LINES = 80  # an agenda question runs to its ``Public Officer to reply`` line
 HEADING_LOOKAHEAD = 3  # a topic heading inside an answer needs a question this close below
-HEADING_MAX_WIDTH = 64  # display width (CJK = 2) of a heading line
-TABLE_RUN = 6  # consecutive short cell lines that make a cell-per-line table
 LEVEL1 = {"level1", "speaking", "standby"}
-_ROMAN_DIGITS = "IVXL"
-# exactly what str.isdigit() accepts (decimal digits and the superscript, subscript and
-# circled digits), as one regex: a field is tested without a per-character Python loop
-_DIGIT = re.compile(
-    "[\\d\u00b2\u00b3\u00b9\u1369-\u1371\u19da\u2070\u2074-\u2079\u2080-\u2089\u2460-\u2468\u2474-\u247c"
-    "\u2488-\u2490\u24ea\u24f5-\u24fd\u24ff\u2776-\u277e\u2780-\u2788\u278a-\u2792"
-    "\U00010a40-\U00010a43\U00010e60-\U00010e68\U00011052-\U0001105a\U0001f100-\U0001f10a]"
-)
-
-
-# -- small text helpers -----------------------------------------------------------------------
-def display_width(text: str) -> int:
-    """Width as printed: a CJK character counts twice, so one limit fits both scripts."""
-    return len(text) + len(markers.CJK_CHAR.findall(text))
-
-
-def join_wrapped(lines: list[str]) -> str:
-    """Join a wrapped sentence: no space between CJK characters, one space otherwise."""
-    out = ""
-    for line in (ln.strip() for ln in lines):
-        if not line:
-            continue
-        if out and not (markers.CJK_CHAR.match(out[-1]) and markers.CJK_CHAR.match(line[0])):
-            out += " "
-        out += line
-    return out
-
-
-def heading_like(text: str) -> bool:
-    """A line short enough and bare enough (no sentence or clause punctuation) to be a title."""
-    s = text.strip()
-    if not s or display_width(s) > HEADING_MAX_WIDTH or markers.CJK_CLAUSE_PUNCT.search(s):
-        return False
-    return not (markers.SENTENCE_END.search(s) or markers.CLAUSE_END.search(s))
-
-
-def bare_topic_like(text: str) -> bool:
-    """A stand-alone topic line: title-like, starting with a capital or CJK, no list marker."""
-    s = text.strip()
-    if not heading_like(s) or display_width(s) > 48 or len(s.split()) > 8 or ": " in s:
-        return False
-    if markers.BULLET.match(s) or markers.NUMBERED_ITEM.match(s) or s[0].isdigit():
-        return False
-    return s[0].isupper() or bool(markers.CJK_CHAR.match(s[0])) and s[0] not in "（「『【〔"
 
 
 def _title_line(text: str) -> bool:
@@ -95,102 +49,6 @@ def _title_line(text: str) -> bool:
     if not 0 < display_width(s) <= 2 * HEADING_MAX_WIDTH or markers.SENTENCE_END.search(s):
         return False
     return not markers.CJK_CLAUSE_PUNCT.search(s.replace("、", ""))
-
-
-def join_pages(doc: DocumentText, start: int, end: int) -> str:
-    """``doc.text[start:end]`` with page separators reduced to one newline, stripped.
-
-    Cleaned pages are joined with ``"\\n\\n"``; inside a section that blank line is a page
-    break, not a paragraph break, so the answer reads on as one text.
-    """
-    parts: list[str] = []
-    pos = start
-    k = bisect.bisect_right(doc.page_starts, start)
-    while k < len(doc.page_starts) and doc.page_starts[k] <= end:
-        separator = doc.page_starts[k] - len(doc.separator)
-        if separator > pos:
-            parts.append(doc.text[pos:separator])
-        pos = max(pos, doc.page_starts[k])
-        k += 1
-    parts.append(doc.text[pos:end])
-    return "\n".join(p.strip("\n") for p in parts if p.strip()).strip()
-
-
-def drop_internal_refs(text: str) -> str:
-    """Remove ``[內部參考…]`` / ``[Internal reference…]`` notes; ``[如被追問…]`` stays.
-
-    A note runs to its closing bracket, or to the end of its paragraph when the bracket is
-    missing; a note on lines of its own takes its line break with it.
-    """
-    out: list[str] = []
-    pos = 0
-    for match in markers.INTERNAL_REF.finditer(text):
-        if match.start() < pos:
-            continue
-        close = markers.BRACKET_CLOSE.search(text, match.end())
-        paragraph_end = text.find("\n\n", match.end())
-        paragraph_end = len(text) if paragraph_end < 0 else paragraph_end
-        end = close.end() if close and close.start() < paragraph_end else paragraph_end
-        own_line = match.start() == 0 or text[match.start() - 1] == "\n"
-        if own_line and text[end : end + 1] == "\n":
-            end += 1
-        out.append(text[pos : match.start()])
-        pos = end
-    if not out:
-        return text
-    out.append(text[pos:])
-    return "".join(out).strip()
-
-
-def _row_figures(line: str) -> int:
-    """How many figures a line has if it reads as a table row flattened onto one line (3-10
-    fields, no clause punctuation: prose has it, cells rarely do); 0 if it does not."""
-    fields = line.split()
-    if not 3 <= len(fields) <= 10 or markers.CJK_CLAUSE_PUNCT.search(line) or markers.SENTENCE_END.search(line):
-        return 0
-    return sum(1 for f in fields if _DIGIT.search(f)) if _DIGIT.search(line) else 0
-
-
-def _cell_like(line: str) -> bool:
-    """One short cell on its own line."""
-    return len(line) <= 30 and display_width(line) <= 30 and not markers.SENTENCE_END.search(line) and not markers.BULLET.match(line)
-
-
-def looks_tabular(text: str) -> bool:
-    """Cheap rules-only test for a table in extracted text.
-
-    True for a Markdown table; for lines in a row shaped like cells or rows with two rows
-    among three lines (``荔枝角雨水排放隧道 3.7 135 2012 1 765``) or two rows of two figures
-    each (``Single elder $403,000 $10,770``); or for six or more short cell lines in a row,
-    two of them with figures (a cell-per-line table).
-    """
-    if markers.MARKDOWN_TABLE_RULE.search(text):
-        return True
-    run = rows = rich_rows = figures = 0
-    for line in text.split("\n"):
-        s = line.strip()
-        row_figures = _row_figures(s) if s else 0
-        if not (row_figures or s and _cell_like(s)):
-            run = rows = rich_rows = figures = 0
-            continue
-        run, rows, rich_rows = run + 1, rows + bool(row_figures), rich_rows + (row_figures >= 2)
-        figures += bool(_DIGIT.search(s))
-        if (run >= 3 and rows >= 2) or rich_rows >= 2 or (run >= TABLE_RUN and figures >= 2):
-            return True
-    return False
-
-
-def _label_value(label: str) -> tuple[str, int] | None:
-    """Style and ordinal of a heading label: ``B`` -> (letter, 2), ``III`` -> (roman, 3)."""
-    if label.isdigit():
-        return "digit", int(label)
-    if label and all(ch in _ROMAN_DIGITS for ch in label) and len(label) > 1 or label in {"I", "V", "X"}:
-        return "roman", roman_value(label)
-    if len(label) == 1 and "A" <= label <= "Z":
-        return "letter", ord(label) - 64
-    if label and all(ch in CN_DIGITS + "十" for ch in label):
-        return "cn", cn_value(label)
-    return None
 
 
 # -- detection --------------------------------------------------------------------------------
@@ -532,7 +390,7 @@ class _Detector:
     def _topic_ok(self, i: int, label: str) -> bool:
         """Outside answers any ``(A) 標題`` is a heading; inside one it must lead to a question
         or continue the lettered / roman topics already seen."""
-        value = _label_value(label)
+        value = label_value(label)
         accepted = self.context != "qa" or self._question_below(i)
         if not accepted and value and value[0] in {"letter", "roman"}:
             accepted = self.topic_labels.get(value[0]) == value[1] - 1
@@ -682,7 +540,7 @@ class _Builder:
         before the next event (``(VII) Procedures for … / of Permanent Loss …``)."""
         lines = self.det.lines
         rest = [k for k in range(line + 1, end) if lines[k]]
-        if end < len(lines) and 0 < len(rest) <= 2 and all(heading_like(lines[k]) and not _row_figures(lines[k]) for k in rest):
+        if end < len(lines) and 0 < len(rest) <= 2 and all(heading_like(lines[k]) and not table_row_figures(lines[k]) for k in rest):
             return end
         return line + 1
 
@@ -696,7 +554,7 @@ class _Builder:
             return None
         start, stop = span
         text = self._text(start, stop)
-        if kind == "narrative" and _mostly_cells(text):
+        if kind == "narrative" and mostly_cells(text):
             kind = "table"
         first_page, last_page = self.doc.span_pages(start, stop)
         section = Section(kind, heading, parent, first_page, last_page, start, stop, text, has_table=looks_tabular(text))
@@ -772,16 +630,6 @@ def _strip_answer_marker(answer: str, marker_line: str, marker_text: str) -> str
     return answer[len(prefix) :].strip() if answer.startswith(prefix) else answer
 
 
-def _mostly_cells(text: str) -> bool:
-    """A narrative block that is mostly short cell lines with figures is a table."""
-    lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
-    if len(lines) < 8:
-        return False
-    cells = [ln for ln in lines if display_width(ln) <= 30 and not markers.SENTENCE_END.search(ln)]
-    figures = sum(1 for ln in cells if _DIGIT.search(ln))
-    return len(cells) >= 0.7 * len(lines) and figures >= 0.3 * len(cells)
-
-
 # -- public API -------------------------------------------------------------------------------
 def detect_structure(doc: DocumentText, include_internal_refs: bool = True) -> list[Section]:
     """Ordered sections of ``doc`` (rules only: ``source="rules"``).
@@ -794,57 +642,3 @@ def detect_structure(doc: DocumentText, include_internal_refs: bool = True) -> l
     """
     detector = _Detector(doc, include_internal_refs)
     return released_questions(answered_pairs(_Builder(detector).build(detector.run())))
-
-
-def unchunked_pages(sections: list[Section]) -> list[int]:
-    """Pages that hold only a table of contents or bare headings, which the question strategy
-    never chunks; a page-coverage check should not expect a chunk there."""
-    skipped: set[int] = set()
-    chunked: set[int] = set()
-    for section in sections:
-        pages = range(section.start_page, section.end_page + 1)
-        (skipped if section.type in {"toc", "heading_only"} else chunked).update(pages)
-    return sorted(skipped - chunked)
-
-
-def _id_parts(qa_id: str) -> tuple[str, int] | None:
-    m = re.fullmatch(r"([A-Za-z]*)(\d+)", qa_id)
-    return (m[1].upper(), int(m[2])) if m else None
-
-
-def structure_summary(sections: list[Section]) -> dict[str, Any]:
-    """What the rules found, and where they may be wrong.
-
-    ``numbering_gaps`` lists ids missing inside each prefix's run (A1, A3 -> A2);
-    ``duplicate_ids`` ids seen twice; ``questions_without_answers`` pairs whose answer is
-    empty. ``unsure`` is true when any of these is non-empty, so a caller (the LLM stage, an
-    asset check) knows when to look again.
-    """
-    pairs = [s for s in sections if s.type == "qa"]
-    ids = [s.qa_id or "" for s in pairs]
-    counts = Counter(s.type for s in sections)
-    by_prefix: dict[str, list[int]] = {}
-    for qa_id in ids:
-        parts = _id_parts(qa_id)
-        if parts:
-            by_prefix.setdefault(parts[0], []).append(parts[1])
-    gaps = [
-        f"{prefix}{n}"
-        for prefix, numbers in by_prefix.items()
-        for n in range(min(1, min(numbers)), max(numbers) + 1)
-        if n not in numbers and n > 0
-    ]
-    duplicates = sorted(qa_id for qa_id, n in Counter(ids).items() if n > 1)
-    unanswered = [s.qa_id for s in pairs if not (s.answer or "").strip()]
-    return {
-        "sections": len(sections),
-        "counts": dict(counts),
-        "pairs": len(pairs),
-        "qa_ids": ids,
-        "numbering_gaps": gaps,
-        "duplicate_ids": duplicates,
-        "questions_without_answers": unanswered,
-        "pages_with_pairs": sorted({s.start_page for s in pairs}),
-        "has_toc": counts.get("toc", 0) > 0,
-        "unsure": bool(gaps or duplicates or unanswered),
-    }

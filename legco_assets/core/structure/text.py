@@ -1,0 +1,97 @@
+"""Small text helpers the structure stage shares (the rules, the outline, annexes, the LLM
+fallback) and chunking uses: a line's width as printed, a wrapped sentence joined, a line
+that reads as a title, and a section's text out of the document (page breaks joined,
+internal notes dropped).
+
+Why a module of its own: every module that cuts or names sections measures and joins lines
+the same way; here they do it one way, below the rules that find sections.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from .. import markers
+from ..records import DocumentText
+
+HEADING_MAX_WIDTH = 64  # display width (CJK = 2) of a heading line
+
+
+def display_width(text: str) -> int:
+    """Width as printed: a CJK character counts twice, so one limit fits both scripts."""
+    return len(text) + len(markers.CJK_CHAR.findall(text))
+
+
+def join_wrapped(lines: list[str]) -> str:
+    """Join a wrapped sentence: no space between CJK characters, one space otherwise."""
+    out = ""
+    for line in (ln.strip() for ln in lines):
+        if not line:
+            continue
+        if out and not (markers.CJK_CHAR.match(out[-1]) and markers.CJK_CHAR.match(line[0])):
+            out += " "
+        out += line
+    return out
+
+
+def heading_like(text: str) -> bool:
+    """A line short enough and bare enough (no sentence or clause punctuation) to be a title."""
+    s = text.strip()
+    if not s or display_width(s) > HEADING_MAX_WIDTH or markers.CJK_CLAUSE_PUNCT.search(s):
+        return False
+    return not (markers.SENTENCE_END.search(s) or markers.CLAUSE_END.search(s))
+
+
+def bare_topic_like(text: str) -> bool:
+    """A stand-alone topic line: title-like, starting with a capital or CJK, no list marker."""
+    s = text.strip()
+    if not heading_like(s) or display_width(s) > 48 or len(s.split()) > 8 or ": " in s:
+        return False
+    if markers.BULLET.match(s) or markers.NUMBERED_ITEM.match(s) or s[0].isdigit():
+        return False
+    return s[0].isupper() or bool(markers.CJK_CHAR.match(s[0])) and s[0] not in "（「『【〔"
+
+
+def join_pages(doc: DocumentText, start: int, end: int) -> str:
+    """``doc.text[start:end]`` with page separators reduced to one newline, stripped.
+
+    Cleaned pages are joined with ``"\\n\\n"``; inside a section that blank line is a page
+    break, not a paragraph break, so the answer reads on as one text.
+    """
+    parts: list[str] = []
+    pos = start
+    k = bisect.bisect_right(doc.page_starts, start)
+    while k < len(doc.page_starts) and doc.page_starts[k] <= end:
+        separator = doc.page_starts[k] - len(doc.separator)
+        if separator > pos:
+            parts.append(doc.text[pos:separator])
+        pos = max(pos, doc.page_starts[k])
+        k += 1
+    parts.append(doc.text[pos:end])
+    return "\n".join(p.strip("\n") for p in parts if p.strip()).strip()
+
+
+def drop_internal_refs(text: str) -> str:
+    """Remove ``[內部參考…]`` / ``[Internal reference…]`` notes; ``[如被追問…]`` stays.
+
+    A note runs to its closing bracket, or to the end of its paragraph when the bracket is
+    missing; a note on lines of its own takes its line break with it.
+    """
+    out: list[str] = []
+    pos = 0
+    for match in markers.INTERNAL_REF.finditer(text):
+        if match.start() < pos:
+            continue
+        close = markers.BRACKET_CLOSE.search(text, match.end())
+        paragraph_end = text.find("\n\n", match.end())
+        paragraph_end = len(text) if paragraph_end < 0 else paragraph_end
+        end = close.end() if close and close.start() < paragraph_end else paragraph_end
+        own_line = match.start() == 0 or text[match.start() - 1] == "\n"
+        if own_line and text[end : end + 1] == "\n":
+            end += 1
+        out.append(text[pos : match.start()])
+        pos = end
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out).strip()
