@@ -78,7 +78,7 @@ def gold_pairs_path(paper: Path) -> Path:
 
 def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuestion]) -> dict[str, Paper]:
     """The eval's papers by their name in the gold file (see :func:`prepare_eval`); HTML
-    papers are read as the pipeline reads them (:mod:`html_reader`)."""
+    papers are read as the pipeline reads them (:mod:`..read.html_reader`)."""
     gold = json.loads(gold_path.read_text(encoding="utf-8"))
     gold = gold if isinstance(gold, dict) else {"questions": gold}
     default = list(REAL_PAPERS) if Path(papers_dir).resolve() == REAL_CORPUS.resolve() else []
