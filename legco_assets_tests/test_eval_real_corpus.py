@@ -28,6 +28,7 @@ from legco_assets.core.evaluation import (
     holds_answer_end,
     issue29_sweep,
     load_gold_questions,
+    load_paper,
     normalise,
     prepare_eval,
 )
@@ -47,8 +48,6 @@ def test_held_out_questions_are_paraphrases_in_both_languages() -> None:
     eco = (REAL_CORPUS / "hkgov" / "ld_ECO_guide_with_FAQ_en.pdf").name
     assert sum(Path(q.document).name == eco for q in questions) >= 20
     # none copies a line of the paper: the paper's own question would be a free hit
-    from legco_assets.core.evaluation import load_paper
-
     paper = load_paper(REAL_CORPUS / "hkgov" / "ld_ECO_guide_with_FAQ_en.pdf", {})
     for q in questions:
         assert normalise(q.question) not in normalise(paper.text), q.id
