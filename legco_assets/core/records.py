@@ -217,6 +217,22 @@ class Section:
         return _from_dict(cls, data)
 
 
+PATH_SEPARATOR = " > "
+
+
+def join_path(path: list[str]) -> str:
+    return PATH_SEPARATOR.join(path)
+
+
+def split_path(value: str | list[str] | None) -> list[str]:
+    """A path stored as ``A > B`` (Chroma) back to a list; a list stays a list."""
+    if not value:
+        return []
+    if isinstance(value, list):
+        return value
+    return [part for part in value.split(PATH_SEPARATOR) if part]
+
+
 @dataclass
 class Chunk:
     """A retrieval unit; :meth:`to_record` gives the DESIGN.md chunk record."""

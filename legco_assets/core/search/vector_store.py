@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
+from ..records import join_path, split_path
 from ..settings import Settings
 from .embeddings import embedding_function
 
@@ -103,8 +104,6 @@ ID_LISTS = ("annex_ids",)  # lists of chunk ids in the metadata (an exchange's a
 def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
     """Chroma stores scalars only: ``section_path`` goes in joined with `` > ``, a list of
     chunk ids joined with a space."""
-    from ..structure import join_path
-
     if isinstance(meta.get("section_path"), list):
         meta = {**meta, "section_path": join_path(meta["section_path"])}
     for key in ID_LISTS:
@@ -116,8 +115,6 @@ def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
 def from_chroma(meta: dict[str, Any]) -> dict[str, Any]:
     """A stored chunk's metadata as the chunk record has it: ``section_path`` (and the id
     lists) lists again."""
-    from ..structure import split_path
-
     if "section_path" in meta:
         meta = {**meta, "section_path": split_path(meta["section_path"])}
     for key in ID_LISTS:
