@@ -40,7 +40,7 @@ class Section:
     document_id: str
     path: tuple[str, ...]
     score: float = 0.0
-    hits: list[Any] = field(default_factory=list)  # :class:`.retrieval.Hit`, best first
+    hits: list[Any] = field(default_factory=list)  # :class:`.hits.Hit`, best first
 
     def to_json(self, chunks: int) -> dict[str, Any]:
         """The ``query --sections --json`` line: the section and its ``chunks`` best hits."""
