@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 
 from legco_assets.core.records import Chunk
-from legco_assets.core.search import Retriever, open_collection, replace_document
+from legco_assets.core.search import DEFAULT_FUSION, DICTIONARY, PLAIN_RRF, Retriever, open_collection, replace_document
 from legco_assets.core.search.dictionary_translation import translate_words, vocabulary_test
-from legco_assets.core.search.retrieval import DEFAULT_FUSION, DICTIONARY, PLAIN_RRF
 from legco_assets.core.settings import Settings
 
 # a Chinese-only paper (Hong Kong forms: 僱主, not CC-CEDICT's 雇主) and an English one on

@@ -16,6 +16,7 @@ import pytest
 from legco_assets import cli
 from legco_assets.core.records import Chunk
 from legco_assets.core.search import (
+    DICTIONARY,
     QUESTION_CENTERING,
     Bm25Index,
     Candidate,
@@ -36,7 +37,6 @@ from legco_assets.core.search import (
     tokenize,
     versions_markdown,
 )
-from legco_assets.core.search.retrieval import DICTIONARY
 from legco_assets.core.settings import Settings
 
 from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)

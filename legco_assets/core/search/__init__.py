@@ -5,6 +5,7 @@ Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
+from .answering import CONTEXT_TOKENS, answer_question, assemble_context, parse_answer
 from .bm25_index import (
     Bm25Index,
     load_or_build,
@@ -12,48 +13,46 @@ from .bm25_index import (
     tokenize,
 )
 from .embeddings import embedding_function
+from .fusion import (
+    DEFAULT_FUSION,
+    DICTIONARY,
+    FUSED,
+    PLAIN_RRF,
+    TRANSLATED,
+    Fusion,
+    Rankings,
+    dictionary_votes,
+    fuse,
+    margins,
+)
+from .hits import (
+    DEFAULT_MODE,
+    Candidate,
+    Hit,
+    Mode,
+    Scope,
+    chunk_filter,
+    ranked_hits,
+)
+from .links import in_language_of
 from .query_translation import parse_translation, target_language, translation_messages
+from .question_side import question_side
 from .rerank import (
     DEPTH,
     PASSAGE_CHARS,
+    RERANKED,
+    Reranker,
     parse_ranking,
-    reorder,
+    rerank_hits,
     rerank_messages,
+    reorder,
 )
 from .retrieval import (
-    CONTEXT_TOKENS,
-    DEFAULT_FUSION,
-    DEFAULT_MODE,
-    DICTIONARY,
-    FUSED,
     LANGUAGE_CENTERING,
-    PLAIN_RRF,
     PLAIN_VECTOR,
     QUESTION_CENTERING,
-    RERANKED,
-    TRANSLATED,
-    Candidate,
-    Fusion,
-    Hit,
-    Mode,
-    Rankings,
-    Reranker,
     Retriever,
-    Scope,
-    answer_question,
-    assemble_context,
-    chunk_filter,
-    dictionary_votes,
-    fuse,
-    in_language_of,
-    margins,
-    parse_answer,
-    ranked_hits,
-    rerank_hits,
-    stored_versions,
-    versions_markdown,
 )
-from .question_side import question_side
 from .sections import Section, aggregate
 from .vector_store import (
     COLLECTION,
@@ -62,6 +61,8 @@ from .vector_store import (
     open_collection,
     replace_document,
     stored_chunks,
+    stored_versions,
+    versions_markdown,
     with_retries,
 )
 

@@ -4,7 +4,7 @@ Why: LegCo papers come in Traditional Chinese and English, and users ask in eith
 cannot cross languages, and the multilingual embedding puts a question nearer the papers of
 its own language, so questions in the other language than the paper's are the weakest part
 of the eval (``docs/retrieval.md``). With an LLM configured, hybrid search also runs the query
-translated into the other language and fuses both (:func:`.retrieval.fuse`). Without an LLM,
+translated into the other language and fuses both (:func:`.fusion.fuse`). Without an LLM,
 or when the call fails or says nothing usable, the query is searched alone: translation never
 makes a search fail, and a repeated query costs no call (the LLM client's cache).
 """

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import markers
+from ..records import split_path
 
 OPENING_MIN = 40  # display width (CJK counts 2): a lone short line (a label, a figure) is no opening
 OPENING_MAX = 240  # display width: about one long English sentence, or two Chinese ones
@@ -67,7 +68,5 @@ def _width(text: str) -> int:
 
 def _headings(path: Any) -> list[str]:
     if isinstance(path, str):
-        from ..structure import split_path
-
         path = split_path(path)
     return [str(h).strip() for h in (path or [])[-PATH_HEADINGS:] if str(h).strip()]

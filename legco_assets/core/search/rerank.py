@@ -18,6 +18,7 @@ import json
 from typing import Any, Callable, Sequence
 
 from ..llm import LLMClient, LLMError, unfenced
+from .hits import Hit
 
 RERANK_PROMPT_VERSION = "rerank-v1"
 DEPTH = 10  # fused chunks the model reads
@@ -83,8 +84,28 @@ def rerank_order(llm: LLMClient, query: str, records: Sequence[dict[str, Any]]) 
 
 def reranker(llm: LLMClient | None) -> Callable[[str, Sequence[dict[str, Any]]], list[int] | None] | None:
     """A reranker over ``llm`` with a search's patience (bounded timeout, one retry), or None
-    (the :data:`.retrieval.Reranker` the retriever calls)."""
+    (the :data:`Reranker` the retriever calls)."""
     if llm is None:
         return None
     quick = llm.for_search(TIMEOUT_S)
     return lambda query, records: rerank_order(quick, query, records)
+
+
+# -- the model's order applied to the fused hits -----------------------------------------------
+Reranker = Callable[[str, list[dict[str, Any]]], "list[int] | None"]  # (query, records) -> their order, best first
+RERANKED = "reranked"  # the model's place for a chunk in ``Hit.ranks`` (:func:`rerank_hits`)
+
+
+def rerank_hits(query: str, hits: list[Hit], reranker: Reranker | None) -> list[Hit]:
+    """``hits`` with the first :data:`DEPTH` in the reranker's order (those it names
+    first, their place in ``Hit.ranks`` as ``reranked``; the rest after them in fused order),
+    renumbered; unchanged without a reranker or a usable reply."""
+    top = hits[:DEPTH]
+    named = reranker(query, [h.record for h in top]) if reranker and top else None
+    order = [i for i in dict.fromkeys(named or []) if 0 <= i < len(top)]
+    if not order:
+        return hits
+    place = {index: n for n, index in enumerate(order, start=1)}
+    marked = [Hit(h.record, h.rank, h.score, {**h.ranks, RERANKED: place[i]} if i in place else h.ranks, h.counterpart) for i, h in enumerate(top)]
+    moved = reorder(marked, order) + hits[DEPTH:]
+    return [Hit(h.record, n, h.score, h.ranks, h.counterpart) for n, h in enumerate(moved, start=1)]

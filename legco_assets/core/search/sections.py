@@ -27,6 +27,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from ..records import split_path
+
 SECTION_DECAY = 0.5  # a section's k-th best chunk counts decay**(k-1) of its score
 SECTION_TOP = 3  # chunks that count towards a section's score
 
@@ -38,7 +40,7 @@ class Section:
     document_id: str
     path: tuple[str, ...]
     score: float = 0.0
-    hits: list[Any] = field(default_factory=list)  # :class:`.retrieval.Hit`, best first
+    hits: list[Any] = field(default_factory=list)  # :class:`.hits.Hit`, best first
 
     def to_json(self, chunks: int) -> dict[str, Any]:
         """The ``query --sections --json`` line: the section and its ``chunks`` best hits."""
@@ -52,8 +54,6 @@ class Section:
 
 def section_key(record: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
     """(document, section path) of a chunk record; None when it has no headed section."""
-    from ..structure import split_path
-
     path = tuple(split_path(record["metadata"].get("section_path")))
     return (str(record["document_id"]), path) if path else None
 

@@ -4,16 +4,20 @@ Ids are ``<document_id>:<strategy>:<index>`` for the latest version of a documen
 re-run overwrites exactly what it wrote before (no duplicates; a run killed half-way is
 finished by the next). When a document changes (new sha256), its previous chunks are kept
 under ``<document_id>@<sha8>:<strategy>:<index>`` with ``is_latest_version = false``, and
-queries filter on the flag by default.
+queries filter on the flag by default. :func:`stored_versions` says what is stored, per
+document, strategy and version.
 """
 
 from __future__ import annotations
 
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable, TypeVar
 
+from ..records import join_path, split_path
 from ..settings import Settings
+from ..sources import counterpart_changes
 from .embeddings import embedding_function
 
 COLLECTION = "legco_chunks"
@@ -103,8 +107,6 @@ ID_LISTS = ("annex_ids",)  # lists of chunk ids in the metadata (an exchange's a
 def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
     """Chroma stores scalars only: ``section_path`` goes in joined with `` > ``, a list of
     chunk ids joined with a space."""
-    from ..structure import join_path
-
     if isinstance(meta.get("section_path"), list):
         meta = {**meta, "section_path": join_path(meta["section_path"])}
     for key in ID_LISTS:
@@ -116,8 +118,6 @@ def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
 def from_chroma(meta: dict[str, Any]) -> dict[str, Any]:
     """A stored chunk's metadata as the chunk record has it: ``section_path`` (and the id
     lists) lists again."""
-    from ..structure import split_path
-
     if "section_path" in meta:
         meta = {**meta, "section_path": split_path(meta["section_path"])}
     for key in ID_LISTS:
@@ -158,8 +158,6 @@ def link_counterparts(collection: Any, document_id: str, partner: str | None) ->
     """Make the stored latest chunks of ``document_id`` and ``partner`` (every strategy) point
     at each other (``partner`` None: unlink ``document_id`` and whoever pointed at it); only
     chunks whose counterpart keys change are written. Returns how many were."""
-    from ..sources import counterpart_changes
-
     docs = [document_id] + ([partner] if partner else [])
     latest = {"is_latest_version": True}
     stored = stored_chunks(collection, {"$and": [{"document_id": {"$in": docs}}, latest]})
@@ -182,3 +180,38 @@ def stored_chunks(collection: Any, where: dict[str, Any] | None = None, embeddin
         for chunk, vector in zip(chunks, got["embeddings"]):
             chunk["embedding"] = vector
     return chunks
+
+
+# -- what is stored ---------------------------------------------------------------------------
+def stored_versions(collection: Any, document_id: str | None = None) -> list[dict[str, Any]]:
+    """Per document, strategy and version: the latest flag, file name and chunk count.
+
+    Latest versions first within a document and strategy; the basis of ``legco-assets
+    documents`` and of the ``vector_index`` metadata table."""
+    where = {"document_id": document_id} if document_id else None
+    groups: dict[tuple[str, str, str, bool, str], int] = defaultdict(int)
+    counterparts: dict[str, str] = {}  # document -> its paired other-language version (latest chunks)
+    for chunk in stored_chunks(collection, where):
+        m = chunk["metadata"]
+        key = (m["document_id"], m["strategy_type"], m["content_sha256"][:12], bool(m["is_latest_version"]), m["filename"])
+        groups[key] += 1
+        if m.get("counterpart_document_id") and m["is_latest_version"]:
+            counterparts[m["document_id"]] = m["counterpart_document_id"]
+    ordered = sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], not kv[0][3], kv[0][2]))
+    rows = []
+    for (d, s, v, latest, f), n in ordered:
+        row: dict[str, Any] = {"document_id": d, "strategy": s, "version": v, "latest": latest, "filename": f, "chunks": n}
+        if latest and d in counterparts:
+            row["counterpart_document_id"] = counterparts[d]
+        rows.append(row)
+    return rows
+
+
+def versions_markdown(rows: list[dict[str, Any]]) -> str:
+    """The stored-versions table as Markdown (for Dagster metadata)."""
+    lines = ["| document | strategy | version | latest | chunks |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {r['document_id']} | {r['strategy']} | {r['version']} | {'yes' if r['latest'] else 'no'} | {r['chunks']} |"
+        for r in rows
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,142 @@
+"""What a search works with and hands back: the search mode, a ranker's candidate, the ranked
+hit, the loaded scope of chunks, and the helpers between Chroma's rows and the chunk record.
+
+Every other search module that handles hits (the retriever, the fusion, the annex and
+counterpart links, reranking, answering) imports these records; they import none of those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from .bm25_index import Bm25Index, script_of
+
+RECORD_KEYS = ("document_id", "page_number")  # stored as Chroma metadata, top-level in records
+
+
+class Mode(str, Enum):
+    """How to rank: fused, chunk embeddings only, or BM25 only."""
+
+    hybrid = "hybrid"
+    vector = "vector"
+    bm25 = "bm25"
+
+
+DEFAULT_MODE = Mode.hybrid
+
+
+@dataclass
+class Candidate:
+    """A chunk as one ranker saw it. ``coverage`` is BM25's (1.0 for the other rankers)."""
+
+    record: dict[str, Any]
+    score: float
+    coverage: float = 1.0
+    rank: int | None = None  # the rank it is voted at, when not its place in its ranker's list
+
+    @property
+    def id(self) -> str:
+        return str(self.record["id"])
+
+
+@dataclass
+class Hit:
+    """One ranked chunk: the DESIGN.md chunk record plus its rank and score.
+
+    ``ranks`` holds its 1-based rank in each ranker that found it (``vector``,
+    ``question``, ``bm25``; prefixed with :data:`.fusion.TRANSLATED` for the translated query)."""
+
+    record: dict[str, Any]
+    rank: int
+    score: float
+    ranks: dict[str, int] = field(default_factory=dict)
+    counterpart: dict[str, Any] | None = None  # the other language's version of this chunk, when stored
+    links: list[dict[str, Any]] = field(default_factory=list)  # its appendix (or the exchange it answers), when stored
+
+    @property
+    def id(self) -> str:
+        return str(self.record["id"])
+
+    @property
+    def text(self) -> str:
+        return str(self.record["text"])
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return self.record["metadata"]
+
+    def to_json(self) -> dict[str, Any]:
+        """The chunk record with ``rank`` and ``score`` (the ``query --json`` line), and its
+        ``counterpart`` record when the other language's version is stored."""
+        out = {**self.record, "rank": self.rank, "score": round(self.score, 6)}
+        if self.counterpart is not None:
+            out["counterpart"] = self.counterpart
+        if self.links:
+            out["linked"] = [{"id": r["id"], "page_number": r["page_number"], "question_id": r["metadata"].get("question_id"),
+                              "annex": r["metadata"].get("annex")} for r in self.links]
+        return out
+
+
+def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
+    """One ranker's candidates as hits (its own score, its own order)."""
+    return [Hit(c.record, i, c.score, {ranker: i}) for i, c in enumerate(candidates, start=1)]
+
+
+def record_from_stored(chunk_id: str, text: str, metadata: dict[str, Any]) -> dict[str, Any]:
+    """Chroma's (id, document, metadata) back into the chunk record shape of DESIGN.md."""
+    meta = {k: v for k, v in metadata.items() if k not in RECORD_KEYS}
+    return {
+        "id": chunk_id,
+        "document_id": metadata.get("document_id"),
+        "text": text,
+        "page_number": metadata.get("page_number", metadata.get("page_start")),
+        "metadata": meta,
+    }
+
+
+def chunk_filter(strategy: str | None, document: str | None = None, all_versions: bool = False) -> dict[str, Any] | None:
+    """The Chroma ``where`` clause for the query filters (None when nothing is filtered)."""
+    clauses: list[dict[str, Any]] = []
+    if strategy:
+        clauses.append({"strategy_type": strategy})
+    if document:
+        clauses.append({"document_id": document})
+    if not all_versions:
+        clauses.append({"is_latest_version": True})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+@dataclass
+class Scope:
+    """The chunks of one (strategy, versions) scope: records, BM25 index, question vectors."""
+
+    records: list[dict[str, Any]]
+    index: Bm25Index
+    documents: np.ndarray  # document id per row, for the document filter
+    question_rows: np.ndarray  # rows that take part in the question-side ranker (every row by default)
+    question_vectors: np.ndarray  # unit vectors of their question sides, one per question row
+    asked: np.ndarray  # per row: the chunk has a question of the paper's own (``question_text``)
+    script_means: dict[str, np.ndarray]  # mean unit chunk vector per script ("zh", "en")
+    question_means: dict[str, np.ndarray]  # mean unit question vector per script of its chunk
+    count: int  # collection.count() when loaded: a cheap staleness signal
+    built: bool  # the BM25 index was (re)built on load rather than read from the cache
+    seconds: float
+    position: dict[str, int] = field(init=False, repr=False)
+    # documents whose other-language version is stored in the scope too (``counterpart_document_id``)
+    paired: set[str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.position = {r["id"]: i for i, r in enumerate(self.records)}
+        stored = {r["document_id"] for r in self.records}
+        self.paired = {r["document_id"] for r in self.records if r["metadata"].get("counterpart_document_id") in stored}
+
+    def script(self, chunk_id: str, text: str) -> str:
+        """The chunk's script, from the index (computed once per build) when it is there."""
+        row = self.position.get(chunk_id)
+        return self.index.scripts[row] if row is not None else script_of(text)
