@@ -13,6 +13,7 @@ from typing import Iterable, Iterator
 
 from ..markdown_tables import to_markdown
 from ..records import Page, Table
+from .weave import locate_table
 
 # -- tables that continue on the next page ----------------------------------------------------------
 _CONTINUED_MARK = re.compile(r"(續|continued|cont['’]d)", re.IGNORECASE)
@@ -30,8 +31,6 @@ def _page_text(page: Page | None) -> str:
 
 def _ends_page(table: Table, page: Page | None) -> bool:
     """Nothing but page furniture follows ``table`` on its page."""
-    from .weave import locate_table
-
     text = _page_text(page)
     span = locate_table(text, table) if text else None
     return span is not None and not text[span[1]:].strip()
@@ -39,8 +38,6 @@ def _ends_page(table: Table, page: Page | None) -> bool:
 
 def _starts_page(table: Table, page: Page | None) -> bool:
     """Nothing (or only a short "continued" line) precedes ``table`` on its page."""
-    from .weave import locate_table
-
     text = _page_text(page)
     if not text:
         return False

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
+from ..llm import LLMClient
 from ..records import Page, Table
 from ..settings import Settings
 from .continued import link_continuations, link_pages
 from .geometry import iter_geometric_tables
+from .vision import read_tables_from_images
 from .workers import GeometricTables
-
-if TYPE_CHECKING:
-    from ..llm import LLMClient
 
 
 @dataclass
@@ -61,8 +60,6 @@ def find_tables(
     document's geometric tables, already started (:class:`GeometricTables`, all pages or
     these pages); without it they are found here, on several cores for a long document.
     """
-    from ..llm import LLMClient
-
     started = time.perf_counter()
     numbers = [p.number for p in pages] if pages else None
     by_page: dict[int, list[Table]] = {}
@@ -88,8 +85,6 @@ def find_tables(
         for _ in detected():
             pass
     else:
-        from .vision import read_tables_from_images
-
         before = client.stats.as_dict()
         # pages go to the vision model as soon as geometry has found a table on them
         outcome = read_tables_from_images(pdf_bytes, pages, detected(), settings, client, by_page)
