@@ -2,7 +2,7 @@
 table geometry (:mod:`.geometry`) is built from.
 
 Why the raw API: reading a page's path objects (bounds only, a few microseconds each) is
-what lets every page pass the gate cheaply, and reading characters is most of the cost of a
+what keeps the gate cheap on every page, and reading characters is most of the cost of a
 table page, so both go straight to PDFium's C functions, reusing their ctypes buffers.
 """
 
