@@ -21,7 +21,8 @@ from legco_assets.core.pipeline import chunk_file, text_pages
 from legco_assets.core.read import read_source
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.tables import GeometricTables, find_tables, geometric_tables
-from legco_assets.core.tables import geometry as tables_module
+from legco_assets.core.tables import page_reader as page_reader_module
+from legco_assets.core.tables import workers as workers_module
 
 from .conftest import FIXTURES
 
@@ -68,10 +69,10 @@ def test_long_paper_same_tables_in_the_same_order_with_one_or_two_workers(long_p
 
 @pytest.mark.parametrize("forked", [True, False], ids=["forked", "spawned"])
 def test_workers_are_forked_only_from_a_single_threaded_process(long_paper: bytes, forked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables_module, "_single_threaded", lambda: forked)
+    monkeypatch.setattr(workers_module, "_single_threaded", lambda: forked)
     with GeometricTables(long_paper, workers=2, min_pages=2) as geometry:
         kinds = {type(w.process) for w in geometry._workers}
-        assert kinds == ({tables_module._Forked} if forked else {subprocess.Popen})
+        assert kinds == ({workers_module._Forked} if forked else {subprocess.Popen})
         assert geometry.result() == geometric_tables(long_paper)
 
 
@@ -82,7 +83,7 @@ def test_single_threaded_counts_native_threads_too() -> None:
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        assert not tables_module._single_threaded()
+        assert not workers_module._single_threaded()
     finally:
         stop.set()
         thread.join()
@@ -91,23 +92,23 @@ def test_single_threaded_counts_native_threads_too() -> None:
 def test_a_worker_that_cannot_start_or_dies_leaves_the_pages_to_the_caller(long_paper: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
     serial = geometric_tables(long_paper)
     with monkeypatch.context() as patch:  # spawned
-        patch.setattr(tables_module, "_single_threaded", lambda: False)
-        patch.setattr(tables_module.sys, "executable", "/nonexistent/python")  # cannot start
+        patch.setattr(workers_module, "_single_threaded", lambda: False)
+        patch.setattr(workers_module.sys, "executable", "/nonexistent/python")  # cannot start
         assert parallel(long_paper) == serial
-        patch.setattr(tables_module.sys, "executable", "/bin/true")  # starts, reports nothing
+        patch.setattr(workers_module.sys, "executable", "/bin/true")  # starts, reports nothing
         assert parallel(long_paper) == serial
-    monkeypatch.setattr(tables_module, "_single_threaded", lambda: True)  # forked
-    serve = tables_module._serve
-    monkeypatch.setattr(tables_module, "_serve", lambda pdf_bytes, numbers, out: None)  # reports nothing
+    monkeypatch.setattr(workers_module, "_single_threaded", lambda: True)  # forked
+    serve = workers_module._serve
+    monkeypatch.setattr(workers_module, "_serve", lambda pdf_bytes, numbers, out: None)  # reports nothing
     assert parallel(long_paper) == serial
 
     def two_pages_then_crash(pdf_bytes: bytes, numbers: list[int], out) -> None:  # type: ignore[no-untyped-def]
         serve(pdf_bytes, numbers[:2], out)
         os._exit(3)
 
-    monkeypatch.setattr(tables_module, "_serve", two_pages_then_crash)
+    monkeypatch.setattr(workers_module, "_serve", two_pages_then_crash)
     assert parallel(long_paper) == serial
-    monkeypatch.setattr(tables_module.os, "fork", lambda: (_ for _ in ()).throw(OSError("no fork here")))
+    monkeypatch.setattr(workers_module.os, "fork", lambda: (_ for _ in ()).throw(OSError("no fork here")))
     assert parallel(long_paper) == serial
 
 
@@ -132,8 +133,8 @@ def test_find_tables_and_chunk_file_same_with_workers(long_paper: bytes, tmp_pat
     _, pages = text_pages(read_source(path))
     runs = {}
     for min_pages in (10_000, 2):  # in process, then with a worker
-        monkeypatch.setattr(tables_module, "PARALLEL_MIN_PAGES", min_pages)
-        monkeypatch.setattr(tables_module, "_spare_cores", lambda: 1)
+        monkeypatch.setattr(workers_module, "PARALLEL_MIN_PAGES", min_pages)
+        monkeypatch.setattr(workers_module, "_spare_cores", lambda: 1)
         runs[min_pages] = (find_tables(long_paper, pages, settings).tables, chunk_file(path, Strategy.question, settings, use_llm=False))
     assert runs[2] == runs[10_000]
 
@@ -142,7 +143,7 @@ def test_find_tables_and_chunk_file_same_with_workers(long_paper: bytes, tmp_pat
 def test_skipping_far_text_lines_reads_the_same_characters(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def read_all() -> list:
         seen: list = []
-        original = tables_module._PageReader.chars
+        original = page_reader_module._PageReader.chars
 
         def recording(self, textpage, regions):  # type: ignore[no-untyped-def]
             out = original(self, textpage, regions)
@@ -150,12 +151,12 @@ def test_skipping_far_text_lines_reads_the_same_characters(path: Path, monkeypat
             return out
 
         with monkeypatch.context() as patch:
-            patch.setattr(tables_module._PageReader, "chars", recording)
+            patch.setattr(page_reader_module._PageReader, "chars", recording)
             geometric_tables(path.read_bytes())
         return seen
 
     skipping = read_all()
-    monkeypatch.setattr(tables_module._PageReader, "_line_far", lambda *args: False)
+    monkeypatch.setattr(page_reader_module._PageReader, "_line_far", lambda *args: False)
     assert read_all() == skipping and skipping
 
 

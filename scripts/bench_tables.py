@@ -3,7 +3,7 @@
 For each fixture paper (legco_assets_tests/fixtures/pdfs, with gold tables) and each real
 corpus PDF that is present (../shared/corpus/real), prints pages/s of
 
-* ``pdfium``: :func:`legco_assets.core.tables.geometry.find_tables` without an LLM (gate, grids, cells,
+* ``pdfium``: :func:`legco_assets.core.tables.stage.find_tables` without an LLM (gate, grids, cells,
   continuations), on all pages, and on the table pages alone;
 * ``pdfplumber``: ``page.find_tables()`` + ``extract()`` on every page, and on the same table
   pages alone;
@@ -12,7 +12,7 @@ and, where there is gold, how many gold tables each reproduces cell for cell (he
 rows, whitespace runs collapsed). Finally a 500-page paper (the fixture papers concatenated
 until 500 pages) through ``find_tables``: the stage's share of the >= 50 pages/s budget of
 the whole no-LLM pipeline (from 100 pages, worker processes on the spare cores share the
-geometry: :class:`legco_assets.core.tables.geometry.GeometricTables`).
+geometry: :class:`legco_assets.core.tables.workers.GeometricTables`).
 
     .venv/bin/python scripts/bench_tables.py [--no-corpus] [--no-plumber]
 """

@@ -16,6 +16,7 @@ from .counterparts import (
     read_sidecar,
 )
 from .documents import DocumentIndex, atomic_write_text, slug
+from .feed_records import parse_types
 from .inbox import folder_files, scan_inbox, skip_reason
 from .legco_feed import (
     Failed,
@@ -23,10 +24,9 @@ from .legco_feed import (
     FeedError,
     FeedState,
     origin_of,
-    parse_meeting_date,
-    parse_types,
     poll,
 )
+from .odata import parse_meeting_date
 
 __all__ = [
     "DocumentIndex",

@@ -200,28 +200,6 @@ def get_json(client: httpx.Client, url: str, settings: Settings, params: Mapping
         raise DownloadError(f"not JSON (the reply starts with {start!r})") from None
 
 
-def odata_values(client: httpx.Client, url: str, settings: Settings, params: Mapping[str, str] | None, max_pages: int) -> list[Any]:
-    """Every record of an OData v3 JSON query, following ``odata.nextLink`` (absolute or
-    relative to the feed) page by page; DownloadError when a page cannot be had, is not an
-    OData reply or the links loop."""
-    from urllib.parse import urljoin
-
-    values: list[Any] = []
-    visited: set[str] = set()
-    next_url: str | None = url
-    while next_url:
-        if next_url in visited or len(visited) >= max_pages:
-            raise DownloadError(f"odata.nextLink loops ({next_url})")
-        visited.add(next_url)
-        page = get_json(client, next_url, settings, params)
-        if not isinstance(page, dict) or not isinstance(page.get("value"), list):
-            raise DownloadError("not an OData reply (no 'value' list)")
-        values.extend(page["value"])
-        link = page.get("odata.nextLink") or page.get("@odata.nextLink")
-        next_url, params = (urljoin(f"{settings.feed_url}/", link), None) if link else (None, None)
-    return values
-
-
 def _temp_name(target: Path) -> Path:
     return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
 

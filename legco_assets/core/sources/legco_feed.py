@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import re
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,13 +33,14 @@ from typing import Any, Callable, Iterator
 from ..settings import Settings
 from . import downloads
 from .documents import atomic_write_text, slug
+from .feed_records import FeedRecord, parse_record, parse_types
+from .odata import odata_values
+from .official_questions import fetch_questions
 
-TYPE_SUFFIX = {"Chinese": "zh", "English": "en", "Floor": "floor"}
 LOOKBACK_DAYS = 366
 FIRST_POLL_DAYS = 30
 MAX_DOWNLOADS = 2  # at once: a public server, and papers are megabytes
 MAX_PAGES = 1000  # of the feed, to stop a mirror whose nextLink never ends
-_MS_DATE = re.compile(r"^/Date\((-?\d+)([+-]\d{4})?\)/$")
 
 
 class FeedError(Exception):
@@ -49,26 +49,6 @@ class FeedError(Exception):
 
 class FeedBusy(FeedError):
     """Another poll holds the state (the CLI and the sensor at once): try again later."""
-
-
-@dataclass(frozen=True)
-class FeedRecord:
-    hansard_id: str
-    meeting_date: date
-    hansard_type: str
-    url: str
-
-    def base_name(self) -> str:
-        """``hansard-2024-01-10-zh.pdf``: says what it is and pairs with ``-en``."""
-        return f"hansard-{self.meeting_date.isoformat()}-{TYPE_SUFFIX.get(self.hansard_type, slug(self.hansard_type))}.pdf"
-
-    def origin(self) -> dict[str, str]:
-        return {
-            "source_url": self.url,
-            "meeting_date": self.meeting_date.isoformat(),
-            "hansard_type": self.hansard_type,
-            "hansard_id": self.hansard_id,
-        }
 
 
 @dataclass(frozen=True)
@@ -102,42 +82,6 @@ class PollResult:
 
 
 # -- records ----------------------------------------------------------------------------------
-def parse_meeting_date(value: Any) -> date:
-    """OData v3 JSON dates: ``/Date(1704844800000)/`` (ms since the epoch, UTC, optional
-    ``+0800`` offset) or ISO ``2024-01-10T00:00:00``."""
-    text = str(value).strip()
-    match = _MS_DATE.match(text)
-    if match:
-        moment = datetime.fromtimestamp(int(match.group(1)) / 1000, tz=timezone.utc)
-        if match.group(2):
-            sign = 1 if match.group(2)[0] == "+" else -1
-            moment += sign * timedelta(hours=int(match.group(2)[1:3]), minutes=int(match.group(2)[3:]))
-        return moment.date()
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).date()
-    except ValueError:
-        raise ValueError(f"unreadable MeetingDate {text!r}") from None
-
-
-def parse_record(raw: Any) -> FeedRecord:
-    if not isinstance(raw, dict):
-        raise ValueError("a record is not an object")
-    missing = [k for k in ("HansardID", "MeetingDate", "HansardType", "HansardFileURL") if raw.get(k) in (None, "")]
-    if missing:
-        raise ValueError(f"record without {', '.join(missing)}")
-    return FeedRecord(str(raw["HansardID"]), parse_meeting_date(raw["MeetingDate"]), str(raw["HansardType"]), str(raw["HansardFileURL"]).strip())
-
-
-def parse_types(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """``Chinese,English`` → the feed's spelling; ValueError naming the valid ones."""
-    parts = [p.strip() for p in (text.split(",") if isinstance(text, str) else text) if p.strip()]
-    known = {k.lower(): k for k in TYPE_SUFFIX}
-    bad = [p for p in parts if p.lower() not in known]
-    if bad or not parts:
-        raise ValueError(f"unknown Hansard type {', '.join(bad) or '(none)'} (valid: {', '.join(TYPE_SUFFIX)})")
-    return tuple(dict.fromkeys(known[p.lower()] for p in parts))
-
-
 def odata_query(since: date, until: date | None, types: tuple[str, ...]) -> dict[str, str]:
     where = [f"MeetingDate ge datetime'{since.isoformat()}T00:00:00'"]
     if until:
@@ -153,7 +97,7 @@ def list_records(client: Any, settings: Settings, since: date, until: date | Non
     records: dict[str, FeedRecord] = {}
     bad: list[Failed] = []
     try:
-        rows = downloads.odata_values(client, url, settings, odata_query(since, until, types), MAX_PAGES)
+        rows = odata_values(client, url, settings, odata_query(since, until, types), MAX_PAGES)
     except downloads.DownloadError as exc:
         raise FeedError(f"{url}: {exc}") from None
     for raw in rows:
@@ -373,8 +317,6 @@ def _fetch(client: Any, record: FeedRecord, target: Path, settings: Settings) ->
 
 
 def _question_records(client: Any, settings: Settings, record: FeedRecord) -> list[dict[str, Any]] | str:
-    from .official_questions import fetch_questions
-
     try:
         return [q.to_dict() for q in fetch_questions(client, settings, record)]
     except downloads.DownloadError as exc:

@@ -18,13 +18,11 @@ When one meeting has several Hansards of one language, the records naming this p
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..settings import Settings
-from . import downloads
-
-if TYPE_CHECKING:
-    from .legco_feed import FeedRecord
+from .feed_records import FeedRecord
+from .odata import odata_values, parse_meeting_date
 
 QUESTIONS_ENTITY = "Questions"
 MAX_PAGES = 100
@@ -69,9 +67,7 @@ def _parse(raw: dict[str, Any]) -> OfficialQuestion:
 
 def fetch_questions(client: Any, settings: Settings, record: "FeedRecord") -> list[OfficialQuestion]:
     """The meeting's question records for this paper; DownloadError when they cannot be had."""
-    from .legco_feed import parse_meeting_date
-
-    rows = downloads.odata_values(client, f"{settings.feed_url}/{QUESTIONS_ENTITY}", settings, questions_query(record), MAX_PAGES)
+    rows = odata_values(client, f"{settings.feed_url}/{QUESTIONS_ENTITY}", settings, questions_query(record), MAX_PAGES)
     same_day = []
     for raw in rows:
         try:

@@ -5,13 +5,8 @@ Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
-from .geometry import (
-    GeometricTables,
-    TablesResult,
-    find_tables,
-    geometric_tables,
-    iter_page_tables,
-)
+from .geometry import geometric_tables
+from .stage import TablesResult, find_tables, iter_page_tables
 from .vision import (
     NO_TABLES,
     PROMPT_VERSION,
@@ -27,6 +22,7 @@ from .weave import (
     stitch,
     table_chains,
 )
+from .workers import GeometricTables
 
 __all__ = [
     "GeometricTables",
