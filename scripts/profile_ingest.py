@@ -94,11 +94,11 @@ STAGES = {
 
 def instrument() -> None:
     """Timers on the CLI's runs, the core stages, the embedding and Chroma."""
-    from legco_assets import cli
+    from legco_assets.cli import ingest
     from legco_assets.core import pipeline, search
     from legco_assets.core.search import embeddings
 
-    _patch(cli, "_run_strategy", "run")
+    _patch(ingest, "_run_strategy", "run")
     for stage in STAGES:
         _patch(pipeline, stage, stage)
     _patch(search, "replace_document", "replace_document")

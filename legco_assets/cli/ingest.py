@@ -1,76 +1,22 @@
-"""``legco-assets``: chunk, ingest, query and inspect LegCo papers.
+"""``legco-assets ingest PATH …``: register files as partitions in the persistent Dagster
+instance (``DAGSTER_HOME``, default ``data/dagster_home``, shared with ``dagster dev``) and
+materialise the same asset graph the UI shows, so its runs appear there.
 
-``chunk`` runs the pure core in memory and never imports Dagster (it must start fast);
-``ingest`` registers partitions in the persistent Dagster instance (``DAGSTER_HOME``,
-default ``data/dagster_home``, shared with ``dagster dev``) and materialises the same asset
-graph the UI shows, so its runs appear there.
+Dagster, the asset definitions and the core are imported inside the functions that run them:
+building the parser must import nothing heavy.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
-STRATEGY_CHOICES = ("token", "question")
+from . import common
 
 
-def _settings() -> Any:
-    from legco_assets.core.settings import Settings
-
-    return Settings.from_env()
-
-
-def _strategy(value: str) -> Any:
-    from legco_assets.core.settings import Strategy
-
-    try:
-        return Strategy.parse(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _fail(message: str) -> None:
-    print(f"legco-assets: error: {message}", file=sys.stderr)
-
-
-def _warn(message: str) -> None:
-    print(f"legco-assets: warning: {message}", file=sys.stderr)
-
-
-# -- chunk ------------------------------------------------------------------------------------
-def cmd_chunk(args: argparse.Namespace) -> int:
-    """Chunks on stdout; each failed check of the paper (the checks the assets run) as one
-    line on stderr: ``check failed`` for a blocking one (Dagster keeps such chunks out of
-    Chroma), ``warning`` for the others. ``--strict``: a failed blocking check exits 1."""
-    from legco_assets.core.errors import DocumentError
-    from legco_assets.core.pipeline import chunk_paper
-
-    settings = _settings()
-    strategy = args.strategy or settings.default_strategy
-    try:
-        paper = chunk_paper(args.file, strategy, settings, use_llm=not args.no_llm)
-    except DocumentError as exc:
-        _fail(str(exc))
-        return 1
-    out = sys.stdout
-    for record in paper.records:
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
-    out.flush()
-    failed = [c for c in paper.checks if not c.passed]
-    for check in failed:
-        if check.blocking:
-            print(f"legco-assets: check failed: {args.file}: {check.line()}", file=sys.stderr)
-        else:
-            _warn(f"{args.file}: {check.line()}")
-    return 1 if args.strict and any(c.blocking for c in failed) else 0
-
-
-# -- ingest -----------------------------------------------------------------------------------
 def _expand(paths: Sequence[str], settings: Any) -> tuple[list[Path], list[tuple[Path, str, bool]]]:
     """Files named or found under folders, each once: a file named twice (or also found
     through its folder) is one document, so it is ingested and counted once. Files left out
@@ -98,22 +44,6 @@ def _expand(paths: Sequence[str], settings: Any) -> tuple[list[Path], list[tuple
         if key not in unique:
             left_out[key] = (path, reason, named or (key in left_out and left_out[key][2]))
     return list(unique.values()), list(left_out.values())
-
-
-def dagster_instance(settings: Any) -> Any:
-    """The persistent instance under the data dir (or ``DAGSTER_HOME`` when set). A home
-    without ``dagster.yaml`` gets one that turns Dagster's telemetry off: nothing here may
-    reach the network at run time, and Dagster would otherwise print its missing-file and
-    telemetry notices on every command. An existing ``dagster.yaml`` is left as it is."""
-    home = Path(os.environ.get("DAGSTER_HOME") or settings.data_dir / "dagster_home").resolve()
-    home.mkdir(parents=True, exist_ok=True)
-    config = home / "dagster.yaml"
-    if not config.exists():
-        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
-    os.environ["DAGSTER_HOME"] = str(home)
-    from dagster import DagsterInstance
-
-    return DagsterInstance.get()
 
 
 def _failure_message(result: Any) -> str:
@@ -192,6 +122,7 @@ def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any
 def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout) -> dict[str, Any]:
     """Register and materialise each file; a failure never stops the others."""
     from legco_assets.core.sources import DocumentIndex
+    from legco_assets.defs.instance import dagster_instance
     from legco_assets.defs.partitions import documents_partitions
 
     if files:  # the model loads while Dagster starts and the first stages run
@@ -215,13 +146,10 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
             for line in _stage_lines(result):
                 print(line, file=out, flush=True)
             for blocking, line in _failed_checks(result):
-                if blocking:
-                    print(f"legco-assets: check failed: {path}: {line}", file=sys.stderr)
-                else:
-                    _warn(f"{path}: {line}")
+                common.report_check(path, blocking, line)
             if not result.success:
                 message = _failure_message(result)
-                _fail(message if message.startswith(str(path)) else f"{path}: {message}")
+                common.fail(message if message.startswith(str(path)) else f"{path}: {message}")
                 summary["failed"].append({"file": str(path), "error": message})
                 break
             print(f"    {strategy.value} done in {time.perf_counter() - started:.1f}s", file=out, flush=True)
@@ -247,17 +175,17 @@ def _count_pages(settings: Any, key: str) -> int:
 def cmd_ingest(args: argparse.Namespace) -> int:
     from legco_assets.core.settings import Strategy
 
-    settings = _settings()
+    settings = common.settings()
     files, skipped = _expand(args.paths or [str(settings.inbox)], settings)
     for path, reason, named in skipped:  # a file the user named is an error; a folder's, a filter
         if named:
-            _fail(f"{path}: {reason}")
+            common.fail(f"{path}: {reason}")
         else:
             print(f"skipped {path}: {reason}", flush=True)
     if not files:
-        _fail("no PDF, DOCX, TXT, Markdown or HTML files found in " + ", ".join(args.paths or [str(settings.inbox)]))
+        common.fail("no PDF, DOCX, TXT, Markdown or HTML files found in " + ", ".join(args.paths or [str(settings.inbox)]))
         return 1
-    strategies = list(Strategy) if args.strategy == "both" else [_strategy(args.strategy) if args.strategy else settings.default_strategy]
+    strategies = list(Strategy) if args.strategy == "both" else [common.strategy(args.strategy) if args.strategy else settings.default_strategy]
     started = time.perf_counter()
     summary = ingest_files(files, strategies, settings)
     per_strategy = ", ".join(f"{k} {v}" for k, v in summary["chunks"].items())
@@ -268,75 +196,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return 1 if summary["failed"] or any(named for _, _, named in skipped) else 0
 
 
-# -- parser -----------------------------------------------------------------------------------
-class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line (``legco-assets: error: …``) and exit 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        _fail(message)
-        sys.exit(2)
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="legco-assets", description=__doc__.split("\n")[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    chunk = sub.add_parser("chunk", help="print a file's chunks as JSON Lines")
-    chunk.add_argument("file")
-    chunk.add_argument("--strategy", type=_strategy, help="token | question (default: DEFAULT_CHUNKING_STRATEGY)")
-    chunk.add_argument("--no-llm", action="store_true", help="never call an LLM, even if LLM_* is set")
-    chunk.add_argument("--strict", action="store_true", help="exit 1 when a blocking check fails (as Dagster would keep the chunks out of Chroma)")
-    chunk.set_defaults(func=cmd_chunk, one_shot=True)
-
+def add_command(sub: Any) -> None:
     ingest = sub.add_parser("ingest", help="register files as partitions and materialise the asset graph")
     ingest.add_argument("paths", nargs="*", help="files or folders (default: the inbox)")
-    ingest.add_argument("--strategy", choices=[*STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY")
+    ingest.add_argument("--strategy", choices=[*common.STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY")
     ingest.set_defaults(func=cmd_ingest)
-
-    from legco_assets import cli_feed, cli_lineage, cli_views
-
-    cli_views.add_commands(sub)
-    cli_feed.add_command(sub)
-    cli_lineage.add_command(sub)
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command in this process (the tests call it; the console script is :func:`run`)."""
-    return _dispatch(build_parser().parse_args(argv))
-
-
-def _dispatch(args: argparse.Namespace) -> int:
-    from legco_assets.core.errors import ConfigError
-
-    try:
-        return int(args.func(args) or 0)
-    except ConfigError as exc:  # a bad environment variable: its one line, not a traceback
-        _fail(str(exc))
-        return 2
-
-
-def run() -> None:
-    """The ``legco-assets`` program. A one-shot command (``chunk``: it holds no files,
-    connections or threads once it has printed) runs with the cyclic garbage collector
-    rarely woken and leaves without tearing the interpreter down: collections over a long
-    paper's objects and freeing them, with the tokenizer's 100k ranks, one by one cost
-    0.03-0.06 s of a command that must start and end fast (issue 27; docs/benchmarks.md).
-    Every other command exits the ordinary way."""
-    import gc
-
-    args = build_parser().parse_args()
-    if not getattr(args, "one_shot", False):
-        sys.exit(_dispatch(args))
-    gc.set_threshold(100_000, 50, 100)
-    try:
-        code = _dispatch(args)
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # the reader left (``| head``): it has what it wanted, no traceback
-        code = 1
-    os._exit(code)
-
-
-if __name__ == "__main__":
-    run()

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
+
+from . import common
 
 # what each stage's line shows from its metadata, when present
 FACTS = {
@@ -91,21 +92,19 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
-    from legco_assets.cli import _settings, dagster_instance
+    from legco_assets.defs.instance import dagster_instance
     from legco_assets.defs.lineage import STRATEGIES, document_chain
 
-    settings = _settings()
+    settings = common.settings()
     document_id, strategy, index = parse_target(args.target)
     strategy = args.strategy or strategy
     chain = document_chain(dagster_instance(settings), document_id, strategy)
     if not chain.stages:
-        print(f"legco-assets: error: {document_id}: no materialisation of this paper in the Dagster instance", file=sys.stderr)
-        return 1
+        return common.fail(f"{document_id}: no materialisation of this paper in the Dagster instance")
     ids = stored_ids(settings, document_id, [strategy] if strategy else STRATEGIES)
     chunk = chunk_record(settings, args.target) if index is not None else None
     if index is not None and chunk is None:
-        print(f"legco-assets: error: {args.target}: no such chunk in Chroma", file=sys.stderr)
-        return 1
+        return common.fail(f"{args.target}: no such chunk in Chroma")
     if args.json:
         print(json.dumps({**chain.to_json(), "chunk_ids": ids, **({"chunk": chunk} if chunk else {})}, ensure_ascii=False))
     else:
@@ -116,6 +115,6 @@ def cmd_lineage(args: argparse.Namespace) -> int:
 def add_command(sub: Any) -> None:
     lineage = sub.add_parser("lineage", help="provenance of one paper or chunk: file, each stage's run and config, chunk ids")
     lineage.add_argument("target", help="document id (partition key) or chunk id <doc>:<strategy>:<index>")
-    lineage.add_argument("--strategy", choices=["token", "question"], help="only this strategy's chunks, index and excerpts")
+    lineage.add_argument("--strategy", choices=common.STRATEGY_CHOICES, help="only this strategy's chunks, index and excerpts")
     lineage.add_argument("--json", action="store_true", help="the chain as one JSON object")
     lineage.set_defaults(func=cmd_lineage)

@@ -1,4 +1,4 @@
-"""Commands over what is stored in Chroma: ``documents``, ``chunks``, ``query``, ``answer``, ``eval``.
+"""Commands over what is stored in Chroma: ``documents``, ``chunks``, ``query``.
 
 None of them imports Dagster: they read the collection directly, so they start fast and work
 while ``dagster dev`` runs.
@@ -9,29 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
-STRATEGIES = ("token", "question")
-MODES = ("hybrid", "vector", "bm25")
-
-
-def _settings() -> Any:
-    from legco_assets.core.settings import Settings
-
-    return Settings.from_env()
-
-
-def _collection() -> Any:
-    from legco_assets.core.search import open_collection
-
-    return open_collection(_settings())
-
-
-def _fail(message: str) -> int:
-    print(f"legco-assets: error: {message}", file=sys.stderr)
-    return 1
+from . import common
 
 
 def _first_lines(text: str, lines: int = 2, width: int = 100) -> list[str]:
@@ -57,7 +37,7 @@ def cmd_documents(args: argparse.Namespace) -> int:
     """Per document, strategy and version: latest flag and chunk counts."""
     from legco_assets.core.search import stored_versions
 
-    rows = stored_versions(_collection())
+    rows = stored_versions(common.collection())
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
@@ -79,11 +59,11 @@ def cmd_chunks(args: argparse.Namespace) -> int:
 
     where = chunk_filter(args.strategy, args.document, args.all_versions)
     found = sorted(
-        stored_chunks(_collection(), where),
+        stored_chunks(common.collection(), where),
         key=lambda c: (c["metadata"]["strategy_type"], not c["metadata"]["is_latest_version"], c["metadata"]["chunk_index"]),
     )
     if not found:
-        return _fail(f"no stored chunks for document {args.document!r}" + (f" and strategy {args.strategy}" if args.strategy else ""))
+        return common.fail(f"no stored chunks for document {args.document!r}" + (f" and strategy {args.strategy}" if args.strategy else ""))
     for chunk in found:
         if args.json:
             print(json.dumps(chunk, ensure_ascii=False))
@@ -138,17 +118,6 @@ def _print_hit(hit: Any) -> None:
         print(f"    ⤷ {what}  {linked['id']}  {_pages(lm)}")
 
 
-def _empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> str | None:
-    """A one-line hint when nothing is stored for the strategy, else None."""
-    if retriever.scope(strategy, all_versions).records:
-        return None
-    from legco_assets.core.search import stored_versions
-
-    stored = sorted({r["strategy"] for r in stored_versions(retriever.collection)})
-    have = ", ".join(stored) if stored else "nothing"
-    return f"no stored chunks for strategy {strategy} (stored: {have}); ingest with --strategy {strategy} or pick another"
-
-
 def _print_sections(sections: list[Any], k: int, chunks: int, as_json: bool) -> None:
     """``query --sections``: the best ``k`` sections, each with its ``chunks`` best hits."""
     for rank, section in enumerate(sections[:k], start=1):
@@ -166,12 +135,12 @@ def cmd_query(args: argparse.Namespace) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
     from legco_assets.core.search import DEFAULT_MODE, RERANKED, Mode, Retriever
 
-    settings = _settings()
+    settings = common.settings()
     strategy = args.strategy or settings.default_strategy.value
     retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
-    problem = _empty_scope_message(retriever, strategy, args.all_versions)
+    problem = common.empty_scope_message(retriever, strategy, args.all_versions)
     if problem:
-        return _fail(problem)
+        return common.fail(problem)
     mode = Mode(args.mode or DEFAULT_MODE)
     if args.sections:
         from legco_assets.core.search import aggregate
@@ -209,95 +178,17 @@ def cmd_query(args: argparse.Namespace) -> int:
     return 0
 
 
-# -- answer -----------------------------------------------------------------------------------
-def _excerpt_of(cite: dict[str, Any], blocks: list[Any]) -> str | None:
-    """The excerpt path of the context passage a citation names (document, page, question)."""
-    for block in blocks:
-        mine = block.citation()
-        if mine["document_id"] == cite.get("document_id") and all(
-            cite.get(key) in (None, mine.get(key)) for key in ("page", "question_id")
-        ):
-            return block.hit.metadata.get("chunk_file_path")
-    return None
-
-
-def _print_answer(result: Any) -> None:
-    print(result.answer if result.sufficient and result.answer else "The retrieved papers do not answer this question.")
-    if result.citations:
-        print("\nSources:")
-        for cite in result.citations:
-            extra = f" {cite['question_id']}" if cite.get("question_id") else ""
-            excerpt = _excerpt_of(cite, result.blocks)
-            print(f"  - {cite.get('document_id')} p.{cite.get('page')}{extra}" + (f"  excerpt: {excerpt}" if excerpt else ""))
-    calls = len(result.rounds)
-    tokens = result.rounds[-1].context_tokens if result.rounds else 0
-    print(f"\n(context: {len(result.blocks)} chunks, {tokens} tokens; {calls} model call{'s' if calls != 1 else ''})", file=sys.stderr)
-
-
-def cmd_answer(args: argparse.Namespace) -> int:
-    """Answer from retrieved chunks with citations; without an LLM, show the prompt."""
-    from legco_assets.core.llm import LLMClient, LLMError
-    from legco_assets.core.search import CONTEXT_TOKENS, DEFAULT_MODE, Retriever, answer_question
-
-    settings = _settings()
-    strategy = args.strategy or settings.default_strategy.value
-    retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
-    problem = _empty_scope_message(retriever, strategy, False)
-    if problem:
-        return _fail(problem)
-    llm = LLMClient.from_settings(settings)
-    llm = llm.unbudgeted() if llm else None  # the budgets are per ingested document
-    try:
-        result = answer_question(
-            retriever, args.question, llm, strategy, args.mode or DEFAULT_MODE, args.document, args.budget or CONTEXT_TOKENS
-        )
-    except LLMError as exc:
-        return _fail(str(exc))
-    if llm is None:
-        print("no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME); the context that would be sent:", file=sys.stderr)
-        for message in result.messages:
-            print(f"--- {message['role']} ---\n{message['content']}\n")
-        for number, block in enumerate(result.blocks, start=1):
-            print(f"[{number}] excerpt: {block.hit.metadata.get('chunk_file_path', '(none)')}")
-        return 0
-    if args.json:
-        data = result.to_json()
-        for entry, block in zip(data["context"], result.blocks):
-            entry["chunk_file_path"] = block.hit.metadata.get("chunk_file_path")
-        print(json.dumps(data, ensure_ascii=False))
-    else:
-        _print_answer(result)
-    return 0
-
-
-# -- eval -------------------------------------------------------------------------------------
-def cmd_eval(args: argparse.Namespace) -> int:
-    """Ingest the fixture papers into a temp dir and print the gold-question eval table."""
-    from legco_assets.core.evaluation import FIXTURE_PAPERS, GOLD_QUESTIONS, run_eval
-    from legco_assets.core.search import Mode
-
-    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
-    modes = [Mode(m.strip()) for m in args.modes.split(",") if m.strip()]
-    with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
-        work = Path(args.work_dir) if args.work_dir else Path(tmp)
-        report = run_eval(work, Path(args.gold or GOLD_QUESTIONS), Path(args.papers or FIXTURE_PAPERS), strategies, modes)
-    if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
-    else:
-        print(report.table())
-    return 0
-
-
-def add_commands(sub: Any) -> None:
-    """Register the commands on the ``legco-assets`` sub-parser (defaults that live in the
-    core are resolved when a command runs, so building the parser imports nothing heavy)."""
+def add_command(sub: Any) -> None:
+    """Register ``documents``, ``chunks`` and ``query`` on the ``legco-assets`` sub-parser (defaults
+    that live in the core are resolved when a command runs, so building the parser imports
+    nothing heavy)."""
     docs = sub.add_parser("documents", help="stored documents: strategies, versions, chunk counts")
     docs.add_argument("--json", action="store_true", help="one JSON object per document/strategy/version")
     docs.set_defaults(func=cmd_documents)
 
     chunks = sub.add_parser("chunks", help="stored chunks of one document")
     chunks.add_argument("document", help="document id (partition key)")
-    chunks.add_argument("--strategy", choices=STRATEGIES)
+    chunks.add_argument("--strategy", choices=common.STRATEGY_CHOICES)
     chunks.add_argument("--all-versions", action="store_true", help="include archived versions")
     chunks.add_argument("--json", action="store_true", help="one stored chunk per line")
     chunks.set_defaults(func=cmd_chunks)
@@ -305,8 +196,8 @@ def add_commands(sub: Any) -> None:
     query = sub.add_parser("query", help="hybrid search over the stored chunks")
     query.add_argument("text")
     query.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
-    query.add_argument("--strategy", choices=STRATEGIES, help="default: DEFAULT_CHUNKING_STRATEGY")
-    query.add_argument("--mode", choices=MODES, help="default: the mode the eval shows best (hybrid)")
+    query.add_argument("--strategy", choices=common.STRATEGY_CHOICES, help="default: DEFAULT_CHUNKING_STRATEGY")
+    query.add_argument("--mode", choices=common.MODES, help="default: the mode the eval shows best (hybrid)")
     query.add_argument("--section", metavar="TEXT", help="keep hits whose section path has a heading containing TEXT")
     query.add_argument(
         "--sections",
@@ -321,25 +212,3 @@ def add_commands(sub: Any) -> None:
     )
     query.add_argument("--no-rerank", action="store_true", help="with an LLM configured, keep the fused order (no model re-ordering)")
     query.set_defaults(func=cmd_query)
-
-    answer = sub.add_parser("answer", help="answer a question from the stored chunks, with citations")
-    answer.add_argument("question")
-    answer.add_argument("--strategy", choices=STRATEGIES, help="default: DEFAULT_CHUNKING_STRATEGY")
-    answer.add_argument("--mode", choices=MODES, help="default: hybrid")
-    answer.add_argument("--document", help="only this document id")
-    answer.add_argument("--budget", type=int, help="context tokens (default 3000)")
-    answer.add_argument("--json", action="store_true")
-    answer.add_argument(
-        "--no-translate", action="store_true", help="do not also search the question in the other language"
-    )
-    answer.add_argument("--no-rerank", action="store_true", help="keep the fused order of the chunks (no model re-ordering)")
-    answer.set_defaults(func=cmd_answer)
-
-    ev = sub.add_parser("eval", help="retrieval eval on the gold questions (Hit@1/5, MRR, nDCG@5, context read)")
-    ev.add_argument("--gold", help="gold questions JSON (default: the fixture set)")
-    ev.add_argument("--papers", help="folder of the papers and their .gold.json files (default: the fixtures)")
-    ev.add_argument("--strategies", default="question,token,baseline", help="comma list (baseline = 1000-char windows)")
-    ev.add_argument("--modes", default="hybrid,vector,bm25", help="comma list")
-    ev.add_argument("--work-dir", help="keep the eval's data dir here (default: a temp dir)")
-    ev.add_argument("--json", action="store_true")
-    ev.set_defaults(func=cmd_eval)

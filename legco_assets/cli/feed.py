@@ -13,6 +13,8 @@ import time
 from datetime import date
 from typing import Any
 
+from . import common
+
 
 def _date(value: str) -> date:
     try:
@@ -54,7 +56,7 @@ def poll_once(args: argparse.Namespace, settings: Any) -> int:
     try:
         result = poll(settings, since=args.since, until=args.until, types=args.types, limit=args.limit, report=_report)
     except FeedError as exc:
-        print(f"legco-assets: error: feed {exc}", file=sys.stderr)
+        common.fail(f"feed {exc}")
         return 2
     span = f"{result.since}…{result.until or ''}"
     print(
@@ -68,23 +70,22 @@ def poll_once(args: argparse.Namespace, settings: Any) -> int:
 
 
 def cmd_feed(args: argparse.Namespace) -> int:
-    from legco_assets.core.settings import Settings
     from legco_assets.core.sources import parse_types
 
-    settings = Settings.from_env()
+    settings = common.settings()
     if args.until and args.since and args.until < args.since:
-        print("legco-assets: error: --until is before --since", file=sys.stderr)
+        common.fail("--until is before --since")
         return 2
     try:
         args.types = args.types or parse_types(settings.feed_types)
     except ValueError as exc:
-        print(f"legco-assets: error: LEGCO_FEED_TYPES: {exc}", file=sys.stderr)
+        common.fail(f"LEGCO_FEED_TYPES: {exc}")
         return 2
     if settings.feed_since:
         try:
             date.fromisoformat(settings.feed_since)
         except ValueError:
-            print(f"legco-assets: error: LEGCO_FEED_SINCE: not a date {settings.feed_since!r} (use YYYY-MM-DD)", file=sys.stderr)
+            common.fail(f"LEGCO_FEED_SINCE: not a date {settings.feed_since!r} (use YYYY-MM-DD)")
             return 2
     if args.once:
         return poll_once(args, settings)

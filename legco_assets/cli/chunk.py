@@ -1,0 +1,46 @@
+"""``legco-assets chunk FILE``: a file's chunks as JSON Lines, from the pure core in memory.
+
+It never imports Dagster (it must start fast): the core is imported inside the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from . import common
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    """Chunks on stdout; each failed check of the paper (the checks the assets run) as one
+    line on stderr: ``check failed`` for a blocking one (Dagster keeps such chunks out of
+    Chroma), ``warning`` for the others. ``--strict``: a failed blocking check exits 1."""
+    from legco_assets.core.errors import DocumentError
+    from legco_assets.core.pipeline import chunk_paper
+
+    settings = common.settings()
+    strategy = args.strategy or settings.default_strategy
+    try:
+        paper = chunk_paper(args.file, strategy, settings, use_llm=not args.no_llm)
+    except DocumentError as exc:
+        common.fail(str(exc))
+        return 1
+    out = sys.stdout
+    for record in paper.records:
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    out.flush()
+    failed = [c for c in paper.checks if not c.passed]
+    for check in failed:
+        common.report_check(args.file, check.blocking, check.line())
+    return 1 if args.strict and any(c.blocking for c in failed) else 0
+
+
+def add_command(sub: Any) -> None:
+    chunk = sub.add_parser("chunk", help="print a file's chunks as JSON Lines")
+    chunk.add_argument("file")
+    chunk.add_argument("--strategy", type=common.strategy, help="token | question (default: DEFAULT_CHUNKING_STRATEGY)")
+    chunk.add_argument("--no-llm", action="store_true", help="never call an LLM, even if LLM_* is set")
+    chunk.add_argument("--strict", action="store_true", help="exit 1 when a blocking check fails (as Dagster would keep the chunks out of Chroma)")
+    chunk.set_defaults(func=cmd_chunk, one_shot=True)

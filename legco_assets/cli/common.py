@@ -1,0 +1,65 @@
+"""What every ``legco-assets`` command shares: the settings, the Chroma collection, the one-line
+error, warning and failed-check messages, and the strategy and search-mode arguments.
+
+Commands import this module and nothing above it; it imports the core only inside its
+functions, so building the parser imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+STRATEGY_CHOICES = ("token", "question")
+MODES = ("hybrid", "vector", "bm25")
+
+
+def settings() -> Any:
+    from legco_assets.core.settings import Settings
+
+    return Settings.from_env()
+
+
+def collection() -> Any:
+    from legco_assets.core.search import open_collection
+
+    return open_collection(settings())
+
+
+def strategy(value: str) -> Any:
+    from legco_assets.core.settings import Strategy
+
+    try:
+        return Strategy.parse(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def fail(message: str) -> int:
+    print(f"legco-assets: error: {message}", file=sys.stderr)
+    return 1
+
+
+def warn(message: str) -> None:
+    print(f"legco-assets: warning: {message}", file=sys.stderr)
+
+
+def report_check(path: Any, blocking: bool, line: str) -> None:
+    """A failed check of a paper (the line ``Check.line()`` gives): ``check failed`` for a
+    blocking one (Dagster keeps such chunks out of Chroma), a warning for the others."""
+    if blocking:
+        print(f"legco-assets: check failed: {path}: {line}", file=sys.stderr)
+    else:
+        warn(f"{path}: {line}")
+
+
+def empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> str | None:
+    """A one-line hint when nothing is stored for the strategy, else None."""
+    if retriever.scope(strategy, all_versions).records:
+        return None
+    from legco_assets.core.search import stored_versions
+
+    stored = sorted({r["strategy"] for r in stored_versions(retriever.collection)})
+    have = ", ".join(stored) if stored else "nothing"
+    return f"no stored chunks for strategy {strategy} (stored: {have}); ingest with --strategy {strategy} or pick another"
