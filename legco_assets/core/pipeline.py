@@ -14,20 +14,57 @@ import time
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, ContextManager
+from typing import Any, Callable, ContextManager
 
 from . import markers
 from .errors import DocumentError
 from .llm import LLMClient
-from .read import SourceBytes, clean_pages, document_kind, extract_document, read_source, render_page_png
+from .chunking import QuestionChunkingStrategy, TokenChunkingStrategy
+from .excerpts import excerpt_file, write_excerpts
+from .quality import PaperFacts, paper_checks
+from .read import (
+    SourceBytes,
+    clean_pages,
+    document_kind,
+    extract_document,
+    page_furniture,
+    read_source,
+    render_page_png,
+    transcribe_scanned,
+)
 from .records import Chunk, DocumentText, ExtractedDocument, Page, PageTables, Section, Table
 from .settings import Settings, Strategy
-from .sources import DocumentIndex, atomic_write_text
+from .sources import (
+    NO_COUNTERPART,
+    DocumentIndex,
+    atomic_write_text,
+    by_hand,
+    confirm,
+    origin_of,
+    profile_of,
+    proposed_partner,
+    read_sidecar,
+    slug,
+)
+from .structure import (
+    LabelCoverage,
+    OfficialMatch,
+    StructureResult,
+    apply_outline,
+    asked_headings,
+    break_starts,
+    link_annexes,
+    match_official_questions,
+    outline_of,
+    path_at,
+    path_starts,
+    resolve_structure,
+    structure_summary,
+    unchunked_pages,
+)
+from .structure import label_coverage as text_label_coverage
+from .tables import GeometricTables, embed_tables_in_pages, find_tables, iter_page_tables
 from .tokens import encoding
-
-if TYPE_CHECKING:
-    from .quality import PaperFacts
-    from .structure import LabelCoverage, StructureResult
 
 MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page number, not text
 
@@ -156,13 +193,12 @@ def text_pages(source: SourceBytes) -> tuple[ExtractedDocument, list[Page]]:
     return extracted, pages
 
 
-def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> "StructureResult":
+def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None = None) -> StructureResult:
     """Rules first; the LLM (when configured) where the rules are unsure or with
     ``QA_STRUCTURE_MODE=llm``. ``.sections`` are the sections, the rest is how they were found
     (path, LLM calls/cached/tokens/seconds, dropped items, notes) for ``structure.json``.
     Every section then gets its heading path from the paper's outline (:mod:`outline`), and
     in a paper without labels, headings that ask become pairs (:mod:`asked_headings`)."""
-    from .structure import apply_outline, asked_headings, break_starts, link_annexes, resolve_structure
 
     doc = DocumentText.from_pages(pages)
     result = resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
@@ -177,7 +213,6 @@ def find_page_tables(source: SourceBytes, pages: list[Page], settings: Settings,
     ``geometry``: what :func:`start_page_tables` started for this source, if anything."""
     if document_kind(source) != "pdf":
         return None
-    from .tables import find_tables
 
     return find_tables(source.data, pages, settings, llm, geometry)
 
@@ -188,7 +223,6 @@ def page_tables_as_read(source: SourceBytes, pages: list[Page], settings: Settin
     the workers of :func:`start_page_tables` read its last pages. None for non-PDF inputs."""
     if document_kind(source) != "pdf":
         return None
-    from .tables import iter_page_tables
 
     return PageTables(iter_page_tables(source.data, pages, settings, llm, geometry))
 
@@ -200,7 +234,6 @@ def start_page_tables(source: SourceBytes) -> ContextManager[Any]:
     Nothing for other kinds of document."""
     if document_kind(source) != "pdf":
         return nullcontext(None)
-    from .tables import GeometricTables
 
     return GeometricTables(source.data)
 
@@ -215,12 +248,10 @@ def build_chunks(
 ) -> list[Chunk]:
     """Chunks of one document for one strategy; tables go in as Markdown in both. The
     question strategy reads ``PageTables`` only as far as the section it is chunking."""
-    from .chunking import QuestionChunkingStrategy, TokenChunkingStrategy
 
     if strategy is Strategy.token:
         every_table = PageTables.of(tables).all()
         if every_table:
-            from .tables import embed_tables_in_pages
 
             pages = embed_tables_in_pages(pages, every_table)
         doc = DocumentText.from_pages(pages)
@@ -239,16 +270,14 @@ def build_chunks(
     return strategy_impl.chunk(document_id, doc, sections if sections is not None else find_structure(pages, settings).sections, tables)
 
 
-def label_coverage(pages: list[Page], sections: list[Section]) -> "LabelCoverage":
+def label_coverage(pages: list[Page], sections: list[Section]) -> LabelCoverage:
     """The question labels the pages show against the pairs made (:mod:`label_guard`)."""
-    from .structure import label_coverage as coverage
 
-    return coverage(DocumentText.from_pages(pages).text, sections)
+    return text_label_coverage(DocumentText.from_pages(pages).text, sections)
 
 
 def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:
     """Token windows carry the path of the section where they start."""
-    from .structure import path_at, path_starts
 
     starts = path_starts(doc, sections)
     for chunk in chunks:
@@ -289,7 +318,6 @@ def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_ll
         extracted, pages = text_pages(source)
         llm = LLMClient.from_settings(settings) if use_llm else None
         if extracted.kind == "pdf":
-            from .read import transcribe_scanned
 
             pages = transcribe_scanned(source.data, pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE).pages
             require_text(path, pages)
@@ -298,7 +326,6 @@ def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_ll
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
         encoding()
-        from .sources import slug
 
         chunks = build_chunks(slug(path), strategy, pages, settings, sections, page_tables_as_read(source, pages, settings, llm, geometry))
     records = [c.to_record(Path(path).name, source.sha256) for c in chunks]
@@ -312,14 +339,11 @@ def paper_facts(
     settings: Settings,
     labels: dict[str, Any] | None = None,
     official: dict[str, Any] | None = None,
-) -> "PaperFacts":
+) -> PaperFacts:
     """What the checks need besides the chunks, gathered the same way for the assets and the
     CLI: the pages a chunk must cover (pages with text; for the question strategy not a
     contents page, which is never chunked by design), the strategy's token limit, the
     paper's own furniture learned from its raw pages, and the structure's summary."""
-    from .quality import PaperFacts
-    from .read import page_furniture
-    from .structure import OfficialMatch, structure_summary, unchunked_pages
 
     expected = {p.number for p in pages if p.cleaned.strip()}
     if strategy is Strategy.question:
@@ -350,7 +374,6 @@ def check_paper(
     """Every check of one paper (``quality.paper_checks``): the chunk gates when
     ``records`` are given, the structure checks always (with LegCo's question records
     when ``structure.json`` holds them)."""
-    from .quality import paper_checks
 
     return paper_checks(records, paper_facts(pages, sections, strategy, settings, labels, official))
 
@@ -359,7 +382,6 @@ def check_paper(
 def stage_source(settings: Settings, document_id: str) -> SourceInfo:
     """Snapshot the file's bytes, extract its text layer once, record what it is (and,
     for a paper the LegCo feed brought, where it came from)."""
-    from .sources import origin_of  # the HTTP client only when a stage needs it
 
     index = DocumentIndex(settings.documents_dir)
     entry = index.get(document_id)
@@ -399,7 +421,6 @@ def stage_page_text(settings: Settings, document_id: str, llm: LLMClient | None 
     extracted = ExtractedDocument.from_dict(art.read_json("raw_text.json"))
     extracted.pages = clean_pages(extracted.pages)
     if extracted.kind == "pdf":
-        from .read import transcribe_scanned
 
         llm = llm or (LLMClient.from_settings(settings) if settings.qa_vision_enabled else None)
         transcription = transcribe_scanned(art.source_bytes(), extracted.pages, settings, llm, MIN_TEXT_CHARS_PER_PAGE)
@@ -436,7 +457,6 @@ def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None 
     the LLM cost (calls, cached, tokens, seconds), its ``"labels"`` entry the question labels
     seen against the pairs made (:mod:`label_guard`), for the asset's metadata and check."""
     art = Artifacts(settings, document_id)
-    from .structure import match_official_questions, outline_of
 
     pages = art.pages()
     result = find_structure(pages, settings, llm)
@@ -487,7 +507,7 @@ def stage_vector_index(settings: Settings, document_id: str, strategy: Strategy,
     are stored (:func:`stage_counterpart`). The link is made here, not in ``chunks``: it needs
     both papers, and the one ingested first is linked when the second arrives by updating its
     stored chunks' metadata in place, with no re-parse and no re-embedding."""
-    from .search import link_counterparts, replace_document
+    from .search import link_counterparts, replace_document  # Chroma and the embedder load in ~1 s: not for `chunk`
 
     art = Artifacts(settings, document_id)
     info = art.source()
@@ -516,7 +536,6 @@ def with_excerpt_paths(settings: Settings, document_id: str, strategy: Strategy,
     """The records with ``chunk_file_path``: where ``chunk_excerpts`` writes (or wrote) each
     chunk's excerpt. The path follows from the chunk alone, so ``vector_index`` stores it
     without waiting for the excerpts."""
-    from .excerpts import excerpt_file
 
     kind = excerpt_source_kind(Artifacts(settings, document_id).source())
     folder = excerpt_folder(settings, document_id, strategy)
@@ -529,7 +548,6 @@ def with_excerpt_paths(settings: Settings, document_id: str, strategy: Strategy,
 def stage_excerpts(settings: Settings, document_id: str, strategy: Strategy) -> Any:
     """Every chunk's excerpt of one strategy (:func:`.excerpts.write_excerpts`); the excerpts
     of unchanged chunks are kept."""
-    from .excerpts import write_excerpts
 
     art = Artifacts(settings, document_id)
     info = art.source()
@@ -561,7 +579,6 @@ class CounterpartResult:
 def document_profile(settings: Settings, document_id: str) -> Any:
     """The :class:`.counterparts.Profile` of a document from its stored artifacts, or None
     while its text is not extracted yet."""
-    from .sources import profile_of
 
     art = Artifacts(settings, document_id)
     if not art.path("source.json").exists() or not art.path("page_text.json").exists():
@@ -573,7 +590,6 @@ def document_profile(settings: Settings, document_id: str) -> Any:
 def counterpart_candidate(path: str, others: dict[str, str]) -> tuple[str | None, Any]:
     """(the other version's key, a hand decision or None) for the file at ``path`` among
     ``others`` (key -> file path): a sidecar on either side decides, else the file names propose."""
-    from .sources import NO_COUNTERPART, by_hand, proposed_partner, read_sidecar
 
     name = Path(path).name
     said = read_sidecar(path)
@@ -617,7 +633,6 @@ def stage_counterpart(settings: Settings, document_id: str) -> CounterpartResult
     """Find this document's other-language version among the registered documents, judge the
     pair by content (or by hand) once both are extracted, and record the decision on both
     index entries."""
-    from .sources import confirm
 
     index = DocumentIndex(settings.documents_dir)
     entries = index.all()
