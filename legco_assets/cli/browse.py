@@ -11,6 +11,8 @@ import json
 import sys
 from typing import Any
 
+from legco_assets.core.records import join_path, split_path
+
 from . import common
 
 
@@ -83,15 +85,11 @@ SECTION_CHUNKS = 3  # chunks shown under each section by ``query --sections``
 
 def _path(meta: dict[str, Any]) -> str:
     """The chunk's section path as a reader cites it (``A > B > C``)."""
-    from legco_assets.core.structure import join_path, split_path
-
     return join_path(split_path(meta.get("section_path")))
 
 
 def _in_section(meta: dict[str, Any], text: str) -> bool:
     """``--section TEXT``: some heading on the chunk's path contains TEXT (any case)."""
-    from legco_assets.core.structure import split_path
-
     wanted = text.casefold()
     return any(wanted in heading.casefold() for heading in split_path(meta.get("section_path")))
 

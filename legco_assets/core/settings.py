@@ -97,12 +97,12 @@ class Settings:
     chroma_path: Path | None = None
     chroma_host: str | None = None
     chroma_port: int = 8000
-    # inbox filters and caps: a file outside them is skipped with its reason (core/inbox.py)
+    # inbox filters and caps: a file outside them is skipped with its reason (core/sources/inbox.py)
     inbox_include: tuple[str, ...] = ()
     inbox_exclude: tuple[str, ...] = ()
     max_pages: int | None = None
     max_file_mb: float | None = None
-    # LegCo's Hansard open data (core/legco_feed.py)
+    # LegCo's Hansard open data (core/sources/legco_feed.py)
     feed_url: str = DEFAULT_FEED_URL
     feed_types: tuple[str, ...] = ("Chinese", "English")
     feed_since: str | None = None  # YYYY-MM-DD for the very first poll (default: 30 days back)

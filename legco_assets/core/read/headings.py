@@ -93,7 +93,7 @@ class PageSamples:
 
 
 def _width(line: str) -> int:
-    """:func:`structure.display_width` without a regex, for every line of every page: a CJK
+    """:func:`structure.text.display_width` without a regex, for every line of every page: a CJK
     character is three UTF-8 bytes and one character, so (bytes + characters) / 2 counts it
     twice and ASCII once (other three-byte marks count twice too, which is fine here)."""
     return (len(line.encode("utf-8")) + len(line)) // 2

@@ -210,11 +210,6 @@ def _join_lines(texts: list[str]) -> str:
     return " ".join(joined.split())
 
 
-def _cell_text(chars: list[_Char]) -> str:
-    """Lines top to bottom, characters left to right, spaces only between non-CJK text."""
-    return _join_lines([_line_text(line) for line in _lines(chars)]) if chars else ""
-
-
 _NUMERIC = re.compile(r"^[(+\-−–$]*\d[\d,.\s]*[%)]*\S{0,2}$")
 
 

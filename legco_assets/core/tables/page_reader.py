@@ -320,11 +320,3 @@ class _PageReader:
             return False
         cx, cy = (l.value + r.value) / 2, (b.value + t.value) / 2
         return not any(bx0 <= cx <= bx1 and by0 <= cy <= by1 for bx0, bx1, by0, by1 in boxes)
-
-
-def _near_any(regions: list[list[float]], x: float, y: float, margin: float = 2 * SNAP) -> bool:
-    """True when (x, y) lies within ``margin`` of one of the boxes (exact tests come later)."""
-    for x0, top, x1, bottom in regions:
-        if x0 - margin <= x <= x1 + margin and top - margin <= y <= bottom + margin:
-            return True
-    return False
