@@ -5,11 +5,9 @@ from __future__ import annotations
 import dagster as dg
 
 from legco_assets.defs.assets import ALL_ASSETS
-from legco_assets.defs.feed_sensor import legco_feed_sensor
 from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.resources import resources_from_env
-from legco_assets.defs.sensors import inbox_sensor
-from legco_assets.defs.strategy_chain import strategy_chain_sensor
+from legco_assets.defs.sensors import inbox_sensor, legco_feed_sensor, strategy_chain_sensor
 
 defs = dg.Definitions(
     assets=ALL_ASSETS,

@@ -14,9 +14,8 @@ import pytest
 
 from legco_assets.definitions import defs
 from legco_assets.defs.assets import ALL_ASSETS, source_document
-from legco_assets.defs.feed_sensor import legco_feed_sensor
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
-from legco_assets.defs.sensors import CONTENT_TAG, inbox_sensor
+from legco_assets.defs.sensors import CONTENT_TAG, inbox_sensor, legco_feed_sensor
 
 from .odata_server import FakeHansardServer, odata_server  # noqa: F401
 from .test_token_chunking import _english_paper

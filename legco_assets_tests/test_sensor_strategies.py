@@ -13,8 +13,7 @@ from legco_assets.core.pipeline import Artifacts
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
-from legco_assets.defs.sensors import inbox_sensor
-from legco_assets.defs.strategy_chain import next_strategy, strategy_chain_sensor
+from legco_assets.defs.sensors import inbox_sensor, next_strategy, strategy_chain_sensor
 
 from .test_token_chunking import _english_paper
 

@@ -15,7 +15,8 @@ import dagster as dg
 
 from legco_assets.core.settings import Strategy
 
-from .jobs import JOBS, STRATEGIES_TAG, STRATEGY_ASSETS, STRATEGY_TAG
+from ..jobs import JOBS, STRATEGIES_TAG, STRATEGY_ASSETS, STRATEGY_TAG
+from .inbox import CONTENT_TAG
 
 PARTITION_TAG = "dagster/partition"
 CHAINED_ASSETS = [dg.AssetKey(name) for name in STRATEGY_ASSETS]  # chunks, vector_index, chunk_excerpts
@@ -45,8 +46,6 @@ def strategy_chain_sensor(context: dg.RunStatusSensorContext) -> dg.RunRequest |
     strategy = next_strategy(tags)
     if strategy is None:
         return dg.SkipReason(f"run {run.run_id} ends its chain of strategies")
-    from .sensors import CONTENT_TAG
-
     content = tags.get(CONTENT_TAG, run.run_id)
     carried = {k: v for k, v in tags.items() if k.startswith("legco/")}
     return dg.RunRequest(

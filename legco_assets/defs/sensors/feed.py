@@ -1,6 +1,6 @@
 """``legco_feed_sensor``: LegCo's Hansard open data on a schedule.
 
-Each tick is one ``core.legco_feed.poll``: new records' PDFs are downloaded into the inbox,
+Each tick is one ``core.sources.poll``: new records' PDFs are downloaded into the inbox,
 and for each a partition is added and a run requested directly, with the run key
 ``hansard:<HansardID>@<sha256>``, so a paper is never requested twice. Runs carry the tag
 ``legco/content = <document_id>@<sha256>``, the inbox sensor's run key, and the inbox sensor
@@ -19,10 +19,10 @@ import dagster as dg
 from legco_assets.core.settings import Settings
 from legco_assets.core.sources import DocumentIndex, FeedBusy, FeedState, poll
 
-from .jobs import JOBS, first_run
-from .partitions import documents_partitions
-from .resources import LegcoSettings
-from .sensors import CONTENT_TAG
+from ..jobs import JOBS, first_run
+from ..partitions import documents_partitions
+from ..resources import LegcoSettings
+from .inbox import CONTENT_TAG
 
 
 @dg.sensor(

@@ -16,9 +16,9 @@ import dagster as dg
 
 from legco_assets.core.sources import DocumentIndex, scan_inbox
 
-from .jobs import JOBS, first_run
-from .partitions import documents_partitions
-from .resources import LegcoSettings
+from ..jobs import JOBS, first_run
+from ..partitions import documents_partitions
+from ..resources import LegcoSettings
 
 CONTENT_TAG = "legco/content"
 

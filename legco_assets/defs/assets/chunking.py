@@ -1,0 +1,127 @@
+"""Stage ``chunking`` (core/chunking): ``chunks`` for the strategy of the run config
+(:class:`ChunkingConfig`, which ``vector_index`` and ``chunk_excerpts`` take too), with the
+paper's checks as gates."""
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import dagster as dg
+from pydantic import Field, model_validator
+
+from legco_assets.core import pipeline
+from legco_assets.core.settings import Settings, Strategy
+
+from ..failures import reasons_as_failures
+from ..lineage import upstream_metadata
+from ..partitions import documents_partitions
+from ..resources import LegcoSettings
+from .common import _DEFAULTS, COUNCIL_COLUMNS, _check_results, _md_table, _written
+from .read import page_text
+from .structure import document_structure
+from .tables import page_tables
+
+CHUNK_CHECKS = ["every_page_covered", "no_chunk_over_token_limit", "no_footer_leaked", "no_empty_chunk"]
+
+
+class ChunkingConfig(dg.Config):
+    """Run config of ``chunks`` and ``vector_index``: which strategy and its limits."""
+
+    strategy: Strategy = Field(
+        default=_DEFAULTS.default_strategy,
+        description="token: sliding tiktoken windows; question: one chunk per Q&A pair, "
+        "narrative by heading, speaking notes per bullet. Both coexist in Chroma.",
+    )
+    chunk_size: int = Field(default=_DEFAULTS.chunk_size, gt=0, description="Token window size (token strategy, narrative).")
+    chunk_overlap: int = Field(default=_DEFAULTS.chunk_overlap, ge=0, description="Tokens shared by consecutive windows.")
+    qa_max_chunk_tokens: int = Field(
+        default=_DEFAULTS.qa_max_chunk_tokens, gt=0, description="A Q&A pair above this is split; each part repeats the question."
+    )
+    qa_include_internal_refs: bool = Field(
+        default=_DEFAULTS.qa_include_internal_refs, description="Keep [內部參考…]/[Internal reference…] notes in answers."
+    )
+    section_join_tokens: int = Field(
+        default=_DEFAULTS.section_join_tokens,
+        ge=0,
+        description="Question strategy: short narrative sections under one heading are joined up to this many tokens (0: one chunk per heading).",
+    )
+
+    @model_validator(mode="after")
+    def _overlap_below_size(self) -> "ChunkingConfig":
+        if self.chunk_overlap >= self.chunk_size:
+            raise ValueError(f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})")
+        return self
+
+    def apply(self, settings: Settings) -> Settings:
+        return settings.with_(
+            chunk_size=self.chunk_size,
+            chunk_overlap=self.chunk_overlap,
+            qa_max_chunk_tokens=self.qa_max_chunk_tokens,
+            qa_include_internal_refs=self.qa_include_internal_refs,
+            section_join_tokens=self.section_join_tokens,
+        )
+
+
+def _first_line(text: str, limit: int = 80) -> str:
+    line = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
+    return line[:limit] + ("…" if len(line) > limit else "")
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[document_structure, page_tables, page_text],
+    group_name="chunking",
+    kinds={"python"},
+    code_version="3",
+    check_specs=[dg.AssetCheckSpec(name, asset="chunks", blocking=True) for name in CHUNK_CHECKS],
+    description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
+)
+@reasons_as_failures
+def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    settings = config.apply(legco.settings())
+    records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
+    art = pipeline.Artifacts(settings, context.partition_key)
+    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its gates
+    checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
+    return dg.MaterializeResult(
+        metadata={
+            **_chunk_metadata(records, config.strategy, pipeline.with_excerpt_paths(settings, context.partition_key, config.strategy, records[:60])),
+            "config": dg.MetadataValue.json(config.model_dump(mode="json")),
+            **upstream_metadata(context),
+        },
+        check_results=_check_results([c for c in checks if c.blocking]),
+        data_version=_written(settings, context.partition_key, *(art.chunks_name(s) for s in Strategy)),
+    )
+
+
+def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Counts and the Markdown preview; ``linked``: the first records with their
+    ``chunk_file_path``, for the preview's excerpt column."""
+    rows = []
+    for r in records[:60]:
+        m = r["metadata"]
+        pages = f"{m['page_start']}–{m['page_end']}" if m["page_end"] != m["page_start"] else str(m["page_start"])
+        body = r["text"]
+        path = " > ".join(m.get("section_path") or [])
+        if path and body.lstrip().startswith(path):  # the path is the first line of narrative/notes
+            body = body.lstrip()[len(path) :]
+        rows.append([m.get("question_id", ""), path[-60:], pages, _first_line(body, 60), m["token_count"]])
+    header = ["question", "section path", "pages", "first line", "tokens"]
+    if linked:  # where chunk_excerpts writes each chunk's excerpt (the link opens from a local UI)
+        header.append("excerpt")
+        for row, r in zip(rows, linked):
+            path = Path(r["metadata"]["chunk_file_path"])
+            row.append(f"[{path.name}](file://{quote(str(path.resolve()))})")
+    if any("question_kind" in r["metadata"] for r in records[:60]):
+        header += COUNCIL_COLUMNS
+        for row, r in zip(rows, records):
+            row += [r["metadata"].get(key, "") for key in ("question_kind", "asker", "parent_question_id")]
+    return {
+        "strategy": strategy.value,
+        "chunks": len(records),
+        "by_section_type": dg.MetadataValue.json(dict(Counter(r["metadata"]["section_type"] for r in records))),
+        "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
+        "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
+        "preview": dg.MetadataValue.md(_md_table(header, rows)),
+    }

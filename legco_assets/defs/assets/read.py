@@ -1,0 +1,69 @@
+"""Stage ``read`` (core/read): ``page_text``, each page's text raw and cleaned, and
+``page_images``, the page PNGs the vision stage reads."""
+
+from typing import Any
+
+import dagster as dg
+from pydantic import Field
+
+from legco_assets.core import pipeline
+
+from ..failures import reasons_as_failures
+from ..lineage import upstream_metadata
+from ..partitions import documents_partitions
+from ..resources import LegcoSettings, LLMResource
+from .common import _DEFAULTS, _written
+from .sources import source_document
+
+
+class PageImagesConfig(dg.Config):
+    dpi: int = Field(default=_DEFAULTS.image_dpi, ge=36, le=600, description="Render resolution of page PNGs.")
+    all_pages: bool = Field(
+        default=False, description="Render every page; by default only what the vision stage needs (page 1 otherwise)."
+    )
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[source_document],
+    group_name="ingest",
+    kinds={"python"},
+    code_version="3",
+    description="Text per page: raw as extracted and cleaned (footers, page numbers, running headers removed).",
+)
+@reasons_as_failures
+def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    settings = legco.settings()
+    extracted = pipeline.stage_page_text(settings, context.partition_key, llm.client(settings))
+    chars = [len(p.cleaned) for p in extracted.pages]
+    return dg.MaterializeResult(
+        metadata={
+            "extractor": extracted.extractor,
+            "pages": len(extracted.pages),
+            "characters": sum(chars),
+            "characters_per_page": dg.MetadataValue.json(dict(enumerate(chars, start=1))),
+            "page_1_preview": dg.MetadataValue.md("```\n" + extracted.pages[0].cleaned[:600] + "\n```"),
+            **upstream_metadata(context),
+        },
+        data_version=_written(settings, context.partition_key, "page_text.json", "transcription.json"),
+    )
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[source_document],
+    group_name="ingest",
+    kinds={"png"},
+    code_version="1",
+    description="PNG per page (pypdfium2) for the vision stage; page 1 only unless vision or all_pages is on.",
+)
+@reasons_as_failures
+def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    settings = legco.settings()
+    all_pages = config.all_pages or (settings.llm_enabled and settings.qa_vision_enabled)
+    paths = pipeline.stage_page_images(settings, context.partition_key, config.dpi, all_pages)
+    metadata: dict[str, Any] = {"images": len(paths), "dpi": config.dpi, "all_pages": all_pages}
+    if paths:
+        metadata["first_page_image"] = dg.MetadataValue.path(str(paths[0].resolve()))
+    metadata.update(upstream_metadata(context))
+    return dg.MaterializeResult(metadata=metadata, data_version=_written(settings, context.partition_key, "images"))

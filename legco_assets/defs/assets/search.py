@@ -1,0 +1,126 @@
+"""Stage ``search`` (core/search): ``vector_index``, the chunks embedded into Chroma, with its
+checks: retrieval against the paper's gold questions, and Q&A counts against its
+other-language version."""
+
+from typing import Any
+
+import dagster as dg
+
+from legco_assets.core import pipeline
+from legco_assets.core.settings import Settings, Strategy
+
+from ..failures import reasons_as_failures
+from ..lineage import upstream_metadata
+from ..partitions import documents_partitions
+from ..resources import ChromaResource, LegcoSettings
+from .chunking import ChunkingConfig, chunks
+from .common import _written
+from .sources import _counterpart_metadata, source_document
+
+RETRIEVAL_CHECK = "retrieval_hit_at_5"
+COUNTERPART_CHECK = "counterpart_question_counts_agree"
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[chunks],
+    group_name="retrieval",
+    kinds={"chromadb"},
+    code_version="4",
+    check_specs=[
+        dg.AssetCheckSpec(
+            RETRIEVAL_CHECK,
+            asset="vector_index",
+            blocking=False,
+            description="Hybrid search finds the answers to this document's gold questions (Hit@5, searching this "
+            "document only) at least as often as recorded; evaluated only for papers with gold files.",
+        ),
+        dg.AssetCheckSpec(
+            COUNTERPART_CHECK,
+            asset="vector_index",
+            blocking=False,
+            description="A paper paired with its other-language version has as many Q&A pairs as that version "
+            "(a warning: one side's structure missed or split a question).",
+        ),
+    ],
+    description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
+)
+@reasons_as_failures
+def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
+    from legco_assets.core.search import stored_versions, versions_markdown
+
+    settings = legco.settings()
+    collection = chroma.collection(settings)
+    result = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
+    versions = stored_versions(collection, context.partition_key)
+    counterpart = _counterpart_metadata(settings, context.partition_key)
+    if result.counterpart.decided and result.counterpart.candidate:  # both sides' source_document show the pairing
+        for key in (context.partition_key, result.counterpart.candidate):
+            context.log_event(dg.AssetObservation(asset_key=source_document.key, partition=key, metadata=_counterpart_metadata(settings, key)))
+    _record_indexed(settings, context.partition_key, config.strategy, result.ids)
+    return dg.MaterializeResult(
+        data_version=_written(settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)),
+        metadata={
+            **counterpart,
+            **upstream_metadata(context, config.strategy.value),
+            "counterpart_chunks_updated": result.counterpart.chunks_updated,
+            "collection": collection.name,
+            "strategy": config.strategy.value,
+            "ids_written": result.written,
+            "stale_ids_deleted": result.deleted,
+            "previous_version_chunks_archived": result.archived,
+            "first_ids": dg.MetadataValue.json(result.ids[:10]),
+            "stored_versions": dg.MetadataValue.md(versions_markdown(versions)),
+        },
+        check_results=[
+            _retrieval_check(settings, collection, context.partition_key, config.strategy),
+            _counterpart_check(settings, context.partition_key, counterpart.get("counterpart_document_id")),
+        ],
+    )
+
+
+def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, ids: list[str]) -> None:
+    """``indexed-<strategy>.json``: the ids stored and the chunk file they came from. Chroma
+    is not a file of the paper's, so this is what ``vector_index``'s data version hashes."""
+    chunks_version = _written(settings, document_id, f"chunks-{strategy.value}.jsonl").value
+    pipeline.Artifacts(settings, document_id).write_json(f"indexed-{strategy.value}.json", {"ids": ids, "chunks": chunks_version})
+
+
+def _counterpart_check(settings: Settings, document_id: str, partner: str | None) -> dg.AssetCheckResult:
+    """WARN when the two language versions of a paper have different numbers of Q&A pairs."""
+    if not partner:
+        return dg.AssetCheckResult(
+            check_name=COUNTERPART_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
+            description="not evaluated: no paired counterpart", metadata={"evaluated": False},
+        )
+    mine, theirs = pipeline.counterpart_question_counts(settings, document_id, partner)
+    return dg.AssetCheckResult(
+        check_name=COUNTERPART_CHECK, passed=mine == theirs, severity=dg.AssetCheckSeverity.WARN,
+        description=f"{mine} Q&A pairs here, {theirs} in {partner}",
+        metadata={"evaluated": True, "questions": mine, "counterpart_questions": theirs, "counterpart_document_id": partner},
+    )
+
+
+def _retrieval_check(settings: Settings, collection: Any, document_id: str, strategy: Strategy) -> dg.AssetCheckResult:
+    """Hit@5 on the document's gold questions against its recorded baseline (passes, marked
+    not evaluated, for a document without gold questions)."""
+    from legco_assets.core.evaluation import check_stored_document
+
+    outcome = check_stored_document(settings, collection, document_id, strategy.value)
+    if outcome is None:
+        return dg.AssetCheckResult(
+            check_name=RETRIEVAL_CHECK, passed=True, description="not evaluated: no gold questions for this document", metadata={"evaluated": False}
+        )
+    baseline = "none recorded" if outcome.baseline is None else f"{outcome.baseline:.3f}"
+    return dg.AssetCheckResult(
+        check_name=RETRIEVAL_CHECK,
+        passed=outcome.passed,
+        description=f"{strategy.value}: Hit@5 {outcome.hit5:.3f} on {outcome.questions} gold questions (baseline {baseline})",
+        metadata={
+            "evaluated": True,
+            "hit_at_5": outcome.hit5,
+            "baseline": outcome.baseline if outcome.baseline is not None else -1.0,
+            "questions": outcome.questions,
+            "misses": dg.MetadataValue.json(outcome.misses),
+        },
+    )

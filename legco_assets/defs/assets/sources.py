@@ -1,0 +1,65 @@
+"""Stage ``sources`` (core/sources): ``source_document``, the registered file, with where the
+LegCo feed got it and its other-language version."""
+
+from typing import Any
+from urllib.parse import quote
+
+import dagster as dg
+
+from legco_assets.core import pipeline
+from legco_assets.core.settings import Settings
+
+from ..failures import reasons_as_failures
+from ..lineage import upstream_metadata
+from ..partitions import documents_partitions
+from ..resources import LegcoSettings
+
+
+def _origin_metadata(origin: dict[str, str] | None) -> dict[str, Any]:
+    """Where the LegCo feed got the paper, so lineage shows it (absent for inbox drops)."""
+    if not origin:
+        return {}
+    return {
+        "source_url": dg.MetadataValue.url(origin["source_url"]),
+        "meeting_date": origin["meeting_date"],
+        "hansard_type": origin["hansard_type"],
+        "hansard_id": origin["hansard_id"],
+    }
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    group_name="ingest",
+    kinds={"pdf", "python"},
+    code_version="3",
+    description="The registered file: sha256, pages, language, title; its bytes are snapshotted and its text layer read once.",
+)
+@reasons_as_failures
+def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> dg.MaterializeResult:
+    info = pipeline.stage_source(legco.settings(), context.partition_key)
+    return dg.MaterializeResult(
+        metadata={
+            "path": dg.MetadataValue.path(info.path),
+            "filename": info.filename,
+            "sha256": info.sha256,
+            "pages": info.pages,
+            "language": info.language,
+            "title": info.title,
+            "kind": info.kind,
+            "size_bytes": info.size_bytes,
+            "version": info.version,
+            **_origin_metadata(info.origin),
+            **_counterpart_metadata(legco.settings(), context.partition_key),
+            **upstream_metadata(context),
+        },
+        data_version=dg.DataVersion(info.sha256),
+    )
+
+
+def _counterpart_metadata(settings: Settings, document_id: str) -> dict[str, Any]:
+    """The other-language version as the UI shows it: its partition key, linked to its page."""
+    meta: dict[str, Any] = dict(pipeline.counterpart_metadata(settings, document_id))
+    other = meta.get("counterpart_document_id")
+    if other:
+        meta["counterpart"] = dg.MetadataValue.md(f"[{other}](/assets/source_document?view=partitions&partition={quote(other)})")
+    return meta

@@ -1,0 +1,79 @@
+"""Stage ``structure`` (core/structure): ``document_structure``, the paper's sections and
+outline, with the paper's checks as warnings."""
+
+from collections import Counter
+from typing import Any
+
+import dagster as dg
+
+from legco_assets.core import pipeline
+
+from ..failures import reasons_as_failures
+from ..lineage import upstream_metadata
+from ..partitions import documents_partitions
+from ..resources import LegcoSettings, LLMResource
+from .common import COUNCIL_COLUMNS, _check_results, _md_table, _written
+from .read import page_text
+
+STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "text_layer_readable", "question_labels_paired", "questions_match_open_data"]
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[page_text],
+    group_name="structure",
+    kinds={"python"},
+    code_version="3",
+    # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
+    # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
+    check_specs=[dg.AssetCheckSpec(name, asset="document_structure") for name in STRUCTURE_CHECKS],
+    description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans, pages and heading paths; rules first, LLM when unsure; the outline from typography and the contents list.",
+)
+@reasons_as_failures
+def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    from legco_assets.core.structure import join_path, outline_markdown, outline_of
+
+    settings = legco.settings()
+    sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
+    stored = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")
+    how, labels = stored["llm"], stored["labels"]
+    rows = [[s.type, s.qa_id or "", join_path(s.path)[-60:], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    header = ["type", "id", "section path", "pages", "table"]
+    if any(s.question_kind for s in sections):  # Council proceedings: who asked, which question it follows
+        header += COUNCIL_COLUMNS
+        rows = [row + [s.question_kind or "", s.asker or "", s.parent_question_id or ""] for row, s in zip(rows, sections)]
+    outline = outline_of(sections)
+    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its warnings
+    pages = pipeline.Artifacts(settings, context.partition_key).pages()
+    checks = pipeline.check_paper(
+        None, pages, sections, settings.default_strategy, settings, labels, official=stored.get("official_questions")
+    )
+    return dg.MaterializeResult(
+        metadata={
+            "sections": len(sections),
+            "qa_pairs": sum(s.type == "qa" for s in sections),
+            "labels_seen": labels["labels_seen"],
+            "pairs_made": labels["pairs_made"],
+            "by_type": dg.MetadataValue.json(dict(Counter(s.type for s in sections))),
+            "found_by": how["source"],
+            "llm_reason": how["reason"] or "not asked",
+            "llm_dropped": dg.MetadataValue.json(how["dropped"]),
+            **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
+            "structure": dg.MetadataValue.md(_md_table(header, rows[:200])),
+            "headings": len(outline),
+            "outline": dg.MetadataValue.md(outline_markdown(outline)),
+            **_annex_metadata(stored.get("annexes")),
+            "llm_model": settings.llm_model_name or "none (rules only)",
+            "prompt_version": how.get("prompt_version", ""),
+            **upstream_metadata(context),
+        },
+        data_version=_written(settings, context.partition_key, "structure.json"),
+        check_results=_check_results([c for c in checks if not c.blocking], dg.AssetCheckSeverity.WARN),
+    )
+
+
+def _annex_metadata(annexes: dict[str, Any] | None) -> dict[str, Any]:
+    """A Hansard's appendices and the exchanges they answer (core/structure/annexes.py)."""
+    if not annexes:
+        return {}
+    return {"annexes": dg.MetadataValue.json(annexes)}

@@ -1,0 +1,48 @@
+"""Stage ``tables`` (core/tables): ``page_tables``, the Markdown tables of each page."""
+
+import time
+from collections import Counter
+from typing import Any
+
+import dagster as dg
+
+from legco_assets.core import pipeline
+
+from ..failures import reasons_as_failures
+from ..lineage import upstream_metadata
+from ..partitions import documents_partitions
+from ..resources import LegcoSettings, LLMResource
+from .common import _written
+from .read import page_images, page_text
+
+
+@dg.asset(
+    partitions_def=documents_partitions,
+    deps=[page_images, page_text],
+    group_name="structure",
+    kinds={"python"},
+    code_version="1",
+    description="Markdown tables per page: geometric (ruling lines + character boxes) or a vision LLM when configured, cached by content hash.",
+)
+@reasons_as_failures
+def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+    settings = legco.settings()
+    started = time.perf_counter()
+    result = pipeline.stage_tables(settings, context.partition_key, llm.client(settings))
+    tables = result.tables if result else []
+    per_page = Counter(t.page for t in tables)
+    methods = Counter(t.method for t in tables)
+    metadata: dict[str, Any] = {
+        "tables": len(tables),
+        "tables_per_page": dg.MetadataValue.json({str(k): v for k, v in sorted(per_page.items())}),
+        "methods": dg.MetadataValue.json(dict(methods)),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    if result is not None:
+        metadata.update({k: v for k, v in result.stats.items() if isinstance(v, (int, float))})
+        for warning in result.warnings:
+            context.log.warning(warning)
+    if tables:
+        metadata["first_table"] = dg.MetadataValue.md(f"page {tables[0].page}\n\n" + tables[0].markdown)
+    metadata.update(upstream_metadata(context))
+    return dg.MaterializeResult(metadata=metadata, data_version=_written(settings, context.partition_key, "tables.json"))
