@@ -1,15 +1,18 @@
-"""The core's packages are the pipeline's stages, and their imports point one way.
+"""The core's packages are the pipeline's stages, and the package's imports point one way.
 
 Issue 27 grouped ``legco_assets/core`` by stage; this test keeps it so. It reads every core
 module's imports (AST, nothing executed) and asserts that no module imports a package above
 its own stage, and that code outside a package takes only the names its ``__init__``
 exports, never one of its modules (``from ..structure import outline_of``, not
-``from ..structure.outline import outline_of``).
+``from ..structure.outline import outline_of``). Over the whole package (issue 40) it asserts
+that no import circle joins any of its modules, lazily imported or not, and that nothing
+below the command line imports it; probes of both show the checks catch what they claim.
 """
 
 from __future__ import annotations
 
 import ast
+import graphlib
 from pathlib import Path
 
 import pytest
@@ -70,3 +73,119 @@ def test_imports_point_down_and_through_package_names(path: Path) -> None:
         assert not (into_other_package and len(target) > 1), (
             f"imports the module {'.'.join(target)} of another package: import its names from {target[0]}"
         )
+
+
+# -- the whole package: no import circle, and nothing below the CLI imports it ----------------
+PACKAGE = CORE.parent
+
+
+def module_names(root: Path) -> dict[str, Path]:
+    """Every module of the package at ``root`` by dotted name (a package by its own name)."""
+    names = {}
+    for path in sorted(root.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names[".".join(parts)] = path
+    return names
+
+
+def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules that the module ``name`` imports, anywhere in its body (an
+    import inside a function is still an arrow): ``from pkg import mod`` names the module
+    ``mod``, ``from pkg import NAME`` the package ``pkg``."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+            origin = ".".join(base + ([node.module] if node.module else []))
+            found.update(f"{origin}.{a.name}" if f"{origin}.{a.name}" in known else origin for a in node.names)
+    return found & known
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports."""
+    names = module_names(root)
+    known = set(names)
+    return {name: imported_modules(name, path, known) - {name} for name, path in names.items()}
+
+
+def import_circle(graph: dict[str, set[str]]) -> list[str]:
+    """One circle of imports (its modules in order, the first repeated at the end), or []."""
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        return list(exc.args[1])
+    return []
+
+
+def cli_imports_from_below(graph: dict[str, set[str]], package: str) -> list[str]:
+    """``module -> cli module`` for each module outside the CLI that imports the CLI: the
+    command line sits on top, so the core, the Dagster definitions and the rest never need it."""
+    cli = f"{package}.cli"
+    return sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if not (module == cli or module.startswith(cli + "."))
+        for target in targets
+        if target == cli or target.startswith(cli + ".")
+    )
+
+
+def test_no_import_circle_in_the_package() -> None:
+    assert import_circle(import_graph(PACKAGE)) == []
+
+
+def test_nothing_below_the_cli_imports_it() -> None:
+    graph = import_graph(PACKAGE)
+    assert f"{PACKAGE.name}.cli.main" in graph  # the CLI is a package, read like the rest
+    assert cli_imports_from_below(graph, PACKAGE.name) == []
+
+
+def _probe_package(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / "pkg"
+    for rel, text in {"__init__.py": "", "core/__init__.py": "", "cli/__init__.py": "", **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_a_circle_probe_is_caught(tmp_path: Path) -> None:
+    """Two modules importing each other (one of them lazily, inside a function) and a longer
+    ring through a package's ``__init__`` are circles."""
+    root = _probe_package(
+        tmp_path,
+        {
+            "core/a.py": "from .b import f\n",
+            "core/b.py": "def f():\n    from pkg.core import a\n",
+            "core/ring/__init__.py": "from .one import x\n",
+            "core/ring/one.py": "from .two import y\nx = 1\n",
+            "core/ring/two.py": "from . import x\ny = 2\n",
+        },
+    )
+    graph = import_graph(root)
+    circle = import_circle(graph)
+    assert circle[0] == circle[-1] and len(circle) >= 3
+    assert set(circle) in ({"pkg.core.a", "pkg.core.b"}, {"pkg.core.ring", "pkg.core.ring.one", "pkg.core.ring.two"})
+    del graph["pkg.core.b"]
+    assert set(import_circle(graph)) == {"pkg.core.ring", "pkg.core.ring.one", "pkg.core.ring.two"}
+    assert import_circle(import_graph(_probe_package(tmp_path / "clean", {"core/a.py": "from .b import f\n", "core/b.py": "f = 1\n"}))) == []
+
+
+def test_a_cli_import_from_below_is_caught(tmp_path: Path) -> None:
+    root = _probe_package(
+        tmp_path,
+        {
+            "cli/main.py": "from . import common\nfrom pkg.core import work\n",
+            "cli/common.py": "",
+            "core/work.py": "def run():\n    from pkg.cli.common import x\n",
+            "defs/__init__.py": "",
+            "defs/jobs.py": "import pkg.cli\n",
+        },
+    )
+    assert cli_imports_from_below(import_graph(root), "pkg") == ["pkg.core.work -> pkg.cli.common", "pkg.defs.jobs -> pkg.cli"]

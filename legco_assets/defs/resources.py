@@ -48,7 +48,7 @@ class ChromaResource(dg.ConfigurableResource):
     port: int = 8000
 
     def collection(self, settings: Settings) -> Any:
-        from legco_assets.core.search import open_collection
+        from legco_assets.core.search import open_collection  # Chroma loads in ~1 s: only when a run opens it
 
         return open_collection(settings.with_(chroma_host=self.host, chroma_port=self.port))
 

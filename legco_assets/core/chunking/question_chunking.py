@@ -22,14 +22,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import markers
-from ..records import Chunk, DocumentText, PageTables, Section, Table
+from ..records import Chunk, DocumentText, PageTables, Section, Table, join_path
 from ..structure import (
     SUPPLEMENTARY,
     WRITTEN,
     context_line,
     drop_internal_refs,
     join_pages,
-    join_path,
     looks_tabular,
     path_at,
     path_starts,

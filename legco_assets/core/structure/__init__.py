@@ -6,8 +6,6 @@ Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
-# the path helpers live with Section in records; exported here too while callers move to them
-from ..records import join_path, split_path
 from .annexes import AnnexReport, link_annexes, same_member
 from .asked_headings import asked_headings
 from .official_match import CHECK_NAME as OFFICIAL_CHECK, OfficialMatch, match_official_questions
@@ -65,7 +63,6 @@ __all__ = [
     "detect_structure",
     "drop_internal_refs",
     "join_pages",
-    "join_path",
     "key",
     "label_coverage",
     "llm_reason",
@@ -82,7 +79,6 @@ __all__ = [
     "question_labels",
     "resolve_structure",
     "rule_path",
-    "split_path",
     "structure_summary",
     "toc_entries",
     "unchunked_pages",

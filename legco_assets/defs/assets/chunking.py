@@ -13,11 +13,9 @@ from pydantic import Field, model_validator
 from legco_assets.core import pipeline
 from legco_assets.core.settings import Settings, Strategy
 
-from ..failures import reasons_as_failures
 from ..lineage import upstream_metadata
-from ..partitions import documents_partitions
 from ..resources import LegcoSettings
-from .common import _DEFAULTS, COUNCIL_COLUMNS, _check_results, _md_table, _written
+from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, written_version
 from .read import page_text
 from .structure import document_structure
 from .tables import page_tables
@@ -29,20 +27,20 @@ class ChunkingConfig(dg.Config):
     """Run config of ``chunks`` and ``vector_index``: which strategy and its limits."""
 
     strategy: Strategy = Field(
-        default=_DEFAULTS.default_strategy,
+        default=DEFAULTS.default_strategy,
         description="token: sliding tiktoken windows; question: one chunk per Q&A pair, "
         "narrative by heading, speaking notes per bullet. Both coexist in Chroma.",
     )
-    chunk_size: int = Field(default=_DEFAULTS.chunk_size, gt=0, description="Token window size (token strategy, narrative).")
-    chunk_overlap: int = Field(default=_DEFAULTS.chunk_overlap, ge=0, description="Tokens shared by consecutive windows.")
+    chunk_size: int = Field(default=DEFAULTS.chunk_size, gt=0, description="Token window size (token strategy, narrative).")
+    chunk_overlap: int = Field(default=DEFAULTS.chunk_overlap, ge=0, description="Tokens shared by consecutive windows.")
     qa_max_chunk_tokens: int = Field(
-        default=_DEFAULTS.qa_max_chunk_tokens, gt=0, description="A Q&A pair above this is split; each part repeats the question."
+        default=DEFAULTS.qa_max_chunk_tokens, gt=0, description="A Q&A pair above this is split; each part repeats the question."
     )
     qa_include_internal_refs: bool = Field(
-        default=_DEFAULTS.qa_include_internal_refs, description="Keep [內部參考…]/[Internal reference…] notes in answers."
+        default=DEFAULTS.qa_include_internal_refs, description="Keep [內部參考…]/[Internal reference…] notes in answers."
     )
     section_join_tokens: int = Field(
-        default=_DEFAULTS.section_join_tokens,
+        default=DEFAULTS.section_join_tokens,
         ge=0,
         description="Question strategy: short narrative sections under one heading are joined up to this many tokens (0: one chunk per heading).",
     )
@@ -68,16 +66,11 @@ def _first_line(text: str, limit: int = 80) -> str:
     return line[:limit] + ("…" if len(line) > limit else "")
 
 
-@dg.asset(
-    partitions_def=documents_partitions,
-    deps=[document_structure, page_tables, page_text],
-    group_name="chunking",
-    kinds={"python"},
-    code_version="3",
+@paper_asset(
+    "chunking", {"python"}, "3", deps=[document_structure, page_tables, page_text],
     check_specs=[dg.AssetCheckSpec(name, asset="chunks", blocking=True) for name in CHUNK_CHECKS],
     description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
 )
-@reasons_as_failures
 def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = config.apply(legco.settings())
     records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
@@ -90,8 +83,8 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
-        check_results=_check_results([c for c in checks if c.blocking]),
-        data_version=_written(settings, context.partition_key, *(art.chunks_name(s) for s in Strategy)),
+        check_results=check_results([c for c in checks if c.blocking]),
+        data_version=written_version(settings, context.partition_key, *(art.chunks_name(s) for s in Strategy)),
     )
 
 
@@ -123,5 +116,5 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: l
         "by_section_type": dg.MetadataValue.json(dict(Counter(r["metadata"]["section_type"] for r in records))),
         "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
         "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
-        "preview": dg.MetadataValue.md(_md_table(header, rows)),
+        "preview": dg.MetadataValue.md(md_table(header, rows)),
     }

@@ -8,27 +8,20 @@ import dagster as dg
 from legco_assets.core import pipeline
 from legco_assets.core.settings import Strategy
 
-from ..failures import reasons_as_failures
 from ..lineage import upstream_metadata
-from ..partitions import documents_partitions
 from ..resources import LegcoSettings
 from .chunking import ChunkingConfig, chunks
-from .common import _md_table, _written
+from .common import md_table, paper_asset, written_version
 
 EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in its excerpt
 
 
-@dg.asset(
-    partitions_def=documents_partitions,
-    deps=[chunks],
-    group_name="retrieval",
-    kinds={"pdf", "html"},
-    code_version="1",
+@paper_asset(
+    "retrieval", {"pdf", "html"}, "1", deps=[chunks],
     description="Per chunk of the configured strategy, the pages it spans cut from the source PDF with its own text "
     "highlighted (an HTML page with <mark> for a web page, a text excerpt for DOCX/TXT/Markdown), under "
     "excerpts/<strategy>/<index>.<ext>; re-made only for chunks that changed. The path is chunk_file_path in Chroma.",
 )
-@reasons_as_failures
 def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = legco.settings()
     report = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
@@ -51,8 +44,8 @@ def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, le
             "seconds": round(report.seconds, 3),
             "excerpts_per_second": round(report.written / report.seconds, 1) if report.seconds and report.written else 0.0,
             "folder": dg.MetadataValue.path(str(folder.resolve())),
-            "preview": dg.MetadataValue.md(_md_table(["chunk", "pages", "highlighted", "excerpt"], rows)),
+            "preview": dg.MetadataValue.md(md_table(["chunk", "pages", "highlighted", "excerpt"], rows)),
             **upstream_metadata(context, config.strategy.value),
         },
-        data_version=_written(settings, context.partition_key, *(f"excerpts/{s.value}/manifest.json" for s in Strategy)),
+        data_version=written_version(settings, context.partition_key, *(f"excerpts/{s.value}/manifest.json" for s in Strategy)),
     )

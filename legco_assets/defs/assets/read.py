@@ -8,30 +8,23 @@ from pydantic import Field
 
 from legco_assets.core import pipeline
 
-from ..failures import reasons_as_failures
 from ..lineage import upstream_metadata
-from ..partitions import documents_partitions
 from ..resources import LegcoSettings, LLMResource
-from .common import _DEFAULTS, _written
+from .common import DEFAULTS, paper_asset, written_version
 from .sources import source_document
 
 
 class PageImagesConfig(dg.Config):
-    dpi: int = Field(default=_DEFAULTS.image_dpi, ge=36, le=600, description="Render resolution of page PNGs.")
+    dpi: int = Field(default=DEFAULTS.image_dpi, ge=36, le=600, description="Render resolution of page PNGs.")
     all_pages: bool = Field(
         default=False, description="Render every page; by default only what the vision stage needs (page 1 otherwise)."
     )
 
 
-@dg.asset(
-    partitions_def=documents_partitions,
-    deps=[source_document],
-    group_name="ingest",
-    kinds={"python"},
-    code_version="3",
+@paper_asset(
+    "ingest", {"python"}, "3", deps=[source_document],
     description="Text per page: raw as extracted and cleaned (footers, page numbers, running headers removed).",
 )
-@reasons_as_failures
 def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
     settings = legco.settings()
     extracted = pipeline.stage_page_text(settings, context.partition_key, llm.client(settings))
@@ -45,19 +38,14 @@ def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMR
             "page_1_preview": dg.MetadataValue.md("```\n" + extracted.pages[0].cleaned[:600] + "\n```"),
             **upstream_metadata(context),
         },
-        data_version=_written(settings, context.partition_key, "page_text.json", "transcription.json"),
+        data_version=written_version(settings, context.partition_key, "page_text.json", "transcription.json"),
     )
 
 
-@dg.asset(
-    partitions_def=documents_partitions,
-    deps=[source_document],
-    group_name="ingest",
-    kinds={"png"},
-    code_version="1",
+@paper_asset(
+    "ingest", {"png"}, "1", deps=[source_document],
     description="PNG per page (pypdfium2) for the vision stage; page 1 only unless vision or all_pages is on.",
 )
-@reasons_as_failures
 def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = legco.settings()
     all_pages = config.all_pages or (settings.llm_enabled and settings.qa_vision_enabled)
@@ -66,4 +54,4 @@ def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, leg
     if paths:
         metadata["first_page_image"] = dg.MetadataValue.path(str(paths[0].resolve()))
     metadata.update(upstream_metadata(context))
-    return dg.MaterializeResult(metadata=metadata, data_version=_written(settings, context.partition_key, "images"))
+    return dg.MaterializeResult(metadata=metadata, data_version=written_version(settings, context.partition_key, "images"))

@@ -9,24 +9,18 @@ import dagster as dg
 from legco_assets.core import pipeline
 from legco_assets.core.settings import Settings, Strategy
 
-from ..failures import reasons_as_failures
 from ..lineage import upstream_metadata
-from ..partitions import documents_partitions
 from ..resources import ChromaResource, LegcoSettings
 from .chunking import ChunkingConfig, chunks
-from .common import _written
-from .sources import _counterpart_metadata, source_document
+from .common import paper_asset, written_version
+from .sources import counterpart_ui_metadata, source_document
 
 RETRIEVAL_CHECK = "retrieval_hit_at_5"
 COUNTERPART_CHECK = "counterpart_question_counts_agree"
 
 
-@dg.asset(
-    partitions_def=documents_partitions,
-    deps=[chunks],
-    group_name="retrieval",
-    kinds={"chromadb"},
-    code_version="4",
+@paper_asset(
+    "retrieval", {"chromadb"}, "4", deps=[chunks],
     check_specs=[
         dg.AssetCheckSpec(
             RETRIEVAL_CHECK,
@@ -45,21 +39,20 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
     ],
     description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
 )
-@reasons_as_failures
 def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
-    from legco_assets.core.search import stored_versions, versions_markdown
+    from legco_assets.core.search import stored_versions, versions_markdown  # Chroma and the embedder: loaded by the run, not by the code location
 
     settings = legco.settings()
     collection = chroma.collection(settings)
     result = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
     versions = stored_versions(collection, context.partition_key)
-    counterpart = _counterpart_metadata(settings, context.partition_key)
+    counterpart = counterpart_ui_metadata(settings, context.partition_key)
     if result.counterpart.decided and result.counterpart.candidate:  # both sides' source_document show the pairing
         for key in (context.partition_key, result.counterpart.candidate):
-            context.log_event(dg.AssetObservation(asset_key=source_document.key, partition=key, metadata=_counterpart_metadata(settings, key)))
+            context.log_event(dg.AssetObservation(asset_key=source_document.key, partition=key, metadata=counterpart_ui_metadata(settings, key)))
     _record_indexed(settings, context.partition_key, config.strategy, result.ids)
     return dg.MaterializeResult(
-        data_version=_written(settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)),
+        data_version=written_version(settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)),
         metadata={
             **counterpart,
             **upstream_metadata(context, config.strategy.value),
@@ -82,7 +75,7 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
 def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, ids: list[str]) -> None:
     """``indexed-<strategy>.json``: the ids stored and the chunk file they came from. Chroma
     is not a file of the paper's, so this is what ``vector_index``'s data version hashes."""
-    chunks_version = _written(settings, document_id, f"chunks-{strategy.value}.jsonl").value
+    chunks_version = written_version(settings, document_id, f"chunks-{strategy.value}.jsonl").value
     pipeline.Artifacts(settings, document_id).write_json(f"indexed-{strategy.value}.json", {"ids": ids, "chunks": chunks_version})
 
 
@@ -104,7 +97,7 @@ def _counterpart_check(settings: Settings, document_id: str, partner: str | None
 def _retrieval_check(settings: Settings, collection: Any, document_id: str, strategy: Strategy) -> dg.AssetCheckResult:
     """Hit@5 on the document's gold questions against its recorded baseline (passes, marked
     not evaluated, for a document without gold questions)."""
-    from legco_assets.core.evaluation import check_stored_document
+    from legco_assets.core.evaluation import check_stored_document  # the eval loads search: at run time only
 
     outcome = check_stored_document(settings, collection, document_id, strategy.value)
     if outcome is None:

@@ -9,10 +9,9 @@ import dagster as dg
 from legco_assets.core import pipeline
 from legco_assets.core.settings import Settings
 
-from ..failures import reasons_as_failures
 from ..lineage import upstream_metadata
-from ..partitions import documents_partitions
 from ..resources import LegcoSettings
+from .common import paper_asset
 
 
 def _origin_metadata(origin: dict[str, str] | None) -> dict[str, Any]:
@@ -27,14 +26,10 @@ def _origin_metadata(origin: dict[str, str] | None) -> dict[str, Any]:
     }
 
 
-@dg.asset(
-    partitions_def=documents_partitions,
-    group_name="ingest",
-    kinds={"pdf", "python"},
-    code_version="3",
+@paper_asset(
+    "ingest", {"pdf", "python"}, "3",
     description="The registered file: sha256, pages, language, title; its bytes are snapshotted and its text layer read once.",
 )
-@reasons_as_failures
 def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> dg.MaterializeResult:
     info = pipeline.stage_source(legco.settings(), context.partition_key)
     return dg.MaterializeResult(
@@ -49,14 +44,14 @@ def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> 
             "size_bytes": info.size_bytes,
             "version": info.version,
             **_origin_metadata(info.origin),
-            **_counterpart_metadata(legco.settings(), context.partition_key),
+            **counterpart_ui_metadata(legco.settings(), context.partition_key),
             **upstream_metadata(context),
         },
         data_version=dg.DataVersion(info.sha256),
     )
 
 
-def _counterpart_metadata(settings: Settings, document_id: str) -> dict[str, Any]:
+def counterpart_ui_metadata(settings: Settings, document_id: str) -> dict[str, Any]:
     """The other-language version as the UI shows it: its partition key, linked to its page."""
     meta: dict[str, Any] = dict(pipeline.counterpart_metadata(settings, document_id))
     other = meta.get("counterpart_document_id")

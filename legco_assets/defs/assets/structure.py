@@ -7,32 +7,25 @@ from typing import Any
 import dagster as dg
 
 from legco_assets.core import pipeline
+from legco_assets.core.records import join_path
+from legco_assets.core.structure import outline_markdown, outline_of
 
-from ..failures import reasons_as_failures
 from ..lineage import upstream_metadata
-from ..partitions import documents_partitions
 from ..resources import LegcoSettings, LLMResource
-from .common import COUNCIL_COLUMNS, _check_results, _md_table, _written
+from .common import COUNCIL_COLUMNS, check_results, md_table, paper_asset, written_version
 from .read import page_text
 
 STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "text_layer_readable", "question_labels_paired", "questions_match_open_data"]
 
 
-@dg.asset(
-    partitions_def=documents_partitions,
-    deps=[page_text],
-    group_name="structure",
-    kinds={"python"},
-    code_version="3",
+@paper_asset(
+    "structure", {"python"}, "3", deps=[page_text],
     # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
     # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
     check_specs=[dg.AssetCheckSpec(name, asset="document_structure") for name in STRUCTURE_CHECKS],
     description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans, pages and heading paths; rules first, LLM when unsure; the outline from typography and the contents list.",
 )
-@reasons_as_failures
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
-    from legco_assets.core.structure import join_path, outline_markdown, outline_of
-
     settings = legco.settings()
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
     stored = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")
@@ -59,7 +52,7 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "llm_reason": how["reason"] or "not asked",
             "llm_dropped": dg.MetadataValue.json(how["dropped"]),
             **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
-            "structure": dg.MetadataValue.md(_md_table(header, rows[:200])),
+            "structure": dg.MetadataValue.md(md_table(header, rows[:200])),
             "headings": len(outline),
             "outline": dg.MetadataValue.md(outline_markdown(outline)),
             **_annex_metadata(stored.get("annexes")),
@@ -67,8 +60,8 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "prompt_version": how.get("prompt_version", ""),
             **upstream_metadata(context),
         },
-        data_version=_written(settings, context.partition_key, "structure.json"),
-        check_results=_check_results([c for c in checks if not c.blocking], dg.AssetCheckSeverity.WARN),
+        data_version=written_version(settings, context.partition_key, "structure.json"),
+        check_results=check_results([c for c in checks if not c.blocking], dg.AssetCheckSeverity.WARN),
     )
 
 

@@ -8,23 +8,16 @@ import dagster as dg
 
 from legco_assets.core import pipeline
 
-from ..failures import reasons_as_failures
 from ..lineage import upstream_metadata
-from ..partitions import documents_partitions
 from ..resources import LegcoSettings, LLMResource
-from .common import _written
+from .common import paper_asset, written_version
 from .read import page_images, page_text
 
 
-@dg.asset(
-    partitions_def=documents_partitions,
-    deps=[page_images, page_text],
-    group_name="structure",
-    kinds={"python"},
-    code_version="1",
+@paper_asset(
+    "structure", {"python"}, "1", deps=[page_images, page_text],
     description="Markdown tables per page: geometric (ruling lines + character boxes) or a vision LLM when configured, cached by content hash.",
 )
-@reasons_as_failures
 def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
     settings = legco.settings()
     started = time.perf_counter()
@@ -45,4 +38,4 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
     if tables:
         metadata["first_table"] = dg.MetadataValue.md(f"page {tables[0].page}\n\n" + tables[0].markdown)
     metadata.update(upstream_metadata(context))
-    return dg.MaterializeResult(metadata=metadata, data_version=_written(settings, context.partition_key, "tables.json"))
+    return dg.MaterializeResult(metadata=metadata, data_version=written_version(settings, context.partition_key, "tables.json"))
