@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import graphlib
+import re
 from pathlib import Path
 
 import pytest
@@ -189,3 +190,33 @@ def test_a_cli_import_from_below_is_caught(tmp_path: Path) -> None:
         },
     )
     assert cli_imports_from_below(import_graph(root), "pkg") == ["pkg.core.work -> pkg.cli.common", "pkg.defs.jobs -> pkg.cli"]
+
+
+# -- the README's layout table names every module ---------------------------------------------
+README = PACKAGE.parent / "README.md"
+
+
+def layout_rows() -> dict[str, set[str]]:
+    """The README's layout table: folder (below ``legco_assets/``) -> the names in backticks
+    of its modules column."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Layout: where things are") :]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            rows[cells[0].split("`")[1]] = set(re.findall(r"`([\w/.]+)`", cells[2]))
+    return rows
+
+
+@pytest.mark.parametrize("folder", ["core/", "core/read/", "core/sources/", "core/structure/", "core/tables/", "core/chunking/", "core/excerpts/", "core/search/", "core/evaluation/", "cli/", "defs/"])
+def test_the_readme_layout_names_every_module(folder: str) -> None:
+    names = layout_rows()[folder]
+    here = PACKAGE / folder
+    modules = {p.stem for p in here.glob("*.py") if p.stem != "__init__"} - ({"pipeline"} if folder == "core/" else set())
+    for sub in (p for p in here.iterdir() if (p / "__init__.py").exists() and f"{folder}{p.name}/" not in layout_rows()):
+        if folder == "core/":
+            continue  # the stage packages have rows of their own
+        assert f"{sub.name}/" in names, f"the README's {folder} row does not name {sub.name}/"
+        modules |= {p.stem for p in sub.glob("*.py") if p.stem != "__init__"}
+    assert modules - names == set(), f"the README's {folder} row does not name these modules"

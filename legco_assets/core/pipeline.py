@@ -557,7 +557,7 @@ def stage_excerpts(settings: Settings, document_id: str, strategy: Strategy) -> 
     return write_excerpts(excerpt_folder(settings, document_id, strategy), kind, data, art.pages(), records, info.sha256, info.filename)
 
 
-# -- counterparts (the other language's version of a paper, core/counterparts.py) ----------------
+# -- counterparts (the other language's version of a paper, core/sources/counterparts.py) ----------------
 @dataclass
 class CounterpartResult:
     """What :func:`stage_counterpart` found: the candidate (by name or sidecar), the decision

@@ -38,7 +38,7 @@ class DocumentEntry:
     document_id: str
     path: str
     versions: list[str] = field(default_factory=list)  # sha256 of each version seen, oldest first
-    # the other language's version, as last judged (core/counterparts.py): its document id and
+    # the other language's version, as last judged (core/sources/counterparts.py): its document id and
     # the decision's metadata (paired or not, and why); None before any counterpart was proposed
     counterpart: dict[str, Any] | None = None
 
