@@ -143,7 +143,7 @@ def test_find_tables_and_chunk_file_same_with_workers(long_paper: bytes, tmp_pat
 def test_skipping_far_text_lines_reads_the_same_characters(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def read_all() -> list:
         seen: list = []
-        original = page_reader_module._PageReader.chars
+        original = page_reader_module.PageReader.chars
 
         def recording(self, textpage, regions):  # type: ignore[no-untyped-def]
             out = original(self, textpage, regions)
@@ -151,12 +151,12 @@ def test_skipping_far_text_lines_reads_the_same_characters(path: Path, monkeypat
             return out
 
         with monkeypatch.context() as patch:
-            patch.setattr(page_reader_module._PageReader, "chars", recording)
+            patch.setattr(page_reader_module.PageReader, "chars", recording)
             geometric_tables(path.read_bytes())
         return seen
 
     skipping = read_all()
-    monkeypatch.setattr(page_reader_module._PageReader, "_line_far", lambda *args: False)
+    monkeypatch.setattr(page_reader_module.PageReader, "_line_far", lambda *args: False)
     assert read_all() == skipping and skipping
 
 

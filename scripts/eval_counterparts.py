@@ -28,7 +28,7 @@ from legco_assets.core.evaluation import (  # noqa: E402
     HELD_OUT,
     REAL_CORPUS,
     EvalRun,
-    _paper_lang,
+    paper_language,
     holds_answer_end,
     prepare_eval,
     rank,
@@ -67,7 +67,7 @@ def first_ranks(run: EvalRun, share: float) -> list[tuple[bool, int | None, int 
         hits = rank(run.rankings[(q.id, "question")], q.question, Mode.hybrid, fusion, scope)
         first = next((i for i, h in enumerate(hits, 1) if h.id in gold), None)
         either = next((i for i, h in enumerate(hits, 1) if h.id in gold or h.id in partners), None)
-        out.append((q.lang != _paper_lang(paper), first, either))
+        out.append((q.lang != paper_language(paper), first, either))
     return out
 
 

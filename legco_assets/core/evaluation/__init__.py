@@ -26,7 +26,7 @@ from .ingest import ingest_papers, link_paper_counterparts
 from .metrics import DEPTH, EvalRow, QuestionResult, score_ranking, summarise
 from .papers import (
     Paper,
-    _paper_lang,  # scripts/eval_counterparts.py asks a paper's language with it
+    paper_language,
     add_question_anchors,
     gold_pairs_path,
     load_paper,

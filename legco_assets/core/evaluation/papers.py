@@ -91,5 +91,5 @@ def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuest
     return papers
 
 
-def _paper_lang(paper: Paper) -> str:
+def paper_language(paper: Paper) -> str:
     return script_of(paper.text)

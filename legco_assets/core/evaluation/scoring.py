@@ -9,7 +9,7 @@ from typing import Mapping, Sequence
 from ..search import PLAIN_VECTOR, Fusion, Hit, Mode, Rankings, Reranker, Retriever, Scope, fuse, ranked_hits, rerank_hits
 from .hit_rule import holds_answer_end
 from .metrics import DEPTH, QuestionResult, score_ranking
-from .papers import Paper, _paper_lang
+from .papers import Paper, paper_language
 from .questions import GoldQuestion, script_language
 
 Translated = dict[tuple[str, str], tuple[str, Rankings]]  # (question id, strategy) -> (translation, its rankings)
@@ -89,6 +89,6 @@ def score_all(
                 key = (q.id, strategy)
                 hits = rank(rankings[key], q.question, mode, fusion, scope, translated.get(key), reranker)
                 first, relevant, chars = score_ranking(hits, paper.document_id, anchor, ideal)
-                cross = script_language(q.lang) != _paper_lang(paper)
+                cross = script_language(q.lang) != paper_language(paper)
                 results.append(QuestionResult(q.id, strategy, mode.value, q.lang, cross, first, relevant, ideal, chars))
     return results

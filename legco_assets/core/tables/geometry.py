@@ -37,26 +37,26 @@ from __future__ import annotations
 from typing import Any, Iterable, Iterator
 
 from ..records import Table
-from .grid import _components, _grid, _merge_edges, _table_from_grid
-from .page_reader import SNAP, _PageReader
+from .grid import edge_components, build_grid, merge_edges, table_from_grid
+from .page_reader import SNAP, PageReader
 
 
 # -- a page's tables --------------------------------------------------------------------------------
-def _page_tables(raw: Any, pdf: Any, page_number: int) -> list[Table]:
+def page_tables_of(raw: Any, pdf: Any, page_number: int) -> list[Table]:
     page = raw.FPDF_LoadPage(pdf, page_number - 1)
     if not page:
         return []
     try:
         height = raw.FPDF_GetPageHeightF(page)
-        reader = _PageReader(raw, page, height)
+        reader = PageReader(raw, page, height)
         h, v = reader.edges()
         if len(h) < 2 or not v:  # no grid possible: most pages stop here
             return []
-        h, v = _merge_edges(h), _merge_edges(v)
+        h, v = merge_edges(h), merge_edges(v)
         if len(h) * len(v) > 250_000:  # a chart or map, not a table: skip its O(h*v) grouping
             return []
-        groups = [g for g in _components(h, v) if len(g[0]) >= 2 and len(g[1]) >= 1]
-        grids = [g for g in (_grid(gh, gv) for gh, gv in groups) if g is not None]
+        groups = [g for g in edge_components(h, v) if len(g[0]) >= 2 and len(g[1]) >= 1]
+        grids = [g for g in (build_grid(gh, gv) for gh, gv in groups) if g is not None]
         if not grids:
             return []
         textpage = raw.FPDFText_LoadPage(page)
@@ -64,7 +64,7 @@ def _page_tables(raw: Any, pdf: Any, page_number: int) -> list[Table]:
             chars = reader.chars(textpage, [g.bbox for g in grids])
         finally:
             raw.FPDFText_ClosePage(textpage)
-        tables = [t for t in (_table_from_grid(page_number, g, chars) for g in grids) if t is not None]
+        tables = [t for t in (table_from_grid(page_number, g, chars) for g in grids) if t is not None]
         # nested grids (a boxed page frame around a real table): keep the innermost tables
         return _drop_containers(sorted(tables, key=lambda t: (t.bbox or [0, 0])[1]))
     finally:
@@ -83,14 +83,14 @@ def _drop_containers(tables: list[Table]) -> list[Table]:
     return out
 
 
-def _tables_of(pdf: Any, numbers: Iterable[int]) -> Iterator[tuple[int, list[Table]]]:
+def tables_of(pdf: Any, numbers: Iterable[int]) -> Iterator[tuple[int, list[Table]]]:
     """``(page number, tables)`` for each of ``numbers`` with a table, on an open document."""
     import pypdfium2.raw as raw
 
     count = len(pdf)
     for number in numbers:
         if 1 <= number <= count:
-            found = _page_tables(raw, pdf.raw, number)
+            found = page_tables_of(raw, pdf.raw, number)
             if found:
                 yield number, found
 
@@ -101,7 +101,7 @@ def iter_geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None =
 
     pdf = pdfium.PdfDocument(pdf_bytes)
     try:
-        yield from _tables_of(pdf, list(page_numbers) if page_numbers is not None else range(1, len(pdf) + 1))
+        yield from tables_of(pdf, list(page_numbers) if page_numbers is not None else range(1, len(pdf) + 1))
     finally:
         pdf.close()
 

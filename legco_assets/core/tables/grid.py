@@ -14,7 +14,7 @@ from typing import Iterable
 
 from ..markdown_tables import to_markdown
 from ..records import Table
-from .page_reader import SNAP, _Char, _Edge
+from .page_reader import SNAP, PageChar, Edge
 
 _CJK_RANGES = ((0x2E80, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0x2FFFF))
 
@@ -27,25 +27,25 @@ def is_cjk(ch: str) -> bool:
 
 
 # -- edges to grids -------------------------------------------------------------------------------
-def _merge_edges(edges: list[_Edge]) -> list[_Edge]:
+def merge_edges(edges: list[Edge]) -> list[Edge]:
     """Snap edges at (nearly) the same position and join those that overlap or touch."""
     if not edges:
         return []
     edges = sorted(edges, key=lambda e: e.pos)
-    groups: list[list[_Edge]] = [[edges[0]]]
+    groups: list[list[Edge]] = [[edges[0]]]
     for edge in edges[1:]:
         if edge.pos - groups[-1][-1].pos <= SNAP:
             groups[-1].append(edge)
         else:
             groups.append([edge])
-    merged: list[_Edge] = []
+    merged: list[Edge] = []
     for group in groups:
         pos = sum(e.pos for e in group) / len(group)
         for edge in sorted(group, key=lambda e: e.lo):
             if merged and merged[-1].pos == pos and edge.lo <= merged[-1].hi + SNAP:
                 merged[-1].hi = max(merged[-1].hi, edge.hi)
             else:
-                merged.append(_Edge(pos, edge.lo, edge.hi))
+                merged.append(Edge(pos, edge.lo, edge.hi))
     return merged
 
 
@@ -59,7 +59,7 @@ def _cluster(values: Iterable[float], tol: float = SNAP) -> list[float]:
     return [sum(c) / len(c) for c in out]
 
 
-def _components(h: list[_Edge], v: list[_Edge]) -> list[tuple[list[_Edge], list[_Edge]]]:
+def edge_components(h: list[Edge], v: list[Edge]) -> list[tuple[list[Edge], list[Edge]]]:
     """Groups of edges that touch each other (one group per table)."""
     parent = list(range(len(h) + len(v)))
 
@@ -75,7 +75,7 @@ def _components(h: list[_Edge], v: list[_Edge]) -> list[tuple[list[_Edge], list[
                 a, b = find(i), find(len(h) + j)
                 if a != b:
                     parent[a] = b
-    groups: dict[int, tuple[list[_Edge], list[_Edge]]] = {}
+    groups: dict[int, tuple[list[Edge], list[Edge]]] = {}
     for i, he in enumerate(h):
         groups.setdefault(find(i), ([], []))[0].append(he)
     for j, ve in enumerate(v):
@@ -83,7 +83,7 @@ def _components(h: list[_Edge], v: list[_Edge]) -> list[tuple[list[_Edge], list[
     return [g for g in groups.values() if g[0] and g[1]]
 
 
-def _covered(edges: list[_Edge], pos: float, lo: float, hi: float) -> bool:
+def _covered(edges: list[Edge], pos: float, lo: float, hi: float) -> bool:
     """Is the span ``lo..hi`` at ``pos`` (mostly) drawn by one of ``edges``?"""
     need = (hi - lo) * 0.6
     got = 0.0
@@ -104,7 +104,7 @@ class _Grid:
         return [round(self.xs[0], 2), round(self.ys[0], 2), round(self.xs[-1], 2), round(self.ys[-1], 2)]
 
 
-def _grid(h: list[_Edge], v: list[_Edge]) -> _Grid | None:
+def build_grid(h: list[Edge], v: list[Edge]) -> _Grid | None:
     xs = _cluster(e.pos for e in v)
     ys = _cluster(e.pos for e in h)
     # open sides: the ends of the ruling lines close the grid
@@ -161,10 +161,10 @@ def _grid(h: list[_Edge], v: list[_Edge]) -> _Grid | None:
     return _Grid(xs=xs, ys=ys, cells=sorted(cells))  # type: ignore[arg-type]
 
 
-def _lines(chars: list[_Char]) -> list[list[_Char]]:
+def _lines(chars: list[PageChar]) -> list[list[PageChar]]:
     """Group characters into visual lines: a character joins the line whose vertical extent
     holds its centre (so superscript footnote marks stay on their line)."""
-    lines: list[tuple[list[float], list[_Char]]] = []
+    lines: list[tuple[list[float], list[PageChar]]] = []
     for ch in sorted(chars, key=lambda c: (c.top, c.x0)):
         top, bottom = ch.top, ch.bottom
         cy = (top + bottom) / 2
@@ -182,7 +182,7 @@ def _lines(chars: list[_Char]) -> list[list[_Char]]:
     return [sorted(members, key=lambda c: c.x0) for _, members in lines]
 
 
-def _line_text(line: list[_Char]) -> str:
+def _line_text(line: list[PageChar]) -> str:
     height = max(c.bottom - c.top for c in line)
     out = [line[0].ch]
     for prev, ch in zip(line, line[1:]):
@@ -213,7 +213,7 @@ def _join_lines(texts: list[str]) -> str:
 _NUMERIC = re.compile(r"^[(+\-−–$]*\d[\d,.\s]*[%)]*\S{0,2}$")
 
 
-def _split_band(cells: list[tuple[int, list[list[_Char]], float]]) -> list[dict[int, str]] | None:
+def _split_band(cells: list[tuple[int, list[list[PageChar]], float]]) -> list[dict[int, str]] | None:
     """Rows packed into one ruled band (no lines between them): each cell has the same
     number of text lines, level across the band, at least one column of numbers, and no
     text line that wraps (reaches the cell's right side). Else None: one row."""
@@ -241,7 +241,7 @@ def _split_band(cells: list[tuple[int, list[list[_Char]], float]]) -> list[dict[
     return [{col: texts[col][i] for col in texts} for i in range(k)]
 
 
-def _table_from_grid(page_number: int, grid: _Grid, chars: list[_Char]) -> Table | None:
+def table_from_grid(page_number: int, grid: _Grid, chars: list[PageChar]) -> Table | None:
     xs, ys = grid.xs, grid.ys
     rows, cols = len(ys) - 1, len(xs) - 1
     owner: dict[tuple[int, int], int] = {}
@@ -249,7 +249,7 @@ def _table_from_grid(page_number: int, grid: _Grid, chars: list[_Char]) -> Table
         for r in range(r0, r1 + 1):
             for c in range(c0, c1 + 1):
                 owner[(r, c)] = index
-    buckets: list[list[_Char]] = [[] for _ in grid.cells]
+    buckets: list[list[PageChar]] = [[] for _ in grid.cells]
     left, right, top, bottom = xs[0], xs[-1], ys[0], ys[-1]
     for ch in chars:
         cx, cy = (ch.x0 + ch.x1) / 2, (ch.top + ch.bottom) / 2

@@ -21,14 +21,14 @@ MIN_EDGE = 4.0  # points: shorter edges (dots, corners) are ignored
 
 # -- page geometry --------------------------------------------------------------------------------
 @dataclass
-class _Edge:
+class Edge:
     pos: float  # y (top-based) of a horizontal edge, x of a vertical one
     lo: float  # x0 / top
     hi: float  # x1 / bottom
 
 
 @dataclass(slots=True)
-class _Char:
+class PageChar:
     ch: str
     x0: float
     top: float
@@ -62,7 +62,7 @@ def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
     return a * x + c * y + e, b * x + d * y + f
 
 
-class _PageReader:
+class PageReader:
     """Reads edges and characters of one PDFium page through the raw API (fast)."""
 
     def __init__(self, raw: Any, page: Any, height: float) -> None:
@@ -94,7 +94,7 @@ class _PageReader:
         fill = painted(raw.FPDFPageObj_GetFillColor) if fill_mode.value else None
         return stroked, fill
 
-    def _box(self, x0: float, y0: float, x1: float, y1: float, h: list[_Edge], v: list[_Edge], fill_only: tuple[int, int, int] | None = None) -> None:
+    def _box(self, x0: float, y0: float, x1: float, y1: float, h: list[Edge], v: list[Edge], fill_only: tuple[int, int, int] | None = None) -> None:
         """A rectangle (or a thin one: a ruling line) in PDF coordinates. A filled box with
         no outline is kept aside: its sides are lines only where its colour ends."""
         x0, x1 = min(x0, x1), max(x0, x1)
@@ -103,25 +103,25 @@ class _PageReader:
         if width < MIN_EDGE and tall < MIN_EDGE:
             return
         if tall <= THIN:
-            h.append(_Edge((top + bottom) / 2, x0, x1))
+            h.append(Edge((top + bottom) / 2, x0, x1))
         elif width <= THIN:
-            v.append(_Edge((x0 + x1) / 2, top, bottom))
+            v.append(Edge((x0 + x1) / 2, top, bottom))
         elif fill_only is not None:
             self.fills.append((x0, top, x1, bottom, fill_only))
         else:
-            h.append(_Edge(top, x0, x1))
-            h.append(_Edge(bottom, x0, x1))
-            v.append(_Edge(x0, top, bottom))
-            v.append(_Edge(x1, top, bottom))
+            h.append(Edge(top, x0, x1))
+            h.append(Edge(bottom, x0, x1))
+            v.append(Edge(x0, top, bottom))
+            v.append(Edge(x1, top, bottom))
 
-    def _fill_edges(self, h: list[_Edge], v: list[_Edge]) -> None:
+    def _fill_edges(self, h: list[Edge], v: list[Edge]) -> None:
         """Sides of filled boxes, except where a box of the same colour continues across
         them (word processors shade a cell one text line at a time)."""
         fills = self.fills
         if len(fills) > 400:  # a drawing, not a table: treat every box as outlined
             for x0, top, x1, bottom, _ in fills:
-                h += [_Edge(top, x0, x1), _Edge(bottom, x0, x1)]
-                v += [_Edge(x0, top, bottom), _Edge(x1, top, bottom)]
+                h += [Edge(top, x0, x1), Edge(bottom, x0, x1)]
+                v += [Edge(x0, top, bottom), Edge(x1, top, bottom)]
             return
 
         def covered(lo: float, hi: float, spans: list[tuple[float, float]]) -> bool:
@@ -136,20 +136,20 @@ class _PageReader:
             left = [(f[1], f[3]) for f in same if f[0] < x0 - probe < f[2]]
             right = [(f[1], f[3]) for f in same if f[0] < x1 + probe < f[2]]
             if not covered(x0, x1, above):
-                h.append(_Edge(top, x0, x1))
+                h.append(Edge(top, x0, x1))
             if not covered(x0, x1, below):
-                h.append(_Edge(bottom, x0, x1))
+                h.append(Edge(bottom, x0, x1))
             if not covered(top, bottom, left):
-                v.append(_Edge(x0, top, bottom))
+                v.append(Edge(x0, top, bottom))
             if not covered(top, bottom, right):
-                v.append(_Edge(x1, top, bottom))
+                v.append(Edge(x1, top, bottom))
 
-    def _segment(self, p: tuple[float, float], q: tuple[float, float], h: list[_Edge], v: list[_Edge]) -> None:
+    def _segment(self, p: tuple[float, float], q: tuple[float, float], h: list[Edge], v: list[Edge]) -> None:
         (x0, y0), (x1, y1) = p, q
         if abs(y0 - y1) <= 0.5 and abs(x1 - x0) >= MIN_EDGE:
-            h.append(_Edge(self.height - (y0 + y1) / 2, min(x0, x1), max(x0, x1)))
+            h.append(Edge(self.height - (y0 + y1) / 2, min(x0, x1), max(x0, x1)))
         elif abs(x0 - x1) <= 0.5 and abs(y1 - y0) >= MIN_EDGE:
-            v.append(_Edge((x0 + x1) / 2, self.height - max(y0, y1), self.height - min(y0, y1)))
+            v.append(Edge((x0 + x1) / 2, self.height - max(y0, y1), self.height - min(y0, y1)))
 
     def _matrix(self, obj: Any) -> Matrix:
         m = self.raw.FS_MATRIX()
@@ -157,7 +157,7 @@ class _PageReader:
             return _IDENTITY
         return (m.a, m.b, m.c, m.d, m.e, m.f)
 
-    def _path(self, obj: Any, outer: Matrix, h: list[_Edge], v: list[_Edge]) -> None:
+    def _path(self, obj: Any, outer: Matrix, h: list[Edge], v: list[Edge]) -> None:
         raw = self.raw
         stroked, fill = self._paint(obj)
         if not stroked and fill is None:
@@ -207,10 +207,10 @@ class _PageReader:
                 return False
         return True
 
-    def edges(self) -> tuple[list[_Edge], list[_Edge]]:
+    def edges(self) -> tuple[list[Edge], list[Edge]]:
         raw = self.raw
-        h: list[_Edge] = []
-        v: list[_Edge] = []
+        h: list[Edge] = []
+        v: list[Edge] = []
         stack: list[tuple[Any, Matrix, int]] = []
         count = raw.FPDFPage_CountObjects(self.page)
         for index in range(count):
@@ -227,7 +227,7 @@ class _PageReader:
         self._fill_edges(h, v)
         return h, v
 
-    def chars(self, textpage: Any, regions: list[list[float]]) -> list[_Char]:
+    def chars(self, textpage: Any, regions: list[list[float]]) -> list[PageChar]:
         """Characters whose box centre may fall inside one of ``regions`` (grid bboxes,
         top-based ``[x0, top, x1, bottom]``). Text lines far from every region are skipped
         whole (:meth:`_visits`), the rest of the page after one box lookup per character:
@@ -242,7 +242,7 @@ class _PageReader:
         margin = 2 * SNAP
         boxes = [(x0 - margin, x1 + margin, height - bottom - margin, height - top + margin) for x0, top, x1, bottom in regions]
         text = pdfium_page_chars(textpage)
-        out: list[_Char] = []
+        out: list[PageChar] = []
         space = printed = False
         for start, end in self._visits(textpage, text, boxes):
             for index in range(start, end):
@@ -269,7 +269,7 @@ class _PageReader:
                 c.ch = f
         return out
 
-    def _char(self, textpage: Any, index: int, ch: str, x0: float, top: float, x1: float, bottom: float, loose: Any, loose_ref: Any, space: bool, printed: bool) -> _Char:
+    def _char(self, textpage: Any, index: int, ch: str, x0: float, top: float, x1: float, bottom: float, loose: Any, loose_ref: Any, space: bool, printed: bool) -> PageChar:
         """One character near a grid, with its loose box where that tells more."""
         # loose boxes (advance width, ascent/descent) make gaps between glyphs honest
         # ("1" has a narrow ink box); tight boxes keep lines apart, except for flat
@@ -279,7 +279,7 @@ class _PageReader:
             loose_top, loose_bottom = self.height - loose.top, self.height - loose.bottom
             if bottom - top < 0.4 * (loose_bottom - loose_top):
                 top, bottom = loose_top, loose_bottom
-        return _Char(ch, x0, top, x1, bottom, space, printed)
+        return PageChar(ch, x0, top, x1, bottom, space, printed)
 
     def _visits(self, textpage: Any, text: str, boxes: list[tuple[float, float, float, float]]) -> Iterator[tuple[int, int]]:
         """Index ranges of ``text`` to read char by char: all of it, except the start of a

@@ -21,7 +21,7 @@ from typing import Any, BinaryIO, Iterable, Iterator
 
 from ..read import pdf_page_count
 from ..records import Table
-from .geometry import _page_tables, _tables_of, geometric_tables
+from .geometry import page_tables_of, tables_of, geometric_tables
 
 # -- geometry on more than one core ------------------------------------------------------------------
 PARALLEL_MIN_PAGES = 100  # fewer pages: starting a worker (~0.1 s of a fresh Python) saves nothing
@@ -56,7 +56,7 @@ def _serve(pdf_bytes: bytes, numbers: list[int], stdout: BinaryIO) -> None:
     count = len(pdf)
     for position, number in enumerate(numbers):
         try:
-            found = _page_tables(raw, pdf.raw, number) if 1 <= number <= count else []
+            found = page_tables_of(raw, pdf.raw, number) if 1 <= number <= count else []
         except Exception:
             pickle.dump((position, None), stdout)
             stdout.flush()
@@ -313,7 +313,7 @@ class _LocalReader:
             import pypdfium2 as pdfium
 
             self.pdf = pdfium.PdfDocument(self.pdf_bytes)
-        return next((found for _, found in _tables_of(self.pdf, [number])), [])
+        return next((found for _, found in tables_of(self.pdf, [number])), [])
 
     def __enter__(self) -> "_LocalReader":
         return self
