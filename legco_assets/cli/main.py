@@ -8,6 +8,7 @@ are imported inside the commands when they run, so building the parser imports n
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from typing import Sequence
@@ -56,8 +57,6 @@ def run() -> None:
     paper's objects and freeing them, with the tokenizer's 100k ranks, one by one cost
     0.03-0.06 s of a command that must start and end fast (issue 27; docs/benchmarks.md).
     Every other command exits the ordinary way."""
-    import gc
-
     args = build_parser().parse_args()
     if not getattr(args, "one_shot", False):
         sys.exit(_dispatch(args))

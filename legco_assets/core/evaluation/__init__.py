@@ -26,12 +26,12 @@ from .ingest import ingest_papers, link_paper_counterparts
 from .metrics import DEPTH, EvalRow, QuestionResult, score_ranking, summarise
 from .papers import (
     Paper,
-    paper_language,
     add_question_anchors,
     gold_pairs_path,
     load_paper,
     load_papers,
     paper_from_pages,
+    paper_language,
 )
 from .questions import GoldQuestion, load_gold_questions, script_language
 from .recorded import RecordedRerankings, chunk_fingerprint, load_rerankings, load_translations, recorded_reranker
@@ -141,6 +141,7 @@ __all__ = [
     "loose",
     "normalise",
     "paper_from_pages",
+    "paper_language",
     "pooled",
     "pooled_bounds",
     "prepare_eval",
