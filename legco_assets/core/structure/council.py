@@ -111,7 +111,9 @@ def exchanges(text: str, start: int, end: int, written: bool) -> list[Exchange]:
     so the President's lines after it fall between exchanges.
     """
     turns = speaker_turns(text, start, end)
-    asker = turns[0].speaker if turns and turns[0].role == "member" and turns[0].start == start else None
+    # the span opens with the asker's turn, wherever the line's indent puts the label
+    opens = bool(turns) and not text[start : turns[0].start].strip()
+    asker = turns[0].speaker if opens and turns[0].role == "member" else None
     first = Exchange(WRITTEN if written else MAIN, asker, start, end)
     first.question_text_start = turns[0].text_start if asker else None
     if written or not turns:
