@@ -18,6 +18,7 @@ import pytest
 from legco_assets.core.chunking import QuestionChunkingStrategy
 from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core import markers
+from legco_assets.core.quality import structure_checks
 from legco_assets.core.records import Chunk, DocumentText, Page, Section
 from legco_assets.core.structure import council, detect_structure, structure_summary
 
@@ -218,6 +219,23 @@ def test_summary_counts_supplementaries_without_gaps_or_duplicates() -> None:
     summary = structure_summary(detect_structure(doc_of(ZH_ORAL)))
     assert summary["qa_ids"][:3] == ["1", "1-S1", "1-S2"]
     assert summary["numbering_gaps"] == [] and summary["duplicate_ids"] == [] and not summary["unsure"]
+
+
+def test_the_structure_check_names_each_question_without_an_exchange() -> None:
+    """A number skipped, or a main question whose supplementaries have exchanges but which
+    has none of its own: the check's line names the number, not only a count of gaps."""
+
+    def qa(qa_id: str) -> Section:
+        section = Section("qa", None, None, 1, 1, 0, 1, "x", qa_id=qa_id, question="q", answer="a")
+        section.parent_question_id = qa_id.split("-")[0] if "-" in qa_id else None
+        return section
+
+    summary = structure_summary([qa(i) for i in ("1", "1-S1", "3", "4-S1", "4-S2", "5")])
+    assert summary["numbering_gaps"] == ["2", "4"]
+    check = next(c for c in structure_checks(summary) if c.name == "qa_numbering_complete")
+    assert not check.passed and "(2, 4)" in check.description and "gaps 2, 4" in check.line()
+    whole = structure_summary(detect_structure(doc_of(ZH_ORAL)))
+    assert next(c for c in structure_checks(whole) if c.name == "qa_numbering_complete").passed
 
 
 def qa_chunks(doc: DocumentText, **kwargs: object) -> list[Chunk]:

@@ -209,7 +209,9 @@ def structure_checks(summary: dict[str, Any]) -> list[Check]:
         Check(
             "qa_numbering_complete",
             not gaps and not dupes,
-            f"{len(gaps)} gap(s), {len(dupes)} duplicate id(s) in Q&A numbering",
+            f"{len(gaps)} numbered question(s) without a pair of their own"
+            + (f" ({', '.join(map(str, gaps[:10]))}{', …' if len(gaps) > 10 else ''})" if gaps else "")
+            + f", {len(dupes)} duplicate id(s) in Q&A numbering",
             {"gaps": gaps[:50], "duplicates": dupes[:50]},
         ),
         Check("every_question_answered", not unanswered, f"{len(unanswered)} question(s) without an answer", {"questions": unanswered[:50]}),
