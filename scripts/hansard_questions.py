@@ -11,38 +11,15 @@ question headings, ``(譯文)`` or not) and how many of them became an exchange 
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import DocumentText
-from legco_assets.core.structure import detect_structure
+from legco_assets.core.structure import detect_structure, printed_questions
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "corpus" / "real" / "legco"
-
-# the heading of the Council's question business, then the numbered member's turn under it
-QUESTION_HEADING = re.compile(r"^\s*議員質詢的(?:口頭|書面)答覆\s*$|^\s*(?:ORAL|WRITTEN)\s+ANSWERS\s+TO\s+QUESTIONS\s*$")
-NUMBERED_TURN = re.compile(
-    r"^\s*(\d{1,2})\s*[.．]\s*(?:[\u4e00-\u9fff]{2,6}議員\s*(?:[(（]\s*譯\s*文\s*[)）])?"
-    r"|(?:MR|MS|MRS|MISS|DR|PROF|IR|SR|REVD)\s+[A-Z][A-Z' .,-]*?\s*(?:\(\s*in\s+\w+\s*\))?)\s*[:：︰]"
-)
-
-
-def printed_numbers(text: str) -> list[int]:
-    """The question numbers the paper prints under its question headings, each once."""
-    numbers: list[int] = []
-    under = False
-    for line in text.split("\n"):
-        if QUESTION_HEADING.match(line):
-            under = True
-            continue
-        m = NUMBERED_TURN.match(line) if under else None
-        if m and int(m[1]) not in numbers:
-            numbers.append(int(m[1]))
-    return numbers
-
 
 def exchanges_found(doc: DocumentText) -> set[int]:
     """Numbers with a main or written exchange of their own."""
@@ -66,7 +43,7 @@ def main() -> int:
     total = found_total = 0
     for path in papers(sys.argv[1:]):
         doc = DocumentText.from_pages(clean_pages(extract_document(read_source(path)).pages))
-        numbered = printed_numbers(doc.text)
+        numbered = printed_questions(doc.text)
         found = exchanges_found(doc)
         missed = [n for n in numbered if n not in found]
         total, found_total = total + len(numbered), found_total + len(numbered) - len(missed)

@@ -97,6 +97,8 @@ SPEAKER_TURN = re.compile(
 )
 # the President asking whether a supplementary was answered: the member's next turn follows it up
 NOT_ANSWERED = re.compile(r"未獲答覆|沒有回答|not\s+been\s+answered|not\s+answered", re.IGNORECASE)
+# the heading over a hansard's questions, oral or written
+QUESTIONS_HEADING = re.compile(r"^議員質詢的(?:口頭|書面)答覆$|^(?:ORAL|WRITTEN)\s+ANSWERS\s+TO\s+QUESTIONS$", re.IGNORECASE)
 # the part of a hansard holding written replies (its level-1 heading)
 WRITTEN_REPLIES = re.compile(r"書面答覆|WRITTEN\s+ANSWERS", re.IGNORECASE)
 # a reply's (or a question's) own part at the start of a line: ``(一)``, ``(1)``, ``(a)``,

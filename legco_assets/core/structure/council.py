@@ -97,6 +97,24 @@ def speaker_turns(text: str, start: int, end: int) -> list[Turn]:
     return bounded
 
 
+def printed_questions(text: str) -> list[int]:
+    """The numbers of the questions a Council record prints, each once, in order: the
+    numbered member's turns (``7. 姚思榮議員：…``, ``11. 葉劉淑儀議員 (譯文 )：…``,
+    ``1. MR JEFFREY LAM (in Chinese): …``) under the oral or written questions' heading. The
+    paper's own count, to hold the exchanges found against."""
+    numbers: list[int] = []
+    under = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if markers.QUESTIONS_HEADING.match(stripped):
+            under = True
+            continue
+        m = markers.HANSARD_QUESTION.match(stripped) if under else None
+        if m and int(m["num"]) not in numbers:
+            numbers.append(int(m["num"]))
+    return numbers
+
+
 def _trimmed_end(text: str, start: int, stop: int) -> int:
     while stop > start and text[stop - 1].isspace():
         stop -= 1
