@@ -18,6 +18,7 @@ import pytest
 from legco_assets.core.chunking import QuestionChunkingStrategy
 from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core import markers
+from legco_assets.core.quality import structure_checks
 from legco_assets.core.records import Chunk, DocumentText, Page, Section
 from legco_assets.core.structure import council, detect_structure, structure_summary
 
@@ -158,10 +159,83 @@ def test_members_and_officials_of_the_current_council_are_speakers() -> None:
     ]
 
 
+# members who spoke the other language, as each record prints them: the label between name and
+# colon with whatever spacing the text layer gives, and each colon form the records use
+ZH_TRANSLATED = """議員質詢的口頭答覆
+板球發展
+1. 葉劉淑儀議員 (譯文 )：主席，板球自2010年起已成為亞洲運動會的項目，政府會否資助？
+民政事務局局長：主席，現答覆如下：政府會資助板球總會。
+郭榮鏗議員（譯文）︰主席，資助額為何？
+民政事務局局長：主席，每年約二百萬元。
+何俊仁議員(譯 文):主席，學校又如何？
+民政事務局局長：主席，會推廣至學校。
+議員質詢的書面答覆
+屋宇裝備
+2. 何俊仁議員 ( 譯文 )︰主席，政府可否告知本會，氚氣出口標誌的數目為何？
+發展局局長 (譯文 )：主席，屋宇署備有有關數字。
+"""
+
+EN_IN_LANGUAGE = """ORAL ANSWERS TO QUESTIONS
+Cycling Policy
+1. MR WU CHI-WAI ( in Cantonese ) : President, will cycling be promoted?
+SECRETARY FOR TRANSPORT AND HOUSING (in Putonghua)︰President, yes, in new towns.
+MS CLAUDIA MO (in Chinese)：President, what about the old districts?
+SECRETARY FOR TRANSPORT AND HOUSING: President, the roads are too busy.
+MR TOMMY CHEUNG(in Putonghua) ： President, at what cost?
+SECRETARY FOR TRANSPORT AND HOUSING: President, within the estimate.
+WRITTEN ANSWERS TO QUESTIONS
+Data Leaks
+2. DR ELIZABETH QUAT (in Cantonese)： President, will the Police act?
+SECRETARY FOR SECURITY (in Chinese): President, yes.
+"""
+
+
+@pytest.mark.parametrize("text", [ZH_TRANSLATED, EN_IN_LANGUAGE], ids=["zh_translated", "en_in_language"])
+def test_translated_and_interpreted_turns_are_the_members(text: str) -> None:
+    """``(譯文 )`` (a Chinese record's member who spoke English) and ``(in Cantonese)`` /
+    ``(in Putonghua)`` / ``(in Chinese)`` (an English record's) sit between name and colon,
+    spaced as the text layer gives them, with ``：``, ``︰`` or ``:``: the member's turn."""
+    found = pairs(doc_of(text))
+    assert [s.qa_id for s in found] == ["1", "1-S1", "1-S2", "2"]
+    assert [s.question_kind for s in found] == ["main", "supplementary", "supplementary", "written"]
+    assert all(s.answerer and s.answer for s in found)
+    assert all("(" not in s.asker and "（" not in s.asker for s in found if s.asker)
+    assert len({s.asker for s in found[:3]}) == 3
+
+
+def test_an_indented_question_line_is_its_own_main_exchange() -> None:
+    """A text layer that indents the numbered question's line (``  4. 張國柱議員：…``) still
+    opens the main exchange with it: the question gets its own chunk, its supplementaries theirs."""
+    text = ZH_ORAL.replace("1. 林健鋒議員：", "  1. 林健鋒議員：").replace("\n2. 胡志偉議員", "\n 2. 胡志偉議員")
+    found = pairs(doc_of(text))
+    assert [s.qa_id for s in found] == ["1", "1-S1", "1-S2", "1-S3", "2", "2-S1", "3"]
+    assert found[0].question_kind == "main" and found[0].asker == "林健鋒議員"
+    assert "據報" in found[0].text and not any("據報" in s.text for s in found[1:])
+    chunks = qa_chunks(doc_of(text))
+    assert [c.question_id for c in chunks][:2] == ["1", "1-S1"]
+
+
 def test_summary_counts_supplementaries_without_gaps_or_duplicates() -> None:
     summary = structure_summary(detect_structure(doc_of(ZH_ORAL)))
     assert summary["qa_ids"][:3] == ["1", "1-S1", "1-S2"]
     assert summary["numbering_gaps"] == [] and summary["duplicate_ids"] == [] and not summary["unsure"]
+
+
+def test_the_structure_check_names_each_question_without_an_exchange() -> None:
+    """A number skipped, or a main question whose supplementaries have exchanges but which
+    has none of its own: the check's line names the number, not only a count of gaps."""
+
+    def qa(qa_id: str) -> Section:
+        section = Section("qa", None, None, 1, 1, 0, 1, "x", qa_id=qa_id, question="q", answer="a")
+        section.parent_question_id = qa_id.split("-")[0] if "-" in qa_id else None
+        return section
+
+    summary = structure_summary([qa(i) for i in ("1", "1-S1", "3", "4-S1", "4-S2", "5")])
+    assert summary["numbering_gaps"] == ["2", "4"]
+    check = next(c for c in structure_checks(summary) if c.name == "qa_numbering_complete")
+    assert not check.passed and "(2, 4)" in check.description and "gaps 2, 4" in check.line()
+    whole = structure_summary(detect_structure(doc_of(ZH_ORAL)))
+    assert next(c for c in structure_checks(whole) if c.name == "qa_numbering_complete").passed
 
 
 def qa_chunks(doc: DocumentText, **kwargs: object) -> list[Chunk]:

@@ -135,6 +135,22 @@ def test_token_windows_carry_the_path_of_the_section_where_they_start(name: str)
     assert checked >= 2
 
 
+@pytest.mark.parametrize("name", ["table_headers_en", "table_headers_zh"])
+def test_a_bold_table_header_row_is_never_a_heading(name: str) -> None:
+    """A table's header row set in the titles' bold, its cells on one line with wide gaps or
+    wrapped within their columns side by side (``generate_table_heading_fixtures``): the
+    outline holds the section titles only, and no chunk is named after a row."""
+    gold = _gold(name)
+    _, pages = text_pages(read_source(OUTLINE_DIR / f"{name}.pdf"))
+    sections = find_structure(pages, Settings()).sections
+    headings = list(dict.fromkeys(h for s in sections for h in s.path))
+    assert headings == gold["headings"]
+    cells = {key(c) for c in gold["header_cells"]}
+    for record in _chunks(OUTLINE_DIR / f"{name}.pdf") + _chunks(OUTLINE_DIR / f"{name}.pdf", Strategy.token):
+        path = split_path(record["metadata"]["section_path"])
+        assert not any(key(c) in key(h) for h in path for c in cells), path
+
+
 def test_docx_heading_styles_and_markdown_headings_make_the_path(tmp_path: Path) -> None:
     import docx
 

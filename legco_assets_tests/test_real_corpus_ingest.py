@@ -1,7 +1,7 @@
 """The whole real corpus through the Dagster path, as the assets run in production.
 
 Every paper that ``legco-assets ingest`` would take from ``../shared/corpus/real`` (its
-MANIFEST.md aside) gets a dynamic partition and is materialised with both strategies: the
+MANIFEST.md aside; the session sample of Hansards in ``legco/session1213/`` included) gets a dynamic partition and is materialised with both strategies: the
 whole graph with the token strategy, then ``chunks`` + ``vector_index`` with the question
 strategy, into one embedded Chroma, with the blocking asset checks. Each must succeed; the
 scanned paper fails at ``page_text`` with its reason (no vision LLM configured). Each
@@ -23,9 +23,10 @@ import dagster as dg
 import pytest
 
 from legco_assets.core.pipeline import Artifacts
+from legco_assets.core.records import DocumentText
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex, folder_files, skip_reason
-from legco_assets.core.structure import unchunked_pages
+from legco_assets.core.structure import printed_questions, unchunked_pages
 from legco_assets.defs.assets import ALL_ASSETS, chunk_excerpts, chunks, vector_index
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
@@ -93,6 +94,10 @@ def test_every_real_paper_ingests_with_both_strategies(paper: Path, ingest: tupl
     covered = {n for r in records for n in range(r["metadata"]["page_start"], r["metadata"]["page_end"] + 1)}
     assert pages <= covered, f"pages with text in no question chunk: {sorted(pages - covered)[:20]}"
     assert art.read_chunks(Strategy.token)
+    # a Council record: every question it numbers is an exchange of its own, indexed
+    numbered = printed_questions(DocumentText.from_pages(art.pages()).text)
+    own = {r["metadata"].get("question_id") for r in records if r["metadata"].get("question_kind") in ("main", "written")}
+    assert [n for n in numbered if str(n) not in own] == []
     for strategy in Strategy:  # every chunk of both strategies has its source excerpt
         made = list((art.root / "excerpts" / strategy.value).glob(f"*.{'pdf' if paper.suffix == '.pdf' else '*'}"))
         assert len([f for f in made if f.stem.isdigit()]) == len(art.read_chunks(strategy)), strategy

@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from legco_assets.core.chunking import QuestionChunkingStrategy
+from legco_assets.core.pipeline import chunk_paper
 from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import DocumentText, Section
-from legco_assets.core.structure import detect_structure, structure_summary
+from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.structure import detect_structure, printed_questions, structure_summary
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
 pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason="real corpus not available (../shared/corpus/real)")
@@ -108,3 +110,30 @@ def test_hansard_pipeline_chunks_every_page_run() -> None:
     chunks = QuestionChunkingStrategy().chunk("hansard", doc, detect_structure(doc))
     assert len(pages) == 250 and chunks
     assert chunks[-1].page_end >= 248  # the reading goes on to the written replies' end
+
+
+SESSION = sorted(p.relative_to(CORPUS).as_posix() for p in (CORPUS / "legco" / "session1213").glob("*.txt")) if CORPUS.exists() else []
+HANSARDS = SESSION + ["legco/hansard_20121121_translate-c.pdfbox.txt", "legco/hansard_20121121_translate-c.pdf"]
+
+
+@pytest.mark.parametrize("relative", HANSARDS)
+def test_every_numbered_question_of_a_hansard_is_an_exchange_of_its_own(relative: str) -> None:
+    """A session's Council records (written questions only, oral ones postponed, the
+    Committee of the whole Council, members who spoke English as ``(譯文 )``) and the 2012
+    record as PDF and as PDFBox text: every question the paper numbers (its own count) is a
+    main or written exchange of its own, in both strategies; every paper chunks and passes
+    the blocking checks."""
+    path = CORPUS / relative
+    doc = load(relative)
+    numbered = printed_questions(doc.text)
+    for strategy in Strategy:
+        paper = chunk_paper(path, strategy, Settings(), use_llm=False)
+        assert paper.records, strategy
+        assert not [c.line() for c in paper.checks if c.blocking and not c.passed], strategy
+        if strategy is Strategy.question:
+            own = {r["metadata"].get("question_id") for r in paper.records if r["metadata"].get("question_kind") in ("main", "written")}
+            assert [n for n in numbered if str(n) not in own] == []
+            check = next(c for c in paper.checks if c.name == "qa_numbering_complete")  # names no printed question
+            assert not {str(n) for n in numbered} & set(check.details["gaps"]), check.line()
+    if "session1213" in relative and relative.split("-cm")[1][:4] not in ("0221", "0425"):
+        assert numbered, "a meeting with questions prints them"  # the two without questions: a debate, a committee

@@ -70,8 +70,9 @@ QUESTION_END = re.compile(r"[?？][」』”’\"')）]*\s*$")
 # hansard speaker turns, as printed at the start of a line: a member (``林健鋒議員：``,
 # ``郭榮鏗議員(譯文)：``, ``MR JEFFREY LAM (in Chinese):``), an official (``勞工及福利局局長：``,
 # ``SECRETARY FOR SECURITY:``) or the President (``主席：``, ``PRESIDENT (in Cantonese):``)
-_TRANSLATED = r"(?:\s*[(（]譯文[)）])?"
-_IN_LANGUAGE = r"(?:\s*\(in\s+\w+\))?"
+# the label between name and colon, with any spacing the text layer gives (``(譯文 )``, ``( in Cantonese)``)
+_TRANSLATED = r"(?:\s*[(（]\s*譯\s*文\s*[)）])?"
+_IN_LANGUAGE = r"(?:\s*[(（]\s*in\s+[A-Za-z]+\s*[)）])?"
 _ZH_MEMBER = r"[\u4e00-\u9fff]{2,6}議員"
 _EN_MEMBER = r"(?:MR|MS|MRS|MISS|DR|PROF|IR|SR|REVD)\s+[A-Z][A-Z' .,-]*?"  # IR/SR: engineer, surveyor; REVD CANON …
 _ZH_OFFICIAL = r"[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長|專員)"
@@ -84,10 +85,10 @@ _COLON = r"\s*[:：︰]"
 # match; a long title may leave ``President, …`` to the next line)
 HANSARD_QUESTION = re.compile(
     rf"^(?P<num>\d{{1,2}})\s*[.．]\s*(?:{_ZH_MEMBER}\s*{_TRANSLATED}{_COLON}"
-    rf"|{_EN_MEMBER}\s*{_IN_LANGUAGE}\s*:)\s*(?P<text>.*)$"
+    rf"|{_EN_MEMBER}\s*{_IN_LANGUAGE}{_COLON})\s*(?P<text>.*)$"
 )
 HANSARD_REPLY = re.compile(
-    rf"^(?:{_ZH_OFFICIAL}\s*{_TRANSLATED}{_COLON}|{_EN_OFFICIAL}\s*{_IN_LANGUAGE}\s*:)\s*(?=主席|President|$)"
+    rf"^(?:{_ZH_OFFICIAL}\s*{_TRANSLATED}{_COLON}|{_EN_OFFICIAL}\s*{_IN_LANGUAGE}{_COLON})\s*(?=主席|President|$)"
 )
 # any speaker's turn, numbered (a question) or not; the group that matched says who speaks
 SPEAKER_TURN = re.compile(
@@ -96,6 +97,8 @@ SPEAKER_TURN = re.compile(
 )
 # the President asking whether a supplementary was answered: the member's next turn follows it up
 NOT_ANSWERED = re.compile(r"未獲答覆|沒有回答|not\s+been\s+answered|not\s+answered", re.IGNORECASE)
+# the heading over a hansard's questions, oral or written
+QUESTIONS_HEADING = re.compile(r"^議員質詢的(?:口頭|書面)答覆$|^(?:ORAL|WRITTEN)\s+ANSWERS\s+TO\s+QUESTIONS$", re.IGNORECASE)
 # the part of a hansard holding written replies (its level-1 heading)
 WRITTEN_REPLIES = re.compile(r"書面答覆|WRITTEN\s+ANSWERS", re.IGNORECASE)
 # a reply's (or a question's) own part at the start of a line: ``(一)``, ``(1)``, ``(a)``,
@@ -116,7 +119,7 @@ AGENDA_QUESTION = re.compile(
     r"^(?P<star>\*)?\s*(?P<num>\d{1,2})\s*[.．]\s*"
     r"(?:(?P<asker>(?:(?:Dr|Prof|Ir|Sr|Revd|Canon|Mr|Mrs|Ms|Miss)\s+){0,3}Hon\s+\S.{0,40}?)\s+to\s+ask\s*[:：]"
     r"|(?P<asker_zh>[\u4e00-\u9fff]{2,6}議員)問\s*[:：︰])"
-    r"(?:\s*\((?:Translation|Oral\s+reply|Written\s+reply)\)|\s*[(（]譯文[)）])*\s*(?P<text>.*)$"
+    r"(?:\s*\((?:Translation|Oral\s+reply|Written\s+reply)\)|\s*[(（]\s*譯\s*文\s*[)）])*\s*(?P<text>.*)$"
 )
 
 # headings

@@ -359,6 +359,7 @@ def paper_facts(
         labels,
         OfficialMatch.from_dict(official).check() if official else None,
         [p.number for p in pages if p.unreadable],
+        {p.number: lines for p, lines in zip(pages, furniture.page_lines)},
     )
 
 

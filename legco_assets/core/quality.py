@@ -60,6 +60,16 @@ class PaperFacts:
     labels: dict[str, Any] | None = None
     official: Check | None = None  # questions_match_open_data, for a paper with LegCo's records
     unreadable_pages: list[int] = field(default_factory=list)  # text layers that map to no characters
+    # per page number, the lines its edges print that are furniture there (``read.Furniture.page_lines``);
+    # None: not known, and every line of a chunk is judged
+    edge_furniture: dict[int, frozenset[str]] | None = None
+
+    def furniture_at(self, first: int, last: int) -> frozenset[str] | None:
+        """The furniture lines printed at the edges of pages ``first``..``last`` and the pages
+        either side (a page's header may join the chunk that ends the page before)."""
+        if self.edge_furniture is None:
+            return None
+        return frozenset().union(*(self.edge_furniture.get(n, frozenset()) for n in range(first - 1, last + 2)))
 
 
 def _pages_covered(records: list[dict[str, Any]], pages_with_text: list[int]) -> Check:
@@ -88,15 +98,17 @@ _FOOTER_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DASH_PAGE = re.compile(r"-\s*\d{1,4}\s*-")
 
 
-def leaked_furniture(lines: list[str], facts: PaperFacts) -> str | None:
+def leaked_furniture(lines: list[str], facts: PaperFacts, at_edges: frozenset[str] | None = None) -> str | None:
     """The first line of a chunk that is page furniture: a footer line (:func:`leaked_footer`),
     a line the paper repeats at a page edge on most pages, or a running header that follows
     the section printed beside a bare page number (alone, the same words are the section's
-    heading, which is content)."""
+    heading, which is content). Only a line that the chunk's pages print where furniture
+    stands (``at_edges``, when known) is judged: a contents entry ``支援市民和企業 72`` in the
+    body of a page looks like a header and its page number, but no page prints it at an edge."""
     # furniture lines are short: a long line is content, and is not even squashed
     squashed = ["".join(ln.split()) if len(ln) <= MAX_FURNITURE_CHARS else "" for ln in lines]
     for k, (line, s) in enumerate(zip(lines, squashed)):
-        if not s:
+        if not s or (at_edges is not None and s not in at_edges):
             continue
         if leaked_footer(line) or s in facts.running_headers:
             return line.strip()
@@ -122,7 +134,8 @@ def _no_footer(records: list[dict[str, Any]], facts: PaperFacts) -> Check:
         path = " > ".join(r["metadata"].get("section_path") or [])
         if path and lines[0].strip() == path:  # the chunk's own heading path, written by the chunker
             lines = lines[1:]
-        bad = leaked_furniture(lines, facts)
+        meta = r["metadata"]
+        bad = leaked_furniture(lines, facts, facts.furniture_at(meta["page_start"], meta["page_end"]))
         if bad is not None:
             leaked.append({"id": r["id"], "line": bad})
     return Check(
@@ -196,7 +209,9 @@ def structure_checks(summary: dict[str, Any]) -> list[Check]:
         Check(
             "qa_numbering_complete",
             not gaps and not dupes,
-            f"{len(gaps)} gap(s), {len(dupes)} duplicate id(s) in Q&A numbering",
+            f"{len(gaps)} numbered question(s) without a pair of their own"
+            + (f" ({', '.join(map(str, gaps[:10]))}{', …' if len(gaps) > 10 else ''})" if gaps else "")
+            + f", {len(dupes)} duplicate id(s) in Q&A numbering",
             {"gaps": gaps[:50], "duplicates": dupes[:50]},
         ),
         Check("every_question_answered", not unanswered, f"{len(unanswered)} question(s) without an answer", {"questions": unanswered[:50]}),

@@ -21,6 +21,7 @@ document-wide, once all pages are read.
 from __future__ import annotations
 
 import ctypes
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -36,6 +37,11 @@ FILL_STROKE = 2  # text render mode: filled and stroked, a drawn "fake bold"
 SHORT_LINE = 0.7  # a line this much shorter than the page's longest ends its block (a paragraph's last line)
 FULL_LINE = 0.9  # a line this close to the page's longest is running text (a numbered paragraph's first line)
 TITLE_PAGE = 1  # a style seen only on this page is the paper's title, not an outline level
+CELL_GAP = 1.2  # a gap this many times the font size between two words: two cells of a row
+ROW_OVERLAP = 0.5  # lines side by side sharing this much of their height: cells of one row
+CELL_REACH = 3.0  # the next cell of a row starts within this many font sizes (a column gutter, a
+# two-up spread's other page, is farther or holds running text)
+ROW_REACH = 24  # how many lines either side a cell's neighbours in its row may be (text order)
 
 
 # the sentence and clause ends of markers.SENTENCE_END / CLAUSE_END, but for the question
@@ -149,6 +155,29 @@ class _Reader:
             self.fonts[address] = any(tag in lowered for tag in (b"bold", b"-bd", b"black", b"heavy"))
         return self.fonts[address]
 
+    def box(self, index: int) -> tuple[float, float, float, float]:
+        """(left, right, bottom, top) of one character, in PDF points."""
+        left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+        self.raw.FPDFText_GetCharBox(self.textpage, index, *(ctypes.byref(v) for v in (left, right, bottom, top)))
+        return left.value, right.value, bottom.value, top.value
+
+    def line_box(self, start: int, line: str) -> tuple[float, float, float, float]:
+        """The box of a (stripped) line from its first and last characters."""
+        first, last = self.box(start), self.box(start + len(line) - 1)
+        return first[0], last[1], min(first[2], last[2]), max(first[3], last[3])
+
+    def split_in_cells(self, start: int, line: str) -> bool:
+        """A wide gap between two words of the line (past a leading label such as ``(II)``):
+        the line is cells of a table row that the text layer put on one line."""
+        for gap in re.finditer(r"\s+", line):
+            if markers.LEADING_LABEL.fullmatch(line[: gap.start()] + " "):
+                continue
+            before, after = self.box(start + gap.start() - 1), self.box(start + gap.end())
+            size = self.style(start + gap.start() - 1).size
+            if size > 0 and after[0] - before[1] > CELL_GAP * size:
+                return True
+        return False
+
     def line(self, start: int, line: str) -> LineStyle | None:
         """Style of the line's text (not its label): the character at 2/3 of it, where a
         numbered item's bold number or a heading's leading label never is. ``start``: the
@@ -168,6 +197,7 @@ def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool
     import pypdfium2.raw as raw
 
     reader = _Reader(raw, textpage, {} if fonts is None else fonts)
+    row_cells = _RowCells(reader)
     lines = [ln.strip() for ln in text.split("\r\n")]
     widths = [_width(ln) for ln in lines]
     full = max(widths, default=0)
@@ -182,6 +212,7 @@ def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool
             opens = True
             continue
         start += len(raw_line) - len(raw_line.lstrip())
+        row_cells.add(row, start, line)
         if opens and width < FULL_LINE * full and candidate_line(line):
             style = reader.line(start, line)
             if style:
@@ -192,7 +223,46 @@ def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool
             if style:
                 body.append(style)
         opens = width < SHORT_LINE * full or line.rstrip(_CLOSERS)[-1:] in _ENDS
-    return PageSamples(number, candidates, body, rows)
+    kept = [k for k, row in enumerate(rows) if not row_cells.cell(row, SHORT_LINE * full)]  # once every line's place is known
+    return PageSamples(number, [candidates[k] for k in kept], body, [rows[k] for k in kept])
+
+
+class _RowCells:
+    """Whether a candidate line is a cell of a table row: cells the text layer put on one
+    line (:meth:`_Reader.split_in_cells`), or a line with other text beside it at the same
+    height (the next cell of its row: a heading has its line to itself). The lines' boxes
+    are read only when a candidate asks, and only near it."""
+
+    def __init__(self, reader: _Reader) -> None:
+        self.reader = reader
+        self.lines: dict[int, tuple[int, str]] = {}  # row -> (PDFium index of its first char, text)
+        self.boxes: dict[int, tuple[float, float, float, float]] = {}
+
+    def add(self, row: int, start: int, line: str) -> None:
+        self.lines[row] = (start, line)
+
+    def _box(self, row: int) -> tuple[float, float, float, float]:
+        if row not in self.boxes:
+            self.boxes[row] = self.reader.line_box(*self.lines[row])
+        return self.boxes[row]
+
+    def cell(self, row: int, short: float) -> bool:
+        """``short``: the display width under which a line is no running text (a cell)."""
+        start, line = self.lines[row]
+        if self.reader.split_in_cells(start, line):
+            return True
+        left, right, bottom, top = self._box(row)
+        reach = CELL_REACH * self.reader.style(start).size
+        for other in range(row - ROW_REACH, row + ROW_REACH + 1):
+            text = self.lines[other][1] if other in self.lines and other != row else ""
+            if not any(ch.isalpha() for ch in text) or _width(text) >= short or markers.LEADING_LABEL.fullmatch(text + " "):
+                continue
+            o_left, o_right, o_bottom, o_top = self._box(other)
+            shared = min(top, o_top) - max(bottom, o_bottom)
+            gap = o_left - right if o_left >= right else left - o_right if o_right <= left else -1.0
+            if 0 <= gap <= reach and shared >= ROW_OVERLAP * min(top - bottom, o_top - o_bottom) > 0:
+                return True
+        return False
 
 
 def _body_style(samples: list[PageSamples]) -> tuple[float, int]:

@@ -173,6 +173,9 @@ class Furniture:
     section_headers: frozenset[str] = frozenset()
     running_headers: frozenset[str] = frozenset()
     running_keys: frozenset[str] = frozenset()  # :func:`running_headers`' keys, learned once
+    # per page (in order), the lines at its edges that these rules take for furniture there:
+    # the only places furniture can be, so a check judges a chunk's line only against them
+    page_lines: tuple[frozenset[str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -274,10 +277,10 @@ def learn_furniture(pages: list[list[str]]) -> Furniture:
     any paper's words: bare page numbers in step with the pages, the running header beside
     them (following the section), and lines at an edge on most pages."""
     if len(pages) < 2:
-        return Furniture()
+        return Furniture(page_lines=_page_lines(pages, None, None, set()))
     if len(pages) < MIN_LEARNED_PAGES:
         top, bottom = _learn_pair_edge(pages, True), _learn_pair_edge(pages, False)
-        return Furniture(top, bottom)
+        return Furniture(top, bottom, page_lines=_page_lines(pages, top, bottom, set()))
     top, bottom = _learn_edge(pages, True), _learn_edge(pages, False)
     headers: set[str] = set()
     for n, lines in enumerate(pages, start=1):
@@ -290,8 +293,29 @@ def learn_furniture(pages: list[list[str]]) -> Furniture:
     running = running_headers(pages)
     seen = {_squash(ln) for lines in pages for _, ln in _edge(lines, True) + _edge(lines, False)}
     return Furniture(
-        top, bottom, frozenset(headers), frozenset(s for s in seen if _running_key(s) in running), frozenset(running)
+        top,
+        bottom,
+        frozenset(headers),
+        frozenset(s for s in seen if _running_key(s) in running),
+        frozenset(running),
+        _page_lines(pages, top, bottom, running),
     )
+
+
+def _page_lines(
+    pages: list[list[str]], top: EdgeLayout | None, bottom: EdgeLayout | None, running: set[str]
+) -> tuple[frozenset[str], ...]:
+    """Each page's furniture where it stands: the lines at its edges that the learned layouts
+    take (a page number in step with the page, the header beside it or on its line), that
+    repeat at an edge on most pages, or that are furniture alone (a page label). A line that
+    only looks like a header and a number (a contents entry ``支援市民和企業 72``) is none."""
+    found = []
+    for n, lines in enumerate(pages, start=1):
+        edge = {i for i, _ in _edge(lines, True) + _edge(lines, False)}
+        layout = set(_layout_lines(lines, n, top, True)) | set(_layout_lines(lines, n, bottom, False))
+        kept = {i for i in edge if i in layout or is_furniture(lines[i], n) or _running_key(lines[i]) in running}
+        found.append(frozenset(_squash(lines[i]) for i in kept))
+    return tuple(found)
 
 
 def page_furniture(pages: list[Page]) -> Furniture:

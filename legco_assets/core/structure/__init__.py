@@ -9,7 +9,7 @@ from __future__ import annotations
 from .annexes import AnnexReport, link_annexes, same_member
 from .asked_headings import asked_headings
 from .official_match import CHECK_NAME as OFFICIAL_CHECK, OfficialMatch, match_official_questions
-from .council import SUPPLEMENTARY, WRITTEN, context_line, question_lead, reply_parts
+from .council import SUPPLEMENTARY, WRITTEN, context_line, printed_questions, question_lead, reply_parts
 from .label_guard import LabelCoverage, label_coverage, question_labels
 from .llm_structure import (
     PLAIN_JSON_INSTRUCTIONS,
@@ -50,6 +50,7 @@ __all__ = [
     "SUPPLEMENTARY",
     "WRITTEN",
     "context_line",
+    "printed_questions",
     "question_lead",
     "reply_parts",
     "LabelCoverage",

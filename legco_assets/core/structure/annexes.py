@@ -33,7 +33,7 @@ from .text import join_pages
 TITLE_LOOKAHEAD = 6  # non-blank lines after the label where the title must start
 TITLE_MAX_LINES = 3  # a title wraps onto at most this many lines
 _ANSWER_LINE = re.compile(r"^(?:書面答覆|WRITTEN\s+ANSWERS?)$", re.IGNORECASE)
-_NAME_NOISE = re.compile(r"\b(?:the\s+)?hon(?:ourable)?\b|\b(?:mr|ms|mrs|miss|dr|prof|ir)\b\.?|議員|\(in\s+\w+\)|[(（]譯文[)）]", re.IGNORECASE)
+_NAME_NOISE = re.compile(r"\b(?:the\s+)?hon(?:ourable)?\b|\b(?:mr|ms|mrs|miss|dr|prof|ir)\b\.?|議員|[(（]\s*in\s+\w+\s*[)）]|[(（]\s*譯\s*文\s*[)）]", re.IGNORECASE)
 
 
 @dataclass

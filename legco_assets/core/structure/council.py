@@ -97,6 +97,24 @@ def speaker_turns(text: str, start: int, end: int) -> list[Turn]:
     return bounded
 
 
+def printed_questions(text: str) -> list[int]:
+    """The numbers of the questions a Council record prints, each once, in order: the
+    numbered member's turns (``7. 姚思榮議員：…``, ``11. 葉劉淑儀議員 (譯文 )：…``,
+    ``1. MR JEFFREY LAM (in Chinese): …``) under the oral or written questions' heading. The
+    paper's own count, to hold the exchanges found against."""
+    numbers: list[int] = []
+    under = False
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if markers.QUESTIONS_HEADING.match(stripped):
+            under = True
+            continue
+        m = markers.HANSARD_QUESTION.match(stripped) if under else None
+        if m and int(m["num"]) not in numbers:
+            numbers.append(int(m["num"]))
+    return numbers
+
+
 def _trimmed_end(text: str, start: int, stop: int) -> int:
     while stop > start and text[stop - 1].isspace():
         stop -= 1
@@ -111,7 +129,9 @@ def exchanges(text: str, start: int, end: int, written: bool) -> list[Exchange]:
     so the President's lines after it fall between exchanges.
     """
     turns = speaker_turns(text, start, end)
-    asker = turns[0].speaker if turns and turns[0].role == "member" and turns[0].start == start else None
+    # the span opens with the asker's turn, wherever the line's indent puts the label
+    opens = bool(turns) and not text[start : turns[0].start].strip()
+    asker = turns[0].speaker if opens and turns[0].role == "member" else None
     first = Exchange(WRITTEN if written else MAIN, asker, start, end)
     first.question_text_start = turns[0].text_start if asker else None
     if written or not turns:

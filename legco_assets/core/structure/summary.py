@@ -33,7 +33,8 @@ def _id_parts(qa_id: str) -> tuple[str, int] | None:
 def structure_summary(sections: list[Section]) -> dict[str, Any]:
     """What the rules found, and where they may be wrong.
 
-    ``numbering_gaps`` lists ids missing inside each prefix's run (A1, A3 -> A2);
+    ``numbering_gaps`` lists ids missing inside each prefix's run (A1, A3 -> A2) and the
+    questions whose supplementaries were found without them (``4-S1`` but no ``4``);
     ``duplicate_ids`` ids seen twice; ``questions_without_answers`` pairs whose answer is
     empty. ``unsure`` is true when any of these is non-empty, so a caller (the LLM stage, an
     asset check) knows when to look again.
@@ -52,6 +53,9 @@ def structure_summary(sections: list[Section]) -> dict[str, Any]:
         for n in range(min(1, min(numbers)), max(numbers) + 1)
         if n not in numbers and n > 0
     ]
+    # a question whose supplementaries have exchanges but which has none of its own (its
+    # main question ran into the exchange before): missing, wherever its number falls
+    gaps += [p for p in dict.fromkeys(s.parent_question_id for s in pairs if s.parent_question_id) if p not in ids and p not in gaps]
     duplicates = sorted(qa_id for qa_id, n in Counter(ids).items() if n > 1)
     unanswered = [s.qa_id for s in pairs if not (s.answer or "").strip()]
     return {
