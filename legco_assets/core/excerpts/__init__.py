@@ -15,7 +15,7 @@ from .check import held_ratio, held_share, shown_of, shown_text, shown_texts
 from .increment import Highlight, pdf_increment
 from .links import EXTENSIONS, chunk_link, excerpt_file, excerpt_kind, excerpt_url, link_bytes, split_link
 from .make import ExcerptReport, chunk_body, cut_excerpt, manifest_file, write_excerpts
-from .pdf import highlighted_texts
+from .pdf import highlight_pages, highlighted_texts
 from .serve import excerpt_server
 from .text import CONTEXT_CHARS, html_page, marked_chunks, marked_html, marked_text
 
@@ -34,6 +34,7 @@ __all__ = [
     "excerpt_url",
     "held_ratio",
     "held_share",
+    "highlight_pages",
     "highlighted_texts",
     "html_page",
     "link_bytes",

@@ -220,6 +220,23 @@ def highlighted_texts(data: bytes) -> dict[str, str]:
     return {chunk_id: "".join(chars) for chunk_id, chars in found.items()}
 
 
+def highlight_pages(data: bytes) -> dict[str, set[int]]:
+    """The pages (1-based) each chunk id's highlight is on: what a ``#page=N`` link needs."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(data)
+    pages: dict[str, set[int]] = {}
+    try:
+        for index in range(len(pdf)):
+            page = pdf[index]
+            for chunk_id in _highlight_rects(page):
+                pages.setdefault(chunk_id, set()).add(index + 1)
+            page.close()
+    finally:
+        pdf.close()
+    return pages
+
+
 def _highlight_rects(page: Any) -> dict[str, list[tuple[float, float, float, float]]]:
     """Our highlights' quadrilaterals on a page, by the chunk id they name."""
     import pypdfium2.raw as pdfium_c
