@@ -179,10 +179,11 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
         ) as answered:
             link.click(modifiers=["Shift"])  # a new window, whatever target the UI gives the link
         reply = answered.value
-        assert reply.status == 200 and reply.headers["content-type"] == "application/pdf"
+        assert reply.status == 200
         pdf = opened.value
         pdf.wait_for_load_state()
-        assert pdf.url == href, (pdf.url, href)
+        # the PDF viewer's document (Playwright shows no headers of a response it hands to it)
+        assert pdf.url == href and pdf.evaluate("document.contentType") == "application/pdf", (pdf.url, href)
         pdf.set_viewport_size({"width": 1200, "height": 900})
         pdf.wait_for_timeout(3000)
         pdf.screenshot(path=str(SHOTS / "excerpt_link.png"))
