@@ -16,8 +16,10 @@ test: setup  ## the whole test suite
 test-fast: setup  ## everything but the browser test
 	.venv/bin/python -m pytest -m "not browser"
 
-ui: setup  ## the Dagster UI on http://127.0.0.1:3000 (assets, partitions, lineage)
+ui: setup  ## the Dagster UI on http://127.0.0.1:3000, and the excerpts (only them, read-only) on http://127.0.0.1:3001 for its links
 	@mkdir -p $(DAGSTER_HOME)
+	.venv/bin/legco-assets serve-excerpts --host 127.0.0.1 --port 3001 & server=$$!; \
+	trap 'kill $$server 2>/dev/null' EXIT INT TERM; \
 	.venv/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 
 validate: setup

@@ -90,7 +90,7 @@ def test_a_paper_ingested_with_others_names_only_its_own_upstream(env_data_dir: 
     text = capsys.readouterr().out
     assert f"paper {first}" in text and "OTHER PAPER" not in text and second not in text
     assert "extractor=pypdfium2" in text and "config=" in text and f"chunk {chunk_id}: pages 1" in text
-    assert "excerpts/token/0.pdf" in text
+    assert "excerpts/token.pdf#page=1" in text
 
 
 def test_lineage_of_an_unknown_paper_is_a_one_line_error(env_data_dir: Path, capsys: pytest.CaptureFixture) -> None:

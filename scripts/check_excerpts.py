@@ -1,13 +1,21 @@
-"""How well every chunk's excerpt shows its chunk, per paper and strategy (issue 30).
+"""How well every chunk's excerpt shows its chunk, per paper and strategy (issues 30, 42).
 
 For each paper (the real corpus by default, or the files given) and both strategies: chunk it
 (``chunk_file``, no LLM), write the excerpts (``write_excerpts``) into a temp folder, read the
-highlighted characters back from each excerpt file and count the chunks whose highlight holds
-at least 99% of the chunk's own characters (Markdown tables and whitespace normalised; the
-heading-path / follow-up context line the chunker adds is not the paper's text there).
-Prints one line per paper and strategy, then the totals, excerpts/s and disk use.
+highlighted characters back from the strategy's excerpt file by chunk and count the chunks
+whose highlight holds at least 99% of the chunk's own characters (Markdown tables and
+whitespace normalised; the heading-path / follow-up context line the chunker adds is not the
+paper's text there). Prints one line per paper and strategy (with the stored excerpts' size
+against the paper's), then the totals, excerpts/s and disk use.
+
+``--data DIR`` checks an ingested data folder instead: for every paper and strategy, that
+every chunk's ``chunk_file_path`` opens (the PDF copy joined from the stored paper and its
+update) at a page that carries the chunk's own highlight (``#page=N``), or at its marks
+(``#chunk-I``), and that the strategy's excerpts take no more than the paper; it prints the
+size table per paper. Exit 1 when either fails.
 
     .venv/bin/python scripts/check_excerpts.py [FILE ...]
+    .venv/bin/python scripts/check_excerpts.py --data /tmp/i42/data
 """
 
 from __future__ import annotations
@@ -21,7 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from legco_assets.core import pipeline  # noqa: E402
 from legco_assets.core.errors import DocumentError  # noqa: E402
-from legco_assets.core.excerpts import held_ratio, write_excerpts  # noqa: E402
+from legco_assets.core.excerpts import (  # noqa: E402
+    held_share, highlight_pages, link_bytes, shown_of, shown_texts, split_link, write_excerpts,
+)
 from legco_assets.core.read import read_source  # noqa: E402
 from legco_assets.core.settings import Settings, Strategy  # noqa: E402
 
@@ -53,16 +63,19 @@ def main(args: list[str]) -> int:
                 except DocumentError as exc:
                     print(f"{path.name:<44} {strategy.value:<9} skipped: {exc.reason}")
                     break
-                folder = Path(tmp) / path.stem / strategy.value
+                folder = Path(tmp) / path.stem / "excerpts"
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder.parent / "source.pdf").write_bytes(source.data)
                 kind = "text" if extracted.kind == "pdf" and extracted.extractor == "pypdf" else extracted.kind
-                report = write_excerpts(folder, kind, source.data, pages, records, source.sha256, path.name)
-                ratios = [held_ratio(r, folder / e.file) for r, e in zip(records, report.excerpts)]
+                report = write_excerpts(folder, strategy.value, kind, source.data, pages, records, source.sha256, path.name)
+                texts = shown_texts(folder / report.file)
+                ratios = [held_share(r, shown_of(r, texts)) for r in records]
                 held = sum(r >= HOLDS for r in ratios)
-                size = sum(f.stat().st_size for f in folder.iterdir())
+                size = report.bytes
                 rate = report.written / report.seconds if report.seconds else 0.0
                 print(
                     f"{path.name[:44]:<44} {strategy.value:<9} {len(records):>6} {held:>6} {held / max(1, len(records)):>7.1%} "
-                    f"{min(ratios, default=1):>6.3f} {rate:>6.1f} {size / 1e6:>7.1f}"
+                    f"{min(ratios, default=1):>6.3f} {rate:>6.1f} {size / 1e6:>7.2f} {size / len(source.data):>7.3f}"
                 )
                 totals["chunks"] += len(records)
                 totals["held"] += held
@@ -77,5 +90,58 @@ def main(args: list[str]) -> int:
     return 0 if share >= HOLDS else 1
 
 
+def check_data(data: Path) -> int:
+    """Every chunk's ``chunk_file_path`` in an ingested data folder opens its highlighted
+    page, and each strategy's excerpts of a paper take no more than the paper."""
+    from legco_assets.core.pipeline import Artifacts, with_excerpt_paths
+
+    settings = Settings.from_env().with_(data_dir=data)
+    bad, chunks, over = 0, 0, 0
+    print(f"{'paper':<46} {'source MB':>9} " + " ".join(f"{s.value + ' MB':>11} {'ratio':>6}" for s in Strategy) + f" {'opened':>8}")
+    for folder in sorted(p for p in settings.documents_dir.iterdir() if (p / "source.json").exists()):
+        art = Artifacts(settings, folder.name)
+        info = art.source()
+        paper = art.path("source" + Path(info.filename).suffix.lower()).stat().st_size
+        cells, opened = [], 0
+        for strategy in Strategy:
+            if not art.path(art.chunks_name(strategy)).exists():
+                cells.append(f"{'-':>11} {'-':>6}")
+                continue
+            records = with_excerpt_paths(settings, folder.name, strategy, art.read_chunks(strategy))
+            stored = sorted((folder / "excerpts").glob(f"{strategy.value}.*"))
+            size = sum(f.stat().st_size for f in stored if not f.name.endswith(".json"))
+            over += size > paper
+            cells.append(f"{size / 1e6:>11.3f} {size / paper:>6.3f}")
+            for record in records:
+                chunks += 1
+                ok = _opens(record)
+                opened += ok
+                bad += not ok
+        print(f"{folder.name[:46]:<46} {paper / 1e6:>9.3f} " + " ".join(cells) + f" {opened:>8}")
+    print(f"\n{chunks - bad} of {chunks} chunk links open their highlighted page; {over} paper-strategies over the paper's size")
+    return 0 if bad == 0 and over == 0 else 1
+
+
+_OPENED: dict[Path, tuple[bytes, dict]] = {}
+
+
+def _opens(record: dict) -> bool:
+    """The link's file opens and the page (or anchor) it names carries the chunk's highlight."""
+    path, fragment = split_link(record["metadata"]["chunk_file_path"])
+    if path not in _OPENED:
+        _OPENED.clear()
+        try:
+            data = link_bytes(path)
+        except OSError:
+            return False
+        _OPENED[path] = (data, highlight_pages(data) if path.suffix == ".pdf" else shown_texts(path))
+    data, marks = _OPENED[path]
+    if path.suffix == ".pdf":
+        return int(fragment.removeprefix("page=")) in marks.get(record["id"], set())
+    return f'id="{fragment}"'.encode() in data and held_share(record, shown_of(record, marks)) > 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--data"]:
+        sys.exit(check_data(Path(sys.argv[2])))
     sys.exit(main(sys.argv[1:]))

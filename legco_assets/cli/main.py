@@ -13,10 +13,10 @@ import os
 import sys
 from typing import Sequence
 
-from . import ask, browse, chunk, common, evaluate, feed, ingest, lineage
+from . import ask, browse, chunk, common, evaluate, excerpt, feed, ingest, lineage
 
 # in the order ``legco-assets --help`` lists them
-COMMANDS = (chunk, ingest, browse, ask, evaluate, feed, lineage)
+COMMANDS = (chunk, ingest, browse, ask, excerpt, evaluate, feed, lineage)
 
 
 class _Parser(argparse.ArgumentParser):

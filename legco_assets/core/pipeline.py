@@ -20,7 +20,7 @@ from . import markers
 from .errors import DocumentError
 from .llm import LLMClient
 from .chunking import QuestionChunkingStrategy, TokenChunkingStrategy
-from .excerpts import excerpt_file, write_excerpts
+from .excerpts import chunk_link, write_excerpts
 from .quality import PaperFacts, paper_checks
 from .read import (
     SourceBytes,
@@ -529,33 +529,49 @@ def excerpt_source_kind(info: SourceInfo) -> str:
     return "text" if info.kind == "pdf" and info.extractor == "pypdf" else info.kind
 
 
-def excerpt_folder(settings: Settings, document_id: str, strategy: Strategy) -> Path:
-    return Artifacts(settings, document_id).path(f"excerpts/{strategy.value}")
+def excerpt_folder(settings: Settings, document_id: str) -> Path:
+    """A paper's ``excerpts`` folder: one file (and manifest) per strategy."""
+    return Artifacts(settings, document_id).path("excerpts")
 
 
 def with_excerpt_paths(settings: Settings, document_id: str, strategy: Strategy, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records with ``chunk_file_path``: where ``chunk_excerpts`` writes (or wrote) each
-    chunk's excerpt. The path follows from the chunk alone, so ``vector_index`` stores it
-    without waiting for the excerpts."""
+    """The records with ``chunk_file_path``: the strategy's excerpt file that
+    ``chunk_excerpts`` writes (or wrote) and the chunk's place in it (``#page=N``). It
+    follows from the chunk alone, so ``vector_index`` stores it without waiting for the
+    excerpts."""
 
     kind = excerpt_source_kind(Artifacts(settings, document_id).source())
-    folder = excerpt_folder(settings, document_id, strategy)
-    return [
-        {**r, "metadata": {**r["metadata"], "chunk_file_path": str(excerpt_file(folder, r["metadata"]["chunk_index"], kind))}}
-        for r in records
-    ]
+    folder = excerpt_folder(settings, document_id)
+    return [{**r, "metadata": {**r["metadata"], "chunk_file_path": chunk_link(folder, strategy.value, kind, r["metadata"])}} for r in records]
 
 
 def stage_excerpts(settings: Settings, document_id: str, strategy: Strategy) -> Any:
-    """Every chunk's excerpt of one strategy (:func:`.excerpts.write_excerpts`); the excerpts
-    of unchanged chunks are kept."""
+    """A strategy's excerpts of a paper (:func:`.excerpts.write_excerpts`); kept when no
+    chunk changed. A PDF's are highlights on the paper as stored here (``source.pdf``)."""
 
     art = Artifacts(settings, document_id)
     info = art.source()
     records = art.read_chunks(strategy)
     kind = excerpt_source_kind(info)
     data = art.source_bytes() if kind == "pdf" else b""
-    return write_excerpts(excerpt_folder(settings, document_id, strategy), kind, data, art.pages(), records, info.sha256, info.filename)
+    return write_excerpts(excerpt_folder(settings, document_id), strategy.value, kind, data, art.pages(), records, info.sha256, info.filename)
+
+
+def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
+    """One chunk's excerpt on its own (:func:`.excerpts.cut_excerpt`) and its extension;
+    ``KeyError`` when no stored chunk has that id."""
+    from .excerpts import cut_excerpt
+
+    document_id, strategy_name, _ = chunk_id.rsplit(":", 2)
+    strategy = Strategy.parse(strategy_name)
+    art = Artifacts(settings, document_id)
+    if not art.path("source.json").exists():
+        raise KeyError(chunk_id)
+    record = next((r for r in art.read_chunks(strategy) if r["id"] == chunk_id), None)
+    if record is None:
+        raise KeyError(chunk_id)
+    info = art.source()
+    return cut_excerpt(excerpt_folder(settings, document_id), strategy.value, excerpt_source_kind(info), record, art.pages(), info.filename)
 
 
 # -- counterparts (the other language's version of a paper, core/sources/counterparts.py) ----------------

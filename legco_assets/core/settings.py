@@ -61,6 +61,8 @@ DEFAULT_FEED_URL = "https://app.legco.gov.hk/OpenData/HansardDB"
 # where LegCo serves the papers a feed record points to; the feed's own host is always allowed
 DEFAULT_FEED_ALLOWED_HOSTS = ("legco.gov.hk", "*.legco.gov.hk")
 DOWNLOAD_MAX_FILE_MB = 200.0  # a download's cap when LEGCO_MAX_FILE_MB is unset (a Hansard is a few MB)
+EXCERPTS_PORT = 3001  # where ``make ui`` serves the excerpts (``legco-assets serve-excerpts``)
+DEFAULT_EXCERPTS_BASE_URL = f"http://127.0.0.1:{EXCERPTS_PORT}/"
 FEED_USER_AGENT = "legco-assets/0.1 (Hansard open-data client of the legco-assets project)"
 
 
@@ -112,6 +114,9 @@ class Settings:
     feed_backoff_s: float = 2.0
     feed_user_agent: str = FEED_USER_AGENT
     feed_allowed_hosts: tuple[str, ...] = DEFAULT_FEED_ALLOWED_HOSTS  # host, host:port or *.domain
+    # where the UI, ``query`` and ``answer`` link the excerpts: the documents folder as served
+    # (``make ui``'s server by default; an object store or web server in production)
+    excerpts_base_url: str = DEFAULT_EXCERPTS_BASE_URL
 
     @property
     def llm_enabled(self) -> bool:
@@ -198,7 +203,18 @@ class Settings:
             feed_backoff_s=_float(e.get("LEGCO_FEED_BACKOFF_S"), 2.0) or 0.0,
             feed_user_agent=e.get("LEGCO_FEED_USER_AGENT") or FEED_USER_AGENT,
             feed_allowed_hosts=_list(e.get("LEGCO_FEED_ALLOWED_HOSTS"), DEFAULT_FEED_ALLOWED_HOSTS),
+            excerpts_base_url=_http_url(e.get("EXCERPTS_BASE_URL"), DEFAULT_EXCERPTS_BASE_URL),
         )
+
+
+def _http_url(value: str | None, default: str) -> str:
+    """An ``http(s)://`` URL ending in ``/`` (the UI follows no other scheme)."""
+    if value is None or value.strip() == "":
+        return default
+    value = value.strip()
+    if not value.lower().startswith(("http://", "https://")):
+        raise ValueError(f"not an http(s) URL: {value!r}")
+    return value if value.endswith("/") else value + "/"
 
 
 def _strategies(value: str | None) -> tuple[Strategy, ...]:

@@ -1,6 +1,9 @@
 """Stage 6, excerpts: for every chunk, the part of the original paper it came from with its
-own text highlighted (PDF pages with a highlight annotation, an HTML page with ``<mark>``,
-a text excerpt), so a reader can check a chunk, or a cited answer, against the source.
+own text highlighted, a strategy's excerpts of a paper in one file that costs less than the
+paper (a PDF's highlighted copy stored as an update of the stored paper, each chunk's
+highlight an annotation naming it; an HTML page of a web page's or text paper's text, each
+chunk's characters marked), and one chunk's excerpt cut from it on demand; where a chunk's
+excerpt is as a path and as a URL, and a read-only server of the excerpts alone.
 
 Sits above chunking (it reads chunk records) and below the pipeline.
 Code outside this package imports only the names below."""
@@ -8,25 +11,42 @@ Code outside this package imports only the names below."""
 from __future__ import annotations
 
 from .align import align, significant
-from .check import held_ratio, shown_text
-from .make import EXTENSIONS, MANIFEST, ExcerptReport, chunk_body, excerpt_file, excerpt_kind, write_excerpts
-from .pdf import highlighted_text
-from .text import CONTEXT_CHARS, marked_html, marked_text
+from .check import held_ratio, held_share, shown_of, shown_text, shown_texts
+from .increment import Highlight, pdf_increment
+from .links import EXTENSIONS, chunk_link, excerpt_file, excerpt_kind, excerpt_url, link_bytes, split_link
+from .make import ExcerptReport, chunk_body, cut_excerpt, manifest_file, write_excerpts
+from .pdf import highlight_pages, highlighted_texts
+from .serve import excerpt_server
+from .text import CONTEXT_CHARS, html_page, marked_chunks, marked_html, marked_text
 
 __all__ = [
     "CONTEXT_CHARS",
     "EXTENSIONS",
-    "MANIFEST",
     "ExcerptReport",
+    "Highlight",
     "align",
     "chunk_body",
+    "chunk_link",
+    "cut_excerpt",
     "excerpt_file",
     "excerpt_kind",
+    "excerpt_server",
+    "excerpt_url",
     "held_ratio",
-    "highlighted_text",
+    "held_share",
+    "highlight_pages",
+    "highlighted_texts",
+    "html_page",
+    "link_bytes",
+    "manifest_file",
+    "marked_chunks",
     "marked_html",
     "marked_text",
+    "pdf_increment",
+    "shown_of",
     "shown_text",
+    "shown_texts",
     "significant",
+    "split_link",
     "write_excerpts",
 ]

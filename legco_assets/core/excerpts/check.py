@@ -1,7 +1,8 @@
 """Does an excerpt show its chunk? The highlighted (or marked) characters are read back from
-the excerpt file and the chunk's own characters looked for in them, in order, the way they
-were found in the source (:mod:`align`): Markdown table syntax and whitespace do not count,
-nor the context lines the chunker writes above a chunk (:func:`make.chunk_body`)."""
+the strategy's excerpt file, by the chunk they name, and the chunk's own characters looked
+for in them, in order, the way they were found in the source (:mod:`align`): Markdown table
+syntax and whitespace do not count, nor the context lines the chunker writes above a chunk
+(:func:`make.chunk_body`)."""
 
 from __future__ import annotations
 
@@ -9,22 +10,46 @@ from pathlib import Path
 from typing import Any
 
 from .align import align, significant
+from .links import link_bytes, split_link
 from .make import chunk_body
-from .pdf import highlighted_text
-from .text import marked_html, marked_text
+from .pdf import highlighted_texts
+from .text import marked_chunks, marked_html, marked_text
+
+
+def shown_texts(path: Path) -> dict[str, str]:
+    """The characters each chunk's highlight marks in a strategy's excerpt file, by chunk
+    id (PDF: the annotations' ``/Contents``) or ``chunk-<index>`` (HTML page)."""
+    data = link_bytes(path)
+    if path.suffix == ".pdf":
+        return highlighted_texts(data)
+    return {f"chunk-{index}": text for index, text in marked_chunks(data.decode("utf-8")).items()}
 
 
 def shown_text(path: Path) -> str:
-    """The characters an excerpt marks: under its highlights (PDF), inside ``<mark>``
-    (HTML), between the marker lines (text)."""
+    """The characters a cut excerpt (one chunk's, from the ``excerpt`` command) marks: under
+    its highlights (PDF), inside ``<mark>`` (HTML), between the marker lines (text)."""
     if path.suffix == ".pdf":
-        return highlighted_text(path.read_bytes())
+        return "".join(highlighted_texts(path.read_bytes()).values())
     page = path.read_text(encoding="utf-8")
     return marked_html(page) if path.suffix == ".html" else marked_text(page)
 
 
-def held_ratio(record: dict[str, Any], path: Path) -> float:
-    """Share of the chunk's characters that the excerpt's marked characters hold."""
+def shown_of(record: dict[str, Any], texts: dict[str, str]) -> str:
+    """A chunk's marked characters among :func:`shown_texts` of its file."""
+    return texts.get(record["id"]) or texts.get(f"chunk-{record['metadata']['chunk_index']}", "")
+
+
+def held_share(record: dict[str, Any], shown: str) -> float:
+    """Share of the chunk's characters that ``shown`` (its marked characters) holds."""
     needle, _ = significant(chunk_body(record))
-    shown, _ = significant(shown_text(path))
-    return align(needle, shown).ratio
+    hay, _ = significant(shown)
+    return align(needle, hay).ratio
+
+
+def held_ratio(record: dict[str, Any], link: str | Path | None = None) -> float:
+    """Share of the chunk's characters its excerpt marks: ``link`` a cut excerpt's file,
+    else the record's ``chunk_file_path``."""
+    if link is not None and "#" not in str(link):
+        return held_share(record, shown_text(Path(link)))
+    path, _ = split_link(str(link or record["metadata"]["chunk_file_path"]))
+    return held_share(record, shown_of(record, shown_texts(path)))

@@ -1,10 +1,14 @@
-"""Write every chunk's excerpt, re-making only those whose chunk changed.
+"""Write a strategy's excerpts of a paper, re-making them only when a chunk changed.
 
-The excerpt of chunk ``<index>`` of a strategy is ``excerpts/<strategy>/<index>.<ext>`` in the
-paper's artifact folder (``pdf``, ``html`` or ``txt`` by the kind of paper), so its path is
-known from the chunk alone and ``vector_index`` can store it without waiting for this stage.
-``manifest.json`` beside them keys each excerpt by a hash of what it shows (the source's
-sha256, the chunk's text and pages, the format), so a re-run re-writes only changed chunks.
+A strategy's excerpts are one file in the paper's ``excerpts/`` folder (:mod:`links`): a PDF
+paper's highlighted copy, stored as an update of the stored paper (:mod:`increment`), each
+chunk's highlight an annotation naming its id; a web page's or DOCX/TXT/Markdown paper's text
+once in an HTML page, each chunk's characters marked with its index. Either way the fonts,
+images and text are not stored again per chunk, so all of a strategy's excerpts of a paper
+take less than the paper (issue 42). ``<strategy>.json`` beside it keys each chunk by a
+hash of what it shows (the source's sha256, the chunk's text and pages, the format): when
+every key is unchanged the file is kept, else it is re-made whole (a per-chunk PDF is cut
+on demand: :func:`cut_excerpt`).
 """
 
 from __future__ import annotations
@@ -20,23 +24,18 @@ from typing import Any
 from ..records import DocumentText, Page
 from ..sources import atomic_write_text
 from .align import Alignment, align, significant, table_free
-from .pdf import PdfSource, pdf_excerpt
-from .text import html_excerpt, text_excerpt
+from .increment import pdf_increment
+from .links import EXTENSIONS, excerpt_file, excerpt_kind, link_bytes, update_file
+from .pdf import PdfSource, chunk_highlights, cut_pages
+from .text import html_excerpt, html_page, text_excerpt
 
-FORMAT = "3"  # bump when the excerpts' look changes: every excerpt is re-made
-MANIFEST = "manifest.json"
-EXTENSIONS = {"pdf": "pdf", "html": "html", "text": "txt"}
+FORMAT = "4"  # bump when the excerpts' look changes: every excerpt is re-made
 SPAN_SLACK = 200  # characters either side of a chunk's recorded span
 
 
-def excerpt_kind(document_kind: str) -> str:
-    """``pdf`` for a PDF paper, ``html`` for a web page, ``text`` for DOCX/TXT/Markdown."""
-    return document_kind if document_kind in ("pdf", "html") else "text"
-
-
-def excerpt_file(folder: Path, index: int, document_kind: str) -> Path:
-    """Where chunk ``index``'s excerpt lives in a strategy's excerpt folder."""
-    return folder / f"{index}.{EXTENSIONS[excerpt_kind(document_kind)]}"
+def manifest_file(folder: Path, strategy: str) -> Path:
+    """The manifest of a strategy's excerpts in a paper's ``excerpts`` folder."""
+    return folder / f"{strategy}.json"
 
 
 def chunk_body(record: dict[str, Any]) -> str:
@@ -55,10 +54,12 @@ def chunk_body(record: dict[str, Any]) -> str:
 
 @dataclass
 class Excerpt:
-    """One written excerpt, as the manifest and the asset's metadata show it."""
+    """One chunk's excerpt, as the manifest and the asset's metadata show it: ``link`` is
+    its file and place (``question.pdf#page=3``, ``token.html#chunk-4``), ``pages`` those
+    its highlight is on."""
 
     index: int
-    file: str
+    link: str
     kind: str
     pages: list[int]
     matched: int
@@ -72,9 +73,12 @@ class Excerpt:
 
 @dataclass
 class ExcerptReport:
-    """What a run of :func:`write_excerpts` did."""
+    """What a run of :func:`write_excerpts` did: ``written``/``reused`` count chunks
+    (located again, or kept as they were), ``deleted`` files of an older layout."""
 
     kind: str
+    file: str = ""
+    bytes: int = 0
     excerpts: list[Excerpt] = field(default_factory=list)
     written: int = 0
     reused: int = 0
@@ -101,6 +105,7 @@ class _Locator:
         self.kind = excerpt_kind(document_kind)
         self.title = title
         self.pdf: PdfSource | None = None
+        self.data = data
         if self.kind == "pdf":
             self.pdf = PdfSource(data)
             self.hay, self.doc = self.pdf.text.text, None
@@ -129,21 +134,46 @@ class _Locator:
         start, end = self._window(record["metadata"])
         return align(needle, self.hay, start, end)
 
-    def render(self, record: dict[str, Any], found: Alignment) -> tuple[bytes, list[int]]:
-        meta = record["metadata"]
-        note = f"{record['id']} — {self.title}"
+    def marks(self, found: Alignment) -> dict[int, list[int]]:
+        """A PDF chunk's found characters as PDFium char indexes by page (0-based)."""
+        assert self.pdf is not None
+        marks: dict[int, list[int]] = {}
+        for position in found.positions():
+            marks.setdefault(self.pdf.text.page_of[position], []).append(self.pdf.text.char_of[position])
+        return marks
+
+    def spans(self, found: Alignment) -> list[tuple[int, int]]:
+        """A text chunk's found characters as spans of the text read."""
+        return [(self.offsets[s], self.offsets[e - 1] + 1) for s, e in found.spans]
+
+    def render(self, strategy: str, records: list[dict[str, Any]]) -> tuple[bytes, list[tuple[Alignment, list[int]]]]:
+        """The strategy's file (for a PDF, the update section) and each chunk's alignment
+        and highlighted pages (1-based)."""
+        shown: list[tuple[Alignment, list[int]]] = []
         if self.pdf is not None:
-            text = self.pdf.text
-            marks: dict[int, list[int]] = {}
-            for position in found.positions():
-                marks.setdefault(text.page_of[position], []).append(text.char_of[position])
-            pages = sorted(set(range(meta["page_start"] - 1, meta["page_end"])) | set(marks))
-            pages = [p for p in pages if 0 <= p < len(self.pdf.pdf)]
-            return pdf_excerpt(self.pdf, pages, marks, note), [p + 1 for p in pages]
+            highlights = []
+            for record in records:
+                found = self.locate(record)
+                mine = chunk_highlights(self.pdf, self.marks(found), record["id"])
+                highlights.extend(mine)
+                meta = record["metadata"]
+                own = set(range(meta["page_start"], meta["page_end"] + 1)) & set(range(1, len(self.pdf.pdf) + 1))
+                shown.append((found, sorted({h.page + 1 for h in mine} | own)))
+            return pdf_increment(self.data, highlights), shown
         assert self.doc is not None
-        spans = [(self.offsets[s], self.offsets[e - 1] + 1) for s, e in found.spans]
+        chunks = []
+        for record in records:
+            found = self.locate(record)
+            chunks.append((record["metadata"]["chunk_index"], self.spans(found)))
+            shown.append((found, [record["metadata"]["page_start"]]))
+        return html_page(self.doc.text, chunks, f"{self.title} — {strategy}").encode("utf-8"), shown
+
+    def cut(self, record: dict[str, Any]) -> bytes:
+        """A text chunk's own excerpt, as before issue 42: its passage with some context,
+        marked (an HTML page for a web page, plain text otherwise)."""
+        assert self.doc is not None
         render = html_excerpt if self.kind == "html" else text_excerpt
-        return render(self.doc.text, spans, note).encode("utf-8"), [meta["page_start"]]
+        return render(self.doc.text, self.spans(self.locate(record)), f"{record['id']} — {self.title}").encode("utf-8")
 
     def close(self) -> None:
         if self.pdf is not None:
@@ -151,40 +181,73 @@ class _Locator:
 
 
 def write_excerpts(
-    folder: Path, document_kind: str, data: bytes, pages: list[Page], records: list[dict[str, Any]], source_sha256: str, title: str = ""
+    folder: Path,
+    strategy: str,
+    document_kind: str,
+    data: bytes,
+    pages: list[Page],
+    records: list[dict[str, Any]],
+    source_sha256: str,
+    title: str = "",
 ) -> ExcerptReport:
-    """Excerpts of ``records`` (one strategy's chunks) into ``folder``; unchanged ones kept,
-    ones of chunks that no longer exist deleted."""
+    """The excerpts of ``records`` (one strategy's chunks) into the paper's ``excerpts``
+    ``folder``; for a PDF, ``data`` is the paper as stored beside it (``source.pdf``).
+    Kept when no chunk changed."""
     started = time.perf_counter()
     folder.mkdir(parents=True, exist_ok=True)
-    manifest_path = folder / MANIFEST
-    old = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
     report = ExcerptReport(excerpt_kind(document_kind))
-    locator: _Locator | None = None
-    try:
-        for record in records:
-            index = record["metadata"]["chunk_index"]
-            path = excerpt_file(folder, index, document_kind)
-            key = _key(record, source_sha256)
-            kept = old.get(str(index))
-            if kept and kept["key"] == key and path.exists():
-                report.excerpts.append(Excerpt(**kept))
-                report.reused += 1
-                continue
-            locator = locator or _Locator(document_kind, data, pages, title or records[0].get("document_id", ""))
-            found = locator.locate(record)
-            content, shown = locator.render(record, found)
-            path.write_bytes(content)
-            report.excerpts.append(Excerpt(index, path.name, report.kind, shown, found.matched, found.total, key))
-            report.written += 1
-    finally:
-        if locator is not None:
+    path = excerpt_file(folder, strategy, document_kind)
+    stored = update_file(path) if report.kind == "pdf" else path
+    manifest_path = manifest_file(folder, strategy)
+    old = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
+    keys = [_key(record, source_sha256) for record in records]
+    if stored.exists() and [old.get(str(r["metadata"]["chunk_index"]), {}).get("key") for r in records] == keys:
+        report.excerpts = [Excerpt(**old[str(r["metadata"]["chunk_index"])]) for r in records]
+        report.reused = len(records)
+    elif records:
+        locator = _Locator(document_kind, data, pages, title or records[0].get("document_id", ""))
+        try:
+            content, shown = locator.render(strategy, records)
+        finally:
             locator.close()
-    wanted = {e.file for e in report.excerpts} | {MANIFEST}
-    for stale in folder.iterdir():
-        if stale.is_file() and stale.name not in wanted:
-            stale.unlink()
-            report.deleted += 1
+        stored.write_bytes(content)
+        for record, key, (found, on) in zip(records, keys, shown):
+            meta = record["metadata"]
+            link = f"{path.name}#page={max(1, meta['page_start'])}" if report.kind == "pdf" else f"{path.name}#chunk-{meta['chunk_index']}"
+            report.excerpts.append(Excerpt(meta["chunk_index"], link, report.kind, on, found.matched, found.total, key))
+        report.written = len(records)
+    report.deleted = _drop_old_layout(folder, strategy)
     atomic_write_text(manifest_path, json.dumps({str(e.index): asdict(e) for e in report.excerpts}, ensure_ascii=False, indent=0))
+    report.file = path.name
+    report.bytes = stored.stat().st_size if stored.exists() else 0
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _drop_old_layout(folder: Path, strategy: str) -> int:
+    """Delete the per-chunk files of the layout before issue 42 (``<strategy>/<index>.pdf``
+    and its manifest); the number deleted."""
+    deleted = 0
+    old = folder / strategy
+    if old.is_dir():
+        for stale in old.iterdir():
+            stale.unlink()
+            deleted += 1
+        old.rmdir()
+    return deleted
+
+
+def cut_excerpt(folder: Path, strategy: str, document_kind: str, record: dict[str, Any], pages: list[Page], title: str = "") -> tuple[bytes, str]:
+    """One chunk's excerpt on its own, made on demand, and its extension: for a PDF, the
+    pages its highlight is on (else its own pages) cut from the strategy's highlighted copy
+    with only its highlight; otherwise its passage with context, marked."""
+    kind = excerpt_kind(document_kind)
+    meta = record["metadata"]
+    if kind != "pdf":
+        locator = _Locator(document_kind, b"", pages, title or record.get("document_id", ""))
+        return locator.cut(record), "html" if kind == "html" else "txt"
+    manifest = json.loads(manifest_file(folder, strategy).read_text(encoding="utf-8"))
+    shown = manifest.get(str(meta["chunk_index"]), {}).get("pages") or []
+    wanted = sorted(set(shown) | set(range(meta["page_start"], meta["page_end"] + 1)))
+    data = link_bytes(excerpt_file(folder, strategy, document_kind))
+    return cut_pages(data, record["id"], [p - 1 for p in wanted if p >= 1]), EXTENSIONS[kind]

@@ -1,23 +1,25 @@
-"""PDF excerpts: a chunk's pages imported into a new document, its characters highlighted.
+"""PDF excerpts: where a chunk's characters are on its pages, and the highlights read back.
 
-One library does all of it, pypdfium2 (PDFium), which already reads every paper here,
-AES-encrypted ones included: ``PdfDocument.import_pages`` copies the pages with their
-resources, and a ``Highlight`` annotation per page carries one quadrilateral per line of the
-chunk's characters (their loose boxes, so the mark covers the line's height). Reading the
-highlights back (:func:`highlighted_text`) is what the ≥ 99% check measures.
+pypdfium2 (PDFium), which already reads every paper here, AES-encrypted ones included, gives
+each character's loose box; a chunk's highlight on a page is one quadrilateral per line run
+of its characters (so the mark covers the line's height), written into the strategy's
+update of the paper (:mod:`increment`). Reading the highlights back by chunk id
+(:func:`highlighted_texts`) is what the ≥ 99% check measures; :func:`cut_pages` makes the
+per-chunk PDF on demand (``PdfDocument.import_pages`` copies only those pages' resources).
 """
 
 from __future__ import annotations
 
 import ctypes
 import io
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..read import normalise_chars_aligned, pdfium_page_chars, upright_textpage
 from .align import IGNORED, significant
+from .increment import AUTHOR, Highlight
 
-HIGHLIGHT_RGBA = (255, 226, 0, 110)  # a marker pen's yellow, translucent
 
 
 @dataclass
@@ -109,65 +111,90 @@ def line_quads(boxes: list[tuple[float, float, float, float]]) -> list[tuple[flo
     return [(q[0], q[1], q[2], q[3]) for q in quads]
 
 
-def _wide(text: str) -> Any:
-    return ctypes.create_string_buffer((text + "\0").encode("utf-16-le"))
+def row_blocks(quads: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
+    """Fewer, larger quadrilaterals for a chunk's highlight on a page, so that a strategy's
+    highlights of a paper cost a few bytes each: the runs of one row (a table's cells, a
+    line) become one, then consecutive rows of the same left and right edges (a paragraph,
+    a table) one block; the edges are rounded outwards to whole points."""
+    rows: list[list[float]] = []
+    for left, top, right, bottom in sorted(quads, key=lambda q: (-q[1], q[0])):
+        if rows:
+            r = rows[-1]
+            if min(top, r[1]) - max(bottom, r[3]) >= 0.5 * min(top - bottom, r[1] - r[3]):
+                r[0], r[1], r[2], r[3] = min(r[0], left), max(r[1], top), max(r[2], right), min(r[3], bottom)
+                continue
+        rows.append([left, top, right, bottom])
+    blocks: list[list[float]] = []
+    for left, top, right, bottom in rows:
+        if blocks:
+            b = blocks[-1]
+            height = top - bottom
+            if abs(b[0] - left) <= 2 and abs(b[2] - right) <= 2 and b[3] - top <= height:
+                b[0], b[2], b[3] = min(b[0], left), max(b[2], right), bottom
+                continue
+        blocks.append([left, top, right, bottom])
+    return [(math.floor(l), math.ceil(t), math.ceil(r), math.floor(b)) for l, t, r, b in blocks]
 
 
-def _add_highlight(page: Any, quads: list[tuple[float, float, float, float]], note: str) -> None:
-    import pypdfium2.raw as pdfium_c
-
-    annot = pdfium_c.FPDFPage_CreateAnnot(page.raw, pdfium_c.FPDF_ANNOT_HIGHLIGHT)
-    try:
-        pdfium_c.FPDFAnnot_SetColor(annot, pdfium_c.FPDFANNOT_COLORTYPE_Color, *HIGHLIGHT_RGBA)
-        for left, top, right, bottom in quads:
-            qp = pdfium_c.FS_QUADPOINTSF(left, top, right, top, left, bottom, right, bottom)
-            pdfium_c.FPDFAnnot_AppendAttachmentPoints(annot, ctypes.byref(qp))
-        rect = pdfium_c.FS_RECTF(
-            min(q[0] for q in quads), max(q[1] for q in quads), max(q[2] for q in quads), min(q[3] for q in quads)
-        )
-        pdfium_c.FPDFAnnot_SetRect(annot, ctypes.byref(rect))
-        pdfium_c.FPDFAnnot_SetStringValue(annot, b"Contents", ctypes.cast(_wide(note), pdfium_c.FPDF_WIDESTRING))
-        pdfium_c.FPDFAnnot_SetStringValue(annot, b"T", ctypes.cast(_wide("legco-assets"), pdfium_c.FPDF_WIDESTRING))
-    finally:
-        pdfium_c.FPDFPage_CloseAnnot(annot)
+def chunk_highlights(source: PdfSource, marks: dict[int, list[int]], chunk_id: str) -> list[Highlight]:
+    """A chunk's highlight on each page it marks: ``marks[page]`` are PDFium char indexes."""
+    out = []
+    for page in sorted(marks):
+        quads = row_blocks(line_quads(source.boxes(page, marks[page])))
+        if quads:
+            out.append(Highlight(page, chunk_id, quads))
+    return out
 
 
-def pdf_excerpt(source: PdfSource, pages: list[int], marks: dict[int, list[int]], note: str) -> bytes:
-    """A new PDF of ``pages`` (0-based, in order) with the chars ``marks[page]`` highlighted.
-
-    The highlight is added to the source's page, already loaded for its text, and goes with
-    it when the page is imported; then it is taken off again. Loading the imported copy to
-    annotate it instead would parse each page's content a second time (9 ms a page for a
-    Hansard: most of the cost)."""
+def cut_pages(data: bytes, chunk_id: str, pages: list[int]) -> bytes:
+    """A PDF of ``pages`` (0-based) of the highlighted copy ``data`` that keeps, of our
+    highlights, only ``chunk_id``'s: the per-chunk excerpt, made on demand. Only those
+    pages' resources are imported."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
-    annotated = []
+    source = pdfium.PdfDocument(data)
     out = pdfium.PdfDocument.new()
     try:
-        for index in pages:
-            quads = line_quads(source.boxes(index, marks.get(index, [])))
-            if quads:
-                _add_highlight(source.page(index), quads, note)
-                annotated.append(source.page(index))
-        out.import_pages(source.pdf, pages)
+        out.import_pages(source, pages)
+        for index in range(len(out)):
+            page = out[index]
+            for a in reversed(range(pdfium_c.FPDFPage_GetAnnotCount(page.raw))):
+                annot = pdfium_c.FPDFPage_GetAnnot(page.raw, a)
+                ours = _string(annot, b"T") == AUTHOR and _string(annot, b"Contents") != chunk_id
+                pdfium_c.FPDFPage_CloseAnnot(annot)
+                if ours:
+                    pdfium_c.FPDFPage_RemoveAnnot(page.raw, a)
+            page.close()
         buffer = io.BytesIO()
         out.save(buffer)
         return buffer.getvalue()
     finally:
-        for page in annotated:  # ours is the last annotation of the page
-            pdfium_c.FPDFPage_RemoveAnnot(page.raw, pdfium_c.FPDFPage_GetAnnotCount(page.raw) - 1)
         out.close()
+        source.close()
 
 
-def highlighted_text(data: bytes) -> str:
-    """The significant characters under the highlight annotations of a PDF, page by page
-    in text order: a character counts when the centre of its box lies in a quadrilateral."""
+def _string(annot: Any, key: bytes) -> str:
+    """An annotation's text value (``/Contents``, ``/T``), or ``""``."""
+    import pypdfium2.raw as pdfium_c
+
+    size = pdfium_c.FPDFAnnot_GetStringValue(annot, key, None, 0)
+    if size <= 2:
+        return ""
+    buffer = ctypes.create_string_buffer(size)
+    pdfium_c.FPDFAnnot_GetStringValue(annot, key, ctypes.cast(buffer, ctypes.POINTER(pdfium_c.FPDF_WCHAR)), size)
+    return buffer.raw[: size - 2].decode("utf-16-le", errors="replace")
+
+
+def highlighted_texts(data: bytes) -> dict[str, str]:
+    """For each chunk id our highlights name, the significant characters under its
+    highlights, page by page in text order: a character counts when the centre of its box
+    lies in one of the chunk's quadrilaterals. One pass over the pages for every chunk."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
     pdf = pdfium.PdfDocument(data)
-    found: list[str] = []
+    found: dict[str, list[str]] = {}
     try:
         for index in range(len(pdf)):
             page = pdf[index]
@@ -176,35 +203,56 @@ def highlighted_text(data: bytes) -> str:
                 textpage = upright_textpage(page)
                 chars = normalise_chars_aligned(pdfium_page_chars(textpage.raw))
                 box = pdfium_c.FS_RECTF()
+                centres: list[tuple[str, float, float]] = []
                 for i, ch in enumerate(chars):
                     if ch.isspace() or ch in IGNORED:
                         continue
-                    if not pdfium_c.FPDFText_GetLooseCharBox(textpage.raw, i, ctypes.byref(box)):
-                        continue
-                    x, y = (box.left + box.right) / 2, (box.top + box.bottom) / 2
-                    if any(l <= x <= r and b <= y <= t for l, t, r, b in rects):
-                        found.append(ch)
+                    if pdfium_c.FPDFText_GetLooseCharBox(textpage.raw, i, ctypes.byref(box)):
+                        centres.append((ch, (box.left + box.right) / 2, (box.top + box.bottom) / 2))
+                for chunk_id, boxes in rects.items():
+                    found.setdefault(chunk_id, []).extend(
+                        ch for ch, x, y in centres if any(l <= x <= r and b <= y <= t for l, t, r, b in boxes)
+                    )
                 textpage.close()
             page.close()
     finally:
         pdf.close()
-    return "".join(found)
+    return {chunk_id: "".join(chars) for chunk_id, chars in found.items()}
 
 
-def _highlight_rects(page: Any) -> list[tuple[float, float, float, float]]:
+def highlight_pages(data: bytes) -> dict[str, set[int]]:
+    """The pages (1-based) each chunk id's highlight is on: what a ``#page=N`` link needs."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(data)
+    pages: dict[str, set[int]] = {}
+    try:
+        for index in range(len(pdf)):
+            page = pdf[index]
+            for chunk_id in _highlight_rects(page):
+                pages.setdefault(chunk_id, set()).add(index + 1)
+            page.close()
+    finally:
+        pdf.close()
+    return pages
+
+
+def _highlight_rects(page: Any) -> dict[str, list[tuple[float, float, float, float]]]:
+    """Our highlights' quadrilaterals on a page, by the chunk id they name."""
     import pypdfium2.raw as pdfium_c
 
-    rects = []
+    rects: dict[str, list[tuple[float, float, float, float]]] = {}
     for a in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
         annot = pdfium_c.FPDFPage_GetAnnot(page.raw, a)
         try:
-            if pdfium_c.FPDFAnnot_GetSubtype(annot) != pdfium_c.FPDF_ANNOT_HIGHLIGHT:
+            if pdfium_c.FPDFAnnot_GetSubtype(annot) != pdfium_c.FPDF_ANNOT_HIGHLIGHT or _string(annot, b"T") != AUTHOR:
                 continue
+            mine = rects.setdefault(_string(annot, b"Contents"), [])
             qp = pdfium_c.FS_QUADPOINTSF()
             for q in range(pdfium_c.FPDFAnnot_CountAttachmentPoints(annot)):
                 if pdfium_c.FPDFAnnot_GetAttachmentPoints(annot, q, ctypes.byref(qp)):
                     xs, ys = (qp.x1, qp.x2, qp.x3, qp.x4), (qp.y1, qp.y2, qp.y3, qp.y4)
-                    rects.append((min(xs), max(ys), max(xs), min(ys)))
+                    mine.append((min(xs), max(ys), max(xs), min(ys)))
         finally:
             pdfium_c.FPDFPage_CloseAnnot(annot)
     return rects

@@ -97,3 +97,56 @@ def marked_html(page: str) -> str:
 def marked_text(page: str) -> str:
     """The text between a text excerpt's marker lines (to check it)."""
     return "".join(part.split(END, 1)[0] for part in page.split(BEGIN)[1:])
+
+
+_CHUNK_MARK = re.compile(r'<mark data-c="([0-9 ]+)">(.*?)</mark>', re.DOTALL)
+# a chunk's link is ``#chunk-<index>``: its marks lit, the page scrolled to its first one
+_SCRIPT = (
+    "<script>function lit(){var n=(location.hash.match(/^#chunk-(\\d+)$/)||[])[1];"
+    "document.querySelectorAll('mark').forEach(function(m){m.className="
+    "n&&(' '+m.dataset.c+' ').indexOf(' '+n+' ')>=0?'on':''})}"
+    "addEventListener('hashchange',lit);addEventListener('DOMContentLoaded',lit)</script>"
+)
+
+
+def html_page(text: str, chunks: list[tuple[int, list[tuple[int, int]]]], title: str) -> str:
+    """A strategy's excerpts of a paper that is not a PDF, in one page: ``text`` once, each
+    chunk's spans in ``<mark data-c="<indexes>">`` (chunks overlap: a stretch names every
+    chunk it belongs to) and an ``id="chunk-<index>"`` where each chunk starts. A link
+    ``#chunk-<index>`` scrolls there and lights that chunk's marks only."""
+    cover: dict[int, set[int]] = {}  # boundary -> chunks starting (+) or ending (-) there
+    starts: dict[int, list[int]] = {}
+    for index, spans in chunks:
+        spans = merged(text, spans)
+        if spans:
+            starts.setdefault(spans[0][0], []).append(index)
+        for start, end in spans:
+            cover.setdefault(start, set()).add(index + 1)
+            cover.setdefault(end, set()).add(-(index + 1))
+    bounds = sorted(set(cover) | set(starts) | {0, len(text)})
+    open_now: set[int] = set()
+    out = []
+    for here, nxt in zip(bounds, bounds[1:] + [len(text)]):
+        for signed in cover.get(here, ()):
+            (open_now.add if signed > 0 else open_now.discard)(abs(signed) - 1)
+        out.extend(f'<a id="chunk-{index}"></a>' for index in starts.get(here, []))
+        piece = html.escape(text[here:nxt])
+        if piece and open_now:
+            piece = f'<mark data-c="{" ".join(map(str, sorted(open_now)))}">{piece}</mark>'
+        out.append(piece)
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        f"<title>{html.escape(title)}</title>"
+        "<style>body{font-family:sans-serif;max-width:48em;margin:2em auto}"
+        "pre{white-space:pre-wrap}mark{background:none}mark.on{background:#ffe200}</style>"
+        f"{_SCRIPT}</head>\n<body><h1>{html.escape(title)}</h1>\n<pre>{''.join(out)}</pre></body></html>\n"
+    )
+
+
+def marked_chunks(page: str) -> dict[int, str]:
+    """The text each chunk's marks hold in a :func:`html_page` (to check it)."""
+    found: dict[int, list[str]] = {}
+    for indexes, piece in _CHUNK_MARK.findall(page):
+        for index in indexes.split():
+            found.setdefault(int(index), []).append(html.unescape(piece))
+    return {index: "".join(parts) for index, parts in found.items()}

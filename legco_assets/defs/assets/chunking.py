@@ -5,12 +5,12 @@ paper's checks as gates."""
 from collections import Counter
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import dagster as dg
 from pydantic import Field, model_validator
 
 from legco_assets.core import pipeline
+from legco_assets.core.excerpts import excerpt_url
 from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
@@ -79,7 +79,7 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
     return dg.MaterializeResult(
         metadata={
-            **_chunk_metadata(records, config.strategy, pipeline.with_excerpt_paths(settings, context.partition_key, config.strategy, records[:60])),
+            **_chunk_metadata(records, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, records[:60])),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
@@ -88,9 +88,18 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     )
 
 
-def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Counts and the Markdown preview; ``linked``: the first records with their
-    ``chunk_file_path``, for the preview's excerpt column."""
+def _excerpt_links(settings: Settings, document_id: str, strategy: Strategy, records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(label, URL) of each record's excerpt: ``question.pdf#page=3`` and where it is served."""
+    out = []
+    for r in pipeline.with_excerpt_paths(settings, document_id, strategy, records):
+        link = r["metadata"]["chunk_file_path"]
+        out.append((Path(link).name, excerpt_url(settings.excerpts_base_url, settings.documents_dir, link)))
+    return out
+
+
+def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: list[tuple[str, str]] | None = None) -> dict[str, Any]:
+    """Counts and the Markdown preview; ``linked``: the first records' excerpt (label, URL),
+    for the preview's excerpt column."""
     rows = []
     for r in records[:60]:
         m = r["metadata"]
@@ -101,11 +110,10 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: l
             body = body.lstrip()[len(path) :]
         rows.append([m.get("question_id", ""), path[-60:], pages, _first_line(body, 60), m["token_count"]])
     header = ["question", "section path", "pages", "first line", "tokens"]
-    if linked:  # where chunk_excerpts writes each chunk's excerpt (the link opens from a local UI)
+    if linked:  # each chunk's excerpt, over HTTP (EXCERPTS_BASE_URL; make ui serves it)
         header.append("excerpt")
-        for row, r in zip(rows, linked):
-            path = Path(r["metadata"]["chunk_file_path"])
-            row.append(f"[{path.name}](file://{quote(str(path.resolve()))})")
+        for row, (name, url) in zip(rows, linked):
+            row.append(f"[{name}]({url})")
     if any("question_kind" in r["metadata"] for r in records[:60]):
         header += COUNCIL_COLUMNS
         for row, r in zip(rows, records):

@@ -1,11 +1,12 @@
-"""Stage ``excerpts`` (core/excerpts): ``chunk_excerpts``, each chunk's pages cut from the
-source with its own text highlighted."""
+"""Stage ``excerpts`` (core/excerpts): ``chunk_excerpts``, every chunk's text highlighted on
+the source, a strategy's excerpts of a paper in one file, linked over HTTP."""
 
-from urllib.parse import quote
+from pathlib import Path
 
 import dagster as dg
 
 from legco_assets.core import pipeline
+from legco_assets.core.excerpts import excerpt_url
 from legco_assets.core.settings import Strategy
 
 from ..lineage import upstream_metadata
@@ -17,25 +18,32 @@ EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in
 
 
 @paper_asset(
-    "retrieval", {"pdf", "html"}, "1", deps=[chunks],
-    description="Per chunk of the configured strategy, the pages it spans cut from the source PDF with its own text "
-    "highlighted (an HTML page with <mark> for a web page, a text excerpt for DOCX/TXT/Markdown), under "
-    "excerpts/<strategy>/<index>.<ext>; re-made only for chunks that changed. The path is chunk_file_path in Chroma.",
+    "retrieval", {"pdf", "html"}, "2", deps=[chunks],
+    description="Every chunk of the configured strategy highlighted on the source, in one file per strategy that "
+    "costs less than the paper: excerpts/<strategy>.pdf (the paper with an annotation per chunk, stored as an "
+    "update of the stored paper) or excerpts/<strategy>.html for a web page or text paper. chunk_file_path in "
+    "Chroma is the file and the chunk's place (#page=N, #chunk-I); links open from EXCERPTS_BASE_URL (make ui "
+    "serves them); `legco-assets excerpt CHUNK_ID` cuts one chunk's PDF. Re-made only when a chunk changed.",
 )
 def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = legco.settings()
     report = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
-    folder = pipeline.excerpt_folder(settings, context.partition_key, config.strategy)
+    folder = pipeline.excerpt_folder(settings, context.partition_key)
     below = [e for e in report.excerpts if e.ratio < EXCERPT_LOCATED]
     rows = [
-        [e.index, ", ".join(map(str, e.pages)), f"{e.ratio:.1%}", f"[{e.file}](file://{quote(str((folder / e.file).resolve()))})"]
+        [e.index, ", ".join(map(str, e.pages)), f"{e.ratio:.1%}", f"[{e.link}]({excerpt_url(settings.excerpts_base_url, settings.documents_dir, str(folder / e.link))})"]
         for e in report.excerpts[:60]
     ]
+    art = pipeline.Artifacts(settings, context.partition_key)
+    paper_bytes = art.path("source" + Path(art.source().filename).suffix.lower()).stat().st_size
     return dg.MaterializeResult(
         metadata={
             "strategy": config.strategy.value,
             "excerpt_kind": report.kind,
             "excerpts": len(report.excerpts),
+            "file": report.file,
+            "stored_bytes": report.bytes,
+            "share_of_paper": round(report.bytes / paper_bytes, 4) if paper_bytes else 0.0,
             "written": report.written,
             "reused_unchanged": report.reused,
             "deleted": report.deleted,
@@ -47,5 +55,5 @@ def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, le
             "preview": dg.MetadataValue.md(md_table(["chunk", "pages", "highlighted", "excerpt"], rows)),
             **upstream_metadata(context, config.strategy.value),
         },
-        data_version=written_version(settings, context.partition_key, *(f"excerpts/{s.value}/manifest.json" for s in Strategy)),
+        data_version=written_version(settings, context.partition_key, *(f"excerpts/{s.value}.json" for s in Strategy)),
     )

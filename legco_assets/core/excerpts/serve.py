@@ -1,0 +1,84 @@
+"""A read-only HTTP server of the excerpts and nothing else of the data folder.
+
+The Dagster UI will not follow a ``file://`` link (it renders it as ``javascript:void(0)``),
+so excerpts are linked over HTTP (``EXCERPTS_BASE_URL``); ``make ui`` runs this server on
+127.0.0.1 so the default link opens. It answers ``GET``/``HEAD`` of exactly
+``/<document id>/excerpts/<strategy>.pdf`` or ``.html`` under the documents folder: any other
+path (``..``, encoded or not, the Dagster instance, Chroma, a paper's other artifacts, the
+stored update section itself) is a 404, and a path that resolves outside the folder (a
+symlink) too. A PDF is the stored paper and the strategy's update joined (:mod:`links`).
+Python's ``http.server``: nothing to install, and the handler is the whole surface.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import partial
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from .links import link_bytes
+
+CONTENT_TYPES = {".pdf": "application/pdf", ".html": "text/html; charset=utf-8"}
+_NAME = re.compile(r"[A-Za-z0-9_-]+\.(pdf|html)")
+
+
+def excerpt_path(root: Path, request_path: str) -> Path | None:
+    """The excerpt file a request path names under ``root`` (the documents folder), or None
+    when it names anything else."""
+    path = unquote(urlsplit(request_path).path, errors="strict")
+    parts = path.split("/")
+    if len(parts) != 4 or parts[0] != "" or parts[2] != "excerpts" or not _NAME.fullmatch(parts[3]):
+        return None
+    document = parts[1]
+    if document in ("", ".", "..") or any(ch in document for ch in "\\\x00") or document.startswith("."):
+        return None
+    candidate = (root / document / "excerpts" / parts[3]).resolve()
+    return candidate if candidate.is_relative_to(root.resolve()) else None
+
+
+class ExcerptHandler(BaseHTTPRequestHandler):
+    """``GET``/``HEAD`` of an excerpt file; 404 for anything else, 405 for other methods."""
+
+    server_version = "legco-excerpts"
+    root: Path = Path(".")
+
+    def __init__(self, *args, root: Path, **kwargs):  # type: ignore[no-untyped-def]
+        self.root = root
+        super().__init__(*args, **kwargs)
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        self._answer(body=True)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._answer(body=False)
+
+    def _answer(self, body: bool) -> None:
+        path, data = None, None
+        try:
+            path = excerpt_path(self.root, self.path)
+            data = link_bytes(path) if path is not None else None
+        except (OSError, UnicodeDecodeError, ValueError):
+            pass
+        if path is None or data is None:
+            self.send_error(404, "no such excerpt")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", CONTENT_TYPES[path.suffix])
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def _refuse(self) -> None:
+        self.send_error(405, "read-only")
+
+    do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815
+
+
+def excerpt_server(root: Path, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+    """A server of the excerpts under ``root`` (not started: ``serve_forever``)."""
+    return ThreadingHTTPServer((host, port), partial(ExcerptHandler, root=root))
