@@ -81,17 +81,19 @@ def _stage_lines(result: Any) -> list[str]:
 def _failed_checks(result: Any) -> list[tuple[bool, str]]:
     """Each asset check the run failed, ``(blocking, line)`` with the line ``chunk`` prints
     for it (``check: what failed (pages or ids)``): a paper that ingests with a warning, or
-    whose chunks a blocking check kept out of Chroma, says so here, not only in the UI."""
-    import dagster as dg
-
+    whose chunks a blocking check kept out of Chroma, says so here, not only in the UI. A
+    check that could not run (no records to compare with: ``evaluated`` False) is no finding
+    about the paper and is not printed; the UI shows it."""
     from legco_assets.core.quality import Check
 
     lines = []
     for evaluation in result.get_asset_check_evaluations():
-        if not evaluation.passed:
-            details = evaluation.metadata.get("details")
-            check = Check(evaluation.check_name, False, evaluation.description or "", details.value if details else {})
-            lines.append((evaluation.severity == dg.AssetCheckSeverity.ERROR, check.line()))
+        meta = evaluation.metadata
+        if evaluation.passed or ("evaluated" in meta and meta["evaluated"].value is False):
+            continue
+        details = meta.get("details")
+        check = Check(evaluation.check_name, False, evaluation.description or "", details.value if details else {})
+        lines.append((bool("blocking" in meta and meta["blocking"].value), check.line()))
     return lines
 
 

@@ -15,7 +15,7 @@ from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
-from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, written_version
+from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, paper_check_specs, written_version
 from .read import page_text
 from .structure import document_structure
 from .tables import page_tables
@@ -68,14 +68,15 @@ def _first_line(text: str, limit: int = 80) -> str:
 
 @paper_asset(
     "chunking", {"python"}, "3", deps=[document_structure, page_tables, page_text],
-    check_specs=[dg.AssetCheckSpec(name, asset="chunks", blocking=True) for name in CHUNK_CHECKS],
+    # only the integrity checks block (core/quality.BLOCKING); no_footer_leaked warns
+    check_specs=paper_check_specs("chunks", CHUNK_CHECKS),
     description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
 )
 def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = config.apply(legco.settings())
     records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
     art = pipeline.Artifacts(settings, context.partition_key)
-    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its gates
+    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its chunk checks
     checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
     return dg.MaterializeResult(
         metadata={
@@ -83,7 +84,7 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
-        check_results=check_results([c for c in checks if c.blocking]),
+        check_results=check_results([c for c in checks if c.name in CHUNK_CHECKS]),
         data_version=written_version(settings, context.partition_key, *(art.chunks_name(s) for s in Strategy)),
     )
 

@@ -1,13 +1,14 @@
 """What the assets of every stage share: the env-derived defaults of their run config, a
 stage's data version, check results and Markdown tables for the UI."""
 
+import warnings
 from typing import Any, Callable
 
 import dagster as dg
 
 from legco_assets.core import pipeline
 from legco_assets.core.markdown_tables import to_markdown
-from legco_assets.core.quality import Check
+from legco_assets.core.quality import ABOUT, BLOCKING, Check
 from legco_assets.core.settings import Settings
 
 from ..failures import reasons_as_failures
@@ -32,11 +33,43 @@ def paper_asset(group: str, kinds: set[str], code_version: str, **spec: Any) -> 
     return decorate
 
 
-def check_results(checks: list[Check], severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> list[dg.AssetCheckResult]:
+def check_spec(asset: str, name: str, description: str, blocking: bool = False) -> dg.AssetCheckSpec:
+    """A check of one paper: partitioned as its asset is, so each result belongs to its
+    paper in the UI (and a later pass of another paper never hides this one's failure).
+    ``partitions_def`` on a check is a preview in Dagster 1.13; its warning says nothing a
+    person running the CLI could act on, so it is not printed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return dg.AssetCheckSpec(name, asset=asset, description=description, blocking=blocking, partitions_def=documents_partitions)
+
+
+def paper_check_specs(asset: str, names: list[str]) -> list[dg.AssetCheckSpec]:
+    """The specs of the core's checks (``quality.ABOUT`` says what each looks at; only the
+    integrity checks of ``quality.BLOCKING`` block)."""
+    return [check_spec(asset, name, ABOUT[name], blocking=name in BLOCKING) for name in names]
+
+
+def not_run(check_name: str, reason: str) -> dg.AssetCheckResult:
+    """A check that could not run for this paper (no records to compare with). Not a pass:
+    a failed WARN result whose description says it did not run and why (``evaluated``
+    False). Dagster 1.13's ``@asset`` requires a result for each of its check specs (only a
+    subsettable multi-asset may leave one out), so "no result" is not an option here."""
+    return dg.AssetCheckResult(
+        check_name=check_name, passed=False, severity=dg.AssetCheckSeverity.WARN,
+        description=f"not run: {reason}", metadata={"evaluated": False, "reason": reason},
+    )
+
+
+def check_results(checks: list[Check]) -> list[dg.AssetCheckResult]:
+    """The core's checks as results: ERROR for a blocking check, WARN for the others; a
+    check that could not run (``details["evaluated"]`` False) as :func:`not_run`."""
     return [
-        dg.AssetCheckResult(
-            check_name=c.name, passed=c.passed, severity=severity, description=c.description,
-            metadata={"details": dg.MetadataValue.json(c.details)},
+        not_run(c.name, c.details.get("reason") or c.description)
+        if c.details.get("evaluated") is False
+        else dg.AssetCheckResult(
+            check_name=c.name, passed=c.passed, description=c.description,
+            severity=dg.AssetCheckSeverity.ERROR if c.blocking else dg.AssetCheckSeverity.WARN,
+            metadata={"details": dg.MetadataValue.json(c.details), "blocking": c.blocking},
         )
         for c in checks
     ]
