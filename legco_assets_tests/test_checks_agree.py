@@ -15,6 +15,7 @@ from pathlib import Path
 import dagster as dg
 
 from legco_assets.core.pipeline import chunk_paper
+from legco_assets.core.search import open_collection, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS
@@ -100,3 +101,6 @@ def test_ingest_prints_the_checks_chunk_prints(tmp_path: Path) -> None:
     ingest = cli("ingest", str(faq), str(paper), "--strategy", "both", home=tmp_path)
     printed = [line for line in ingest.stderr.splitlines() if line.startswith(("legco-assets: warning: ", "legco-assets: check failed: "))]
     assert sorted(set(printed)) == sorted(expected)
+    assert ingest.returncode == 0 and "failed: token 0, question 0;" in ingest.stdout.splitlines()[-1], ingest.stdout + ingest.stderr
+    stored = {(c["metadata"]["document_id"], c["metadata"]["strategy_type"]) for c in stored_chunks(open_collection(Settings(data_dir=tmp_path / "data")))}
+    assert stored == {(doc, s) for doc in ("faq", "drainage-e") for s in ("token", "question")}, "a warning costs no paper"
