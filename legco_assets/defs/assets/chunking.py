@@ -15,7 +15,7 @@ from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
-from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, paper_check_specs, written_version
+from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, paper_check_specs, tag_strategy, written_version
 from .read import page_text
 from .structure import document_structure
 from .tables import page_tables
@@ -73,6 +73,7 @@ def _first_line(text: str, limit: int = 80) -> str:
     description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
 )
 def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    tag_strategy(context, config.strategy.value)
     settings = config.apply(legco.settings())
     records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
     art = pipeline.Artifacts(settings, context.partition_key)

@@ -17,6 +17,16 @@ from ..partitions import documents_partitions
 
 DEFAULTS = Settings.from_env()
 COUNCIL_COLUMNS = ["kind", "asker", "parent"]  # a Hansard's questions: main | supplementary | written
+STRATEGY_TAG = "legco/strategy"  # the chunking strategy of a run, for the Runs list and the strategy chain
+
+
+def tag_strategy(context: dg.AssetExecutionContext, strategy: str) -> None:
+    """Tag the run with the strategy its config chunks with. The CLI and the sensors tag
+    their runs when they launch them, and so do the per-strategy jobs; a run launched from
+    an asset's page (Materialize, or its launchpad) has only its run config, so the asset
+    that reads the config tags its run: every run that chunks says how, in the Runs list."""
+    if context.run.tags.get(STRATEGY_TAG) != strategy:
+        context.instance.add_run_tags(context.run_id, {STRATEGY_TAG: strategy})
 
 
 def paper_asset(group: str, kinds: set[str], code_version: str, **spec: Any) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:

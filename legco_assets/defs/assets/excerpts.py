@@ -11,7 +11,7 @@ from legco_assets.core.settings import Strategy
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
 from .chunking import ChunkingConfig, chunks
-from .common import md_table, paper_asset, written_version
+from .common import md_table, paper_asset, tag_strategy, written_version
 
 EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in its excerpt
 
@@ -23,6 +23,7 @@ EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in
     "excerpts/<strategy>/<index>.<ext>; re-made only for chunks that changed. The path is chunk_file_path in Chroma.",
 )
 def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    tag_strategy(context, config.strategy.value)
     settings = legco.settings()
     report = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
     folder = pipeline.excerpt_folder(settings, context.partition_key, config.strategy)

@@ -12,7 +12,7 @@ from legco_assets.core.settings import Settings, Strategy
 from ..lineage import upstream_metadata
 from ..resources import ChromaResource, LegcoSettings
 from .chunking import ChunkingConfig, chunks
-from .common import check_spec, not_run, paper_asset, written_version
+from .common import check_spec, not_run, paper_asset, tag_strategy, written_version
 from .sources import counterpart_ui_metadata, source_document
 
 RETRIEVAL_CHECK = "retrieval_hit_at_5"
@@ -38,6 +38,7 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
 def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
     from legco_assets.core.search import stored_versions, versions_markdown  # Chroma and the embedder: loaded by the run, not by the code location
 
+    tag_strategy(context, config.strategy.value)
     settings = legco.settings()
     collection = chroma.collection(settings)
     result = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
