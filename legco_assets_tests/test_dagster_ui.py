@@ -14,6 +14,7 @@ from legco_assets.core.search import open_collection, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS, CHUNK_CHECKS, STRUCTURE_CHECKS, chunks
+from legco_assets.defs.assets.common import short_path
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 
@@ -154,3 +155,24 @@ def test_contents_page_does_not_fail_page_coverage_for_the_question_strategy(tmp
     assert result.asset_materializations_for_node("vector_index")
     structure = result.asset_materializations_for_node("document_structure")[0].metadata
     assert structure["qa_pairs"].value == 24 and structure["found_by"].value == "rules"
+
+
+def test_previews_say_what_they_cut(tmp_path: Path) -> None:
+    """Issue 42: a preview that lists a subset says so and where the rest is; a long section
+    path is cut at a heading boundary with a leading ellipsis, never inside a word."""
+    assert short_path("A > B") == "A > B"
+    long = "Chapter Two Supporting Enterprises and Jobs > Small Enterprises > Financing Guarantee Scheme"
+    assert short_path(long) == "… > Small Enterprises > Financing Guarantee Scheme"
+    assert len(short_path(long, 40)) <= 40 and short_path(long, 40) == "… > Financing Guarantee Scheme"
+    one = "Annex " + " ".join(f"word{n}" for n in range(20))
+    cut = short_path(one)
+    assert cut.startswith("…word") and len(cut) <= 60 and one.endswith(cut[1:])
+
+    paper = _english_paper(tmp_path / "long.pdf", pages=6)
+    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token", "chunk_size": 60, "chunk_overlap": 10}}}}, selection=None)
+    meta = result.asset_materializations_for_node("chunks")[0].metadata
+    total = meta["chunks"].value
+    assert total > 60
+    preview = meta["preview"].value
+    assert preview.startswith(f"first 60 of {total} chunks (legco-assets chunks long --strategy token for all)\n\n| question |")
+    assert preview.count("\n| ") == 60 + 1  # the header's separator row and 60 chunks

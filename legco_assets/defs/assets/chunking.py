@@ -15,7 +15,7 @@ from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
-from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, paper_check_specs, tag_strategy, written_version
+from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, paper_check_specs, short_path, shown_of, tag_strategy, written_version
 from .read import page_text
 from .structure import document_structure
 from .tables import page_tables
@@ -81,7 +81,7 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
     return dg.MaterializeResult(
         metadata={
-            **_chunk_metadata(records, config.strategy, pipeline.with_excerpt_paths(settings, context.partition_key, config.strategy, records[:60])),
+            **_chunk_metadata(records, config.strategy, pipeline.with_excerpt_paths(settings, context.partition_key, config.strategy, records[:60]), context.partition_key),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
@@ -90,9 +90,12 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     )
 
 
-def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """Counts and the Markdown preview; ``linked``: the first records with their
-    ``chunk_file_path``, for the preview's excerpt column."""
+def _chunk_metadata(
+    records: list[dict[str, Any]], strategy: Strategy, linked: list[dict[str, Any]] | None = None, document_id: str = ""
+) -> dict[str, Any]:
+    """Counts and the Markdown preview (the first 60 chunks, and a line saying so when there
+    are more); ``linked``: the first records with their ``chunk_file_path``, for the
+    preview's excerpt column."""
     rows = []
     for r in records[:60]:
         m = r["metadata"]
@@ -101,7 +104,7 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: l
         path = " > ".join(m.get("section_path") or [])
         if path and body.lstrip().startswith(path):  # the path is the first line of narrative/notes
             body = body.lstrip()[len(path) :]
-        rows.append([m.get("question_id", ""), path[-60:], pages, _first_line(body, 60), m["token_count"]])
+        rows.append([m.get("question_id", ""), short_path(path), pages, _first_line(body, 60), m["token_count"]])
     header = ["question", "section path", "pages", "first line", "tokens"]
     if linked:  # where chunk_excerpts writes each chunk's excerpt (the link opens from a local UI)
         header.append("excerpt")
@@ -118,5 +121,7 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: l
         "by_section_type": dg.MetadataValue.json(dict(Counter(r["metadata"]["section_type"] for r in records))),
         "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
         "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
-        "preview": dg.MetadataValue.md(md_table(header, rows)),
+        "preview": dg.MetadataValue.md(
+            shown_of(len(rows), len(records), "chunks", f"legco-assets chunks {document_id} --strategy {strategy.value} for all") + md_table(header, rows)
+        ),
     }

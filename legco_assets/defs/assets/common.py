@@ -85,6 +85,36 @@ def check_results(checks: list[Check]) -> list[dg.AssetCheckResult]:
     ]
 
 
+PATH_SEPARATOR = " > "
+
+
+def short_path(path: str, limit: int = 60) -> str:
+    """A section path of at most ``limit`` characters for a preview column: the innermost
+    headings kept whole, cut at a `` > `` boundary with a leading ``…``; an innermost heading
+    longer than the limit keeps its end from a word boundary (a CJK heading, without
+    spaces, from any character)."""
+    if len(path) <= limit:
+        return path
+    parts = path.split(PATH_SEPARATOR)
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(part) + len(PATH_SEPARATOR) + len(kept) + len("… > ") > limit:
+            break
+        kept = part + PATH_SEPARATOR + kept
+    if kept != parts[-1] or len(kept) + len("… > ") <= limit:
+        return "… > " + kept
+    tail = kept[-(limit - 1) :]
+    if kept[-len(tail) - 1] != " " and " " in tail:  # the cut fell inside a word
+        tail = tail.split(" ", 1)[1]
+    return "…" + tail
+
+
+def shown_of(shown: int, total: int, what: str, where_all: str) -> str:
+    """The line above a preview that lists a subset: ``first 60 of 150 chunks (legco-assets
+    chunks DOC for all)``; empty when it lists everything."""
+    return f"first {shown} of {total} {what} ({where_all})\n\n" if total > shown else ""
+
+
 def md_table(header: list[str], rows: list[list[Any]]) -> str:
     return to_markdown(header, [[str(c) for c in row] for row in rows])
 

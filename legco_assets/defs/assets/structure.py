@@ -12,7 +12,7 @@ from legco_assets.core.structure import outline_markdown, outline_of
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings, LLMResource
-from .common import COUNCIL_COLUMNS, check_results, md_table, paper_asset, paper_check_specs, written_version
+from .common import COUNCIL_COLUMNS, check_results, md_table, paper_asset, paper_check_specs, short_path, shown_of, written_version
 from .read import page_text
 
 STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "text_layer_readable", "question_labels_paired", "questions_match_open_data"]
@@ -30,7 +30,7 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
     stored = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")
     how, labels = stored["llm"], stored["labels"]
-    rows = [[s.type, s.qa_id or "", join_path(s.path)[-60:], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    rows = [[s.type, s.qa_id or "", short_path(join_path(s.path)), f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
     header = ["type", "id", "section path", "pages", "table"]
     if any(s.question_kind for s in sections):  # Council proceedings: who asked, which question it follows
         header += COUNCIL_COLUMNS
@@ -52,7 +52,9 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "llm_reason": how["reason"] or "not asked",
             "llm_dropped": dg.MetadataValue.json(how["dropped"]),
             **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
-            "structure": dg.MetadataValue.md(md_table(header, rows[:200])),
+            "structure": dg.MetadataValue.md(
+                shown_of(min(len(rows), 200), len(rows), "sections", f"all in {pipeline.Artifacts(settings, context.partition_key).path('structure.json')}") + md_table(header, rows[:200])
+            ),
             "headings": len(outline),
             "outline": dg.MetadataValue.md(outline_markdown(outline)),
             **_annex_metadata(stored.get("annexes")),
