@@ -98,7 +98,7 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
         print(f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  excerpt {meta.get('chunk_file_path', '(none)')}")
         path = meta.get("section_path")
         print(f"    section path: {' > '.join(path) if isinstance(path, list) else path or '(before the first heading)'}")
-        facts = [f"{k}={meta[k]}" for k in ("section_type", "question_id", "token_count", "content_sha256") if meta.get(k) not in (None, "")]
+        facts = [f"{k}={meta[k]}" for k in ("section_type", "question_id", "token_count") if meta.get(k) not in (None, "")]
         print("    " + "  ".join(facts))
         return
     for strategy, chunk_ids in ids.items():
