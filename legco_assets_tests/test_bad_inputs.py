@@ -246,7 +246,7 @@ def test_ingest_finishes_good_files_and_fails_each_bad_one(tmp_path: Path) -> No
         mine = [e for e in errors if e.startswith(f"legco-assets: error: {files[row.id]}: ")]
         assert len(mine) == 1 and mine[0].startswith(f"legco-assets: error: {files[row.id]}: {row.reason}"), (row.id, errors)
     summary = done.stdout.strip().splitlines()[-1]
-    assert summary.startswith(f"ingested {len(GOOD) + 2} document(s)") and f"failed {len(BAD)};" in summary
+    assert summary.startswith(f"ingested {len(GOOD) + 2} document(s)") and f"failed: token {len(BAD)};" in summary
     assert done.stdout.count("→ partition good-paper\n") == 1, "a file named twice is ingested once"
 
     data = tmp_path / "data"

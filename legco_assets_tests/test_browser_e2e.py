@@ -188,3 +188,42 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
         pdf.wait_for_timeout(3000)
         pdf.screenshot(path=str(SHOTS / "excerpt_link.png"))
         browser.close()
+
+
+def test_a_check_result_shows_its_paper(dagster_dev) -> None:
+    """Issue 42: checks are partitioned as their assets, so a check's result names the
+    paper it belongs to. A paper that leaks a page label into a chunk is ingested through the
+    CLI into the instance the UI reads; its ``no_footer_leaked`` warning, opened from the
+    check's page (its execution history), shows its partition."""
+    from playwright.sync_api import sync_playwright
+
+    from .pdf_factory import make_pdf
+
+    base, inbox, log = dagster_dev
+    data = inbox.parent
+    page_lines = ["Opening paragraph of the paper, with enough words to be real text.", "E-3", "Closing paragraph of the page."]
+    paper = make_pdf(data.parent / "papers" / "leaky paper.pdf", [page_lines, page_lines], footer=None)
+    env = {**os.environ, "DAGSTER_HOME": str(data.parent / "home"), "LEGCO_DATA_DIR": str(data), "LEGCO_INBOX": str(inbox)}
+    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
+        env.pop(name, None)
+    done = subprocess.run(
+        [sys.executable, "-m", "legco_assets.cli", "ingest", str(paper), "--strategy", "token"],
+        capture_output=True, text=True, env=env, timeout=600, cwd=REPO,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "legco-assets: warning: " in done.stderr and "no_footer_leaked" in done.stderr, done.stderr
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        page.goto(f"{base}/assets/chunks?view=checks&checkDetail=no_footer_leaked")
+        page.get_by_text("no_footer_leaked").first.wait_for(timeout=60_000)
+        _dismiss_popups(page)
+        page.get_by_role("tab", name="Execution history").click()
+        row = page.locator("tr", has_text="leaky-paper")
+        row.first.wait_for(timeout=60_000)
+        assert row.first.is_visible(), "the result names its paper (its partition), not 'Partition —'"
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(SHOTS / "check_partition.png"))
+        browser.close()

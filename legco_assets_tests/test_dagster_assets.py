@@ -38,6 +38,12 @@ def _materialize(instance: dg.DagsterInstance, data: Path, key: str, strategy: S
     )
 
 
+def ran(evaluation: dg.AssetCheckEvaluation) -> bool:
+    """A check that ran for the paper (one that could not says so: ``evaluated`` False)."""
+    evaluated = evaluation.metadata.get("evaluated")
+    return evaluated is None or evaluated.value is not False
+
+
 @pytest.fixture
 def registered(tmp_path: Path) -> tuple[Path, str]:
     data = tmp_path / "data"
@@ -75,7 +81,7 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
         assert isinstance(structure["outline"], dg.MarkdownMetadataValue) and structure["headings"].value >= 0
         stored = json.loads((data / "documents" / key / "structure.json").read_text())
         assert all("path" in s and "level" in s for s in stored["sections"]) and "outline" in stored
-        checks = result.get_asset_check_evaluations()
+        checks = [c for c in result.get_asset_check_evaluations() if ran(c)]  # no gold questions, no LegCo records: not run
         assert checks and all(c.passed for c in checks)
 
         rerun = _materialize(instance, data, key, Strategy.question, selection=[chunks, vector_index])

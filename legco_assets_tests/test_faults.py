@@ -333,3 +333,67 @@ def test_chroma_server_started_late_is_waited_for(tmp_path: Path, monkeypatch: p
             for server in servers:
                 server.stop()
     assert delays and delays[:2] == [0.5, 1.0], "it waited for the server with backoff"
+
+
+# -- one strategy of one paper breaks: the rest is indexed (issue 41) ---------------------------
+def test_a_strategy_that_breaks_on_one_paper_costs_only_that_strategy_of_that_paper(
+    env_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ingest --strategy both`` of two papers where the token chunker raises for one of
+    them: that paper's question chunks and both strategies of the other paper reach Chroma,
+    and the summary counts the failure under its strategy."""
+    import io
+
+    from legco_assets.cli.ingest import failed_line, ingest_files
+    from legco_assets.core import pipeline
+
+    real = pipeline.stage_chunks
+
+    def token_breaks_on_one_paper(settings: Settings, document_id: str, strategy: Strategy, *args: Any, **kwargs: Any) -> Any:
+        if document_id == "broken" and strategy is Strategy.token:
+            raise RuntimeError("the token chunker broke on this paper")
+        return real(settings, document_id, strategy, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "stage_chunks", token_breaks_on_one_paper)
+    papers = [english_paper(tmp_path / "broken.pdf", "broken", pages=2), english_paper(tmp_path / "sound.pdf", "sound", pages=2)]
+    settings = Settings.from_env()
+    summary = ingest_files(papers, list(Strategy), settings, out=io.StringIO())
+
+    assert summary["failed_by_strategy"] == {"token": 1, "question": 0} and failed_line(summary) == "failed: token 1, question 0"
+    [failure] = summary["failed"]
+    assert (failure["file"], failure["strategy"]) == (str(papers[0]), "token") and "token chunker broke" in failure["error"]
+    assert summary["documents"] == 2
+    stored = {(c["metadata"]["document_id"], c["metadata"]["strategy_type"]) for c in stored_chunks(open_collection(settings))}
+    assert stored == {("broken", "question"), ("sound", "token"), ("sound", "question")}
+    assert sorted(c["id"] for c in stored_chunks(open_collection(settings)) if c["id"].startswith("broken:")) == sorted(
+        chunk_file_ids(env_data_dir, "broken", "question")
+    )
+
+
+def test_a_shared_stage_that_fails_fails_each_strategy_of_that_paper_only(
+    env_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When a stage both strategies read fails (here ``document_structure``), the paper's
+    second strategy is not run on stale or missing results: each strategy is counted as
+    failed, with the shared stage named; the other paper is indexed whole."""
+    import io
+
+    from legco_assets.cli.ingest import ingest_files
+    from legco_assets.core import pipeline
+
+    real = pipeline.stage_structure
+
+    def structure_breaks_on_one_paper(settings: Settings, document_id: str, *args: Any, **kwargs: Any) -> Any:
+        if document_id == "broken":
+            raise RuntimeError("the structure rules broke on this paper")
+        return real(settings, document_id, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "stage_structure", structure_breaks_on_one_paper)
+    papers = [english_paper(tmp_path / "broken.pdf", "broken", pages=2), english_paper(tmp_path / "sound.pdf", "sound", pages=2)]
+    settings = Settings.from_env()
+    summary = ingest_files(papers, list(Strategy), settings, out=io.StringIO())
+    assert summary["failed_by_strategy"] == {"token": 1, "question": 1} and summary["documents"] == 1
+    assert [f["strategy"] for f in summary["failed"]] == ["token", "question"]
+    assert summary["failed"][1]["error"].startswith("not run: the shared stage document_structure failed: ")
+    stored = {(c["metadata"]["document_id"], c["metadata"]["strategy_type"]) for c in stored_chunks(open_collection(settings))}
+    assert stored == {("sound", "token"), ("sound", "question")}

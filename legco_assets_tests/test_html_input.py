@@ -628,7 +628,7 @@ def test_ingest_of_a_folder_with_a_pdf_and_an_html_page(tmp_path: Path) -> None:
     lines = done.stdout.strip().splitlines()
     assert any(line.startswith(f"skipped {folder / 'figures.xls'}: unsupported file type .xls") for line in lines), done.stdout
     assert sum("→ partition" in line for line in lines) == 3  # the PDF, the page and the bad page were tried
-    assert lines[-1].startswith("ingested 2 document(s), 4 pages") and "failed 1; skipped 1;" in lines[-1]
+    assert lines[-1].startswith("ingested 2 document(s), 4 pages") and "failed: question 1; skipped 1;" in lines[-1]
     source = json.loads((tmp_path / "data" / "documents" / "faq" / "source.json").read_text(encoding="utf-8"))
     assert (source["kind"], source["extractor"], source["pages"]) == ("html", "lxml", 1)
     chunks = [json.loads(line) for line in (tmp_path / "data" / "documents" / "faq" / "chunks-question.jsonl").read_text(encoding="utf-8").splitlines()]

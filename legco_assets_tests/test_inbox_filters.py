@@ -118,7 +118,7 @@ def test_ingest_names_each_skipped_file_with_its_reason_and_counts_them(folder: 
         f"skipped {folder / 'notes.xls'}: unsupported file type .xls (supported: {supported})",
     ])
     assert "→ partition paper-c" in done.stdout and "→ partition long-report" not in done.stdout
-    assert lines[-1].startswith("ingested 1 document(s), 2 pages;") and "; failed 0; skipped 4;" in lines[-1]
+    assert lines[-1].startswith("ingested 1 document(s), 2 pages;") and "; failed: token 0; skipped 4;" in lines[-1]
 
     # a file named by hand that cannot be taken is an error line and a non-zero exit
     named = _cli(tmp_path, str(folder / "notes.xls"))

@@ -12,6 +12,7 @@ from dagster._core.definitions.data_version import StaleStatus
 from dagster._utils.test.data_versions import get_stale_status_resolver  # Dagster's own test helper (stale status is not public API)
 
 from legco_assets import cli
+from legco_assets.cli.lineage import LEGEND
 from legco_assets.defs.assets import ALL_ASSETS, page_text
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.lineage import STAGES, document_chain, latest
@@ -85,12 +86,25 @@ def test_a_paper_ingested_with_others_names_only_its_own_upstream(env_data_dir: 
     source = chain["stages"][0]["metadata"]
     assert source["path"].endswith("Paper A (E).pdf") and len(source["sha256"]) == 64
 
+    assert chain["legend"] == LEGEND
+
     chunk_id = chain["chunk_ids"]["token"][0]
     assert cli.main(["lineage", chunk_id]) == 0
     text = capsys.readouterr().out
     assert f"paper {first}" in text and "OTHER PAPER" not in text and second not in text
     assert "extractor=pypdfium2" in text and "config=" in text and f"chunk {chunk_id}: pages 1" in text
     assert "excerpts/token.pdf#page=1" in text
+    assert LEGEND in text.splitlines() and "code 3  data " in text  # the legend explains the columns it precedes
+    assert "section path: " in text and "chunks in Chroma" not in text, "the chunk's ancestry, not the paper's chunk list"
+
+    # issue 42: the chunk's ancestry as JSON, without the paper's other chunk ids or previews
+    assert cli.main(["lineage", chunk_id, "--json"]) == 0
+    raw = capsys.readouterr().out
+    one = json.loads(raw)
+    assert "chunk_ids" not in one and "preview" not in raw and second not in raw
+    assert one["chunk"]["id"] == chunk_id and one["chunk"]["page_start"] == 1 and "section_path" in one["chunk"]
+    assert [s["asset"] for s in one["stages"]] == STAGES and {s["metadata"].get("strategy", "token") for s in one["stages"]} == {"token"}
+    assert one["stages"][1]["metadata"]["extractor"] == "pypdfium2" and one["stages"][1]["metadata"]["upstream_materializations"]
 
 
 def test_lineage_of_an_unknown_paper_is_a_one_line_error(env_data_dir: Path, capsys: pytest.CaptureFixture) -> None:

@@ -78,7 +78,7 @@ def test_the_footer_check_learns_the_paper_s_furniture() -> None:
     ]
     facts = paper_facts(pages, [], Strategy.token, Settings())
     check = next(c for c in paper_checks(records, facts) if c.name == "no_footer_leaked")
-    assert not check.passed and check.blocking
+    assert not check.passed and not check.blocking, "a heuristic's check warns (issue 41)"
     assert {e["line"] for e in check.details["examples"]} <= {p["header"] for p in GOLD["furniture"]}
     clean = [{**r, "text": p.cleaned} for r, p in zip(records, pages)]
     assert next(c for c in paper_checks(clean, facts) if c.name == "no_footer_leaked").passed

@@ -81,17 +81,19 @@ def _stage_lines(result: Any) -> list[str]:
 def _failed_checks(result: Any) -> list[tuple[bool, str]]:
     """Each asset check the run failed, ``(blocking, line)`` with the line ``chunk`` prints
     for it (``check: what failed (pages or ids)``): a paper that ingests with a warning, or
-    whose chunks a blocking check kept out of Chroma, says so here, not only in the UI."""
-    import dagster as dg
-
+    whose chunks a blocking check kept out of Chroma, says so here, not only in the UI. A
+    check that could not run (no records to compare with: ``evaluated`` False) is no finding
+    about the paper and is not printed; the UI shows it."""
     from legco_assets.core.quality import Check
 
     lines = []
     for evaluation in result.get_asset_check_evaluations():
-        if not evaluation.passed:
-            details = evaluation.metadata.get("details")
-            check = Check(evaluation.check_name, False, evaluation.description or "", details.value if details else {})
-            lines.append((evaluation.severity == dg.AssetCheckSeverity.ERROR, check.line()))
+        meta = evaluation.metadata
+        if evaluation.passed or ("evaluated" in meta and meta["evaluated"].value is False):
+            continue
+        details = meta.get("details")
+        check = Check(evaluation.check_name, False, evaluation.description or "", details.value if details else {})
+        lines.append((bool("blocking" in meta and meta["blocking"].value), check.line()))
     return lines
 
 
@@ -102,7 +104,7 @@ def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any
     import dagster as dg
 
     from legco_assets.defs.assets import ALL_ASSETS
-    from legco_assets.defs.jobs import JOBS, strategy_run_config
+    from legco_assets.defs.jobs import JOBS, STRATEGY_ASSETS, strategy_run_config
     from legco_assets.defs.resources import resources_from_env
 
     # the resources of this command's environment (data dir, LLM, Chroma), read now: the code
@@ -114,15 +116,25 @@ def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any
         instance=instance,
         partition_key=key,
         raise_on_error=False,
-        asset_selection=None if upstream else [dg.AssetKey("chunks"), dg.AssetKey("vector_index"), dg.AssetKey("chunk_excerpts")],
+        asset_selection=None if upstream else [dg.AssetKey(name) for name in STRATEGY_ASSETS],
         tags={"legco/strategy": strategy.value, "legco/source": "cli"},
     )
 
 
+def _failed_steps(result: Any) -> list[str]:
+    """The steps (assets) that failed in a run, in order."""
+    return [event.step_key for event in result.all_events if event.is_step_failure]
+
+
 def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout) -> dict[str, Any]:
-    """Register and materialise each file; a failure never stops the others."""
+    """Register and materialise each file with each strategy; a failure never stops the
+    others: not another paper, nor the paper's other strategy (issue 41). The first
+    strategy's run makes the shared stages too; when one of those fails, the paper's later
+    strategies have nothing to chunk and fail with it (said per strategy). A paper is
+    ingested when at least one strategy reached the index."""
     from legco_assets.core.sources import DocumentIndex
     from legco_assets.defs.instance import dagster_instance
+    from legco_assets.defs.jobs import STRATEGY_ASSETS
     from legco_assets.defs.partitions import documents_partitions
 
     if files:  # the model loads while Dagster starts and the first stages run
@@ -137,27 +149,49 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
     keys = [index.register(f) for f in files]
     existing = set(instance.get_dynamic_partitions(documents_partitions.name))
     instance.add_dynamic_partitions(documents_partitions.name, [k for k in dict.fromkeys(keys) if k not in existing])
-    summary: dict[str, Any] = {"documents": 0, "failed": [], "pages": 0, "chunks": {s.value: 0 for s in strategies}}
+    names = [s.value for s in strategies]
+    summary: dict[str, Any] = {
+        "documents": 0, "failed": [], "pages": 0, "chunks": dict.fromkeys(names, 0), "failed_by_strategy": dict.fromkeys(names, 0)
+    }
     for n, (key, path) in enumerate(zip(keys, files), start=1):
         print(f"[{n}/{len(files)}] {path.name} → partition {key}", file=out, flush=True)
+        shared_failure: tuple[str, str] | None = None  # (stage, reason) of a failed shared stage
+        indexed = 0
         for i, strategy in enumerate(strategies):
             started = time.perf_counter()
-            result = _run_strategy(instance, key, strategy, upstream=i == 0)
-            for line in _stage_lines(result):
-                print(line, file=out, flush=True)
-            for blocking, line in _failed_checks(result):
-                common.report_check(path, blocking, line)
-            if not result.success:
+            if shared_failure is None:
+                result = _run_strategy(instance, key, strategy, upstream=i == 0)
+                for line in _stage_lines(result):
+                    print(line, file=out, flush=True)
+                for blocking, line in _failed_checks(result):
+                    common.report_check(path, blocking, line)
+                if result.success:
+                    print(f"    {strategy.value} done in {time.perf_counter() - started:.1f}s", file=out, flush=True)
+                    summary["chunks"][strategy.value] += _count_chunks(settings, key, strategy)
+                    indexed += 1
+                    continue
                 message = _failure_message(result)
-                common.fail(message if message.startswith(str(path)) else f"{path}: {message}")
-                summary["failed"].append({"file": str(path), "error": message})
-                break
-            print(f"    {strategy.value} done in {time.perf_counter() - started:.1f}s", file=out, flush=True)
-            summary["chunks"][strategy.value] += _count_chunks(settings, key, strategy)
-        else:
+                shared = [step for step in _failed_steps(result) if step not in STRATEGY_ASSETS]
+                if shared:
+                    shared_failure = (shared[0], message)
+                    note = f" (strategies {', '.join(names[i:])}: the shared stage {shared[0]} failed)" if len(names) > 1 else ""
+                else:
+                    note = f" (strategy {strategy.value})" if len(names) > 1 else ""
+                common.fail((message if message.startswith(str(path)) else f"{path}: {message}") + note)
+            else:
+                message = f"not run: the shared stage {shared_failure[0]} failed: {shared_failure[1]}"
+            print(f"    {strategy.value} failed", file=out, flush=True)
+            summary["failed"].append({"file": str(path), "strategy": strategy.value, "error": message})
+            summary["failed_by_strategy"][strategy.value] += 1
+        if indexed:
             summary["documents"] += 1
             summary["pages"] += _count_pages(settings, key)
     return summary
+
+
+def failed_line(summary: dict[str, Any]) -> str:
+    """``failed: token 1, question 0``: the failed runs per strategy."""
+    return "failed: " + ", ".join(f"{k} {v}" for k, v in summary["failed_by_strategy"].items())
 
 
 def _count_chunks(settings: Any, key: str, strategy: Any) -> int:
@@ -191,7 +225,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     per_strategy = ", ".join(f"{k} {v}" for k, v in summary["chunks"].items())
     print(
         f"ingested {summary['documents']} document(s), {summary['pages']} pages; chunks: {per_strategy}; "
-        f"failed {len(summary['failed'])}; skipped {len(skipped)}; {time.perf_counter() - started:.1f}s"
+        f"{failed_line(summary)}; skipped {len(skipped)}; {time.perf_counter() - started:.1f}s"
     )
     return 1 if summary["failed"] or any(named for _, _, named in skipped) else 0
 

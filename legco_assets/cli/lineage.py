@@ -4,8 +4,10 @@ From the file (path, sha256, where it came from: the inbox or the LegCo feed's U
 date; its other-language counterpart) through each stage's latest materialisation of that
 paper (when, run id, code version, data version, config, extractor, rules or LLM structure
 with model and prompt version, LLM calls made and served from cache, counts, and which
-materialisations of the same paper it read) to the chunk ids stored in Chroma. It reads the
-Dagster instance the CLI and the UI share (``DAGSTER_HOME``) and the embedded Chroma.
+materialisations of the same paper it read) to the chunk ids stored in Chroma; for one chunk
+id, that chunk's ancestry instead: the stages of its strategy, its pages, section path and
+excerpt. A legend line says what ``code`` and ``data`` are. It reads the Dagster instance the
+CLI and the UI share (``DAGSTER_HOME``) and the embedded Chroma.
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ FACTS = {
     "chunk_excerpts": ["excerpt_kind", "excerpts", "written", "reused_unchanged", "characters_located", "folder"],
 }
 ORIGIN = ["path", "sha256", "source_url", "meeting_date", "hansard_type", "hansard_id", "counterpart_document_id", "counterpart_candidate"]
+LEGEND = (
+    "legend: code N = the stage's code version (raised when its logic changes; an older one is stale in the UI); "
+    "data X = the data version, a hash of what the stage wrote for this paper (first 12 hex digits; it changes exactly when the output does)"
+)
+CHUNK_FACTS = ["page_start", "page_end", "section_path", "section_type", "question_id", "chunk_index", "token_count", "content_sha256", "chunk_file_path"]
 
 
 def parse_target(target: str) -> tuple[str, str | None, int | None]:
@@ -66,6 +73,8 @@ def _fmt(value: Any) -> str:
 
 
 def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | None) -> None:
+    """The paper's chain; for one chunk (``chunk`` given) that chunk's own ancestry in place
+    of the paper's chunk ids: the stages of its strategy, its pages, section path, excerpt."""
     source = chain.source
     print(f"paper {chain.document_id}")
     if source is not None:
@@ -74,6 +83,7 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
                 print(f"  {key:<24} {source.metadata[key]}")
         if not source.metadata.get("source_url"):
             print(f"  {'origin':<24} inbox / CLI (no feed record)")
+    print(LEGEND)
     for m in chain.stages:
         label = m.asset + (f" [{m.strategy}]" if m.strategy and m.asset != "source_document" else "")
         print(f"{label:<26} {m.when}  run {m.run_id[:8]}  code {m.code_version}  data {(m.data_version or '')[:12]}")
@@ -83,12 +93,35 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
         for read in m.metadata.get("upstream_materializations") or []:
             other = "" if read["partition"] == chain.document_id else f"  (OTHER PAPER {read['partition']})"
             print(f"    read {read['asset']:<20} run {read['run_id'][:8]}  {read['time']}  data {(read.get('data_version') or '')[:12]}{other}")
-    for strategy, chunk_ids in ids.items():
-        shown = ", ".join(chunk_ids[:3]) + (f", … {chunk_ids[-1]}" if len(chunk_ids) > 3 else "")
-        print(f"chunks in Chroma [{strategy}]: {len(chunk_ids)}  {shown}")
     if chunk is not None:
         meta = chunk["metadata"]
         print(f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  excerpt {meta.get('chunk_file_path', '(none)')}")
+        path = meta.get("section_path")
+        print(f"    section path: {' > '.join(path) if isinstance(path, list) else path or '(before the first heading)'}")
+        facts = [f"{k}={meta[k]}" for k in ("section_type", "question_id", "token_count") if meta.get(k) not in (None, "")]
+        print("    " + "  ".join(facts))
+        return
+    for strategy, chunk_ids in ids.items():
+        shown = ", ".join(chunk_ids[:3]) + (f", … {chunk_ids[-1]}" if len(chunk_ids) > 3 else "")
+        print(f"chunks in Chroma [{strategy}]: {len(chunk_ids)}  {shown}")
+
+
+def chunk_json(chain: Any, chunk: dict[str, Any]) -> dict[str, Any]:
+    """One chunk's ancestry as JSON: each stage of its strategy with the facts lineage shows
+    and what it read (no previews), and the chunk's own pages, section path and excerpt;
+    not the paper's other chunk ids."""
+    stages = []
+    for m in chain.stages:
+        full = m.to_json()
+        keep = set(FACTS.get(m.asset, [])) | {"strategy", "upstream_materializations"}
+        stages.append({**full, "metadata": {k: v for k, v in m.metadata.items() if k in keep}})
+    meta = chunk["metadata"]
+    return {
+        "document_id": chain.document_id,
+        "legend": LEGEND,
+        "stages": stages,
+        "chunk": {"id": chunk["id"], **{k: meta[k] for k in CHUNK_FACTS if k in meta}},
+    }
 
 
 def cmd_lineage(args: argparse.Namespace) -> int:
@@ -101,12 +134,13 @@ def cmd_lineage(args: argparse.Namespace) -> int:
     chain = document_chain(dagster_instance(settings), document_id, strategy)
     if not chain.stages:
         return common.fail(f"{document_id}: no materialisation of this paper in the Dagster instance")
-    ids = stored_ids(settings, document_id, [strategy] if strategy else STRATEGIES)
     chunk = chunk_record(settings, args.target) if index is not None else None
     if index is not None and chunk is None:
         return common.fail(f"{args.target}: no such chunk in Chroma")
+    ids = {} if chunk is not None else stored_ids(settings, document_id, [strategy] if strategy else STRATEGIES)
     if args.json:
-        print(json.dumps({**chain.to_json(), "chunk_ids": ids, **({"chunk": chunk} if chunk else {})}, ensure_ascii=False))
+        out = chunk_json(chain, chunk) if chunk is not None else {**chain.to_json(), "legend": LEGEND, "chunk_ids": ids}
+        print(json.dumps(out, ensure_ascii=False))
     else:
         print_chain(chain, ids, chunk)
     return 0

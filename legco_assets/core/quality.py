@@ -3,7 +3,10 @@
 :func:`paper_checks` decides every check of one paper; the Dagster assets turn each
 :class:`Check` into an ``AssetCheckResult`` and ``legco-assets chunk`` prints the failed ones
 on stderr, so a paper that ``chunk`` reports clean never fails a blocking check in Dagster.
-A failing blocking check keeps bad chunks out of Chroma. What the checks need to know about
+A failing blocking check keeps bad chunks out of Chroma, so only the integrity checks block
+(:data:`BLOCKING`: text lost, a chunk the embedder would truncate, an empty chunk); a check
+that judges by a heuristic (furniture, labels, numbering) may be wrong on the next paper and
+only warns, naming what it saw: a heuristic may never cost a paper. What the checks need to know about
 the paper besides its chunks (:class:`PaperFacts`) is gathered by ``pipeline.paper_facts``,
 also shared by both; everything here stays cheap (the CLI's hot path runs it).
 """
@@ -139,7 +142,7 @@ def _no_footer(records: list[dict[str, Any]], facts: PaperFacts) -> Check:
         if bad is not None:
             leaked.append({"id": r["id"], "line": bad})
     return Check(
-        "no_footer_leaked", not leaked, f"{len(leaked)} chunk(s) contain a footer/header line", {"examples": leaked[:10]}, blocking=True
+        "no_footer_leaked", not leaked, f"{len(leaked)} chunk(s) contain a footer/header line", {"examples": leaked[:10]}
     )
 
 
@@ -149,10 +152,10 @@ def _no_empty(records: list[dict[str, Any]]) -> Check:
 
 
 def paper_checks(records: list[dict[str, Any]] | None, facts: PaperFacts) -> list[Check]:
-    """Every check of one paper, the one place that decides them: the chunk gates of
-    DESIGN.md (blocking) when ``records`` are given, then the structure checks (warnings)
-    when ``facts`` carry the structure. The ``chunks`` asset reports the blocking ones,
-    ``document_structure`` the others, ``legco-assets chunk`` all of them."""
+    """Every check of one paper, the one place that decides them: the chunk checks of
+    DESIGN.md (the integrity ones blocking) when ``records`` are given, then the structure
+    checks (warnings) when ``facts`` carry the structure. The ``chunks`` asset reports the
+    chunk checks, ``document_structure`` the others, ``legco-assets chunk`` all of them."""
     checks = chunk_checks(records, facts) if records is not None else []
     if facts.structure is not None:
         checks += structure_checks(facts.structure)
@@ -169,7 +172,7 @@ def blocking_failures(checks: list[Check]) -> list[Check]:
 
 
 def chunk_checks(records: list[dict[str, Any]], facts: PaperFacts) -> list[Check]:
-    """The chunk quality gates of DESIGN.md."""
+    """The chunk checks of DESIGN.md; the integrity ones (:data:`BLOCKING`) are gates."""
     checks = [
         _pages_covered(records, facts.pages_with_text),
         _within_limit(records, facts.token_limit),
@@ -177,7 +180,7 @@ def chunk_checks(records: list[dict[str, Any]], facts: PaperFacts) -> list[Check
         _no_empty(records),
     ]
     for check in checks:
-        check.blocking = True
+        check.blocking = check.name in BLOCKING
     return checks
 
 
@@ -216,3 +219,28 @@ def structure_checks(summary: dict[str, Any]) -> list[Check]:
         ),
         Check("every_question_answered", not unanswered, f"{len(unanswered)} question(s) without an answer", {"questions": unanswered[:50]}),
     ]
+
+
+# Integrity, judged on the chunks alone: a failure means the chunks are broken, so it keeps
+# them out of Chroma. Every other check is a heuristic's and warns.
+BLOCKING = frozenset({"every_page_covered", "no_chunk_over_token_limit", "no_empty_chunk"})
+
+# What each check looks at and whether it blocks: the description the Dagster UI shows
+# beside the check (``defs/assets/common.check_specs``) and README's table of checks.
+ABOUT = {
+    "every_page_covered": "Blocks: every page with text lies in some chunk (a page in none lost its text; "
+    "the question strategy need not cover a contents page).",
+    "no_chunk_over_token_limit": "Blocks: no chunk has more tokens than its strategy's limit (the embedder would "
+    "truncate it and its tail could never be found).",
+    "no_empty_chunk": "Blocks: no chunk is empty or whitespace only.",
+    "no_footer_leaked": "Warns: no chunk holds a line the paper prints as page furniture (a page label or footer "
+    "date, a running header learned from its pages); names the chunk and line. A heuristic, so the chunks are indexed.",
+    "qa_numbering_complete": "Warns: question numbers run without gaps or duplicates (a gap is often the paper's own).",
+    "every_question_answered": "Warns: every question section has an answer.",
+    "text_layer_readable": "Warns: no page's text layer is control codes (fonts without a Unicode map); such pages "
+    "are left out of the chunks like scanned ones.",
+    "question_labels_paired": "Warns: at least 80% of the question labels the paper shows became question-answer pairs "
+    "(labels_seen / pairs_made).",
+    "questions_match_open_data": "Warns: the Hansard's questions match LegCo's official question records of the "
+    "meeting. Not run (a warning saying so, never a pass) for a paper without such records.",
+}

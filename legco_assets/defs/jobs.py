@@ -8,7 +8,7 @@ import dagster as dg
 
 from legco_assets.core.settings import Strategy
 
-from .assets import ALL_ASSETS
+from .assets import ALL_ASSETS, STRATEGY_TAG
 
 
 STRATEGY_ASSETS = ("chunks", "vector_index", "chunk_excerpts")  # the assets that take the strategy as run config
@@ -37,13 +37,13 @@ def ingest_job(strategy: Strategy) -> dg.UnresolvedAssetJobDefinition:
         name=f"ingest_{strategy.value}_job",
         selection=dg.AssetSelection.assets(*ALL_ASSETS),
         config={**strategy_run_config(strategy), **IN_PROCESS},
+        tags={STRATEGY_TAG: strategy.value},  # a run launched from the job's launchpad says its strategy
         description=f"Ingest documents end to end with the {strategy.value} strategy.",
     )
 
 
 JOBS = {strategy: ingest_job(strategy) for strategy in Strategy}
 
-STRATEGY_TAG = "legco/strategy"
 STRATEGIES_TAG = "legco/strategies"  # what a sensor's paper is chunked with, in order
 
 

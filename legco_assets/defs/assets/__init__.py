@@ -12,7 +12,7 @@ One module per stage, named as the core's stage packages (``core/<stage>/``) are
 """
 
 from .chunking import CHUNK_CHECKS, ChunkingConfig, chunks
-from .common import COUNCIL_COLUMNS
+from .common import COUNCIL_COLUMNS, STRATEGY_TAG
 from .excerpts import EXCERPT_LOCATED, chunk_excerpts
 from .read import PageImagesConfig, page_images, page_text
 from .search import COUNTERPART_CHECK, RETRIEVAL_CHECK, vector_index
@@ -29,6 +29,7 @@ __all__ = [
     "COUNTERPART_CHECK",
     "EXCERPT_LOCATED",
     "RETRIEVAL_CHECK",
+    "STRATEGY_TAG",
     "STRUCTURE_CHECKS",
     "ChunkingConfig",
     "PageImagesConfig",

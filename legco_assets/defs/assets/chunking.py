@@ -15,7 +15,7 @@ from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
-from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, written_version
+from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, paper_check_specs, short_path, shown_of, tag_strategy, written_version
 from .read import page_text
 from .structure import document_structure
 from .tables import page_tables
@@ -68,22 +68,24 @@ def _first_line(text: str, limit: int = 80) -> str:
 
 @paper_asset(
     "chunking", {"python"}, "3", deps=[document_structure, page_tables, page_text],
-    check_specs=[dg.AssetCheckSpec(name, asset="chunks", blocking=True) for name in CHUNK_CHECKS],
+    # only the integrity checks block (core/quality.BLOCKING); no_footer_leaked warns
+    check_specs=paper_check_specs("chunks", CHUNK_CHECKS),
     description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
 )
 def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    tag_strategy(context, config.strategy.value)
     settings = config.apply(legco.settings())
     records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
     art = pipeline.Artifacts(settings, context.partition_key)
-    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its gates
+    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its chunk checks
     checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
     return dg.MaterializeResult(
         metadata={
-            **_chunk_metadata(records, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, records[:60])),
+            **_chunk_metadata(records, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, records[:60]), context.partition_key),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
-        check_results=check_results([c for c in checks if c.blocking]),
+        check_results=check_results([c for c in checks if c.name in CHUNK_CHECKS]),
         data_version=written_version(settings, context.partition_key, *(art.chunks_name(s) for s in Strategy)),
     )
 
@@ -97,9 +99,12 @@ def _excerpt_links(settings: Settings, document_id: str, strategy: Strategy, rec
     return out
 
 
-def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: list[tuple[str, str]] | None = None) -> dict[str, Any]:
-    """Counts and the Markdown preview; ``linked``: the first records' excerpt (label, URL),
-    for the preview's excerpt column."""
+def _chunk_metadata(
+    records: list[dict[str, Any]], strategy: Strategy, linked: list[tuple[str, str]] | None = None, document_id: str = ""
+) -> dict[str, Any]:
+    """Counts and the Markdown preview (the first 60 chunks, and a line saying so when there
+    are more); ``linked``: the first records' excerpt (label, URL), for the preview's excerpt
+    column."""
     rows = []
     for r in records[:60]:
         m = r["metadata"]
@@ -108,7 +113,7 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: l
         path = " > ".join(m.get("section_path") or [])
         if path and body.lstrip().startswith(path):  # the path is the first line of narrative/notes
             body = body.lstrip()[len(path) :]
-        rows.append([m.get("question_id", ""), path[-60:], pages, _first_line(body, 60), m["token_count"]])
+        rows.append([m.get("question_id", ""), short_path(path), pages, _first_line(body, 60), m["token_count"]])
     header = ["question", "section path", "pages", "first line", "tokens"]
     if linked:  # each chunk's excerpt, over HTTP (EXCERPTS_BASE_URL; make ui serves it)
         header.append("excerpt")
@@ -124,5 +129,7 @@ def _chunk_metadata(records: list[dict[str, Any]], strategy: Strategy, linked: l
         "by_section_type": dg.MetadataValue.json(dict(Counter(r["metadata"]["section_type"] for r in records))),
         "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
         "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
-        "preview": dg.MetadataValue.md(md_table(header, rows)),
+        "preview": dg.MetadataValue.md(
+            shown_of(len(rows), len(records), "chunks", f"legco-assets chunks {document_id} --strategy {strategy.value} for all") + md_table(header, rows)
+        ),
     }

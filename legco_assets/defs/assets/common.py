@@ -1,13 +1,14 @@
 """What the assets of every stage share: the env-derived defaults of their run config, a
 stage's data version, check results and Markdown tables for the UI."""
 
+import warnings
 from typing import Any, Callable
 
 import dagster as dg
 
 from legco_assets.core import pipeline
 from legco_assets.core.markdown_tables import to_markdown
-from legco_assets.core.quality import Check
+from legco_assets.core.quality import ABOUT, BLOCKING, Check
 from legco_assets.core.settings import Settings
 
 from ..failures import reasons_as_failures
@@ -16,6 +17,16 @@ from ..partitions import documents_partitions
 
 DEFAULTS = Settings.from_env()
 COUNCIL_COLUMNS = ["kind", "asker", "parent"]  # a Hansard's questions: main | supplementary | written
+STRATEGY_TAG = "legco/strategy"  # the chunking strategy of a run, for the Runs list and the strategy chain
+
+
+def tag_strategy(context: dg.AssetExecutionContext, strategy: str) -> None:
+    """Tag the run with the strategy its config chunks with. The CLI and the sensors tag
+    their runs when they launch them, and so do the per-strategy jobs; a run launched from
+    an asset's page (Materialize, or its launchpad) has only its run config, so the asset
+    that reads the config tags its run: every run that chunks says how, in the Runs list."""
+    if context.run.tags.get(STRATEGY_TAG) != strategy:
+        context.instance.add_run_tags(context.run_id, {STRATEGY_TAG: strategy})
 
 
 def paper_asset(group: str, kinds: set[str], code_version: str, **spec: Any) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
@@ -32,14 +43,76 @@ def paper_asset(group: str, kinds: set[str], code_version: str, **spec: Any) -> 
     return decorate
 
 
-def check_results(checks: list[Check], severity: dg.AssetCheckSeverity = dg.AssetCheckSeverity.ERROR) -> list[dg.AssetCheckResult]:
+def check_spec(asset: str, name: str, description: str, blocking: bool = False) -> dg.AssetCheckSpec:
+    """A check of one paper: partitioned as its asset is, so each result belongs to its
+    paper in the UI (and a later pass of another paper never hides this one's failure).
+    ``partitions_def`` on a check is a preview in Dagster 1.13; its warning says nothing a
+    person running the CLI could act on, so it is not printed."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", dg.PreviewWarning)
+        return dg.AssetCheckSpec(name, asset=asset, description=description, blocking=blocking, partitions_def=documents_partitions)
+
+
+def paper_check_specs(asset: str, names: list[str]) -> list[dg.AssetCheckSpec]:
+    """The specs of the core's checks (``quality.ABOUT`` says what each looks at; only the
+    integrity checks of ``quality.BLOCKING`` block)."""
+    return [check_spec(asset, name, ABOUT[name], blocking=name in BLOCKING) for name in names]
+
+
+def not_run(check_name: str, reason: str) -> dg.AssetCheckResult:
+    """A check that could not run for this paper (no records to compare with). Not a pass:
+    a failed WARN result whose description says it did not run and why (``evaluated``
+    False). Dagster 1.13's ``@asset`` requires a result for each of its check specs (only a
+    subsettable multi-asset may leave one out), so "no result" is not an option here."""
+    return dg.AssetCheckResult(
+        check_name=check_name, passed=False, severity=dg.AssetCheckSeverity.WARN,
+        description=f"not run: {reason}", metadata={"evaluated": False, "reason": reason},
+    )
+
+
+def check_results(checks: list[Check]) -> list[dg.AssetCheckResult]:
+    """The core's checks as results: ERROR for a blocking check, WARN for the others; a
+    check that could not run (``details["evaluated"]`` False) as :func:`not_run`."""
     return [
-        dg.AssetCheckResult(
-            check_name=c.name, passed=c.passed, severity=severity, description=c.description,
-            metadata={"details": dg.MetadataValue.json(c.details)},
+        not_run(c.name, c.details.get("reason") or c.description)
+        if c.details.get("evaluated") is False
+        else dg.AssetCheckResult(
+            check_name=c.name, passed=c.passed, description=c.description,
+            severity=dg.AssetCheckSeverity.ERROR if c.blocking else dg.AssetCheckSeverity.WARN,
+            metadata={"details": dg.MetadataValue.json(c.details), "blocking": c.blocking},
         )
         for c in checks
     ]
+
+
+PATH_SEPARATOR = " > "
+
+
+def short_path(path: str, limit: int = 60) -> str:
+    """A section path of at most ``limit`` characters for a preview column: the innermost
+    headings kept whole, cut at a `` > `` boundary with a leading ``…``; an innermost heading
+    longer than the limit keeps its end from a word boundary (a CJK heading, without
+    spaces, from any character)."""
+    if len(path) <= limit:
+        return path
+    parts = path.split(PATH_SEPARATOR)
+    kept = parts[-1]
+    for part in reversed(parts[:-1]):
+        if len(part) + len(PATH_SEPARATOR) + len(kept) + len("… > ") > limit:
+            break
+        kept = part + PATH_SEPARATOR + kept
+    if kept != parts[-1] or len(kept) + len("… > ") <= limit:
+        return "… > " + kept
+    tail = kept[-(limit - 1) :]
+    if kept[-len(tail) - 1] != " " and " " in tail:  # the cut fell inside a word
+        tail = tail.split(" ", 1)[1]
+    return "…" + tail
+
+
+def shown_of(shown: int, total: int, what: str, where_all: str) -> str:
+    """The line above a preview that lists a subset: ``first 60 of 150 chunks (legco-assets
+    chunks DOC for all)``; empty when it lists everything."""
+    return f"first {shown} of {total} {what} ({where_all})\n\n" if total > shown else ""
 
 
 def md_table(header: list[str], rows: list[list[Any]]) -> str:

@@ -12,7 +12,7 @@ from legco_assets.core.settings import Strategy
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
 from .chunking import ChunkingConfig, chunks
-from .common import md_table, paper_asset, written_version
+from .common import md_table, paper_asset, tag_strategy, written_version
 
 EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in its excerpt
 
@@ -26,6 +26,7 @@ EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in
     "serves them); `legco-assets excerpt CHUNK_ID` cuts one chunk's PDF. Re-made only when a chunk changed.",
 )
 def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    tag_strategy(context, config.strategy.value)
     settings = legco.settings()
     report = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
     folder = pipeline.excerpt_folder(settings, context.partition_key)

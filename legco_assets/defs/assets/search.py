@@ -12,7 +12,7 @@ from legco_assets.core.settings import Settings, Strategy
 from ..lineage import upstream_metadata
 from ..resources import ChromaResource, LegcoSettings
 from .chunking import ChunkingConfig, chunks
-from .common import paper_asset, written_version
+from .common import check_spec, not_run, paper_asset, tag_strategy, written_version
 from .sources import counterpart_ui_metadata, source_document
 
 RETRIEVAL_CHECK = "retrieval_hit_at_5"
@@ -22,19 +22,15 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
 @paper_asset(
     "retrieval", {"chromadb"}, "4", deps=[chunks],
     check_specs=[
-        dg.AssetCheckSpec(
-            RETRIEVAL_CHECK,
-            asset="vector_index",
-            blocking=False,
-            description="Hybrid search finds the answers to this document's gold questions (Hit@5, searching this "
-            "document only) at least as often as recorded; evaluated only for papers with gold files.",
+        check_spec(
+            "vector_index", RETRIEVAL_CHECK,
+            "Warns: hybrid search finds the answers to this document's gold questions (Hit@5, searching this "
+            "document only) at least as often as recorded. Not run (a warning saying so) for a paper without gold questions.",
         ),
-        dg.AssetCheckSpec(
-            COUNTERPART_CHECK,
-            asset="vector_index",
-            blocking=False,
-            description="A paper paired with its other-language version has as many Q&A pairs as that version "
-            "(a warning: one side's structure missed or split a question).",
+        check_spec(
+            "vector_index", COUNTERPART_CHECK,
+            "Warns: a paper paired with its other-language version has as many Q&A pairs as that version "
+            "(one side's structure missed or split a question). Not run (a warning saying so) for a paper without a counterpart.",
         ),
     ],
     description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
@@ -42,6 +38,7 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
 def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
     from legco_assets.core.search import stored_versions, versions_markdown  # Chroma and the embedder: loaded by the run, not by the code location
 
+    tag_strategy(context, config.strategy.value)
     settings = legco.settings()
     collection = chroma.collection(settings)
     result = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
@@ -80,12 +77,10 @@ def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, id
 
 
 def _counterpart_check(settings: Settings, document_id: str, partner: str | None) -> dg.AssetCheckResult:
-    """WARN when the two language versions of a paper have different numbers of Q&A pairs."""
+    """WARN when the two language versions of a paper have different numbers of Q&A pairs
+    (not run, and not a pass, for a paper without a counterpart)."""
     if not partner:
-        return dg.AssetCheckResult(
-            check_name=COUNTERPART_CHECK, passed=True, severity=dg.AssetCheckSeverity.WARN,
-            description="not evaluated: no paired counterpart", metadata={"evaluated": False},
-        )
+        return not_run(COUNTERPART_CHECK, "no paired counterpart")
     mine, theirs = pipeline.counterpart_question_counts(settings, document_id, partner)
     return dg.AssetCheckResult(
         check_name=COUNTERPART_CHECK, passed=mine == theirs, severity=dg.AssetCheckSeverity.WARN,
@@ -95,15 +90,13 @@ def _counterpart_check(settings: Settings, document_id: str, partner: str | None
 
 
 def _retrieval_check(settings: Settings, collection: Any, document_id: str, strategy: Strategy) -> dg.AssetCheckResult:
-    """Hit@5 on the document's gold questions against its recorded baseline (passes, marked
-    not evaluated, for a document without gold questions)."""
+    """Hit@5 on the document's gold questions against its recorded baseline (not run, and
+    not a pass, for a document without gold questions)."""
     from legco_assets.core.evaluation import check_stored_document  # the eval loads search: at run time only
 
     outcome = check_stored_document(settings, collection, document_id, strategy.value)
     if outcome is None:
-        return dg.AssetCheckResult(
-            check_name=RETRIEVAL_CHECK, passed=True, description="not evaluated: no gold questions for this document", metadata={"evaluated": False}
-        )
+        return not_run(RETRIEVAL_CHECK, "no gold questions for this document")
     baseline = "none recorded" if outcome.baseline is None else f"{outcome.baseline:.3f}"
     return dg.AssetCheckResult(
         check_name=RETRIEVAL_CHECK,

@@ -12,7 +12,7 @@ from legco_assets.core.structure import outline_markdown, outline_of
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings, LLMResource
-from .common import COUNCIL_COLUMNS, check_results, md_table, paper_asset, written_version
+from .common import COUNCIL_COLUMNS, check_results, md_table, paper_asset, paper_check_specs, short_path, shown_of, written_version
 from .read import page_text
 
 STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "text_layer_readable", "question_labels_paired", "questions_match_open_data"]
@@ -22,7 +22,7 @@ STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "text_la
     "structure", {"python"}, "3", deps=[page_text],
     # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
     # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
-    check_specs=[dg.AssetCheckSpec(name, asset="document_structure") for name in STRUCTURE_CHECKS],
+    check_specs=paper_check_specs("document_structure", STRUCTURE_CHECKS),
     description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans, pages and heading paths; rules first, LLM when unsure; the outline from typography and the contents list.",
 )
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
@@ -30,7 +30,7 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
     sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
     stored = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")
     how, labels = stored["llm"], stored["labels"]
-    rows = [[s.type, s.qa_id or "", join_path(s.path)[-60:], f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    rows = [[s.type, s.qa_id or "", short_path(join_path(s.path)), f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
     header = ["type", "id", "section path", "pages", "table"]
     if any(s.question_kind for s in sections):  # Council proceedings: who asked, which question it follows
         header += COUNCIL_COLUMNS
@@ -52,7 +52,9 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "llm_reason": how["reason"] or "not asked",
             "llm_dropped": dg.MetadataValue.json(how["dropped"]),
             **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
-            "structure": dg.MetadataValue.md(md_table(header, rows[:200])),
+            "structure": dg.MetadataValue.md(
+                shown_of(min(len(rows), 200), len(rows), "sections", f"all in {pipeline.Artifacts(settings, context.partition_key).path('structure.json')}") + md_table(header, rows[:200])
+            ),
             "headings": len(outline),
             "outline": dg.MetadataValue.md(outline_markdown(outline)),
             **_annex_metadata(stored.get("annexes")),
@@ -61,7 +63,7 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             **upstream_metadata(context),
         },
         data_version=written_version(settings, context.partition_key, "structure.json"),
-        check_results=check_results([c for c in checks if not c.blocking], dg.AssetCheckSeverity.WARN),
+        check_results=check_results(checks),
     )
 
 

@@ -4,7 +4,7 @@ LEGCO_SENSOR_STRATEGIES in turn)."""
 
 from .feed import legco_feed_sensor
 from .inbox import CONTENT_TAG, inbox_sensor
-from .strategy_chain import CHAINED_ASSETS, PARTITION_TAG, next_strategy, strategy_chain_sensor
+from .strategy_chain import CHAINED_ASSETS, PARTITION_TAG, next_strategy, strategy_chain_after_failure_sensor, strategy_chain_sensor
 
 __all__ = [
     "CHAINED_ASSETS",
@@ -13,5 +13,6 @@ __all__ = [
     "inbox_sensor",
     "legco_feed_sensor",
     "next_strategy",
+    "strategy_chain_after_failure_sensor",
     "strategy_chain_sensor",
 ]
