@@ -17,7 +17,7 @@ FAQ = [
 
 
 def test_a_cantonese_question_gets_its_written_words() -> None:
-    assert written_form("僱主幾時要出糧？") == "雇主何時要發薪？ 工資"
+    assert written_form("僱主幾時要出糧？") == "雇主何時要發薪？ 甚麼時候 工資"
     assert written_form("侍產假有幾多日？") == "侍產假有多少日？"
     assert written_form("佢哋有冇關係？") == "他們有沒有關係？", "係 inside the written word 關係 stays"
     assert written_form("最低工資是多少？") == "", "a written question has nothing to add"

@@ -15,11 +15,14 @@ inside a written word is left alone (``係`` in ``關係``).
 The list: no maintained Cantonese→written-Chinese word list installs from PyPI (OpenCC's
 configurations convert scripts, not registers), so each entry was checked by hand against two
 named dictionaries: CC-Canto (cantonese.org, 2016-01-15 edition, CC BY-SA 3.0, as shipped in
-the ``pinyin_jyutping_sentence`` sdist) glosses the Cantonese word, or CC-CEDICT marks it
-Cantonese or dialect and names its Mandarin equivalent, and CC-CEDICT's gloss of the written
-word shares an English meaning with it (``出糧`` "payment of wages / salary" and ``發薪``
-"to pay wages or salary"). Entries that failed the check were left out (``人工``→``工資``:
-CC-Canto "salary", CC-CEDICT "wages; pay"; it keeps ``薪金`` "salary; wage"). Written words
+the ``pinyin_jyutping_sentence`` sdist) glosses the Cantonese word (or, where it has no entry
+or only another sense, CC-CEDICT glosses it as Cantonese, dialect or colloquial), and
+CC-CEDICT's gloss of the written word shares an English content word with it, up to
+inflection (``出糧`` "payment of wages / salary" and ``發薪`` "to pay wages or salary").
+Entries that failed the check were left out however likely (``人工``→``工資``: CC-Canto
+"salary", CC-CEDICT "wages; pay"; it keeps ``薪金`` "salary; wage"; ``老細``→``僱主``,
+``粒鐘``→``小時``, ``攞``→``拿``, ``工人姐``→``家庭傭工``). A written word of more than one
+form keeps them all (``甚麼``, Hong Kong's, and ``什麼``, CC-CEDICT's). Written words
 are in Hong Kong's forms (``甚麼``, which CC-CEDICT lists as a variant of ``什麼``).
 """
 
@@ -35,9 +38,8 @@ COLLOQUIAL: dict[str, tuple[str, ...]] = {
     "有冇": ("有沒有",),
     "係": ("是",),
     "係咪": ("是否",),
-    "係唔係": ("是不是",),
     "唔係": ("不是",),
-    "佢": ("他", "她"),
+    "佢": ("他",),
     "佢哋": ("他們",),
     "我哋": ("我們",),
     "你哋": ("你們",),
@@ -48,13 +50,15 @@ COLLOQUIAL: dict[str, tuple[str, ...]] = {
     "幾多": ("多少",),
     "點樣": ("怎樣", "如何"),
     "點解": ("為甚麼", "為什麼"),
-    "幾時": ("何時",),
+    "幾時": ("何時", "甚麼時候"),
     "幾耐": ("多久",),
     "邊個": ("誰",),
-    "邊度": ("哪裏",),
+    "邊度": ("哪裏", "哪兒"),
     "出糧": ("發薪", "工資"),
     "人工": ("薪金",),
+    "糧": ("薪金",),
     "老細": ("老闆",),
+    "老闆": ("僱主",),
     "返工": ("上班",),
     "放工": ("下班",),
     "搵": ("找",),
@@ -63,6 +67,7 @@ COLLOQUIAL: dict[str, tuple[str, ...]] = {
     "使唔使": ("需要",),
     "咗": ("了",),
     "嘅": ("的",),
+    # CC-CEDICT: "to be at, in or on (Cantonese); Mandarin equivalent: 在"
     "喺": ("在",),
     "嗰": ("那",),
     "嗰啲": ("那些",),
@@ -81,6 +86,24 @@ COLLOQUIAL: dict[str, tuple[str, ...]] = {
     "先至": ("才",),
     "琴日": ("昨天",),
     "聽日": ("明天",),
+    "禮拜": ("星期",),
+    "鐘頭": ("小時",),
+    "大假": ("年假",),
+    "入紙": ("申請", "提交"),
+    "啱啱": ("剛剛",),
+    "嗰陣": ("那時", "時候"),
+    "打工仔": ("僱員",),
+    "冇得": ("不能",),
+    "點算": ("怎麼辦",),
+    "得唔得": ("可以",),
+    "唔准": ("不准",),
+    "嚟": ("來",),
+    "俾錢": ("付錢",),
+    "仲": ("還",),
+    "辭工": ("辭職",),
+    "放假": ("休假",),
+    "整親": ("受傷",),
+    # CC-CEDICT: "(coll.) to fire sb" (CC-Canto glosses only the dish)
     "炒魷魚": ("解僱",),
 }
 _LONGEST = max(map(len, COLLOQUIAL))

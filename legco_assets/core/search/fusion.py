@@ -95,6 +95,9 @@ class Fusion:
     # margins and coverage alike): the cross-script vote helps where the query's own script
     # has no strong candidate (:func:`own_script_holds`). 0 turns it off
     own_script_coverage: float = 0.0
+    # ... or when BM25 and a vector ranker agree on a chunk in the query's own script within
+    # their first ``own_script_agreement`` places (0 turns this test off)
+    own_script_agreement: int = 0
     dictionary_yield: float = 0.0
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
@@ -137,7 +140,7 @@ def fuse(
         votes.append((translated[0], translated[1], fusion.translation_weight, TRANSLATED))
     for text, lists, share, prefix in votes:
         query_script = script_of(text)
-        held = own_script_holds(lists.get("bm25", []), fusion, query_script, scope)
+        held = own_script_holds(lists, fusion, query_script, scope)
         for ranker in FUSED:
             found = lists.get(ranker, []) if ranker != DICTIONARY else dictionary_votes(lists.get(ranker, []), fusion, scope)
             ahead = margins([cand.score for cand in found], fusion.margin_depth)
@@ -175,20 +178,27 @@ def vote_weight(fusion: Fusion, ranker: str, cand: Candidate, query_script: str,
     return fusion.vector_weight
 
 
-def own_script_holds(bm25: list[Candidate], fusion: Fusion, query_script: str, scope: Scope | None) -> bool:
-    """Whether a chunk in the query's own script holds ``fusion.own_script_coverage`` of the
-    query's words (BM25's coverage). Why: the dictionary's rendering is a bag of candidate
-    words in the other script, and its coverage of a chunk there can outvote a same-script
-    chunk that BM25 and the vectors rank high (a Chinese question about a Chinese FAQ page
-    answered first by an English FAQ of another paper, issue 43); where the question's own
-    words are found, its own script's evidence comes first."""
-    if fusion.own_script_coverage <= 0.0:
+def own_script_holds(rankings: Rankings, fusion: Fusion, query_script: str, scope: Scope | None) -> bool:
+    """Whether the query's own script has a strong candidate: a chunk in it that holds
+    ``fusion.own_script_coverage`` of the query's words (BM25's coverage), or that BM25 and
+    a vector ranker both place within their first ``fusion.own_script_agreement``. Why: the
+    dictionary's rendering is a bag of candidate words in the other script, and its votes for
+    a chunk there can outvote a same-script chunk that BM25 and the vectors rank high (a
+    Chinese question about a Chinese FAQ page answered first by an English FAQ of another
+    paper, issue 43); where the question's own script answers, its evidence comes first."""
+
+    def own(cands: list[Candidate]) -> list[Candidate]:
+        return [c for c in cands if (scope.script(c.id, c.record["text"]) if scope else script_of(c.record["text"])) == query_script]
+
+    bm25 = own(rankings.get("bm25", []))
+    if fusion.own_script_coverage > 0.0 and any(c.coverage >= fusion.own_script_coverage for c in bm25):
+        return True
+    depth = fusion.own_script_agreement
+    if depth <= 0:
         return False
-    for cand in bm25:
-        chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
-        if chunk_script == query_script and cand.coverage >= fusion.own_script_coverage:
-            return True
-    return False
+    lexical = {c.id for c in rankings.get("bm25", [])[:depth]} & {c.id for c in bm25}
+    semantic = {c.id for ranker in ("vector", "question") for c in rankings.get(ranker, [])[:depth]}
+    return bool(lexical & semantic)
 
 
 def dictionary_votes(found: list[Candidate], fusion: Fusion, scope: Scope | None) -> list[Candidate]:
