@@ -89,16 +89,19 @@ class Fusion:
     # beside the ranks and margins (:func:`blend`; 0 turns it off). Chosen with
     # ``margin_share`` (was 0.4) on the development sets of issue 29's sixth round
     coverage_share: float = 0.2
-    # same-language evidence first (issue 43): when a chunk in the query's own script holds
-    # at least this share of the query's words (BM25's coverage), the dictionary's votes for
-    # chunks in the other script count only ``dictionary_yield`` of their weight (ranks,
-    # margins and coverage alike): the cross-script vote helps where the query's own script
-    # has no strong candidate (:func:`own_script_holds`). 0 turns it off
-    own_script_coverage: float = 0.0
-    # ... or when BM25 and a vector ranker agree on a chunk in the query's own script within
-    # their first ``own_script_agreement`` places (0 turns this test off)
-    own_script_agreement: int = 0
-    dictionary_yield: float = 0.0
+    # same-language evidence first (issue 43): while the query's own script has a strong
+    # candidate (:func:`own_script_holds`), the dictionary's votes for chunks in the other
+    # script count only ``dictionary_yield`` of their weight (ranks, margins and coverage
+    # alike): the cross-script vote helps where the query's own script has none. Strong: a
+    # chunk in the query's script that BM25 and a vector ranker both place within their first
+    # ``own_script_agreement`` (0: never), or, for a query in one of ``own_script_first``'s
+    # scripts, BM25's first candidate. Chosen on the development sets of issue 43
+    # (docs/retrieval.md): BM25's first place decides for Chinese questions only, whose
+    # rendering is a bag of first glosses (for English ones it cost the cross-language sets
+    # their first places), and the dictionary keeps half its vote
+    own_script_agreement: int = 2
+    own_script_first: tuple[str, ...] = ("zh",)
+    dictionary_yield: float = 0.5
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -179,24 +182,22 @@ def vote_weight(fusion: Fusion, ranker: str, cand: Candidate, query_script: str,
 
 
 def own_script_holds(rankings: Rankings, fusion: Fusion, query_script: str, scope: Scope | None) -> bool:
-    """Whether the query's own script has a strong candidate: a chunk in it that holds
-    ``fusion.own_script_coverage`` of the query's words (BM25's coverage), or that BM25 and
-    a vector ranker both place within their first ``fusion.own_script_agreement``. Why: the
+    """Whether the query's own script has a strong candidate: a chunk in it that BM25 and a
+    vector ranker both place within their first ``fusion.own_script_agreement``, or, for a
+    query in one of ``fusion.own_script_first``'s scripts, BM25's first candidate. Why: the
     dictionary's rendering is a bag of candidate words in the other script, and its votes for
     a chunk there can outvote a same-script chunk that BM25 and the vectors rank high (a
     Chinese question about a Chinese FAQ page answered first by an English FAQ of another
     paper, issue 43); where the question's own script answers, its evidence comes first."""
 
-    def own(cands: list[Candidate]) -> list[Candidate]:
-        return [c for c in cands if (scope.script(c.id, c.record["text"]) if scope else script_of(c.record["text"])) == query_script]
+    def own(cand: Candidate) -> bool:
+        return (scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])) == query_script
 
-    bm25 = own(rankings.get("bm25", []))
-    if fusion.own_script_coverage > 0.0 and any(c.coverage >= fusion.own_script_coverage for c in bm25):
+    bm25 = rankings.get("bm25", [])
+    if bm25 and query_script in fusion.own_script_first and own(bm25[0]):
         return True
     depth = fusion.own_script_agreement
-    if depth <= 0:
-        return False
-    lexical = {c.id for c in rankings.get("bm25", [])[:depth]} & {c.id for c in bm25}
+    lexical = {c.id for c in bm25[:depth] if own(c)}
     semantic = {c.id for ranker in ("vector", "question") for c in rankings.get(ranker, [])[:depth]}
     return bool(lexical & semantic)
 
