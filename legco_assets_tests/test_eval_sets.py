@@ -52,6 +52,19 @@ def test_blind_questions_load_without_a_question_id_and_name_their_answer_end() 
     assert kinds == {"cross-language"} and SET_KINDS["crosslang"] == "cross-language"
 
 
+def test_issue_43_dev_sets_ask_in_other_variant_forms_and_in_cantonese() -> None:
+    variant, cantonese = load_gold_questions(DEV_SETS["variant-dev"]), load_gold_questions(DEV_SETS["cantonese-dev"])
+    for questions in (variant, cantonese):
+        assert questions and all(q.qa_id is None and q.answer_end and q.document for q in questions)
+    assert {q.lang for q in variant} == {"zh"} and {q.lang for q in cantonese} == {"yue"}
+    notes = [json.loads(DEV_SETS["variant-dev"].read_text(encoding="utf-8"))["questions"][i]["note"] for i in range(len(variant))]
+    # each note names the pairs as question form -> page form, and the question uses the first
+    for q, note in zip(variant, notes):
+        pairs = [pair.split("→") for pair in note.split(", ")]
+        assert any(asked in q.question for asked, _ in pairs), (q.id, note)
+    assert SET_KINDS["variant-dev"] == "variant forms" and SET_KINDS["cantonese-dev"] == "Cantonese"
+
+
 def test_a_quoted_answer_end_matches_with_punctuation_and_spacing_ignored() -> None:
     paper = Paper(Path("guide.pdf"), "guide", "0" * 64, "", {})
     question = load_gold_questions(DEV_SETS["narrative-dev"])[0]

@@ -202,6 +202,25 @@ def test_the_dictionary_votes_only_for_papers_with_no_version_in_the_querys_lang
     assert dictionary_votes([guide], Fusion(), None) == [guide], "without a scope nothing is known to be paired"
 
 
+def test_a_same_script_chunk_ranked_high_is_not_outvoted_by_the_dictionary() -> None:
+    """A Chinese question: BM25 places a Chinese FAQ chunk first and the chunk vectors second;
+    the dictionary's English rendering covers an English-only FAQ's chunk whole, which the
+    question ranker also places first. Without same-language-first the English chunk comes
+    first; with it, the dictionary keeps half its vote while the question's own script has a
+    strong candidate, and all of it where it has none."""
+    zh, near, en = _cand("zh", "侍產假", 0.3), _cand("near", "產假", 0.2), _cand("en", "paternity leave", 1.0)
+    rankings = {"vector": [near, zh], "question": [en, near, zh], "bm25": [zh, near], DICTIONARY: [en]}
+    off = Fusion(own_script_agreement=0, own_script_first=())
+    assert fuse("侍產假有幾多日？", rankings, off)[0].id == "en"
+    assert Fusion().own_script_agreement == 2 and Fusion().own_script_first == ("zh",) and Fusion().dictionary_yield == 0.5
+    assert fuse("侍產假有幾多日？", rankings, Fusion())[0].id == "zh"
+    agreeing = Fusion(own_script_first=())  # BM25 first and the chunk vectors second: they agree
+    assert fuse("侍產假有幾多日？", rankings, agreeing)[0].id == "zh"
+    # no chunk in the question's script ranked high by BM25: the dictionary votes in full
+    crossing = {**rankings, "bm25": [en]}
+    assert fuse("侍產假有幾多日？", crossing, Fusion())[0].id == "en"
+
+
 def test_uncovered_or_cross_script_bm25_votes_do_not_count() -> None:
     rankings = {"vector": [_cand("zh", "水浸黑點")], "bm25": [_cand("en", "wrong english paper", 0.0)]}
     assert [h.id for h in fuse("flooding blackspots", rankings, Fusion())][0] == "zh"

@@ -57,6 +57,15 @@ CROSSLANG_DEV_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_dev.json"
 NARRATIVE_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_narrative_heldout.json"
 CROSSLANG_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_heldout.json"
 BLIND_KINDS = {"narrative": "narrative", "crosslang": "cross-language", "qa": "Q&A"}
+# Issue 43: written blind on 2026-11-27 by AI helpers who saw only the papers' extracted text
+# (never the code or a result), on the Chinese Employment Ordinance guide, the Chinese
+# continuous-contract FAQ and the question-and-reply parts of the Chinese Hansards: written
+# Chinese questions using the other variant form of a character the page prints (``note``
+# names the pairs), and colloquial Cantonese questions (``lang`` yue). Development sets, free
+# for tuning variant folding, same-language-first and the colloquial words; their held-out
+# siblings were written the same way and are scored once, after the choice.
+VARIANT_DEV_QUESTIONS = EVAL_FIXTURES / "blind_variant_dev.json"
+CANTONESE_DEV_QUESTIONS = EVAL_FIXTURES / "blind_cantonese_dev.json"
 
 
 def blind_round(version: str) -> dict[str, Path]:
@@ -87,7 +96,12 @@ HELD_OUT = {
     **{name: path for sets in BLIND_ROUNDS.values() for name, path in sets.items()},
 }
 # development sets: free for choosing weights and thresholds, never pooled with the held-out ones
-DEV_SETS = {"narrative-dev": NARRATIVE_DEV_QUESTIONS, "crosslang-dev": CROSSLANG_DEV_QUESTIONS}
+DEV_SETS = {
+    "narrative-dev": NARRATIVE_DEV_QUESTIONS,
+    "crosslang-dev": CROSSLANG_DEV_QUESTIONS,
+    "variant-dev": VARIANT_DEV_QUESTIONS,
+    "cantonese-dev": CANTONESE_DEV_QUESTIONS,
+}
 # what kind of paper each set asks about (``--held-out`` prints it beside each set)
 SET_KINDS = {
     "faq": "Q&A",
@@ -100,6 +114,8 @@ SET_KINDS = {
     "crosslang": "cross-language",
     "narrative-dev": "narrative",
     "crosslang-dev": "cross-language",
+    "variant-dev": "variant forms",
+    "cantonese-dev": "Cantonese",
     **{name: BLIND_KINDS[name.split("-")[0]] for sets in BLIND_ROUNDS.values() for name in sets},
 }
 # the sets whose questions have LLM translations and rerankings recorded (query_*.json)

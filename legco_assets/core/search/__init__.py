@@ -12,6 +12,7 @@ from .bm25_index import (
     script_of,
     tokenize,
 )
+from .colloquial import COLLOQUIAL, lexical_query, written_form
 from .embeddings import embedding_function
 from .fusion import (
     DEFAULT_FUSION,
@@ -54,6 +55,7 @@ from .retrieval import (
     Retriever,
 )
 from .sections import Section, aggregate
+from .variants import variant_fold
 from .vector_store import (
     COLLECTION,
     link_counterparts,
@@ -69,6 +71,7 @@ from .vector_store import (
 __all__ = [
     "Bm25Index",
     "COLLECTION",
+    "COLLOQUIAL",
     "CONTEXT_TOKENS",
     "Candidate",
     "DEFAULT_FUSION",
@@ -99,6 +102,7 @@ __all__ = [
     "embedding_function",
     "fuse",
     "in_language_of",
+    "lexical_query",
     "margins",
     "link_counterparts",
     "load_or_build",
@@ -119,6 +123,8 @@ __all__ = [
     "target_language",
     "tokenize",
     "translation_messages",
+    "variant_fold",
     "versions_markdown",
     "with_retries",
+    "written_form",
 ]

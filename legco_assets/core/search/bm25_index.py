@@ -27,7 +27,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-TOKENIZER_VERSION = "bm25-v2"  # part of the fingerprint: a tokeniser change invalidates caches
+from .variants import variant_fold
+
+TOKENIZER_VERSION = "bm25-v3"  # part of the fingerprint: a tokeniser change invalidates caches
 KEEP_PER_NAME = 2  # cached index generations kept per scope (older ones are removed)
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31c0-\u31ef"
@@ -61,9 +63,11 @@ def tokenize(text: str) -> list[str]:
     """Chinese as character bigrams, English as lower-cased, lightly stemmed words.
 
     NFKC first, so full-width letters and digits (common in Chinese text and typed queries)
-    read as ASCII and compatibility ideographs as their unified forms."""
+    read as ASCII and compatibility ideographs as their unified forms; then variant
+    characters fold to one form (:func:`.variants.variant_fold`: ``侍産假`` and ``侍產假``
+    are one word to the index and its queries)."""
     tokens: list[str] = []
-    for match in _TOKEN.finditer(unicodedata.normalize("NFKC", text)):
+    for match in _TOKEN.finditer(variant_fold(unicodedata.normalize("NFKC", text))):
         run = match.group()
         if _HAN_CHAR.match(run):
             tokens.extend(run if len(run) == 1 else (run[i : i + 2] for i in range(len(run) - 1)))
@@ -155,10 +159,12 @@ class Bm25Index:
             covered[rows] += weight
         return (covered / total).astype(np.float32) if total else covered.astype(np.float32)
 
-    def top(self, query: str, n: int, mask: np.ndarray | None = None) -> list[tuple[int, float, float]]:
+    def top(self, query: str, n: int, mask: np.ndarray | None = None, reading: str = "") -> list[tuple[int, float, float]]:
         """Row position, score and coverage of the best ``n`` chunks with a positive score,
-        among the rows where ``mask`` is true."""
-        scores = self.scores(query)
+        among the rows where ``mask`` is true. With ``reading`` (another wording of the query:
+        a colloquial question's written form, :mod:`.colloquial`), both are scored together
+        and a chunk's coverage is that of the reading it holds more of."""
+        scores = self.scores(f"{query}\n{reading}" if reading else query)
         if mask is not None and len(scores):
             scores = np.where(mask, scores, 0.0)
         n = min(n, int(np.count_nonzero(scores > 0)))
@@ -167,6 +173,8 @@ class Bm25Index:
         best = np.argpartition(-scores, n - 1)[:n]
         best = best[np.argsort(-scores[best], kind="stable")]
         coverage = self.coverage(query)
+        if reading:
+            coverage = np.maximum(coverage, self.coverage(reading))
         return [(int(i), float(scores[i]), float(coverage[i])) for i in best]
 
     # -- persistence -----------------------------------------------------------------------

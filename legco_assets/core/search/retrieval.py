@@ -53,6 +53,7 @@ import numpy as np
 
 from ..llm import LLMClient
 from .bm25_index import load_or_build, script_of
+from .colloquial import written_form
 from .dictionary_translation import translate_words, vocabulary_test
 from .embeddings import embedding_function
 from .fusion import DEFAULT_FUSION, DICTIONARY, Fusion, fuse
@@ -61,6 +62,7 @@ from .links import with_counterparts
 from .query_translation import translator
 from .question_side import question_side
 from .rerank import Reranker, rerank_hits, reranker
+from .variants import printed_forms
 from .vector_store import open_collection, stored_chunks, with_retries
 
 # Share of the query-script mean chunk vector taken out of the chunk-vector query, per strategy
@@ -200,6 +202,7 @@ class Retriever:
             count=count,
             built=built,
             seconds=time.perf_counter() - started,
+            printed_forms=printed_forms(r["text"] for r in records),
         )
 
     def _embed_unique(self, texts: list[str]) -> list[Any]:
@@ -226,10 +229,11 @@ class Retriever:
         return unit if mean is None or not share else unit - share * mean
 
     # -- rankers ---------------------------------------------------------------------------
-    def bm25_ranking(self, query: str, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
-        """Best ``n`` chunks by BM25 (positive scores only), with their query coverage."""
+    def bm25_ranking(self, query: str, scope: Scope, n: int, document: str | None = None, written: str = "") -> list[Candidate]:
+        """Best ``n`` chunks by BM25 (positive scores only), with their query coverage;
+        ``written``: the query's written-Chinese form, searched with it (:mod:`.colloquial`)."""
         mask = (scope.documents == document) if document else None
-        return [Candidate(scope.records[i], score, cov) for i, score, cov in scope.index.top(query, n, mask)]
+        return [Candidate(scope.records[i], score, cov) for i, score, cov in scope.index.top(query, n, mask, written)]
 
     def dictionary_ranking(self, query: str, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
         """BM25 of the query's words rendered in the other script by the dictionary, when
@@ -319,14 +323,21 @@ class Retriever:
         dictionary: bool = True,
     ) -> dict[str, list[Candidate]]:
         """Every ranker's candidates; ``dictionary=False`` for a query that is itself a
-        translation (an LLM's), which is not carried back across."""
+        translation (an LLM's), which is not carried back across. Either form of a variant
+        character finds the same chunks in the same order: the lexical rankers read the query
+        folded as the index is (:func:`.variants.variant_fold`), the embedder reads it with
+        every variant in the form the scope's chunks print most (:attr:`.hits.Scope.printed_forms`);
+        the lexical rankers also read a colloquial question's written form
+        (:func:`.colloquial.written_form`), the embedder the question as asked."""
+        written = written_form(query)
+        query = query.translate(scope.printed_forms)
         vector = self.embed_query(query)
         share = self.centering_share(strategy)
         out = {
             "vector": self.vector_ranking(self.centred(vector, query, scope.script_means, share), scope, strategy, n, document, all_versions),
             "question": self.question_ranking(self.centred(vector, query, scope.question_means, self.question_centering), scope, n, document),
-            "bm25": self.bm25_ranking(query, scope, n, document),
-            DICTIONARY: self.dictionary_ranking(query, scope, n, document) if dictionary else [],
+            "bm25": self.bm25_ranking(query, scope, n, document, written),
+            DICTIONARY: self.dictionary_ranking(written or query, scope, n, document) if dictionary else [],
         }
         if plain:  # with no centering the plain ranking is the one just made
             out[PLAIN_VECTOR] = self.vector_ranking(vector, scope, strategy, n, document, all_versions) if share else out["vector"]
@@ -359,9 +370,11 @@ class Retriever:
             return []
         scope = self.scope(strategy, all_versions)
         if mode is Mode.vector:
-            return with_counterparts(ranked_hits(self.vector_ranking(self.embed_query(query), scope, strategy, k, document, all_versions), "vector"), scope)
+            vector = self.embed_query(query.translate(scope.printed_forms))
+            return with_counterparts(ranked_hits(self.vector_ranking(vector, scope, strategy, k, document, all_versions), "vector"), scope)
         if mode is Mode.bm25:
-            return with_counterparts(ranked_hits(self.bm25_ranking(query, scope, k, document), "bm25"), scope)
+            found = self.bm25_ranking(query, scope, k, document, written_form(query))
+            return with_counterparts(ranked_hits(found, "bm25"), scope)
         depth = max(k, self.fusion.depth)
         candidates = self._rankings(query, scope, strategy, depth, document, all_versions)
         translation = self.translation(query)
