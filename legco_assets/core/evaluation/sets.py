@@ -66,6 +66,11 @@ BLIND_KINDS = {"narrative": "narrative", "crosslang": "cross-language", "qa": "Q
 # siblings were written the same way and are scored once, after the choice.
 VARIANT_DEV_QUESTIONS = EVAL_FIXTURES / "blind_variant_dev.json"
 CANTONESE_DEV_QUESTIONS = EVAL_FIXTURES / "blind_cantonese_dev.json"
+# Their held-out twins, written by the same helpers after each dev file, about other facts of the
+# same papers; committed before the run that scored them, scored once after the choice was frozen
+# (main 21bc83d).
+VARIANT_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_variant_heldout.json"
+CANTONESE_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_cantonese_heldout.json"
 
 
 def blind_round(version: str) -> dict[str, Path]:
@@ -94,6 +99,8 @@ HELD_OUT = {
     "narrative": NARRATIVE_HELD_OUT_QUESTIONS,
     "crosslang": CROSSLANG_HELD_OUT_QUESTIONS,
     **{name: path for sets in BLIND_ROUNDS.values() for name, path in sets.items()},
+    "variant": VARIANT_HELD_OUT_QUESTIONS,
+    "cantonese": CANTONESE_HELD_OUT_QUESTIONS,
 }
 # development sets: free for choosing weights and thresholds, never pooled with the held-out ones
 DEV_SETS = {
@@ -116,6 +123,8 @@ SET_KINDS = {
     "crosslang-dev": "cross-language",
     "variant-dev": "variant forms",
     "cantonese-dev": "Cantonese",
+    "variant": "variant forms",
+    "cantonese": "Cantonese",
     **{name: BLIND_KINDS[name.split("-")[0]] for sets in BLIND_ROUNDS.values() for name in sets},
 }
 # the sets whose questions have LLM translations and rerankings recorded (query_*.json)
