@@ -86,9 +86,13 @@ def test_every_real_paper_ingests_with_both_strategies(paper: Path, ingest: tupl
     assert token.success, _failure(token)
     question = _materialize(instance, data, key, Strategy.question, [chunks, vector_index, chunk_excerpts])
     assert question.success, _failure(question)
-    for result in (token, question):
-        failed = [(c.check_name, c.description) for c in result.get_asset_check_evaluations() if c.asset_key == chunks.key and not c.passed]
-        assert not failed, failed
+    for result in (token, question):  # a heuristic may warn (the paper is still indexed); nothing may block
+        blocked = [
+            (c.check_name, c.description)
+            for c in result.get_asset_check_evaluations()
+            if c.asset_key == chunks.key and not c.passed and c.severity == dg.AssetCheckSeverity.ERROR
+        ]
+        assert not blocked, blocked
 
     art = Artifacts(Settings(data_dir=data), key)
     pages = {p.number for p in art.pages() if p.cleaned.strip()} - set(unchunked_pages(art.sections()))

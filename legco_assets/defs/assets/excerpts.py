@@ -12,7 +12,7 @@ from legco_assets.core.settings import Strategy
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
 from .chunking import ChunkingConfig, chunks
-from .common import md_table, paper_asset, tag_strategy, written_version
+from .common import md_table, paper_asset, shown_of, tag_strategy, written_version
 
 EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in its excerpt
 
@@ -53,7 +53,10 @@ def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, le
             "seconds": round(report.seconds, 3),
             "excerpts_per_second": round(report.written / report.seconds, 1) if report.seconds and report.written else 0.0,
             "folder": dg.MetadataValue.path(str(folder.resolve())),
-            "preview": dg.MetadataValue.md(md_table(["chunk", "pages", "highlighted", "excerpt"], rows)),
+            "preview": dg.MetadataValue.md(
+                shown_of(len(rows), len(report.excerpts), "excerpts", f"legco-assets chunks {context.partition_key} --strategy {config.strategy.value} for all")
+                + md_table(["chunk", "pages", "highlighted", "excerpt"], rows)
+            ),
             **upstream_metadata(context, config.strategy.value),
         },
         data_version=written_version(settings, context.partition_key, *(f"excerpts/{s.value}.json" for s in Strategy)),
