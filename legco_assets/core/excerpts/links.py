@@ -8,7 +8,7 @@ Neither is stored as linked. The PDF copy is the stored paper (``source.pdf`` be
 folder) followed by the strategy's update section, stored as ``<strategy>.pdf.update``
 (:mod:`increment`), so its fonts and images are not stored again. The HTML page is stored
 gzip-compressed, ``<strategy>.html.gz``: it holds a text paper's text once plus its marks,
-a few percent over the paper uncompressed (issue 42's bound), a third of it compressed;
+1.01-1.10x the paper uncompressed (over issue 42's bound), 0.09-0.52x compressed;
 the server sends it as it is stored with ``Content-Encoding: gzip``, which browsers undo.
 :func:`link_bytes` gives what a link opens, for the file server, the on-demand cut and
 the checks.
