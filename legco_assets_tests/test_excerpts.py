@@ -6,7 +6,10 @@ PDF cut on demand, kept when no chunk changed; the link in Chroma and over HTTP.
 
 from __future__ import annotations
 
+import gzip
+import http.client
 import json
+import random
 import threading
 import urllib.error
 import urllib.request
@@ -121,18 +124,23 @@ def test_the_layout_before_issue_42_is_removed(settings: Settings, tmp_path: Pat
     assert report.deleted == 3 and not old.exists()
 
 
-def test_html_paper_gets_one_page_with_each_chunk_marked(settings: Settings, tmp_path: Path) -> None:
+@pytest.mark.parametrize("strategy", list(Strategy))
+def test_html_paper_gets_one_page_with_each_chunk_marked(strategy: Strategy, settings: Settings, tmp_path: Path) -> None:
     paper = HTML / "ld_faq_annual_leave_tc.html"
-    records, report = _excerpts(paper, Strategy.question, settings, tmp_path / "paper")
-    assert report.kind == "html" and records and report.file == "question.html"
-    assert report.bytes <= paper.stat().st_size
-    page = (tmp_path / "paper" / "excerpts" / "question.html").read_text(encoding="utf-8")
+    records, report = _excerpts(paper, strategy, settings, tmp_path / "paper")
+    folder = tmp_path / "paper" / "excerpts"
+    assert report.kind == "html" and records and report.file == f"{strategy.value}.html"
+    assert sorted(p.name for p in folder.iterdir()) == [f"{strategy.value}.html.gz", f"{strategy.value}.json"]
+    assert 0 < report.bytes == (folder / f"{strategy.value}.html.gz").stat().st_size <= paper.stat().st_size
+    page = link_bytes(folder / f"{strategy.value}.html").decode("utf-8")
     for record, share in zip(records, _shares(records)):
         index = record["metadata"]["chunk_index"]
-        assert record["metadata"]["chunk_file_path"].endswith(f"question.html#chunk-{index}")
+        assert record["metadata"]["chunk_file_path"].endswith(f"{strategy.value}.html#chunk-{index}")
         assert f'id="chunk-{index}"' in page and share >= 0.99, record["id"]
+    if strategy is not Strategy.question:
+        return
     # on demand, a chunk's passage with some context, not the page
-    data, extension = cut_excerpt(tmp_path / "paper" / "excerpts", "question", "html", records[1], pipeline.text_pages(read_source(paper))[1])
+    data, extension = cut_excerpt(folder, "question", "html", records[1], pipeline.text_pages(read_source(paper))[1])
     assert extension == "html" and len(data.decode()) < 2 * len(records[1]["text"]) + 5 * CONTEXT_CHARS + 1000
     cut = tmp_path / "cut.html"
     cut.write_bytes(data)
@@ -152,6 +160,37 @@ def test_text_paper_gets_one_page_and_a_text_excerpt_on_demand(settings: Setting
     cut = tmp_path / "cut.txt"
     cut.write_bytes(data)
     assert extension == "txt" and "問2" in shown_text(cut) and "問1" not in shown_text(cut)
+
+
+def _text_hansard(path: Path, questions: int = 40) -> Path:
+    """A Council record as plain text, the way the PDFBox text of a Hansard reads: numbered
+    questions, each a member's question and an official's reply of a few paragraphs."""
+    rng = random.Random(42)
+    words = "the Government housing transport drainage public estates elderly allowance budget review licence site".split()
+    lines = ["LEGISLATIVE COUNCIL ─ 21 November 2012", "", "WRITTEN ANSWERS TO QUESTIONS", ""]
+    for n in range(1, questions + 1):
+        lines.append(f"{n}. MR MEMBER {n} (in Cantonese): President, will the Government inform this Council of the following:")
+        lines.extend(f"({part}) " + " ".join(rng.choice(words) for _ in range(rng.randint(15, 30))) + "?" for part in "abc")
+        lines.append("SECRETARY FOR DEVELOPMENT (in Cantonese): President,")
+        for _ in range(rng.randint(2, 4)):
+            lines.append(" ".join(rng.choice(words) for _ in range(rng.randint(40, 90))) + ".")
+        lines.append("")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("strategy", list(Strategy))
+@pytest.mark.parametrize("paper", ["generated", "html/blind/faq_dl_en.txt"])
+def test_text_papers_excerpts_take_no_more_than_the_paper(paper: str, strategy: Strategy, settings: Settings, tmp_path: Path) -> None:
+    """Issue 42's bound for text papers: the page holds the text once plus every chunk's
+    marks, so it is stored gzipped and takes no more than the paper (it took 1.01-1.10x
+    uncompressed); a link still reads it whole."""
+    path = _text_hansard(tmp_path / "council.txt") if paper == "generated" else TESTS / "fixtures" / paper
+    records, report = _excerpts(path, strategy, settings, tmp_path / "paper")
+    stored = tmp_path / "paper" / "excerpts" / f"{strategy.value}.html.gz"
+    assert report.kind == "text" and records and report.file == f"{strategy.value}.html"
+    assert 0 < report.bytes == stored.stat().st_size <= path.stat().st_size, (report.bytes, path.stat().st_size)
+    assert all(share >= 0.99 for share in _shares(records))
 
 
 def test_the_server_gives_excerpts_and_nothing_else(settings: Settings, tmp_path: Path) -> None:
@@ -183,6 +222,42 @@ def test_the_server_gives_excerpts_and_nothing_else(settings: Settings, tmp_path
         with pytest.raises(urllib.error.HTTPError) as caught:
             urllib.request.urlopen(urllib.request.Request(f"{base}/paper-zh/excerpts/question.pdf", data=b"x", method="PUT"))
         assert caught.value.code == 405
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_server_sends_an_html_page_gzipped_at_its_html_url(settings: Settings, tmp_path: Path) -> None:
+    """A web or text paper's page is stored gzipped and sent as stored, with
+    ``Content-Encoding: gzip`` and an HTML content type, at ``….html`` (what a browser asks
+    for, and undoes); a client that does not take gzip gets it decompressed; the stored
+    ``.html.gz`` itself is not served."""
+    documents = tmp_path / "data" / "documents"
+    _excerpts(HTML / "ld_faq_annual_leave_tc.html", Strategy.question, settings, documents / "faq")
+    page = link_bytes(documents / "faq" / "excerpts" / "question.html")
+    server = excerpt_server(documents)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    host, port = server.server_address[:2]
+    try:
+        request = urllib.request.Request(f"http://{host}:{port}/faq/excerpts/question.html", headers={"Accept-Encoding": "gzip, deflate"})
+        with urllib.request.urlopen(request) as reply:
+            assert reply.headers["Content-Type"] == "text/html; charset=utf-8"
+            assert reply.headers["Content-Encoding"] == "gzip" and reply.headers["Vary"] == "Accept-Encoding"
+            body = reply.read()
+        assert int(reply.headers["Content-Length"]) == len(body) < len(page)
+        assert gzip.decompress(body) == page and b'id="chunk-1"' in page
+        plain = http.client.HTTPConnection(host, port)  # sends ``Accept-Encoding: identity``
+        plain.request("GET", "/faq/excerpts/question.html")
+        reply = plain.getresponse()
+        assert reply.status == 200 and reply.getheader("Content-Encoding") is None and reply.read() == page
+        plain.request("HEAD", "/faq/excerpts/question.html", headers={"Accept-Encoding": "gzip"})
+        reply = plain.getresponse()
+        assert reply.getheader("Content-Encoding") == "gzip" and reply.read() == b""
+        plain.close()
+        for path in ("/faq/excerpts/question.html.gz", "/faq/excerpts/token.html"):
+            with pytest.raises(urllib.error.HTTPError) as caught:
+                urllib.request.urlopen(f"http://{host}:{port}{path}")
+            assert caught.value.code == 404, path
     finally:
         server.shutdown()
         server.server_close()

@@ -4,6 +4,7 @@ here for the shapes that matter, and the real corpus where it is present."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -271,6 +272,35 @@ def test_table_continued_on_next_page(tmp_path: Path, repeat_header: bool) -> No
     assert to_markdown(first.header, first.rows + second.rows) in text
     assert text.count("| Code | Project | Budget |") == 1
     assert text.index("Answer A1") < text.index("| Code |") < text.index("Question A2")
+
+
+def test_token_chunks_of_a_continued_tables_rows_start_on_the_page_they_are_printed_on(tmp_path: Path) -> None:
+    """The table is stitched onto page 1, where it starts; a token window that begins in the
+    rows printed at the top of page 2 starts on page 2 (issue 42: its link opened page 1),
+    and every window's pages are the lowest and highest its characters are printed on."""
+    from legco_assets.core.pipeline import build_chunks
+    from legco_assets.core.settings import Strategy
+
+    pdf = new_pdf()
+    header = ["Code", "Project", "Budget"]
+    pdf.add_page()
+    pdf.text(60, 640, "Answer A1: the projects are listed below.")
+    grid(pdf, 60, 654, [80, 160, 100], [header] + [[f"A{i}", f"Road works {i}", f"{i} 000"] for i in range(1, 10)])
+    pdf.text(280, 830, "E-1")
+    pdf.add_page()
+    grid(pdf, 60, 60, [80, 160, 100], [[f"B{i}", f"Harbour works {i}", f"{i} 500"] for i in range(1, 31)])
+    pdf.text(60, 640, "Question A2: the next question is about the budget of the harbour works.")
+    pdf.text(280, 830, "E-2")
+    data, pages = load(save(pdf, tmp_path / "continued.pdf"))
+    tables = find_tables(data, pages, Settings()).tables
+    assert [t.page for t in tables] == [1, 2] and tables[1].continues_from_previous
+    chunks = build_chunks("t", Strategy.token, pages, Settings(chunk_size=60, chunk_overlap=0), sections=[], tables=tables)
+    assert sum("| Code |" in c.text for c in chunks) == 1  # one table, stitched on page 1
+    for chunk in chunks:
+        on_1 = "Answer A1" in chunk.text or re.search(r"\| A\d", chunk.text) is not None
+        on_2 = "Question A2" in chunk.text or re.search(r"\| B\d", chunk.text) is not None
+        assert (chunk.page_start, chunk.page_end) == (1 if on_1 else 2, 2 if on_2 else 1), chunk.text
+    assert any(c.text.lstrip().startswith("| B") and c.page_start == 2 for c in chunks)  # a window starts in page 2's rows
 
 
 def test_separate_tables_with_text_between_are_not_continuations(tmp_path: Path) -> None:

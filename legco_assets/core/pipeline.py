@@ -63,7 +63,7 @@ from .structure import (
     unchunked_pages,
 )
 from .structure import label_coverage as text_label_coverage
-from .tables import GeometricTables, embed_tables_in_pages, find_tables, iter_page_tables
+from .tables import GeometricTables, find_tables, iter_page_tables, weave_pages
 from .tokens import encoding
 
 MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page number, not text
@@ -251,10 +251,10 @@ def build_chunks(
 
     if strategy is Strategy.token:
         every_table = PageTables.of(tables).all()
+        elsewhere: dict[int, list[tuple[int, int, int]]] = {}
         if every_table:
-
-            pages = embed_tables_in_pages(pages, every_table)
-        doc = DocumentText.from_pages(pages)
+            pages, elsewhere = weave_pages(pages, every_table)
+        doc = DocumentText.from_pages(pages, elsewhere)
         chunks = TokenChunkingStrategy(settings.chunk_size, settings.chunk_overlap).chunk(document_id, doc)
         if sections is None:
             sections = find_structure(pages, settings).sections

@@ -62,39 +62,58 @@ class DocumentText:
     """Cleaned pages joined into one string, with the offset where each page starts.
 
     Structure detection and chunking work on this one string; ``page_at`` maps any char
-    offset back to its 1-based page number.
+    offset back to its 1-based page number. ``elsewhere`` lists ``(start, end, page)`` spans
+    of the string printed on another page than the one they are joined under: the rows of a
+    table continued on the next page, stitched onto the page where the table starts
+    (``tables.weave_pages``), are still on the next page in the paper.
     """
 
     text: str
     page_starts: list[int]
     separator: str = "\n\n"
+    elsewhere: list[tuple[int, int, int]] = field(default_factory=list)
 
     @classmethod
-    def from_pages(cls, pages: list[Page]) -> "DocumentText":
+    def from_pages(cls, pages: list[Page], elsewhere: dict[int, list[tuple[int, int, int]]] | None = None) -> "DocumentText":
+        """``elsewhere``: by page number, spans of that page's ``cleaned`` printed on another
+        page (``(start, end, page)``)."""
         parts: list[str] = []
         starts: list[int] = []
+        moved: list[tuple[int, int, int]] = []
         pos = 0
         for i, page in enumerate(pages):
             if i:
                 parts.append("\n\n")
                 pos += 2
             starts.append(pos)
+            moved.extend((pos + s, pos + e, p) for s, e, p in (elsewhere or {}).get(page.number, []))
             parts.append(page.cleaned)
             pos += len(page.cleaned)
-        return cls(text="".join(parts), page_starts=starts)
+        return cls(text="".join(parts), page_starts=starts, elsewhere=sorted(moved))
 
     def page_at(self, offset: int) -> int:
         """1-based page of the character at ``offset``."""
+        if self.elsewhere:
+            k = bisect.bisect_right(self.elsewhere, (offset, float("inf"), 0)) - 1
+            if k >= 0 and self.elsewhere[k][0] <= offset < self.elsewhere[k][1]:
+                return self.elsewhere[k][2]
         return max(1, bisect.bisect_right(self.page_starts, offset))
 
     def span_pages(self, start: int, end: int) -> tuple[int, int]:
-        """First and last page holding non-blank text of ``text[start:end]``."""
+        """First and last page holding non-blank text of ``text[start:end]`` (the lowest and
+        highest page any of its characters is printed on)."""
         segment = self.text[start:end]
         lead = len(segment) - len(segment.lstrip())
         trail = len(segment) - len(segment.rstrip())
         first = start + lead
         last = max(first, end - trail - 1)
-        return self.page_at(first), self.page_at(last)
+        if not self.elsewhere:
+            return self.page_at(first), self.page_at(last)
+        cuts = {first, last + 1} | {s for s in self.page_starts if first < s <= last}
+        cuts |= {x for s, e, _ in self.elsewhere for x in (s, e) if first < x <= last}
+        bounds = sorted(cuts)
+        pages = [self.page_at(a) for a, b in zip(bounds, bounds[1:]) if self.text[a:b].strip()]
+        return (min(pages), max(pages)) if pages else (self.page_at(first), self.page_at(last))
 
 
 @dataclass

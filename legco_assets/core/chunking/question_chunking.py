@@ -417,14 +417,14 @@ def _embed(text: str, tables: list[Table]) -> tuple[str, int]:
 def _embedded_doc(doc: DocumentText, tables: list[Table]) -> DocumentText:
     """The document with every page's tables embedded, for token windows."""
     from ..records import Page
-    from ..tables import embed_tables_in_pages
+    from ..tables import weave_pages
 
     ends = doc.page_starts[1:] + [len(doc.text) + len(doc.separator)]
     pages = [
         Page(number=n + 1, raw="", cleaned=doc.text[start : end - len(doc.separator)])
         for n, (start, end) in enumerate(zip(doc.page_starts, ends))
     ]
-    return DocumentText.from_pages(embed_tables_in_pages(pages, tables))
+    return DocumentText.from_pages(*weave_pages(pages, tables))
 
 
 def _split_big_tables(text: str, budget: int) -> str:

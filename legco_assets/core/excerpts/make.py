@@ -3,9 +3,10 @@
 A strategy's excerpts are one file in the paper's ``excerpts/`` folder (:mod:`links`): a PDF
 paper's highlighted copy, stored as an update of the stored paper (:mod:`increment`), each
 chunk's highlight an annotation naming its id; a web page's or DOCX/TXT/Markdown paper's text
-once in an HTML page, each chunk's characters marked with its index. Either way the fonts,
-images and text are not stored again per chunk, so all of a strategy's excerpts of a paper
-take less than the paper (issue 42). ``<strategy>.json`` beside it keys each chunk by a
+once in an HTML page, each chunk's characters marked with its index, stored gzipped (the
+marks put a text paper's page over the paper's size). Either way the fonts, images and text
+are not stored again per chunk, so all of a strategy's excerpts of a paper take less than
+the paper (issue 42). ``<strategy>.json`` beside it keys each chunk by a
 hash of what it shows (the source's sha256, the chunk's text and pages, the format): when
 every key is unchanged the file is kept, else it is re-made whole (a per-chunk PDF is cut
 on demand: :func:`cut_excerpt`).
@@ -25,7 +26,7 @@ from ..records import DocumentText, Page
 from ..sources import atomic_write_text
 from .align import Alignment, align, significant, table_free
 from .increment import pdf_increment
-from .links import EXTENSIONS, excerpt_file, excerpt_kind, link_bytes, update_file
+from .links import EXTENSIONS, compressed, excerpt_file, excerpt_kind, link_bytes, stored_file
 from .pdf import PdfSource, chunk_highlights, cut_pages
 from .text import html_excerpt, html_page, text_excerpt
 
@@ -147,8 +148,8 @@ class _Locator:
         return [(self.offsets[s], self.offsets[e - 1] + 1) for s, e in found.spans]
 
     def render(self, strategy: str, records: list[dict[str, Any]]) -> tuple[bytes, list[tuple[Alignment, list[int]]]]:
-        """The strategy's file (for a PDF, the update section) and each chunk's alignment
-        and highlighted pages (1-based)."""
+        """The strategy's file as stored (a PDF's update section, an HTML page gzipped) and
+        each chunk's alignment and highlighted pages (1-based)."""
         shown: list[tuple[Alignment, list[int]]] = []
         if self.pdf is not None:
             highlights = []
@@ -166,7 +167,7 @@ class _Locator:
             found = self.locate(record)
             chunks.append((record["metadata"]["chunk_index"], self.spans(found)))
             shown.append((found, [record["metadata"]["page_start"]]))
-        return html_page(self.doc.text, chunks, f"{self.title} — {strategy}").encode("utf-8"), shown
+        return compressed(html_page(self.doc.text, chunks, f"{self.title} — {strategy}").encode("utf-8")), shown
 
     def cut(self, record: dict[str, Any]) -> bytes:
         """A text chunk's own excerpt, as before issue 42: its passage with some context,
@@ -197,7 +198,7 @@ def write_excerpts(
     folder.mkdir(parents=True, exist_ok=True)
     report = ExcerptReport(excerpt_kind(document_kind))
     path = excerpt_file(folder, strategy, document_kind)
-    stored = update_file(path) if report.kind == "pdf" else path
+    stored = stored_file(path)
     manifest_path = manifest_file(folder, strategy)
     old = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
     keys = [_key(record, source_sha256) for record in records]
@@ -216,7 +217,7 @@ def write_excerpts(
             link = f"{path.name}#page={max(1, meta['page_start'])}" if report.kind == "pdf" else f"{path.name}#chunk-{meta['chunk_index']}"
             report.excerpts.append(Excerpt(meta["chunk_index"], link, report.kind, on, found.matched, found.total, key))
         report.written = len(records)
-    report.deleted = _drop_old_layout(folder, strategy)
+    report.deleted = _drop_old_layout(folder, strategy, path)
     atomic_write_text(manifest_path, json.dumps({str(e.index): asdict(e) for e in report.excerpts}, ensure_ascii=False, indent=0))
     report.file = path.name
     report.bytes = stored.stat().st_size if stored.exists() else 0
@@ -224,9 +225,10 @@ def write_excerpts(
     return report
 
 
-def _drop_old_layout(folder: Path, strategy: str) -> int:
-    """Delete the per-chunk files of the layout before issue 42 (``<strategy>/<index>.pdf``
-    and its manifest); the number deleted."""
+def _drop_old_layout(folder: Path, strategy: str, path: Path) -> int:
+    """Delete the files of earlier layouts: the per-chunk files before issue 42
+    (``<strategy>/<index>.pdf`` and its manifest) and an uncompressed ``<strategy>.html``
+    (``path``, now stored gzipped); the number deleted."""
     deleted = 0
     old = folder / strategy
     if old.is_dir():
@@ -234,6 +236,9 @@ def _drop_old_layout(folder: Path, strategy: str) -> int:
             stale.unlink()
             deleted += 1
         old.rmdir()
+    if path.suffix == ".html" and path.is_file():
+        path.unlink()
+        deleted += 1
     return deleted
 
 

@@ -21,6 +21,7 @@ from .weave import (
     split_markdown_table,
     stitch,
     table_chains,
+    weave_pages,
 )
 from .workers import GeometricTables
 
@@ -41,4 +42,5 @@ __all__ = [
     "stitch",
     "table_chains",
     "validate_reply",
+    "weave_pages",
 ]

@@ -260,9 +260,16 @@ def stitch(chain: list[Table]) -> Table:
 def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
     """Replace non-overlapping spans: a table gets a blank line either side, a removed
     continuation leaves one paragraph break; the rest of the text is kept as it was."""
+    return _apply_placed(text, edits)[0]
+
+
+def _apply_placed(text: str, edits: list[tuple[int, int, str]]) -> tuple[str, dict[int, int]]:
+    """:func:`_apply`, and where each edit's new text starts in the result (by the edit's
+    start in ``text``)."""
     out = ""
     pos = 0
     pending_break = False
+    placed: dict[int, int] = {}
 
     def emit(segment: str) -> None:
         nonlocal out, pending_break
@@ -278,11 +285,13 @@ def _apply(text: str, edits: list[tuple[int, int, str]]) -> str:
         emit(text[pos:start])
         if new:
             out = out.rstrip()
-            out += ("\n\n" if out else "") + new
+            out += "\n\n" if out else ""
+            placed[start] = len(out)
+            out += new
         pending_break = True
         pos = end
     emit(text[pos:])
-    return out
+    return out, placed
 
 
 def _plan(text: str, tables: list[Table]) -> tuple[list[tuple[int, int, str]], int]:
@@ -349,8 +358,17 @@ def embed_tables_in_pages(pages: list[Page], tables: list[Table]) -> list[Page]:
     A table continued on the next page is stitched onto the page where it starts, and its
     continuation lines are removed from the later page.
     """
+    return weave_pages(pages, tables)[0]
+
+
+def weave_pages(pages: list[Page], tables: list[Table]) -> tuple[list[Page], dict[int, list[tuple[int, int, int]]]]:
+    """:func:`embed_tables_in_pages`, and by page number the spans of its ``cleaned`` that
+    are printed on another page, ``(start, end, page)``: a stitched table's rows from a
+    later page (``DocumentText.from_pages`` takes them, so a chunk that holds only those
+    rows starts on the page they are printed on, not the one the table starts on)."""
     by_number = {p.number: p for p in pages}
     edits: dict[int, list[tuple[int, int, str]]] = {p.number: [] for p in pages}
+    rows_of: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # (page, edit start) -> row spans
     taken: dict[int, list[tuple[int, int]]] = {p.number: [] for p in pages}
     indexes: dict[int, TextIndex] = {}
     for chain in table_chains(tables):
@@ -375,19 +393,47 @@ def embed_tables_in_pages(pages: list[Page], tables: list[Table]) -> list[Page]:
             parts = [p for p, _ in run]
             if index == 0:
                 markdown = stitch(parts).markdown if len(parts) > 1 else parts[0].markdown
+                head: list[Table] = []
             else:
-                head = stitch([chain[0], *parts])
-                markdown = to_markdown(head.header, head.rows[len(chain[0].rows):])
+                whole = stitch([chain[0], *parts])
+                markdown = to_markdown(whole.header, whole.rows[len(chain[0].rows):])
+                head = [chain[0]]
+            skip = len(chain[0].rows) if head else 0
+            counts = [len(stitch([*head, *parts[: k + 1]]).rows) - skip for k in range(len(parts))]
             edits[parts[0].page].append((span[0], span[1], markdown))
+            rows_of[(parts[0].page, span[0])] = _rows_printed_elsewhere(markdown, parts, counts)
             for later, later_span in run[1:]:
                 edits[later.page].append((later_span[0], later_span[1], ""))
             index += len(run)
-    out = []
+    out: list[Page] = []
+    elsewhere: dict[int, list[tuple[int, int, int]]] = {}
     for page in pages:
         page_edits = edits[page.number]
-        cleaned = _apply(page.cleaned, page_edits).strip() if page_edits else page.cleaned
-        out.append(Page(number=page.number, raw=page.raw, cleaned=cleaned))
-    return out
+        if not page_edits:
+            out.append(Page(number=page.number, raw=page.raw, cleaned=page.cleaned))
+            continue
+        woven, placed = _apply_placed(page.cleaned, page_edits)
+        lead = len(woven) - len(woven.lstrip())
+        for start, at in placed.items():
+            for s, e, printed in rows_of.get((page.number, start), []):
+                elsewhere.setdefault(page.number, []).append((at + s - lead, at + e - lead, printed))
+        out.append(Page(number=page.number, raw=page.raw, cleaned=woven.strip()))
+    return out, elsewhere
+
+
+def _rows_printed_elsewhere(markdown: str, parts: list[Table], counts: list[int]) -> list[tuple[int, int, int]]:
+    """Spans of ``markdown`` (header, separator, then one line per row) holding the rows of
+    ``parts`` after the first, with the page each is printed on; ``counts[k]`` is how many
+    rows the parts up to ``k`` make."""
+    line_starts = [0]
+    for line in markdown.split("\n"):
+        line_starts.append(line_starts[-1] + len(line) + 1)
+    spans = []
+    for k in range(1, len(parts)):
+        first_row, end_row = counts[k - 1], counts[k]
+        if end_row > first_row and parts[k].page != parts[0].page:
+            spans.append((line_starts[2 + first_row], line_starts[2 + end_row] - 1, parts[k].page))
+    return spans
 
 
 # -- splitting an oversized table ---------------------------------------------------------------
