@@ -3,8 +3,10 @@
 with the same weight: a blocking (integrity) check keeps the chunks out of Chroma and makes
 ``--strict`` exit 1; a heuristic's check warns in both and the paper is indexed (issue 41).
 
-The paper below prints a page label (``E-3``) in the middle of its page, where the cleaner
-(which reads only the page edges) leaves it: ``no_footer_leaked`` fails in both, as a warning.
+The paper below prints its footer's date line (``2025-05-15``, at the foot of every page) also
+in the middle of its first page, where the cleaner (which reads only the page edges) leaves
+it: ``no_footer_leaked`` (which judges only lines the paper prints where furniture stands)
+fails in both, as a warning.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ BODY = [
     "The Drainage Services Department will upgrade the stormwater drains of three villages.",
     "Works began in January and the first phase will finish before the rainy season.",
     "The second phase covers the main channel and the pumping station beside the river.",
-    "E-3",
+    "2025-05-15",
     "The total cost is estimated at $2 billion, spread over five financial years.",
     "Residents will be consulted through the District Council before each phase starts.",
     "Temporary traffic arrangements will be announced two weeks before the works begin.",
@@ -41,7 +43,7 @@ BODY = [
 
 
 def _paper(tmp_path: Path) -> Path:
-    return make_pdf(tmp_path / "inbox" / "drainage-e.pdf", [BODY, BODY[:4] + BODY[5:]], footer=None)
+    return make_pdf(tmp_path / "inbox" / "drainage-e.pdf", [BODY, BODY[:4] + BODY[5:]])
 
 
 def test_chunk_prints_the_warning_and_strict_still_exits_0(tmp_path: Path) -> None:
@@ -51,7 +53,7 @@ def test_chunk_prints_the_warning_and_strict_still_exits_0(tmp_path: Path) -> No
     lines = done.stderr.strip().splitlines()
     assert lines == [
         f"legco-assets: warning: {paper}: no_footer_leaked: 1 chunk(s) contain a footer/header line "
-        "(examples id='drainage-e:token:0' line='E-3')"
+        "(examples id='drainage-e:token:0' line='2025-05-15')"
     ]
     strict = cli("chunk", str(paper), "--strategy", "token", "--no-llm", "--strict", home=tmp_path)
     assert strict.returncode == 0 and strict.stderr == done.stderr and strict.stdout == done.stdout
@@ -94,13 +96,15 @@ def test_ingest_prints_the_checks_chunk_prints(tmp_path: Path) -> None:
         + "</body></html>"
     )
     expected = []
-    for path, strategy in ((faq, "question"), (paper, "token")):
-        done = cli("chunk", str(path), "--strategy", strategy, "--no-llm", home=tmp_path)
-        expected += done.stderr.strip().splitlines()
-    assert [line.split(": ")[1] for line in expected] == ["warning", "warning"]
+    for path in (faq, paper):
+        for strategy in ("token", "question"):
+            done = cli("chunk", str(path), "--strategy", strategy, "--no-llm", home=tmp_path)
+            expected += done.stderr.strip().splitlines()
+    assert {line.split(": ")[1] for line in expected} == {"warning"}
+    assert {line.split(": ")[3] for line in expected} >= {"no_footer_leaked", "question_labels_paired"}, expected
     ingest = cli("ingest", str(faq), str(paper), "--strategy", "both", home=tmp_path)
     printed = [line for line in ingest.stderr.splitlines() if line.startswith(("legco-assets: warning: ", "legco-assets: check failed: "))]
-    assert sorted(set(printed)) == sorted(expected)
+    assert sorted(set(printed)) == sorted(set(expected)), (printed, expected)
     assert ingest.returncode == 0 and "failed: token 0, question 0;" in ingest.stdout.splitlines()[-1], ingest.stdout + ingest.stderr
     stored = {(c["metadata"]["document_id"], c["metadata"]["strategy_type"]) for c in stored_chunks(open_collection(Settings(data_dir=tmp_path / "data")))}
     assert stored == {(doc, s) for doc in ("faq", "drainage-e") for s in ("token", "question")}, "a warning costs no paper"
