@@ -161,6 +161,9 @@ def test_previews_say_what_they_cut(tmp_path: Path) -> None:
     """Issue 42: a preview that lists a subset says so and where the rest is; a long section
     path is cut at a heading boundary with a leading ellipsis, never inside a word."""
     assert short_path("A > B") == "A > B"
+    # an innermost heading that fits the column, but not with " > " before it (the EO guide's)
+    near = "Chapter 3 > " + "x" * 58
+    assert short_path(near) == "…" + "x" * 58 and len(short_path(near)) <= 60
     long = "Chapter Two Supporting Enterprises and Jobs > Small Enterprises > Financing Guarantee Scheme"
     assert short_path(long) == "… > Small Enterprises > Financing Guarantee Scheme"
     assert len(short_path(long, 40)) <= 40 and short_path(long, 40) == "… > Financing Guarantee Scheme"

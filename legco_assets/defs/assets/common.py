@@ -103,6 +103,8 @@ def short_path(path: str, limit: int = 60) -> str:
         kept = part + PATH_SEPARATOR + kept
     if kept != parts[-1] or len(kept) + len("… > ") <= limit:
         return "… > " + kept
+    if len(kept) < limit:  # the innermost heading fits, but not with " > " before it
+        return "…" + kept
     tail = kept[-(limit - 1) :]
     if kept[-len(tail) - 1] != " " and " " in tail:  # the cut fell inside a word
         tail = tail.split(" ", 1)[1]
