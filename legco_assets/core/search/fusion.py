@@ -92,16 +92,22 @@ class Fusion:
     # same-language evidence first (issue 43): while the query's own script has a strong
     # candidate (:func:`own_script_holds`), the dictionary's votes for chunks in the other
     # script count only ``dictionary_yield`` of their weight (ranks, margins and coverage
-    # alike): the cross-script vote helps where the query's own script has none. Strong: a
-    # chunk in the query's script that BM25 and a vector ranker both place within their first
-    # ``own_script_agreement`` (0: never), or, for a query in one of ``own_script_first``'s
-    # scripts, BM25's first candidate. Chosen on the development sets of issue 43
-    # (docs/retrieval.md): BM25's first place decides for Chinese questions only, whose
-    # rendering is a bag of first glosses (for English ones it cost the cross-language sets
-    # their first places), and the dictionary keeps half its vote
-    own_script_agreement: int = 2
-    own_script_first: tuple[str, ...] = ("zh",)
-    dictionary_yield: float = 0.5
+    # alike). Strong: a chunk in the query's script that BM25 and a vector ranker both place
+    # within their first ``own_script_agreement`` (0: never), or, for a query in one of
+    # ``own_script_first``'s scripts, BM25's first candidate. OFF by default: chosen on issue
+    # 43's development sets (agreement 2, Chinese first, yield 0.5), it then cost the held-out
+    # sets' cross-language questions up to 17 first places a set (fdh, token windows: 33 → 16),
+    # because a Chinese question about an English-only paper nearly always has *some* Chinese
+    # chunk first in BM25 (docs/retrieval.md). Kept switchable for the sweeps that measure it.
+    own_script_agreement: int = 0
+    own_script_first: tuple[str, ...] = ()
+    dictionary_yield: float = 1.0
+    # a colloquial Cantonese question's written-Chinese words for the lexical rankers
+    # (:mod:`.colloquial`). OFF by default for the same reason: it gained the Cantonese dev set
+    # one first place with question chunks and lost one with token windows, and on the held-out
+    # cross-language sets it pulled Chinese chunks above the English papers Cantonese questions
+    # asked about (crosslang-v8, token windows: 12 → 9 first)
+    colloquial_reading: bool = False
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""

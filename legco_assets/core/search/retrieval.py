@@ -329,7 +329,7 @@ class Retriever:
         every variant in the form the scope's chunks print most (:attr:`.hits.Scope.printed_forms`);
         the lexical rankers also read a colloquial question's written form
         (:func:`.colloquial.written_form`), the embedder the question as asked."""
-        written = written_form(query)
+        written = written_form(query) if self.fusion.colloquial_reading else ""
         query = query.translate(scope.printed_forms)
         vector = self.embed_query(query)
         share = self.centering_share(strategy)
@@ -373,7 +373,7 @@ class Retriever:
             vector = self.embed_query(query.translate(scope.printed_forms))
             return with_counterparts(ranked_hits(self.vector_ranking(vector, scope, strategy, k, document, all_versions), "vector"), scope)
         if mode is Mode.bm25:
-            found = self.bm25_ranking(query, scope, k, document, written_form(query))
+            found = self.bm25_ranking(query, scope, k, document, written_form(query) if self.fusion.colloquial_reading else "")
             return with_counterparts(ranked_hits(found, "bm25"), scope)
         depth = max(k, self.fusion.depth)
         candidates = self._rankings(query, scope, strategy, depth, document, all_versions)
