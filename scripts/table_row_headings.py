@@ -2,7 +2,8 @@
 
 A heading is counted when its words are cells of one row of a table the geometric reader
 finds on the heading's page or the one before (whole cells side by side, or most of one
-cell's text): a header row set in bold read as a title. The outline is the one the structure stage gives
+cell's text): a header row set in bold read as a title. A row whose only cell holds text
+is not counted: it is a title spanning the table (a group's label, or a title in a drawn box). The outline is the one the structure stage gives
 (``find_structure``), the tables the ones the ``page_tables`` stage reads; no LLM.
 
     PYTHONPATH=$PWD .venv/bin/python scripts/table_row_headings.py [FILE ...]
@@ -33,7 +34,9 @@ def row_headings(path: Path) -> list[tuple[int, str]]:
     rows: dict[int, list[list[str]]] = {}
     for table in tables:
         for row in [table.header, *table.rows]:
-            rows.setdefault(table.page, []).append([key(c) for c in row if c and key(c)])
+            cells = [key(c) for c in row if c and key(c)]
+            if len(cells) > 1:  # a row of one cell is a title across the table (or a boxed title)
+                rows.setdefault(table.page, []).append(cells)
     found: dict[str, int] = {}
     for section in sections:
         for heading in section.path:

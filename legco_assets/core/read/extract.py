@@ -164,7 +164,7 @@ def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[A
             page = pdf[index]
             textpage = upright_textpage(page)
             text = textpage.get_text_range()
-            samples.append(page_samples(textpage.raw, text, index + 1, fonts))
+            samples.append(page_samples(textpage.raw, text, index + 1, fonts, page.raw))
             texts.append(_normalise_newlines(text))
             textpage.close()
             page.close()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import markers
@@ -42,6 +43,9 @@ ROW_OVERLAP = 0.5  # lines side by side sharing this much of their height: cells
 CELL_REACH = 3.0  # the next cell of a row starts within this many font sizes (a column gutter, a
 # two-up spread's other page, is farther or holds running text)
 ROW_REACH = 24  # how many lines either side a cell's neighbours in its row may be (text order)
+RULE_TOLERANCE = 2.0  # points: drawn edges this close are one column edge
+GRID_COLUMNS = 2  # columns of a drawn grid whose lines are cells, not titles
+MIN_COLUMN = 2.0  # a space between drawn edges this many line heights wide holds a column's text
 
 
 # the sentence and clause ends of markers.SENTENCE_END / CLAUSE_END, but for the question
@@ -190,14 +194,60 @@ class _Reader:
         return self.style(start + k)
 
 
-def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool] | None = None) -> PageSamples:
+def vertical_rules(raw: object, page: object) -> list[tuple[float, float, float]]:
+    """(x, bottom, top) of each vertical edge the page draws (a ruling line, a cell's or a
+    shaded box's side), in PDF points: the column edges of a drawn table."""
+    rules: list[tuple[float, float, float]] = []
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for index in range(raw.FPDFPage_CountObjects(page)):
+        obj = raw.FPDFPage_GetObject(page, index)
+        if raw.FPDFPageObj_GetType(obj) != raw.FPDF_PAGEOBJ_PATH:
+            continue
+        m = raw.FS_MATRIX()
+        if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
+            m.a, m.b, m.c, m.d, m.e, m.f = 1.0, 0.0, 0.0, 1.0, 0.0, 0.0
+        start = previous = None
+        for k in range(raw.FPDFPath_CountSegments(obj)):
+            seg = raw.FPDFPath_GetPathSegment(obj, k)
+            if not seg or not raw.FPDFPathSegment_GetPoint(seg, x, y):
+                continue
+            point = (m.a * x.value + m.c * y.value + m.e, m.b * x.value + m.d * y.value + m.f)
+            if raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_MOVETO:
+                start = previous = point
+                continue
+            ends = [(previous, point)] if previous else []
+            if raw.FPDFPathSegment_GetClose(seg) and start:
+                ends.append((point, start))
+            for (x0, y0), (x1, y1) in ends:
+                if abs(x0 - x1) <= RULE_TOLERANCE and abs(y0 - y1) > RULE_TOLERANCE:
+                    rules.append(((x0 + x1) / 2, min(y0, y1), max(y0, y1)))
+            previous = start if raw.FPDFPathSegment_GetClose(seg) else point
+    return rules
+
+
+def in_grid(rules: list[tuple[float, float, float]], box: tuple[float, float, float, float]) -> bool:
+    """Whether a line lies inside a drawn grid of two or more columns: edges crossing the
+    line's whole height, with two or more spaces between them wide enough to hold text, and
+    the line between the outermost. A title in a drawn box (one cell; a double or rounded
+    frame's close edges hold no text), across a table's full width (the edges between its
+    columns stop short of a spanning row), or over a short decoration is not inside one."""
+    left, right, bottom, top = box
+    height = top - bottom
+    xs = sorted(x for x, lo, hi in rules if lo <= bottom + RULE_TOLERANCE and top - RULE_TOLERANCE <= hi)
+    edges = [x for n, x in enumerate(xs) if n == 0 or x - xs[n - 1] > RULE_TOLERANCE]
+    columns = sum(b - a >= MIN_COLUMN * height for a, b in zip(edges, edges[1:]))
+    return columns >= GRID_COLUMNS and edges[0] - RULE_TOLERANCE <= left and right <= edges[-1] + RULE_TOLERANCE
+
+
+def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool] | None = None, page: object = None) -> PageSamples:
     """Candidate lines of one PDFium text page (``text`` as ``get_text_range`` gave it, so a
     character's position in it is its PDFium index) with their style, and a few body lines'.
-    ``fonts``: a cache shared by the pages of one document."""
+    ``fonts``: a cache shared by the pages of one document; ``page``: the raw page, whose
+    drawn column edges say which candidate is a table's cell."""
     import pypdfium2.raw as raw
 
     reader = _Reader(raw, textpage, {} if fonts is None else fonts)
-    row_cells = _RowCells(reader)
+    row_cells = _RowCells(reader, (lambda: vertical_rules(raw, page)) if page is not None else list)
     lines = [ln.strip() for ln in text.split("\r\n")]
     widths = [_width(ln) for ln in lines]
     full = max(widths, default=0)
@@ -230,11 +280,15 @@ def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool
 class _RowCells:
     """Whether a candidate line is a cell of a table row: cells the text layer put on one
     line (:meth:`_Reader.split_in_cells`), or a line with other text beside it at the same
-    height (the next cell of its row: a heading has its line to itself). The lines' boxes
-    are read only when a candidate asks, and only near it."""
+    height (the next cell of its row: a heading has its line to itself), or a line inside a
+    drawn grid of two or more columns (:func:`in_grid`: cells centred in their rows share no
+    height, and wide columns put the next cell far off). The lines' boxes and the page's
+    drawn edges are read only when a candidate asks, and only near it."""
 
-    def __init__(self, reader: _Reader) -> None:
+    def __init__(self, reader: _Reader, read_rules: Callable[[], list[tuple[float, float, float]]] = list) -> None:
         self.reader = reader
+        self.read_rules = read_rules
+        self.rules: list[tuple[float, float, float]] | None = None  # read once, when a candidate asks
         self.lines: dict[int, tuple[int, str]] = {}  # row -> (PDFium index of its first char, text)
         self.boxes: dict[int, tuple[float, float, float, float]] = {}
 
@@ -250,6 +304,10 @@ class _RowCells:
         """``short``: the display width under which a line is no running text (a cell)."""
         start, line = self.lines[row]
         if self.reader.split_in_cells(start, line):
+            return True
+        if self.rules is None:
+            self.rules = self.read_rules()
+        if in_grid(self.rules, self._box(row)):
             return True
         left, right, bottom, top = self._box(row)
         reach = CELL_REACH * self.reader.style(start).size
