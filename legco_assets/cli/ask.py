@@ -15,22 +15,6 @@ from typing import Any
 from . import common
 
 
-def _excerpt_url(metadata: dict[str, Any]) -> str | None:
-    """Where a chunk's excerpt opens: the strategy's highlighted copy at the chunk's page,
-    over HTTP (``EXCERPTS_BASE_URL``; ``make ui`` serves it). ``legco-assets excerpt ID``
-    writes the chunk's own PDF."""
-    from legco_assets.core.excerpts import excerpt_url
-
-    link = metadata.get("chunk_file_path")
-    if not link:
-        return None
-    settings = common.settings()
-    try:
-        return excerpt_url(settings.excerpts_base_url, settings.documents_dir, link)
-    except ValueError:  # stored under another data folder: the path as it is
-        return link
-
-
 def _excerpt_of(cite: dict[str, Any], blocks: list[Any]) -> str | None:
     """The excerpt URL of the context passage a citation names (document, page, question)."""
     for block in blocks:
@@ -38,7 +22,7 @@ def _excerpt_of(cite: dict[str, Any], blocks: list[Any]) -> str | None:
         if mine["document_id"] == cite.get("document_id") and all(
             cite.get(key) in (None, mine.get(key)) for key in ("page", "question_id")
         ):
-            return _excerpt_url(block.hit.metadata)
+            return common.excerpt_link(block.hit.metadata)
     return None
 
 
@@ -79,13 +63,13 @@ def cmd_answer(args: argparse.Namespace) -> int:
         for message in result.messages:
             print(f"--- {message['role']} ---\n{message['content']}\n")
         for number, block in enumerate(result.blocks, start=1):
-            print(f"[{number}] excerpt: {_excerpt_url(block.hit.metadata) or '(none)'}")
+            print(f"[{number}] excerpt: {common.excerpt_link(block.hit.metadata) or '(none)'}")
         return 0
     if args.json:
         data = result.to_json()
         for entry, block in zip(data["context"], result.blocks):
             entry["chunk_file_path"] = block.hit.metadata.get("chunk_file_path")
-            entry["excerpt_url"] = _excerpt_url(block.hit.metadata)
+            entry["excerpt_url"] = common.excerpt_link(block.hit.metadata)
         print(json.dumps(data, ensure_ascii=False))
     else:
         _print_answer(result)

@@ -104,7 +104,7 @@ def _print_hit(hit: Any) -> None:
     for line in _first_lines(hit.text):
         print(f"    {line}")
     if m.get("chunk_file_path"):
-        print(f"    excerpt: {m['chunk_file_path']}")
+        print(f"    excerpt: {common.excerpt_link(m)}")
     if hit.counterpart is not None:  # the other language's version of the same chunk
         other = hit.counterpart
         print(f"    ↔ {other['id']}  {_pages(other['metadata'])}")

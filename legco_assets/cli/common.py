@@ -63,3 +63,20 @@ def empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> st
     stored = sorted({r["strategy"] for r in stored_versions(retriever.collection)})
     have = ", ".join(stored) if stored else "nothing"
     return f"no stored chunks for strategy {strategy} (stored: {have}); ingest with --strategy {strategy} or pick another"
+
+
+def excerpt_link(metadata: dict[str, Any]) -> str | None:
+    """Where a chunk's excerpt opens: the strategy's highlighted copy at the chunk's page,
+    over HTTP (``EXCERPTS_BASE_URL``; ``make ui`` serves it). ``legco-assets excerpt ID``
+    writes the chunk's own PDF. ``query`` and ``answer`` print it: the stored file alone
+    (an update section, a gzip page) is not what a reader opens."""
+    from legco_assets.core.excerpts import excerpt_url
+
+    link = metadata.get("chunk_file_path")
+    if not link:
+        return None
+    current = settings()
+    try:
+        return excerpt_url(current.excerpts_base_url, current.documents_dir, link)
+    except ValueError:  # stored under another data folder: the path as it is
+        return link
