@@ -17,23 +17,20 @@ from legco_assets.defs.assets import ALL_ASSETS, page_text
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.lineage import STAGES, document_chain, latest
 from legco_assets.defs.partitions import documents_partitions
-from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
+from legco_assets.defs.resources import LegcoSettings
 from legco_assets.defs.sensors import inbox_sensor
 
 from .factories import fixed_english_paper
+from .runs import dagster_resources
 
 FRESH, STALE = StaleStatus.FRESH, StaleStatus.STALE
-
-
-def _resources(data: Path) -> dict:
-    return {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
 
 
 def _stage(instance: dg.DagsterInstance, data: Path, asset: str, key: str, assets: list = ALL_ASSETS, strategy: str = "token") -> None:
     from legco_assets.core.settings import Strategy
 
     result = dg.materialize(
-        assets, selection=[asset], partition_key=key, instance=instance, resources=_resources(data),
+        assets, selection=[asset], partition_key=key, instance=instance, resources=dagster_resources(data),
         run_config=strategy_run_config(Strategy(strategy), [asset]),
     )
     assert result.success, (asset, key)
