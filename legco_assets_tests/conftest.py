@@ -1,4 +1,5 @@
-"""Shared fixtures: a temporary data dir per test, a store with an LLM, paths to fixture papers and the corpus."""
+"""Shared fixtures: a temporary data dir per test, a store with an LLM configured, paths to
+fixture papers and the corpus."""
 
 from __future__ import annotations
 

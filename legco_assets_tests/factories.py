@@ -57,8 +57,8 @@ FEED_TIMEOUT_S = 0.5
 def feed_settings(server: FakeHansardServer, root: Path, **changes: object) -> Settings:
     """Settings that poll ``server`` with short timeouts and back-off (fault tests stay fast)."""
     data = root / "data"
-    base = Settings(data_dir=data, inbox=data / "inbox", feed_url=server.base_url, feed_timeout_s=FEED_TIMEOUT_S,
-                    feed_retries=2, feed_backoff_s=0.01)
+    base = Settings(data_dir=data, inbox=data / "inbox", feed_url=server.base_url,
+                    feed_timeout_s=FEED_TIMEOUT_S, feed_retries=2, feed_backoff_s=0.01)
     return base.with_(**changes)
 
 

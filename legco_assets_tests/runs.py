@@ -62,7 +62,9 @@ def dagster_resources(data: Path) -> dict[str, Any]:
     return {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
 
 
-def materialize_paper(tmp_path: Path, paper: Path, run_config: dict, selection=None) -> dg.ExecuteInProcessResult:
+def materialize_paper(
+    tmp_path: Path, paper: Path, run_config: dict, selection=None
+) -> dg.ExecuteInProcessResult:
     """Register ``paper`` under ``tmp_path/data`` and materialise its partition in a test
     instance; a failed step is returned in the result, not raised."""
     data = tmp_path / "data"
