@@ -1,12 +1,21 @@
-"""Shared fixtures: a temporary data dir per test, paths to fixture papers and the corpus."""
+"""Shared fixtures: a temporary data dir per test, a store with an LLM configured, paths to
+fixture papers and the corpus."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from legco_assets.core.search import open_collection, replace_document
 from legco_assets.core.settings import Settings
+
+from .factories import EN_PAIRS, ZH_PAIRS, question_records
+from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
+
+# Asserts of the shared behaviours report their values as a test module's do.
+pytest.register_assert_rewrite("legco_assets_tests.vector_store_behaviours")
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -32,6 +41,17 @@ def env_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(name, raising=False)
     (tmp_path / "dagster_home").mkdir()
     return data
+
+
+@pytest.fixture
+def llm_store(llm_server: FakeLLMServer, tmp_path: Path) -> tuple[Settings, Any]:  # noqa: F811
+    """The Chinese and the English paper of ``test_retrieval`` (``ZH_PAIRS``, ``EN_PAIRS``),
+    with an LLM configured: the query translation and rerank tests search the same store."""
+    settings = llm_server.settings(tmp_path / "data", llm_timeout_s=0.5)
+    collection = open_collection(settings)
+    replace_document(collection, question_records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    replace_document(collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    return settings, collection
 
 
 def fixture_pdf(name: str) -> Path:

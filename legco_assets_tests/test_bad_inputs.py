@@ -13,8 +13,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import random
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -31,27 +29,15 @@ from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS
 from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.partitions import documents_partitions
-from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
 from legco_assets.defs.sensors import inbox_sensor
 
 from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (the fixture)
-from .pdf_factory import encrypt_pdf, make_pdf
-
-WORDS = (
-    "drainage capacity resettlement compensation licence vehicle allowance elderly safety site "
-    "inspection budget housing transport hospital school harbour tunnel subsidy"
-).split()
+from .factories import english_paper
+from .pdf_factory import encrypt_pdf
+from .runs import chunk_file_ids, cli, error_lines, dagster_resources, raised_error, step_failure_messages
 
 
 # -- the files --------------------------------------------------------------------------------
-def english_paper(path: Path, seed: str, pages: int = 3) -> Path:
-    """A readable English paper whose text (and so sha256) depends on ``seed``."""
-    rng = random.Random(seed)
-    body = [[" ".join(rng.choice(WORDS) for _ in range(10)) + "." for _ in range(30)] for _ in range(pages)]
-    body[0].insert(3, f"This paper concerns the {seed} scheme.")
-    return make_pdf(path, body)
-
-
 def scanned_paper(path: Path, seed: str) -> Path:
     """An image-only PDF: each page of a real paper rendered to a greyscale bitmap and
     placed as a picture, so there is no text layer at all (what a scanner produces)."""
@@ -152,49 +138,6 @@ def build_all(folder: Path, rows: list[Row] = ROWS) -> dict[str, Path]:
     return {row.id: row.build(folder / row.filename) for row in rows}
 
 
-def cli(*args: str, home: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m legco_assets.cli`` with its data dir and Dagster instance under ``home``."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_"))}
-    base.update(LEGCO_DATA_DIR=str(home / "data"), DAGSTER_HOME=str(home / "dagster_home"), **(env or {}))
-    return subprocess.run(
-        [sys.executable, "-m", "legco_assets.cli", *args], capture_output=True, text=True, env=base, cwd=cwd, timeout=600
-    )
-
-
-def error_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if line.startswith("legco-assets: error:")]
-
-
-def chunk_file_ids(data: Path, key: str, strategy: str = "token") -> list[str]:
-    path = data / "documents" / key / f"chunks-{strategy}.jsonl"
-    return [json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines()]
-
-
-def resources(data: Path) -> dict[str, Any]:
-    return {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
-
-
-def raised_error(error: Any) -> Any:
-    """The error our code raised, inside Dagster's ``DagsterExecutionStepExecutionError``
-    (the UI shows it as "The above exception was caused by")."""
-    while error.cause is not None and (error.cls_name or "").startswith("Dagster"):
-        error = error.cause
-    return error
-
-
-def failure_message(data: Any) -> str:
-    """What a failed step says: a ``dg.Failure``'s description (an expected failure: the
-    reason alone), else the message of the error it raised."""
-    if data.user_failure_data is not None and data.user_failure_data.description:
-        return data.user_failure_data.description
-    return raised_error(data.error).message.strip()
-
-
-def step_failure_messages(result: Any) -> dict[str, str]:
-    """Failed step (asset) → what it says (:func:`failure_message`)."""
-    return {event.step_key: failure_message(event.event_specific_data) for event in result.all_events if event.is_step_failure}
-
-
 def assert_reason_only(data: Any, path: Path, reason: str) -> None:
     """An expected failure is ``dg.Failure``: the one-line reason as its description, the
     file in its metadata, no retry; the traceback is Dagster's raise of it, nothing below."""
@@ -282,9 +225,9 @@ def test_sensor_tick_runs_every_file_and_only_bad_partitions_fail(tmp_path: Path
     data = tmp_path / "data"
     inbox = data / "inbox"
     files = build_all(inbox)
-    defs = dg.Definitions(assets=ALL_ASSETS, jobs=list(JOBS.values()), sensors=[inbox_sensor], resources=resources(data))
+    defs = dg.Definitions(assets=ALL_ASSETS, jobs=list(JOBS.values()), sensors=[inbox_sensor], resources=dagster_resources(data))
     with dg.instance_for_test() as instance:
-        tick = inbox_sensor(dg.build_sensor_context(instance=instance, resources={"legco": resources(data)["legco"]}))
+        tick = inbox_sensor(dg.build_sensor_context(instance=instance, resources={"legco": dagster_resources(data)["legco"]}))
         assert len(tick.run_requests) == len(ROWS), "the sensor does not judge files: every one gets its run"
         for request in tick.dynamic_partitions_requests:
             instance.add_dynamic_partitions(documents_partitions.name, list(request.partition_keys))
@@ -351,7 +294,7 @@ def test_thousand_page_paper(tmp_path: Path, llm_server: FakeLLMServer, monkeypa
     key = DocumentIndex(data / "documents").register(paper)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources(data), raise_on_error=False)
+        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=dagster_resources(data), raise_on_error=False)
         assert result.success, step_failure_messages(result)
         assert result.asset_materializations_for_node("source_document")[0].metadata["pages"].value == 1000
     expected = chunk_file_ids(data, key)
@@ -426,7 +369,7 @@ def test_file_replaced_while_being_read_keeps_text_and_sha256_together(tmp_path:
     key = DocumentIndex(data / "documents").register(target)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources(data), raise_on_error=False)
+        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=dagster_resources(data), raise_on_error=False)
         assert result.success, step_failure_messages(result)
         assert replaced["done"] and target.read_bytes() == replacement
         assert result.asset_materializations_for_node("source_document")[0].metadata["sha256"].value == original_sha

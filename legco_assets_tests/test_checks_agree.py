@@ -26,8 +26,7 @@ from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
 
 from .pdf_factory import make_pdf
-from .test_bad_inputs import cli
-from .test_dagster_assets import ran
+from .runs import cli, ran
 
 BODY = [
     "Drainage Improvement Works in the Northern District",

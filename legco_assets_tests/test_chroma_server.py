@@ -8,16 +8,13 @@ executable of the installed chromadb package on 127.0.0.1, started once per sess
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -30,78 +27,12 @@ from legco_assets.core.records import DocumentText
 from legco_assets.core.search import COLLECTION, open_client, open_collection, replace_document, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
 
-from . import test_vector_store as vector_store_tests
-from .test_token_chunking import _english_paper
-
-CHROMA_EXE = Path(sys.executable).with_name("chroma")
+from .factories import doc_records, fixed_english_paper
+from .servers import ChromaServer, start_chroma_server
+from .vector_store_behaviours import BEHAVIOURS
 
 
 # -- the server -------------------------------------------------------------------------------
-def free_port() -> int:
-    """A TCP port nothing listens on right now (the OS picks it)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@dataclass
-class ChromaServer:
-    """A ``chroma run`` process in its own process group (so all of it can be stopped)."""
-
-    host: str
-    port: int
-    path: Path
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def heartbeat(self) -> bool:
-        try:
-            with urllib.request.urlopen(f"http://{self.host}:{self.port}/api/v2/heartbeat", timeout=2) as reply:
-                return reply.status == 200
-        except OSError:
-            return False
-
-    def wait_ready(self, timeout_s: float = 60.0) -> "ChromaServer":
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"chroma exited with {self.process.returncode}: {self.log.read_text(errors='replace')[-2000:]}")
-            if self.heartbeat():
-                return self
-            time.sleep(0.2)
-        raise RuntimeError(f"chroma did not answer its heartbeat in {timeout_s}s: {self.log.read_text(errors='replace')[-2000:]}")
-
-    def settings(self, data_dir: Path) -> Settings:
-        return Settings(data_dir=data_dir, inbox=data_dir / "inbox", chroma_host=self.host, chroma_port=self.port)
-
-    def stop(self) -> None:
-        """Terminate the whole process group; kill it if it does not exit in time."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
-
-
-def start_chroma_server(path: Path, port: int | None = None) -> ChromaServer:
-    """Start (without waiting) ``chroma run`` persisting under ``path``."""
-    path.mkdir(parents=True, exist_ok=True)
-    port = port or free_port()
-    log = path.parent / f"chroma-{port}.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [str(CHROMA_EXE), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
-        )
-    return ChromaServer("127.0.0.1", port, path, process, log)
-
-
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
     """One real Chroma server for the session; its process group is stopped at the end."""
@@ -132,24 +63,11 @@ def store_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
 
 
 # -- the vector-store behaviours on both backends ---------------------------------------------
-def _behaviours() -> list[Callable[[Settings], None]]:
-    """Every test of test_vector_store.py that needs only ``settings``: the same
-    assertions, re-run here against whichever backend ``store_settings`` gives."""
-    found = []
-    for name, fn in vars(vector_store_tests).items():
-        if name.startswith("test_") and callable(fn) and list(inspect.signature(fn).parameters) == ["settings"]:
-            found.append(fn)
-    return found
-
-
-BEHAVIOURS = _behaviours()
-
-
 def test_behaviours_were_found() -> None:
     assert len(BEHAVIOURS) >= 4, [b.__name__ for b in BEHAVIOURS]
 
 
-@pytest.mark.parametrize("behaviour", BEHAVIOURS, ids=[b.__name__.removeprefix("test_") for b in BEHAVIOURS])
+@pytest.mark.parametrize("behaviour", BEHAVIOURS, ids=[b.__name__ for b in BEHAVIOURS])
 def test_vector_store_behaviour(store_settings: Settings, behaviour: Callable[[Settings], None]) -> None:
     behaviour(store_settings)
 
@@ -159,8 +77,8 @@ def test_server_collection_is_shared_between_clients(chroma_server: ChromaServer
     first = chroma_server.settings(tmp_path / "worker-1")
     second = chroma_server.settings(tmp_path / "worker-2")
     _empty_server_collection(first)
-    replace_document(open_collection(first), vector_store_tests._records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1")
-    replace_document(open_collection(second), vector_store_tests._records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1")
+    replace_document(open_collection(first), doc_records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1")
+    replace_document(open_collection(second), doc_records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1")
     stored = stored_chunks(open_collection(first))
     assert sorted(c["id"] for c in stored) == ["doc:question:0", "doc:question:1"]
     hits = open_collection(second).query(query_texts=["補償"], n_results=1)
@@ -225,11 +143,11 @@ def test_killed_vector_index_is_finished_exactly_by_the_rerun(store_settings: Se
     the chunk file's ids as latest, the previous version archived once, nothing twice."""
     settings = store_settings
     doc = "killed-paper"
-    old = _write_document(settings, _english_paper(tmp_path / "old.pdf", pages=2), doc, "a" * 64, 120)
+    old = _write_document(settings, fixed_english_paper(tmp_path / "old.pdf", pages=2), doc, "a" * 64, 120)
     collection = open_collection(settings)
     replace_document(collection, old, doc, "token", "a" * 64)
 
-    new = _write_document(settings, _english_paper(tmp_path / "new.pdf", pages=6), doc, "b" * 64, 60)
+    new = _write_document(settings, fixed_english_paper(tmp_path / "new.pdf", pages=6), doc, "b" * 64, 60)
     assert len(new) >= 40, "enough batches of 4 to kill the writer in the middle"
     writer = subprocess.Popen(
         [sys.executable, "-c", VECTOR_INDEX_PROCESS, doc, "token", "slow"],

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .factories import fixed_english_paper
 from .pdf_factory import make_pdf
-from .test_token_chunking import _english_paper
 
 
 def _run(*args: str, env_dir: Path | None = None) -> subprocess.CompletedProcess:
@@ -22,7 +22,7 @@ def _run(*args: str, env_dir: Path | None = None) -> subprocess.CompletedProcess
 
 
 def test_chunk_prints_chunk_records_only(tmp_path: Path) -> None:
-    paper = _english_paper(tmp_path / "paper.pdf", pages=5)
+    paper = fixed_english_paper(tmp_path / "paper.pdf", pages=5)
     done = _run("chunk", str(paper), "--strategy", "token")
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]
@@ -82,7 +82,7 @@ def test_bad_file_is_one_line_naming_it(tmp_path: Path) -> None:
 def test_chunk_leaves_fast_yet_prints_everything_and_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     """``chunk`` ends with ``os._exit`` (no interpreter teardown): every record must still
     reach a pipe, and a reader that leaves early (``| head -1``) gets no traceback."""
-    paper = _english_paper(tmp_path / "paper.pdf", pages=30)  # ~150 KB of records: more than a pipe holds
+    paper = fixed_english_paper(tmp_path / "paper.pdf", pages=30)  # ~150 KB of records: more than a pipe holds
     whole = _run("chunk", str(paper), "--strategy", "token")
     assert whole.returncode == 0, whole.stderr
     lines = whole.stdout.splitlines()

@@ -427,12 +427,12 @@ def test_dagster_tables_show_kind_asker_and_parent(tmp_path) -> None:
         source_document,
     )
 
-    from .test_dagster_ui import _run
+    from .runs import materialize_paper
 
     paper = tmp_path / "hansard.txt"
     paper.write_text(ZH_ORAL, encoding="utf-8")
     selection = [source_document, page_text, page_images, page_tables, document_structure, chunks]
-    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "question"}}}}, selection=selection)
+    result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "question"}}}}, selection=selection)
     assert result.success
     structure = result.asset_materializations_for_node("document_structure")[0].metadata["structure"].value
     assert "| kind | asker | parent |" in structure and "| 1-S1 |" in structure

@@ -17,14 +17,11 @@ from legco_assets.definitions import defs
 from legco_assets.defs.assets import ALL_ASSETS, chunks, vector_index
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
-from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
+from legco_assets.defs.resources import LegcoSettings
 from legco_assets.defs.sensors import inbox_sensor
 
-from .test_token_chunking import _english_paper
-
-
-def _resources(data: Path) -> dict:
-    return {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+from .factories import fixed_english_paper
+from .runs import dagster_resources, ran
 
 
 def _materialize(instance: dg.DagsterInstance, data: Path, key: str, strategy: Strategy, selection=None) -> dg.ExecuteInProcessResult:
@@ -33,21 +30,15 @@ def _materialize(instance: dg.DagsterInstance, data: Path, key: str, strategy: S
         selection=selection,
         partition_key=key,
         instance=instance,
-        resources=_resources(data),
+        resources=dagster_resources(data),
         run_config=strategy_run_config(strategy, None if selection is None else [a.key.to_user_string() for a in selection]),
     )
-
-
-def ran(evaluation: dg.AssetCheckEvaluation) -> bool:
-    """A check that ran for the paper (one that could not says so: ``evaluated`` False)."""
-    evaluated = evaluation.metadata.get("evaluated")
-    return evaluated is None or evaluated.value is not False
 
 
 @pytest.fixture
 def registered(tmp_path: Path) -> tuple[Path, str]:
     data = tmp_path / "data"
-    paper = _english_paper(tmp_path / "inbox" / "Paper One (E).pdf", pages=6)
+    paper = fixed_english_paper(tmp_path / "inbox" / "Paper One (E).pdf", pages=6)
     key = DocumentIndex(data / "documents").register(paper)
     return data, key
 
@@ -108,7 +99,7 @@ def test_unregistered_partition_is_refused(tmp_path: Path) -> None:
 def test_inbox_sensor_adds_partitions_and_never_ingests_twice(tmp_path: Path) -> None:
     data = tmp_path / "data"
     inbox = data / "inbox"
-    first = _english_paper(inbox / "第一號文件 draft.pdf", pages=2)
+    first = fixed_english_paper(inbox / "第一號文件 draft.pdf", pages=2)
     shutil.copy(first, inbox / "copy.pdf")
     resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(inbox))}
     with dg.instance_for_test() as instance:
@@ -123,7 +114,7 @@ def test_inbox_sensor_adds_partitions_and_never_ingests_twice(tmp_path: Path) ->
         again = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
         assert not again.run_requests and again.skip_reason
 
-        _english_paper(inbox / "copy.pdf", pages=3)  # changed content: a new version
+        fixed_english_paper(inbox / "copy.pdf", pages=3)  # changed content: a new version
         changed = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
         assert [r.partition_key for r in changed.run_requests] == ["copy"]
         assert changed.run_requests[0].run_key != result.run_requests[0].run_key
@@ -139,7 +130,7 @@ def test_a_bad_file_fails_its_materialisation_with_the_reason_and_no_retry(tmp_p
     key = DocumentIndex(data / "documents").register(page)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=_resources(data), raise_on_error=False)
+        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=dagster_resources(data), raise_on_error=False)
         assert not result.success
         failures = [e.event_specific_data for e in result.all_events if e.is_step_failure]
         assert [e.step_key for e in result.all_events if e.is_step_failure] == ["source_document"]
@@ -154,11 +145,11 @@ def test_a_bad_file_fails_its_materialisation_with_the_reason_and_no_retry(tmp_p
 
 def test_a_bad_setting_fails_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "data"
-    key = DocumentIndex(data / "documents").register(_english_paper(tmp_path / "paper.pdf", pages=1))
+    key = DocumentIndex(data / "documents").register(fixed_english_paper(tmp_path / "paper.pdf", pages=1))
     monkeypatch.setenv("CHUNK_SIZE", "a thousand")
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(ALL_ASSETS, selection=["source_document"], partition_key=key, instance=instance, resources=_resources(data), raise_on_error=False)
+        result = dg.materialize(ALL_ASSETS, selection=["source_document"], partition_key=key, instance=instance, resources=dagster_resources(data), raise_on_error=False)
         failure = next(e for e in result.all_events if e.is_step_failure).event_specific_data.user_failure_data
         assert failure.description == "invalid setting: not a whole number: 'a thousand'"
 

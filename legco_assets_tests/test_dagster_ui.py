@@ -18,27 +18,15 @@ from legco_assets.defs.assets.common import short_path
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 
+from .factories import fixed_english_paper
 from .pdf_factory import make_pdf
-from .test_bad_inputs import chunk_file_ids
-from .test_dagster_assets import _resources, ran
-from .test_token_chunking import _english_paper
-
-
-def _run(tmp_path: Path, paper: Path, run_config: dict, selection=None) -> dg.ExecuteInProcessResult:
-    data = tmp_path / "data"
-    key = DocumentIndex(data / "documents").register(paper)
-    with dg.instance_for_test() as instance:
-        instance.add_dynamic_partitions("documents", [key])
-        return dg.materialize(
-            ALL_ASSETS, selection=selection, partition_key=key, instance=instance,
-            resources=_resources(data), run_config=run_config, raise_on_error=False,
-        )
+from .runs import chunk_file_ids, dagster_resources, materialize_paper, ran
 
 
 def test_unknown_strategy_is_refused_by_config_validation(tmp_path: Path) -> None:
     paper = make_pdf(tmp_path / "p.pdf", [["Some text on the page"]])
     with pytest.raises(dg.DagsterInvalidConfigError, match="paragraph"):
-        _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "paragraph"}}}}, selection=[chunks])
+        materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "paragraph"}}}}, selection=[chunks])
 
 
 @pytest.mark.parametrize(
@@ -47,7 +35,7 @@ def test_unknown_strategy_is_refused_by_config_validation(tmp_path: Path) -> Non
 )
 def test_invalid_limits_fail_before_any_work_with_a_clear_message(tmp_path: Path, config: dict, message: str) -> None:
     paper = make_pdf(tmp_path / "p.pdf", [["Some text on the page"]])
-    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": config}}}, selection=[chunks])
+    result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": config}}}, selection=[chunks])
     assert not result.success
     failure = next(e for e in result.all_events if e.is_step_failure)
     error = failure.event_specific_data.error
@@ -64,7 +52,7 @@ def test_a_leaked_footer_warns_and_the_chunks_are_indexed(tmp_path: Path) -> Non
     chunk and the line), and the chunks reach Chroma."""
     page = ["Opening paragraph of the paper, with enough words to be real text.", "E-3", "2025-05-15", "Closing paragraph."]
     paper = make_pdf(tmp_path / "leaky.pdf", [page, page], footer=None)
-    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
+    result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
     checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
     footer = checks["no_footer_leaked"]
     assert footer.passed is False and footer.severity == dg.AssetCheckSeverity.WARN
@@ -80,8 +68,8 @@ def test_a_failing_integrity_check_keeps_chunks_out_of_chroma(tmp_path: Path, mo
     every_page_covered, a blocking check with ERROR severity: vector_index does not run."""
     real = pipeline.stage_chunks
     monkeypatch.setattr(pipeline, "stage_chunks", lambda *args, **kwargs: real(*args, **kwargs)[:-1])
-    paper = _english_paper(tmp_path / "lossy.pdf", pages=4)
-    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
+    paper = fixed_english_paper(tmp_path / "lossy.pdf", pages=4)
+    result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
     checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
     covered = checks["every_page_covered"]
     assert covered.passed is False and covered.severity == dg.AssetCheckSeverity.ERROR
@@ -111,7 +99,7 @@ def test_each_check_belongs_to_its_paper_says_what_it_checks_and_a_check_not_run
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", [leaky, clean])
         for paper in (leaky, clean):  # the clean paper's pass comes later
-            result = dg.materialize(ALL_ASSETS, partition_key=paper, instance=instance, resources=_resources(data), run_config=strategy_run_config(Strategy.token))
+            result = dg.materialize(ALL_ASSETS, partition_key=paper, instance=instance, resources=dagster_resources(data), run_config=strategy_run_config(Strategy.token))
             assert result.success
             evaluations = result.get_asset_check_evaluations()
             assert {e.partition for e in evaluations} == {paper}
@@ -134,7 +122,7 @@ def test_metadata_uses_dagster_types(tmp_path: Path) -> None:
         [["Q1 What is the monthly rate of the allowance?", "It is paid monthly at the rate set by the scheme."],
          ["Second page text here, long enough to count as a text layer of a real page."]],
     )
-    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
+    result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
     assert result.success
     source = result.asset_materializations_for_node("source_document")[0].metadata
     assert isinstance(source["path"], dg.PathMetadataValue) and source["pages"].value == 2
@@ -149,7 +137,7 @@ def test_metadata_uses_dagster_types(tmp_path: Path) -> None:
 def test_contents_page_does_not_fail_page_coverage_for_the_question_strategy(tmp_path: Path) -> None:
     from .conftest import fixture_pdf
 
-    result = _run(tmp_path, fixture_pdf("paper_l_faq.pdf"), {"ops": {"chunks": {"config": {"strategy": "question"}}, "vector_index": {"config": {"strategy": "question"}}}})
+    result = materialize_paper(tmp_path, fixture_pdf("paper_l_faq.pdf"), {"ops": {"chunks": {"config": {"strategy": "question"}}, "vector_index": {"config": {"strategy": "question"}}}})
     checks = {c.check_name: c for c in result.get_asset_check_evaluations() if ran(c)}
     assert all(c.passed for c in checks.values()), {k: c.description for k, c in checks.items() if not c.passed}
     assert result.asset_materializations_for_node("vector_index")
@@ -171,8 +159,8 @@ def test_previews_say_what_they_cut(tmp_path: Path) -> None:
     cut = short_path(one)
     assert cut.startswith("…word") and len(cut) <= 60 and one.endswith(cut[1:])
 
-    paper = _english_paper(tmp_path / "long.pdf", pages=6)
-    result = _run(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token", "chunk_size": 60, "chunk_overlap": 10}}}}, selection=None)
+    paper = fixed_english_paper(tmp_path / "long.pdf", pages=6)
+    result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token", "chunk_size": 60, "chunk_overlap": 10}}}}, selection=None)
     meta = result.asset_materializations_for_node("chunks")[0].metadata
     total = meta["chunks"].value
     assert total > 60

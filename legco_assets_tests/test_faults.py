@@ -37,10 +37,10 @@ from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource, resources_from_env
 
+from .factories import doc_records, english_paper
 from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (the fixture)
-from .test_bad_inputs import chunk_file_ids, english_paper, step_failure_messages
-from .test_chroma_server import free_port, start_chroma_server
-from .test_vector_store import _records
+from .runs import chunk_file_ids, step_failure_messages
+from .servers import free_port, start_chroma_server
 
 
 # -- the LLM ------------------------------------------------------------------------------------
@@ -228,7 +228,7 @@ def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
 
 def test_short_outage_is_bridged_with_exponential_backoff(settings: Settings, sleeps: list[float]) -> None:
     flaky = FlakyCollection(open_collection(settings), failures=3)
-    records = _records(["排水系統的容量", "補償政策"], "s1")
+    records = doc_records(["排水系統的容量", "補償政策"], "s1")
     result = replace_document(flaky, records, "doc", "question", "s1")
     assert result.written == 2 and sleeps == [0.5, 1.0, 2.0]
     assert sorted(c["id"] for c in stored_chunks(open_collection(settings))) == ["doc:question:0", "doc:question:1"]

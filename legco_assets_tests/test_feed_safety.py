@@ -15,8 +15,9 @@ from legco_assets.core.settings import DEFAULT_FEED_ALLOWED_HOSTS, Settings
 from legco_assets.core.sources import poll
 from legco_assets.core.sources.downloads import HostPolicy
 
+from .factories import feed_settings, pdf_bytes
 from .odata_server import FakeHansardServer, Fault, odata_server  # noqa: F401
-from .test_legco_feed import feed_settings, inbox_files, pdf_bytes
+from .runs import inbox_files
 
 SINCE = date(2024, 1, 1)
 

@@ -17,8 +17,8 @@ from legco_assets.defs.assets import ALL_ASSETS, source_document
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
 from legco_assets.defs.sensors import CONTENT_TAG, inbox_sensor, legco_feed_sensor
 
+from .factories import fixed_english_paper
 from .odata_server import FakeHansardServer, odata_server  # noqa: F401
-from .test_token_chunking import _english_paper
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def feed_env(odata_server: FakeHansardServer, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _paper(tmp_path: Path, name: str, pages: int) -> bytes:
-    return _english_paper(tmp_path / "papers" / name, pages=pages).read_bytes()
+    return fixed_english_paper(tmp_path / "papers" / name, pages=pages).read_bytes()
 
 
 def test_the_feed_sensor_is_listed_and_stopped_by_default() -> None:

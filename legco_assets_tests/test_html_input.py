@@ -28,7 +28,8 @@ from legco_assets.core.structure import detect_structure, question_labels
 from legco_assets.core.structure import label_coverage as coverage_of
 
 from .conftest import CORPUS
-from .test_bad_inputs import cli, english_paper, error_lines
+from .factories import english_paper
+from .runs import cli, error_lines
 
 HTML = Path(__file__).resolve().parent / "fixtures" / "html"
 TC_FAQ = HTML / "ld_faq_annual_leave_tc.html"

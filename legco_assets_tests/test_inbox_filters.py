@@ -18,15 +18,15 @@ from legco_assets.core.sources import scan_inbox, skip_reason
 from legco_assets.defs.resources import LegcoSettings
 from legco_assets.defs.sensors import inbox_sensor
 
-from .test_token_chunking import _english_paper
+from .factories import fixed_english_paper
 
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
     inbox = tmp_path / "inbox"
-    _english_paper(inbox / "paper-c.pdf", pages=2)
-    _english_paper(inbox / "long report.pdf", pages=5)
-    _english_paper(inbox / "drafts" / "draft-e.pdf", pages=1)
+    fixed_english_paper(inbox / "paper-c.pdf", pages=2)
+    fixed_english_paper(inbox / "long report.pdf", pages=5)
+    fixed_english_paper(inbox / "drafts" / "draft-e.pdf", pages=1)
     (inbox / "notes.xls").write_bytes(b"\xd0\xcf\x11\xe0 not ours")
     (inbox / "README").write_text("what this folder is")
     (inbox / ".DS_Store").write_bytes(b"\x00\x01")

@@ -20,21 +20,9 @@ import pytest
 from legco_assets.core.settings import Settings
 from legco_assets.core.sources import FeedError, legco_feed, parse_meeting_date, parse_types, poll
 
+from .factories import FEED_TIMEOUT_S, feed_settings, pdf_bytes
 from .odata_server import FEED_PATH, FakeHansardServer, Fault, odata_server  # noqa: F401
-
-TIMEOUT_S = 0.5
-
-
-def pdf_bytes(tag: str) -> bytes:
-    """Enough of a PDF for the feed (it checks the %PDF- signature and hashes the bytes)."""
-    return f"%PDF-1.7\n% Hansard {tag}\n".encode() + tag.encode() * 2000 + b"\n%%EOF\n"
-
-
-def feed_settings(server: FakeHansardServer, root: Path, **changes: object) -> Settings:
-    data = root / "data"
-    base = Settings(data_dir=data, inbox=data / "inbox", feed_url=server.base_url, feed_timeout_s=TIMEOUT_S,
-                    feed_retries=2, feed_backoff_s=0.01)
-    return base.with_(**changes)
+from .runs import inbox_files
 
 
 def feed_env(server_url: str, root: Path) -> dict[str, str]:
@@ -43,7 +31,7 @@ def feed_env(server_url: str, root: Path) -> dict[str, str]:
         "LEGCO_DATA_DIR": str(root / "data"),
         "LEGCO_INBOX": str(root / "data" / "inbox"),
         "LEGCO_FEED_URL": server_url,
-        "LEGCO_FEED_TIMEOUT_S": str(TIMEOUT_S),
+        "LEGCO_FEED_TIMEOUT_S": str(FEED_TIMEOUT_S),
         "LEGCO_FEED_RETRIES": "2",
         "LEGCO_FEED_BACKOFF_S": "0.01",
     }
@@ -51,12 +39,6 @@ def feed_env(server_url: str, root: Path) -> dict[str, str]:
 
 def run_feed(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "legco_assets.cli", "feed", *args], capture_output=True, text=True, env=env, timeout=120)
-
-
-def inbox_files(root: Path) -> list[str]:
-    """Every file in the inbox, hidden ones included (a temporary download must not stay)."""
-    inbox = root / "data" / "inbox"
-    return sorted(p.name for p in inbox.iterdir()) if inbox.exists() else []
 
 
 # -- the issue's "done when", through the command line ----------------------------------------
@@ -137,13 +119,13 @@ def test_an_html_page_and_a_slow_reply_are_refused_and_tried_again_next_poll(oda
     html = s.add_record("2001", "2024-02-01", "Chinese", pdf_bytes("2001"))
     slow = s.add_record("2002", "2024-02-01", "English", pdf_bytes("2002"))
     s.fault("/files/2001.pdf", Fault.html())
-    s.fault("/files/2002.pdf", *[Fault.slow(TIMEOUT_S * 3)] * 3)  # past the timeout, every try
+    s.fault("/files/2002.pdf", *[Fault.slow(FEED_TIMEOUT_S * 3)] * 3)  # past the timeout, every try
     settings = feed_settings(s, tmp_path)
     heard: list[object] = []
     result = poll(settings, since=date(2024, 1, 1), report=heard.append)
     reasons = {f.url: f.reason for f in result.failed}
     assert reasons[html] == "not a PDF (the reply does not start with %PDF-; it is text/html)"
-    assert reasons[slow] == f"timed out after {TIMEOUT_S:g}s (3 tries)"
+    assert reasons[slow] == f"timed out after {FEED_TIMEOUT_S:g}s (3 tries)"
     assert s.hits["/files/2001.pdf"] == 1, "an HTML page is an answer, not a fault to retry"
     assert s.hits["/files/2002.pdf"] == 3 and len(heard) == 2
     assert inbox_files(tmp_path) == [], "no half file, no temporary file, no HTML page in the inbox"

@@ -17,23 +17,20 @@ from legco_assets.defs.assets import ALL_ASSETS, page_text
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.lineage import STAGES, document_chain, latest
 from legco_assets.defs.partitions import documents_partitions
-from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
+from legco_assets.defs.resources import LegcoSettings
 from legco_assets.defs.sensors import inbox_sensor
 
-from .test_token_chunking import _english_paper
+from .factories import fixed_english_paper
+from .runs import dagster_resources
 
 FRESH, STALE = StaleStatus.FRESH, StaleStatus.STALE
-
-
-def _resources(data: Path) -> dict:
-    return {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
 
 
 def _stage(instance: dg.DagsterInstance, data: Path, asset: str, key: str, assets: list = ALL_ASSETS, strategy: str = "token") -> None:
     from legco_assets.core.settings import Strategy
 
     result = dg.materialize(
-        assets, selection=[asset], partition_key=key, instance=instance, resources=_resources(data),
+        assets, selection=[asset], partition_key=key, instance=instance, resources=dagster_resources(data),
         run_config=strategy_run_config(Strategy(strategy), [asset]),
     )
     assert result.success, (asset, key)
@@ -42,8 +39,8 @@ def _stage(instance: dg.DagsterInstance, data: Path, asset: str, key: str, asset
 def _inbox_papers(instance: dg.DagsterInstance, data: Path) -> list[str]:
     """Two papers dropped in the inbox: the sensor adds their partitions and asks for runs."""
     inbox = data / "inbox"
-    _english_paper(inbox / "Paper A (E).pdf", pages=2)
-    _english_paper(inbox / "Paper B (E).pdf", pages=3)
+    fixed_english_paper(inbox / "Paper A (E).pdf", pages=2)
+    fixed_english_paper(inbox / "Paper B (E).pdf", pages=3)
     tick = inbox_sensor(dg.build_sensor_context(instance=instance, resources={"legco": LegcoSettings(data_dir=str(data), inbox=str(inbox))}))
     keys = sorted(r.partition_key for r in tick.run_requests)
     instance.add_dynamic_partitions(documents_partitions.name, keys)
@@ -122,7 +119,7 @@ def test_stale_is_per_paper(tmp_path: Path) -> None:
 
         # a new version of paper A's file: re-run stage by stage, each of A's next stages is
         # stale (its input's data version changed) while B's stay fresh
-        _english_paper(data / "inbox" / "Paper A (E).pdf", pages=4)
+        fixed_english_paper(data / "inbox" / "Paper A (E).pdf", pages=4)
         _stage(instance, data, "source_document", a)
         for stage in STAGES[1:]:
             assert status(ALL_ASSETS, stage, a) == STALE, stage

@@ -7,15 +7,12 @@ opening sentence. Chunks of one section that score together lift one another, an
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from legco_assets import cli
 from legco_assets.core.records import Chunk
 from legco_assets.core.search import (
     DEFAULT_FUSION,
@@ -33,6 +30,8 @@ from legco_assets.core.search import (
 from legco_assets.core.search.question_side import OPENING_MAX
 from legco_assets.core.search.sections import lift
 from legco_assets.core.settings import Settings
+
+from .runs import cli_in_process
 
 # a Q&A paper on other subjects: before issue 29 its chunks alone had the question ranker's vote
 QA = [
@@ -126,21 +125,14 @@ def test_section_share_in_fusion_only_moves_chunks_with_section_mates() -> None:
     assert plain[0].id == "speech:question:2" and lifted[0].id == "speech:question:0"
 
 
-def _cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(args))
-    return code, out.getvalue(), err.getvalue()
-
-
 def test_query_sections_prints_sections_with_their_best_chunks(env_data_dir: Path) -> None:
     collection = open_collection(Settings.from_env())
     replace_document(collection, _qa_records(), "faq", "question", "a" * 64)
     replace_document(collection, _speech_records(), "speech", "question", "b" * 64)
-    code, out, _ = _cli("query", "通脹率", "--strategy", "question", "--sections", "-k", "2", "--json")
+    code, out, _ = cli_in_process("query", "通脹率", "--strategy", "question", "--sections", "-k", "2", "--json")
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [s["rank"] for s in lines] == [1, 2]
     assert lines[0]["document_id"] == "speech" and lines[0]["section_path"] == ["經濟概況", "通脹"]
     assert [c["id"] for c in lines[0]["chunks"]][:1] == ["speech:question:0"] and lines[0]["score"] >= lines[1]["score"]
-    code, out, _ = _cli("query", "通脹率", "--strategy", "question", "--sections", "-k", "1")
+    code, out, _ = cli_in_process("query", "通脹率", "--strategy", "question", "--sections", "-k", "1")
     assert code == 0 and out.startswith("#1 ") and "§ 經濟概況 > 通脹" in out and "speech:question:0" in out

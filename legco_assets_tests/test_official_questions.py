@@ -21,8 +21,8 @@ from legco_assets.core.sources import DocumentIndex, poll
 from legco_assets.core.structure import OFFICIAL_CHECK, detect_structure, match_official_questions
 
 from .conftest import TESTS
+from .factories import feed_settings
 from .odata_server import FakeHansardServer, Fault, QUESTIONS_PATH, odata_server  # noqa: F401
-from .test_legco_feed import feed_settings
 
 PAPER = TESTS / "fixtures" / "hansard" / "hansard_annex_zh.pdf"
 DAY = "2025-05-14"

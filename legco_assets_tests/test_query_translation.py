@@ -19,21 +19,12 @@ from legco_assets.core.search import (
 )
 from legco_assets.core.settings import Settings
 
+from .factories import ZH_PAIRS, question_records
 from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (pytest fixture)
-from .test_retrieval import EN_PAIRS, ZH_PAIRS, _cli, _records
+from .runs import cli_in_process
 
 ASKED = "How many flooding black spots are still left across Hong Kong?"
 TRANSLATED_QUERY = '{"translation": "全港仍有多少個水浸黑點？"}'
-
-
-@pytest.fixture
-def llm_store(llm_server: FakeLLMServer, tmp_path: Path) -> tuple[Settings, Any]:  # noqa: F811
-    """The Chinese and the English paper of ``test_retrieval``, with an LLM configured."""
-    settings = llm_server.settings(tmp_path / "data", llm_timeout_s=0.5)
-    collection = open_collection(settings)
-    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
-    replace_document(collection, _records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
-    return settings, collection
 
 
 def test_the_other_language_is_asked_for_and_the_reply_is_read_strictly() -> None:
@@ -83,10 +74,10 @@ def test_query_command_says_what_it_also_searched(llm_server: FakeLLMServer, env
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     collection = open_collection(Settings.from_env())
-    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    replace_document(collection, question_records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
     llm_server.enqueue(TRANSLATED_QUERY)
-    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "1", "--no-rerank")
+    code, out, err = cli_in_process("query", ASKED, "--strategy", "question", "-k", "1", "--no-rerank")
     assert code == 0 and "A2" in out and "translated bm25 1" in out and "also searched as: 全港仍有多少個水浸黑點？" in err
-    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "1", "--no-translate", "--no-rerank")
+    code, out, err = cli_in_process("query", ASKED, "--strategy", "question", "-k", "1", "--no-translate", "--no-rerank")
     assert code == 0 and "translated" not in out + err and llm_server.calls["chat"] == 1
 

@@ -23,9 +23,9 @@ from legco_assets.core.search import (
 )
 from legco_assets.core.settings import Settings
 
+from .factories import EN_PAIRS, ZH_PAIRS, question_records
 from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (pytest fixture)
-from .test_query_translation import llm_store  # noqa: F401  (pytest fixture)
-from .test_retrieval import EN_PAIRS, ZH_PAIRS, _cli, _records
+from .runs import cli_in_process
 
 ASKED = "What is the fine for running a care home without a licence?"
 
@@ -95,10 +95,10 @@ def test_query_command_says_the_llm_reordered_the_chunks(llm_server: FakeLLMServ
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     collection = open_collection(Settings.from_env())
-    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
-    replace_document(collection, _records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    replace_document(collection, question_records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    replace_document(collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
     llm_server.enqueue('{"ranking": [2]}')
-    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "2", "--no-translate")
+    code, out, err = cli_in_process("query", ASKED, "--strategy", "question", "-k", "2", "--no-translate")
     assert code == 0 and "re-ordered by the LLM" in err and out.startswith("#1") and "reranked 1" in out.splitlines()[0]
-    code, out, err = _cli("query", ASKED, "--strategy", "question", "-k", "2", "--no-translate", "--no-rerank")
+    code, out, err = cli_in_process("query", ASKED, "--strategy", "question", "-k", "2", "--no-translate", "--no-rerank")
     assert code == 0 and "reranked" not in out + err and llm_server.calls["chat"] == 1

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import replace
 from types import SimpleNamespace
 from pathlib import Path
@@ -13,8 +11,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-from legco_assets import cli
-from legco_assets.core.records import Chunk
 from legco_assets.core.search import (
     DICTIONARY,
     QUESTION_CENTERING,
@@ -39,33 +35,17 @@ from legco_assets.core.search import (
 )
 from legco_assets.core.settings import Settings
 
+from .factories import EN_PAIRS, ZH_PAIRS, question_records
 from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
-
-ZH_PAIRS = [
-    ("A1", "排水隧道的設計容量是否足夠？", "渠務署營運四條雨水排放隧道，總長度約二十一公里。"),
-    ("A2", "全港仍有多少個水浸黑點？", "截至2025年4月，全港仍有五個水浸黑點，預計2028年前全部完成改善。"),
-    ("A3", "受影響寮屋住戶可獲甚麼補償？", "合資格住戶可入住公共租住房屋或領取特惠津貼，一人住戶為81 620元。"),
-]
-EN_PAIRS = [
-    ("Q1", "What are the monthly rates of the Old Age Allowance?", "The Old Age Allowance is $1,675 a month from 1 February 2025."),
-    ("Q2", "What penalties apply to unlicensed care homes?", "Operating a home without a licence carries a fine of $1,000,000 and 3 years."),
-]
-
-
-def _records(document_id: str, pairs: list[tuple[str, str, str]], sha: str, strategy: str = "question") -> list[dict]:
-    chunks = [
-        Chunk(document_id, strategy, i, f"{qa} {q}\n{a}", i + 1, i + 1, "qa", 40, question_id=qa, question_index=i, question_text=q)
-        for i, (qa, q, a) in enumerate(pairs)
-    ]
-    return [c.to_record(f"{document_id}.pdf", sha) for c in chunks]
+from .runs import cli_in_process
 
 
 @pytest.fixture
 def store(settings: Settings) -> tuple[Settings, Any]:
     """A collection holding a Chinese and an English paper, question strategy, version 1."""
     collection = open_collection(settings)
-    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
-    replace_document(collection, _records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    replace_document(collection, question_records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    replace_document(collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
     return settings, collection
 
 
@@ -311,7 +291,7 @@ def test_queries_see_the_latest_version_and_documents_shows_both(store) -> None:
     retriever = Retriever.open(settings, collection=collection)
     assert retriever.search("水浸黑點", k=5, strategy="question", mode="bm25")[0].id == "drain:question:1"
     revised = [("A1", "排水隧道的設計容量是否足夠？", "新隧道將於2030年落成。")]
-    replace_document(collection, _records("drain", revised, "c" * 64), "drain", "question", "c" * 64)
+    replace_document(collection, question_records("drain", revised, "c" * 64), "drain", "question", "c" * 64)
     latest = retriever.search("水浸黑點", k=5, strategy="question", mode="bm25")
     assert latest == [], "the old version's chunk is archived, and the retriever noticed the change"
     both = retriever.search("水浸黑點", k=5, strategy="question", mode="bm25", all_versions=True)
@@ -322,59 +302,52 @@ def test_queries_see_the_latest_version_and_documents_shows_both(store) -> None:
 
 
 # -- the command line --------------------------------------------------------------------------
-def _cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = cli.main(list(args))
-    return code, out.getvalue(), err.getvalue()
-
-
 @pytest.fixture
 def cli_store(env_data_dir: Path) -> Path:
     collection = open_collection(Settings.from_env())
-    replace_document(collection, _records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
-    replace_document(collection, _records("drain", ZH_PAIRS[:1], "d" * 64), "drain", "question", "d" * 64)
-    replace_document(collection, _records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    replace_document(collection, question_records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
+    replace_document(collection, question_records("drain", ZH_PAIRS[:1], "d" * 64), "drain", "question", "d" * 64)
+    replace_document(collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
     return env_data_dir
 
 
 def test_query_json_prints_ranked_records_one_per_line(cli_store: Path) -> None:
-    code, out, _ = _cli("query", "monthly Old Age Allowance", "--strategy", "question", "-k", "2", "--json")
+    code, out, _ = cli_in_process("query", "monthly Old Age Allowance", "--strategy", "question", "-k", "2", "--json")
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [r["rank"] for r in lines] == [1, 2]
     assert lines[0]["id"] == "elderly:question:0" and lines[0]["score"] >= lines[1]["score"]
-    code, out, _ = _cli("query", "水浸黑點", "--strategy", "question", "--mode", "bm25", "--all-versions")
+    code, out, _ = cli_in_process("query", "水浸黑點", "--strategy", "question", "--mode", "bm25", "--all-versions")
     assert code == 0 and "drain@aaaaaaaa:question:1" in out and "A2" in out and "p2" in out
 
 
 def test_query_names_what_is_stored_when_the_strategy_is_empty(cli_store: Path) -> None:
-    code, out, err = _cli("query", "anything", "--strategy", "token")
+    code, out, err = cli_in_process("query", "anything", "--strategy", "token")
     assert code == 1 and out == "" and "stored: question" in err and err.count("\n") == 1
 
 
 def test_documents_and_chunks_views(cli_store: Path) -> None:
-    code, out, _ = _cli("documents", "--json")
+    code, out, _ = cli_in_process("documents", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [(r["document_id"], r["latest"], r["chunks"]) for r in rows] == [
         ("drain", True, 1), ("drain", False, 3), ("elderly", True, 2)
     ]
-    code, out, _ = _cli("documents")
+    code, out, _ = cli_in_process("documents")
     table = [line.split() for line in out.splitlines()]
     assert table[0][:5] == ["document", "strategy", "version", "latest", "chunks"]
     assert ["drain", "question", "dddddddddddd", "yes", "1", "drain.pdf"] in table
     assert ["drain", "question", "aaaaaaaaaaaa", "no", "3", "drain.pdf"] in table
-    code, out, _ = _cli("chunks", "elderly", "--strategy", "question")
+    code, out, _ = cli_in_process("chunks", "elderly", "--strategy", "question")
     assert code == 0 and "Q2" in out and "What penalties apply to unlicensed care homes?" in out and "p2" in out
-    code, out, _ = _cli("chunks", "drain", "--all-versions", "--json")
+    code, out, _ = cli_in_process("chunks", "drain", "--all-versions", "--json")
     assert {json.loads(line)["id"] for line in out.splitlines()} == {
         "drain:question:0", "drain@aaaaaaaa:question:0", "drain@aaaaaaaa:question:1", "drain@aaaaaaaa:question:2"
     }
-    code, _, err = _cli("chunks", "nothing-here")
+    code, _, err = cli_in_process("chunks", "nothing-here")
     assert code == 1 and "nothing-here" in err
 
 
 def test_answer_without_llm_prints_the_context_it_would_send(cli_store: Path) -> None:
-    code, out, err = _cli("answer", "How many flooding blackspots are left?", "--strategy", "question")
+    code, out, err = cli_in_process("answer", "How many flooding blackspots are left?", "--strategy", "question")
     assert code == 0 and "no LLM configured" in err
     assert "[1] document: " in out and "[2] document: " in out and "[3]" not in out, "k starts at 2"
     assert "question: A2" not in out, "the archived version's chunks are not context"
@@ -430,7 +403,7 @@ def test_answer_command_is_not_held_to_the_per_document_budget(cli_store: Path, 
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     monkeypatch.setenv("LLM_MAX_CALLS_PER_DOCUMENT", "1")  # an ingest budget
     llm_server.enqueue('{"sufficient": false}', '{"sufficient": true, "answer": "$1,675 a month.", "citations": []}')
-    code, out, err = _cli("answer", "How much is the Old Age Allowance?", "--strategy", "question", "--no-translate", "--no-rerank")
+    code, out, err = cli_in_process("answer", "How much is the Old Age Allowance?", "--strategy", "question", "--no-translate", "--no-rerank")
     assert code == 0 and out.startswith("$1,675 a month.") and "2 model calls" in err
 
 
@@ -442,6 +415,6 @@ def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, l
         '{"ranking": [1]}',  # and has the model re-order the fused chunks
         '{"sufficient": true, "answer": "$1,675 a month.", "citations": [{"document_id": "elderly", "page": 1, "question_id": "Q1"}]}',
     )
-    code, out, err = _cli("answer", "How much is the Old Age Allowance?", "--strategy", "question")
+    code, out, err = cli_in_process("answer", "How much is the Old Age Allowance?", "--strategy", "question")
     assert code == 0 and out.startswith("$1,675 a month.") and "elderly p.1 Q1" in out and "1 model call" in err
     assert llm_server.calls["chat"] == 3

@@ -37,7 +37,8 @@ def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monk
     from legco_assets.core.search import open_collection, stored_chunks
     from legco_assets.core.sources import DocumentIndex
 
-    from .test_bad_inputs import chunk_file_ids, english_paper
+    from .factories import english_paper
+    from .runs import chunk_file_ids
 
     data = tmp_path / "data"
     for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
@@ -142,7 +143,7 @@ def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(tmp_path:
     embedding model are loaded once per run, not once per step (``jobs.IN_PROCESS``)."""
     from legco_assets.core.sources import DocumentIndex
 
-    from .test_bad_inputs import english_paper
+    from .factories import english_paper
 
     data = tmp_path / "data"
     for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
@@ -179,7 +180,7 @@ def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path
     from legco_assets.cli.ingest import ingest_files
     from legco_assets.core.search.embeddings import UseMultilingualEmbedding
 
-    from .test_bad_inputs import english_paper
+    from .factories import english_paper
 
     data = tmp_path / "data"
     for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL"):

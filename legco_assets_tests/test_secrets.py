@@ -30,8 +30,8 @@ from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import resources_from_env
 
 from .conftest import fixture_pdf
+from .factories import english_paper
 from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (the fixture)
-from .test_bad_inputs import english_paper
 
 MARKER = f"sk-legco-marker-{uuid.uuid4().hex}"
 

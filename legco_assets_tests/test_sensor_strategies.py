@@ -15,7 +15,7 @@ from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
 from legco_assets.defs.sensors import inbox_sensor, next_strategy, strategy_chain_after_failure_sensor, strategy_chain_sensor
 
-from .test_token_chunking import _english_paper
+from .factories import fixed_english_paper
 
 
 def _execute(instance: dg.DagsterInstance, request: dg.RunRequest, data: Path, raise_on_error: bool = True) -> dg.ExecuteInProcessResult:
@@ -49,7 +49,7 @@ def _chain(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult) -> d
 def test_an_inbox_paper_gets_token_and_question_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LEGCO_SENSOR_STRATEGIES", raising=False)
     data = tmp_path / "data"
-    _english_paper(data / "inbox" / "paper.pdf", pages=2)
+    fixed_english_paper(data / "inbox" / "paper.pdf", pages=2)
     resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox"))}
     with dg.instance_for_test() as instance:
         tick = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources))
@@ -79,7 +79,7 @@ def test_an_inbox_paper_gets_token_and_question_chunks(tmp_path: Path, monkeypat
 def test_the_setting_narrows_the_strategies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LEGCO_SENSOR_STRATEGIES", "question")
     data = tmp_path / "data"
-    _english_paper(data / "inbox" / "paper.pdf", pages=2)
+    fixed_english_paper(data / "inbox" / "paper.pdf", pages=2)
     resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox"))}
     with dg.instance_for_test() as instance:
         (only,) = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources)).run_requests
@@ -96,7 +96,7 @@ def test_a_run_without_a_chain_requests_nothing() -> None:
 
 
 def _first_run(instance: dg.DagsterInstance, data: Path) -> dg.RunRequest:
-    _english_paper(data / "inbox" / "paper.pdf", pages=2)
+    fixed_english_paper(data / "inbox" / "paper.pdf", pages=2)
     resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox"))}
     (first,) = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources)).run_requests
     instance.add_dynamic_partitions("documents", [first.partition_key])
@@ -159,7 +159,7 @@ def test_every_run_says_its_strategy(tmp_path: Path) -> None:
     for strategy, job in JOBS.items():
         assert job.tags == {"legco/strategy": strategy.value}
     data = tmp_path / "data"
-    paper = _english_paper(tmp_path / "paper.pdf", pages=2)
+    paper = fixed_english_paper(tmp_path / "paper.pdf", pages=2)
     from legco_assets.core.sources import DocumentIndex
 
     key = DocumentIndex(data / "documents").register(paper)

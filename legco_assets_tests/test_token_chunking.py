@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -13,21 +12,7 @@ from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.tokens import count_tokens
 
 from .conftest import FIXTURES
-from .pdf_factory import make_pdf
-
-WORDS = "drainage capacity resettlement compensation licence vehicle allowance elderly safety site inspection budget".split()
-
-
-def _english_paper(path: Path, pages: int = 14) -> Path:
-    rng = random.Random(7)
-    body = []
-    for _ in range(pages):
-        lines = []
-        for _ in range(38):
-            words = [rng.choice(WORDS) for _ in range(rng.randint(8, 12))]
-            lines.append(" ".join(words) + rng.choice([".", ",", ";", ""]))
-        body.append(lines)
-    return make_pdf(path, body)
+from .factories import fixed_english_paper
 
 
 def _doc(path: Path) -> DocumentText:
@@ -35,7 +20,7 @@ def _doc(path: Path) -> DocumentText:
 
 
 def _papers(tmp_path: Path) -> list[Path]:
-    papers = [_english_paper(tmp_path / "english.pdf")]
+    papers = [fixed_english_paper(tmp_path / "english.pdf")]
     papers += sorted(FIXTURES.glob("paper_*.pdf"))
     return papers
 

@@ -1,0 +1,86 @@
+"""Real servers the tests start: a ``chroma run`` process on 127.0.0.1, and a free port.
+
+Why a module of its own: the Chroma-server tests and the fault tests both start servers;
+a test module imports them from here, never from another test module.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from legco_assets.core.settings import Settings
+
+CHROMA_EXE = Path(sys.executable).with_name("chroma")
+
+
+def free_port() -> int:
+    """A TCP port nothing listens on right now (the OS picks it)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class ChromaServer:
+    """A ``chroma run`` process in its own process group (so all of it can be stopped)."""
+
+    host: str
+    port: int
+    path: Path
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def heartbeat(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"http://{self.host}:{self.port}/api/v2/heartbeat", timeout=2) as reply:
+                return reply.status == 200
+        except OSError:
+            return False
+
+    def wait_ready(self, timeout_s: float = 60.0) -> "ChromaServer":
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"chroma exited with {self.process.returncode}: {self.log.read_text(errors='replace')[-2000:]}")
+            if self.heartbeat():
+                return self
+            time.sleep(0.2)
+        raise RuntimeError(f"chroma did not answer its heartbeat in {timeout_s}s: {self.log.read_text(errors='replace')[-2000:]}")
+
+    def settings(self, data_dir: Path) -> Settings:
+        return Settings(data_dir=data_dir, inbox=data_dir / "inbox", chroma_host=self.host, chroma_port=self.port)
+
+    def stop(self) -> None:
+        """Terminate the whole process group; kill it if it does not exit in time."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+
+
+def start_chroma_server(path: Path, port: int | None = None) -> ChromaServer:
+    """Start (without waiting) ``chroma run`` persisting under ``path``."""
+    path.mkdir(parents=True, exist_ok=True)
+    port = port or free_port()
+    log = path.parent / f"chroma-{port}.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [str(CHROMA_EXE), "run", "--path", str(path), "--host", "127.0.0.1", "--port", str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+        )
+    return ChromaServer("127.0.0.1", port, path, process, log)
