@@ -74,7 +74,8 @@ class Artifacts:
     def read_json(self, name: str) -> Any:
         path = self.path(name)
         if not path.exists():
-            raise FileNotFoundError(f"{self.document_id}: {name} is missing; materialise the upstream asset first")
+            missing = f"{self.document_id}: {name} is missing"
+            raise FileNotFoundError(f"{missing}; materialise the upstream asset first")
         return json.loads(path.read_text(encoding="utf-8"))
 
     def source(self) -> SourceInfo:
@@ -109,5 +110,6 @@ class Artifacts:
     def read_chunks(self, strategy: Strategy) -> list[dict[str, Any]]:
         path = self.path(chunks_file(strategy))
         if not path.exists():
-            raise FileNotFoundError(f"{self.document_id}: no {strategy.value} chunks; materialise chunks first")
+            missing = f"{self.document_id}: no {strategy.value} chunks"
+            raise FileNotFoundError(f"{missing}; materialise chunks first")
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

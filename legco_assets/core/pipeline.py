@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from .artifacts import Artifacts, SourceInfo
 from .chunking import QuestionChunkingStrategy, TokenChunkingStrategy
 from .excerpts import ExcerptsOutcome, excerpt_folder, excerpt_source_kind, with_excerpt_paths, write_excerpts
-from .excerpts import cut_chunk_excerpt as cut_chunk_excerpt  # `legco-assets excerpt`'s, from the stored paper
+from .excerpts import cut_chunk_excerpt as cut_chunk_excerpt  # for `legco-assets excerpt`
 from .llm import LLMClient
 from .quality import Check, PaperFacts, paper_checks
 from .read import SourceBytes, detect_language, extract_document, guess_title, page_furniture, read_source
@@ -102,7 +102,9 @@ def chunk_file(
     return paper.records
 
 
-def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, check: bool = True) -> ChunkedPaper:
+def chunk_paper(
+    path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, check: bool = True
+) -> ChunkedPaper:
     """The whole pipeline in memory for one file: chunk records and (``check``) the paper's
     checks, nothing written. The steps are the stages' (a paper read here has no official
     question records: their match says it did not run). A long PDF's table geometry runs in
@@ -304,12 +306,14 @@ class VectorIndexOutcome:
     counterpart: CounterpartOutcome
 
 
-def stage_vector_index(settings: Settings, document_id: str, strategy: Strategy, collection: Collection) -> VectorIndexOutcome:
+def stage_vector_index(
+    settings: Settings, document_id: str, strategy: Strategy, collection: Collection
+) -> VectorIndexOutcome:
     """Write the chunks to Chroma, then link them with the other language's version when both
     are stored (:func:`.sources.pair_counterpart`). The link is made here, not in ``chunks``:
     it needs both papers, and the one ingested first is linked when the second arrives by
     updating its stored chunks' metadata in place, with no re-parse and no re-embedding."""
-    from .search import link_counterparts, replace_document  # Chroma and the embedder load in ~1 s: not for `chunk`
+    from .search import link_counterparts, replace_document  # Chroma loads in ~1 s: not for `chunk`
 
     art = Artifacts(settings, document_id)
     records = with_excerpt_paths(settings, document_id, strategy, art.read_chunks(strategy))
@@ -329,7 +333,6 @@ def stage_excerpts(settings: Settings, document_id: str, strategy: Strategy) -> 
     info = art.source()
     kind = excerpt_source_kind(info)
     data = art.source_bytes() if kind == "pdf" else b""
-    folder = excerpt_folder(settings, document_id)
-    records = art.read_chunks(strategy)
-    report = write_excerpts(folder, strategy.value, kind, data, art.pages(), records, info.sha256, info.filename)
+    folder, records, pages = excerpt_folder(settings, document_id), art.read_chunks(strategy), art.pages()
+    report = write_excerpts(folder, strategy.value, kind, data, pages, records, info.sha256, info.filename)
     return ExcerptsOutcome(report, folder, info.size_bytes)

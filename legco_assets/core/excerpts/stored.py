@@ -45,10 +45,8 @@ def with_excerpt_paths(
 
     kind = excerpt_source_kind(Artifacts(settings, document_id).source())
     folder = excerpt_folder(settings, document_id)
-    return [
-        {**r, "metadata": {**r["metadata"], "chunk_file_path": chunk_link(folder, strategy.value, kind, r["metadata"])}}
-        for r in records
-    ]
+    links = [chunk_link(folder, strategy.value, kind, r["metadata"]) for r in records]
+    return [{**r, "metadata": {**r["metadata"], "chunk_file_path": link}} for r, link in zip(records, links)]
 
 
 def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
@@ -63,5 +61,5 @@ def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
     if record is None:
         raise KeyError(chunk_id)
     info = art.source()
-    kind = excerpt_source_kind(info)
-    return cut_excerpt(excerpt_folder(settings, document_id), strategy.value, kind, record, art.pages(), info.filename)
+    folder, kind = excerpt_folder(settings, document_id), excerpt_source_kind(info)
+    return cut_excerpt(folder, strategy.value, kind, record, art.pages(), info.filename)

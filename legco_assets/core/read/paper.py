@@ -38,7 +38,8 @@ def require_text(path: str | Path, pages: list[Page]) -> None:
     A page counts as text when it has at least ``MIN_TEXT_CHARS_PER_PAGE`` non-blank
     characters beyond a stamp; a scanned paper has at most a paper-number stamp."""
     counts = [len("".join(p.cleaned.split())) for p in pages]
-    if sum(c >= MIN_TEXT_CHARS_PER_PAGE for c in counts) * 2 < len(counts) or sum(counts) < MIN_TEXT_CHARS_PER_PAGE:
+    with_text = sum(c >= MIN_TEXT_CHARS_PER_PAGE for c in counts)
+    if with_text * 2 < len(counts) or sum(counts) < MIN_TEXT_CHARS_PER_PAGE:
         unreadable = sum(p.unreadable for p in pages)
         if unreadable:
             raise DocumentError(
@@ -60,7 +61,9 @@ def text_pages(source: SourceBytes) -> tuple[ExtractedDocument, list[Page]]:
     return extracted, pages
 
 
-def readable_pages(extracted: ExtractedDocument, data: bytes, settings: Settings, llm: LLMClient | None) -> Transcription | None:
+def readable_pages(
+    extracted: ExtractedDocument, data: bytes, settings: Settings, llm: LLMClient | None
+) -> Transcription | None:
     """``extracted``'s pages cleaned in place and, in a PDF, its scanned pages transcribed
     (with a vision LLM; the extractor then says ``+vision``). What the transcription did,
     for a PDF (then :func:`require_text`: kept apart, so what it did is recorded even when

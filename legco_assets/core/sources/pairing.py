@@ -14,7 +14,8 @@ from typing import Any
 from ..artifacts import Artifacts
 from ..records import DocumentText
 from ..settings import Settings
-from .counterparts import NO_COUNTERPART, Decision, Profile, by_hand, confirm, profile_of, proposed_partner, read_sidecar
+from .counterparts import NO_COUNTERPART, Decision, Profile, by_hand, confirm, profile_of, proposed_partner
+from .counterparts import read_sidecar
 from .documents import DocumentIndex
 
 
@@ -105,7 +106,7 @@ def pair_counterpart(settings: Settings, document_id: str) -> CounterpartOutcome
         index.set_counterpart(document_id, None, None)
         return result
     mine, theirs = document_profile(settings, document_id), document_profile(settings, candidate)
-    if theirs is None:
+    if mine is None or theirs is None:  # judged once both versions' text is stored
         return result
     result.decision = decision or confirm(mine, theirs)
     index.set_counterpart(document_id, candidate, result.decision.metadata())

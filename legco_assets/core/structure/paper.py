@@ -67,10 +67,10 @@ def find_structure(pages: list[Page], settings: Settings, llm: LLMClient | None 
     Every section then gets its heading path from the paper's outline (:mod:`outline`), and
     in a paper without labels, headings that ask become pairs (:mod:`asked_headings`)."""
 
-    doc = DocumentText.from_pages(pages)
-    result = resolve_structure(doc, llm, settings.structure_mode, settings.qa_include_internal_refs)
-    result.sections, _ = apply_outline(doc, result.sections, pages, settings.qa_include_internal_refs)
-    result.sections = asked_headings(doc, result.sections, break_starts(doc, pages), settings.qa_include_internal_refs)
+    doc, refs = DocumentText.from_pages(pages), settings.qa_include_internal_refs
+    result = resolve_structure(doc, llm, settings.structure_mode, refs)
+    result.sections, _ = apply_outline(doc, result.sections, pages, refs)
+    result.sections = asked_headings(doc, result.sections, break_starts(doc, pages), refs)
     result.sections, result.annexes = link_annexes(doc, result.sections)
     return result
 
@@ -86,7 +86,8 @@ def official_records(origin: dict[str, Any] | None) -> tuple[list[dict[str, Any]
     if not origin:
         return None, "no official question records: the paper did not come from LegCo's feed"
     if "questions" not in origin:
-        return None, "no official question records yet: the feed could not fetch them (it asks again next poll)"
+        not_yet = "no official question records yet: the feed could not fetch them"
+        return None, f"{not_yet} (it asks again next poll)"
     return list(origin["questions"]), ""
 
 
