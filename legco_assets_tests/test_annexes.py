@@ -18,12 +18,12 @@ import pytest
 
 from legco_assets import cli
 from legco_assets.core import pipeline
-from legco_assets.core.read import read_source
+from legco_assets.core.read import read_source, text_pages
 from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.search import Retriever, answer_question, open_collection, replace_document
 from legco_assets.core.search.vector_store import from_chroma, to_chroma
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.structure import detect_structure, link_annexes, same_member
+from legco_assets.core.structure import detect_structure, find_structure, link_annexes, same_member
 
 from .conftest import CORPUS, TESTS
 
@@ -188,8 +188,8 @@ def test_real_2012_hansard_appendix_i_answers_1_s1_both_ways() -> None:
 @pytest.mark.skipif(not HANSARD_2012.exists(), reason="shared corpus not present")
 def test_real_2012_hansard_names_the_appendix_it_refers_to_but_does_not_print() -> None:
     source = read_source(HANSARD_2012)
-    _, pages = pipeline.text_pages(source)
-    result = pipeline.find_structure(pages, Settings())
+    _, pages = text_pages(source)
+    result = find_structure(pages, Settings())
     report = result.annexes.to_dict()
     assert [(a["annex"], a["answers_question_id"]) for a in report["linked"]] == [("附錄I", "1-S1")]
     assert report["unresolved_references"] == [{"question_id": "2-S3", "appendix": "2"}]

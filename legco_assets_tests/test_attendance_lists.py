@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from legco_assets.core.pipeline import chunk_file, find_structure, text_pages
-from legco_assets.core.read import read_source
+from legco_assets.core.pipeline import chunk_file
+from legco_assets.core.read import read_source, text_pages
 from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.structure import find_structure
 from legco_assets.core.structure.rosters import in_name_list
 
 from .conftest import CORPUS

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from legco_assets.core.chunking import TokenChunkingStrategy
-from legco_assets.core.pipeline import Artifacts, SourceInfo
+from legco_assets.core.artifacts import Artifacts, SourceInfo
 from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import DocumentText
 from legco_assets.core.search import COLLECTION, open_client, open_collection, replace_document, stored_chunks
@@ -114,7 +114,7 @@ def reporting_upsert(**kwargs):
 collection.upsert = reporting_upsert
 print("start", flush=True)
 result = pipeline.stage_vector_index(settings, sys.argv[1], Strategy(sys.argv[2]), collection)
-print("finished", result.written, flush=True)
+print("finished", result.stored.written, flush=True)
 """
 
 

@@ -10,7 +10,7 @@ import dagster as dg
 import pytest
 
 from legco_assets.core import pipeline
-from legco_assets.core.read import read_source
+from legco_assets.core.read import detect_language, read_source, text_pages
 from legco_assets.core.records import DocumentText
 from legco_assets.core.search import (
     DEFAULT_FUSION,
@@ -22,8 +22,9 @@ from legco_assets.core.search import (
     stored_versions,
 )
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.sources import DocumentIndex
+from legco_assets.core.sources import DocumentIndex, counterpart_candidate, counterpart_metadata
 from legco_assets.core.sources import counterparts as cp
+from legco_assets.core.structure import find_structure
 
 from .conftest import CORPUS, SAMPLES, TESTS
 
@@ -68,10 +69,10 @@ def _assert_qa_linked(settings: Settings, a: str, b: str) -> int:
 
 
 def _profile(path: Path, settings: Settings) -> cp.Profile:
-    _, pages = pipeline.text_pages(read_source(path))
+    _, pages = text_pages(read_source(path))
     text = DocumentText.from_pages(pages).text
-    ids = [s.qa_id or "" for s in pipeline.find_structure(pages, settings).sections if s.type == "qa"]
-    return cp.profile_of(text, pipeline.detect_language(text), ids)
+    ids = [s.qa_id or "" for s in find_structure(pages, settings).sections if s.type == "qa"]
+    return cp.profile_of(text, detect_language(text), ids)
 
 
 # -- names and content ------------------------------------------------------------------------
@@ -114,7 +115,7 @@ def test_content_confirms_a_pair_and_rejects_unrelated_papers_with_matching_suff
     zh, en = tmp_path / "sample_qa-c.pdf", tmp_path / "sample_qa-e.pdf"
     shutil.copy(SAMPLES / "sample_zh_qa.pdf", zh)
     shutil.copy(SAMPLES / "sample_en_qa.pdf", en)
-    assert pipeline.counterpart_candidate(str(zh), {"en": str(en)}) == ("en", None)
+    assert counterpart_candidate(str(zh), {"en": str(en)}) == ("en", None)
     samples = cp.confirm(_profile(zh, settings), _profile(en, settings))
     assert not samples.paired and samples.reason
 
@@ -126,15 +127,15 @@ def test_a_sidecar_pairs_by_hand_or_forbids(tmp_path: Path) -> None:
     a, b, c = tmp_path / "minutes_2025.txt", tmp_path / "會議紀錄.txt", tmp_path / "x-c.txt"
     for path in (a, b, c):
         path.write_text("text", encoding="utf-8")
-    assert pipeline.counterpart_candidate(str(a), {"b": str(b)}) == (None, None)
+    assert counterpart_candidate(str(a), {"b": str(b)}) == (None, None)
     Path(str(b) + ".counterpart").write_text("minutes_2025.txt\n", encoding="utf-8")
-    key, hand = pipeline.counterpart_candidate(str(a), {"b": str(b)})
+    key, hand = counterpart_candidate(str(a), {"b": str(b)})
     assert key == "b" and hand.paired and hand.by == "hand" and ".counterpart" in hand.reason
     e = tmp_path / "x-e.txt"
     e.write_text("text", encoding="utf-8")
-    assert pipeline.counterpart_candidate(str(e), {"c": str(c)})[0] == "c"
+    assert counterpart_candidate(str(e), {"c": str(c)})[0] == "c"
     Path(str(e) + ".counterpart").write_text("none", encoding="utf-8")
-    assert pipeline.counterpart_candidate(str(e), {"c": str(c)}) == (None, None)
+    assert counterpart_candidate(str(e), {"c": str(c)}) == (None, None)
 
 
 # -- chunk links -------------------------------------------------------------------------------
@@ -194,7 +195,7 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
     both = (Strategy.question, Strategy.token)
     en = _ingest(settings, inbox / "drainage_faq-e.txt", both)
     assert not any("counterpart_document_id" in c["metadata"] for c in stored_chunks(open_collection(settings)))
-    assert pipeline.counterpart_metadata(settings, en) == {}
+    assert counterpart_metadata(settings, en) == {}
 
     zh = _ingest(settings, inbox / "drainage_faq-c.txt", both)  # no re-run of the English paper's stages
     assert _assert_qa_linked(settings, en, zh) == 3 and _assert_qa_linked(settings, zh, en) == 3
@@ -202,7 +203,7 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
     assert narrative["(1) Background"] == f"{zh}:question:1" and narrative["(2) Progress of works"] == f"{zh}:question:2"
     assert all("counterpart_id" not in c["metadata"] for c in _stored(settings, en, "token"))
     assert all(c["metadata"]["counterpart_document_id"] == zh for c in _stored(settings, en, "token"))
-    meta = pipeline.counterpart_metadata(settings, en)
+    meta = counterpart_metadata(settings, en)
     assert meta["counterpart_document_id"] == zh and meta["counterpart_paired"] and meta["counterpart_by"] == "names"
     rows = [r for r in stored_versions(open_collection(settings)) if r["document_id"] in (en, zh)]
     assert rows and {r["counterpart_document_id"] for r in rows} == {en, zh}
@@ -210,7 +211,7 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
     # an unrelated pair with matching suffixes: not paired, and the reason is recorded
     school_en = _ingest(settings, inbox / "school_meals_en.txt")
     school_zh = _ingest(settings, inbox / "school_meals_tc.txt")
-    rejected = pipeline.counterpart_metadata(settings, school_zh)
+    rejected = counterpart_metadata(settings, school_zh)
     assert rejected["counterpart_candidate"] == school_en and not rejected["counterpart_paired"]
     assert "differ" in rejected["counterpart_reason"]
     for doc in (school_en, school_zh):
@@ -259,7 +260,7 @@ def test_a_new_version_that_contradicts_its_counterpart_unlinks_both(settings: S
     _ingest(settings, inbox / "drainage_faq-c.txt")
     for doc in (en, zh):
         assert all(not set(cp.COUNTERPART_KEYS) & set(c["metadata"]) for c in _stored(settings, doc))
-    assert not pipeline.counterpart_metadata(settings, en)["counterpart_paired"]
+    assert not counterpart_metadata(settings, en)["counterpart_paired"]
 
 
 def test_dagster_shows_the_counterpart_and_checks_question_counts(tmp_path: Path) -> None:
@@ -322,9 +323,9 @@ def test_real_papers_are_paired_and_their_questions_linked(settings: Settings) -
     hansard_en, hansard_zh = keys["hansard_20150429-e.html"], keys["hansard_20150429-c.html"]
     assert _assert_qa_linked(settings, faq_en, faq_tc) == 4 and _assert_qa_linked(settings, faq_tc, faq_en) == 4
     assert _assert_qa_linked(settings, hansard_en, hansard_zh) >= 19 and _assert_qa_linked(settings, hansard_zh, hansard_en) >= 19
-    assert pipeline.counterpart_metadata(settings, hansard_en)["counterpart_same_meeting_date"]
+    assert counterpart_metadata(settings, hansard_en)["counterpart_same_meeting_date"]
     eco = keys["ld_ECO_guide_with_FAQ_en.pdf"]
-    assert pipeline.counterpart_metadata(settings, eco) == {}
+    assert counterpart_metadata(settings, eco) == {}
     assert all(not set(cp.COUNTERPART_KEYS) & set(c["metadata"]) for c in _stored(settings, eco))
 
 
@@ -335,7 +336,7 @@ def test_the_employment_ordinance_guides_are_paired(settings: Settings) -> None:
     tc = _profile(CORPUS / "hkgov" / "ld_EO_concise_guide_tc.pdf", settings)
     decision = cp.confirm(en, tc)
     assert decision.paired and decision.evidence["counterpart_numbers_shared"] >= cp.MIN_SHARED_NUMBERS
-    assert pipeline.counterpart_candidate(
+    assert counterpart_candidate(
         str(CORPUS / "hkgov" / "ld_EO_concise_guide_en.pdf"),
         {"tc": str(CORPUS / "hkgov" / "ld_EO_concise_guide_tc.pdf"), "eco": str(CORPUS / "hkgov" / "ld_ECO_guide_with_FAQ_en.pdf")},
     ) == ("tc", None)

@@ -66,8 +66,8 @@ def test_a_leaked_footer_warns_and_the_chunks_are_indexed(tmp_path: Path) -> Non
 def test_a_failing_integrity_check_keeps_chunks_out_of_chroma(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A chunker that loses a page's text (here: its last chunk dropped) fails
     every_page_covered, a blocking check with ERROR severity: vector_index does not run."""
-    real = pipeline.stage_chunks
-    monkeypatch.setattr(pipeline, "stage_chunks", lambda *args, **kwargs: real(*args, **kwargs)[:-1])
+    real = pipeline.build_chunks
+    monkeypatch.setattr(pipeline, "build_chunks", lambda *args, **kwargs: real(*args, **kwargs)[:-1])
     paper = fixed_english_paper(tmp_path / "lossy.pdf", pages=4)
     result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
     checks = {c.check_name: c for c in result.get_asset_check_evaluations()}

@@ -19,11 +19,12 @@ import dagster as dg
 import pytest
 
 from legco_assets.core import pipeline
+from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.excerpts import (
     CONTEXT_CHARS, cut_excerpt, excerpt_server, held_ratio, held_share, highlighted_texts, link_bytes, shown_of, shown_text,
     shown_texts, split_link, write_excerpts,
 )
-from legco_assets.core.read import pdf_page_count, read_source
+from legco_assets.core.read import pdf_page_count, read_source, text_pages
 from legco_assets.core.search import open_collection, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex
@@ -41,7 +42,7 @@ def _excerpts(path: Path, strategy: Strategy, settings: Settings, paper_dir: Pat
     """Chunk ``path`` and write its excerpts into ``paper_dir/excerpts`` beside the paper
     stored as ``source.pdf``, as the asset does; the records carry their ``chunk_file_path``."""
     source = read_source(path)
-    extracted, pages = pipeline.text_pages(source)
+    extracted, pages = text_pages(source)
     records = pipeline.chunk_file(path, strategy, settings, use_llm=False)
     paper_dir.mkdir(parents=True, exist_ok=True)
     (paper_dir / "source.pdf").write_bytes(source.data)
@@ -100,7 +101,7 @@ def test_one_chunks_pdf_is_cut_on_demand_with_only_its_highlight(settings: Setti
 def test_excerpts_are_kept_until_a_chunk_changes(settings: Settings, tmp_path: Path) -> None:
     paper = fixture_pdf("paper_e_qa.pdf")
     source = read_source(paper)
-    extracted, pages = pipeline.text_pages(source)
+    extracted, pages = text_pages(source)
     records = pipeline.chunk_file(paper, Strategy.question, settings, use_llm=False)
     folder = tmp_path / "excerpts"
     first = write_excerpts(folder, "question", "pdf", source.data, pages, records, source.sha256)
@@ -140,7 +141,7 @@ def test_html_paper_gets_one_page_with_each_chunk_marked(strategy: Strategy, set
     if strategy is not Strategy.question:
         return
     # on demand, a chunk's passage with some context, not the page
-    data, extension = cut_excerpt(folder, "question", "html", records[1], pipeline.text_pages(read_source(paper))[1])
+    data, extension = cut_excerpt(folder, "question", "html", records[1], text_pages(read_source(paper))[1])
     assert extension == "html" and len(data.decode()) < 2 * len(records[1]["text"]) + 5 * CONTEXT_CHARS + 1000
     cut = tmp_path / "cut.html"
     cut.write_bytes(data)
@@ -155,7 +156,7 @@ def test_text_paper_gets_one_page_and_a_text_excerpt_on_demand(settings: Setting
     texts = shown_texts(tmp_path / "paper" / "excerpts" / "question.html")
     assert "問2" in texts["chunk-1"] and "問1" not in texts["chunk-1"]
     assert all(share >= 0.99 for share in _shares(records))
-    pages = pipeline.text_pages(read_source(paper))[1]
+    pages = text_pages(read_source(paper))[1]
     data, extension = cut_excerpt(tmp_path / "paper" / "excerpts", "question", "text", records[1], pages)
     cut = tmp_path / "cut.txt"
     cut.write_bytes(data)
@@ -322,7 +323,7 @@ def test_query_and_answer_print_each_hits_excerpt(env_data_dir: Path, capsys: py
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         run_config = strategy_run_config(Strategy.question)
         assert dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources, run_config=run_config).success
-    stored = pipeline.Artifacts(Settings(data_dir=env_data_dir), key).read_chunks(Strategy.question)
+    stored = Artifacts(Settings(data_dir=env_data_dir), key).read_chunks(Strategy.question)
     pair = next(r for r in stored if r["metadata"].get("question_text"))
     question = pair["metadata"]["question_text"]
     assert cli.main(["query", question, "--strategy", "question", "-k", "2", "--no-translate", "--no-rerank"]) == 0

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from legco_assets.core.errors import DocumentError
-from legco_assets.core.pipeline import chunk_file, find_structure, label_coverage, text_pages
-from legco_assets.core.read import SourceBytes, extract_document, read_html, read_source
+from legco_assets.core.pipeline import chunk_file
+from legco_assets.core.read import SourceBytes, extract_document, read_html, read_source, text_pages
 from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.structure import detect_structure, question_labels
+from legco_assets.core.structure import detect_structure, find_structure, page_label_coverage, question_labels
 from legco_assets.core.structure import label_coverage as coverage_of
 
 from .conftest import CORPUS
@@ -514,7 +514,7 @@ def _page(text: str) -> Page:
 def test_pages_label_coverage_matches_the_pairs_of_a_faq() -> None:
     _, pages = text_pages(read_source(TC_FAQ))
     text, sections = _sections(TC_FAQ)
-    coverage = label_coverage(pages, sections)
+    coverage = page_label_coverage(pages, sections)
     assert (coverage.labels_seen, coverage.pairs_made, coverage.ok) == (5, 5, True)
 
 

@@ -17,11 +17,12 @@ from typing import Any
 import pytest
 
 from legco_assets.core import pipeline
-from legco_assets.core.pipeline import Artifacts, find_structure, text_pages
-from legco_assets.core.read import read_source
+from legco_assets.core.artifacts import Artifacts
+from legco_assets.core.read import read_source, text_pages
 from legco_assets.core.records import DocumentText, ExtractedDocument, Page
 from legco_assets.core.settings import Strategy
 from legco_assets.core.structure import (
+    find_structure,
     PLAIN_JSON_INSTRUCTIONS,
     PROMPT_VERSION,
     StructureReplyError,
@@ -344,7 +345,7 @@ def test_stage_structure_writes_llm_stats_for_the_asset(llm_server: FakeLLMServe
     extracted, pages = text_pages(read_source(TOPIC_PDF))
     art = Artifacts(settings, "topic-paper")
     art.write_json("page_text.json", ExtractedDocument(extracted.path, "pdf", extracted.extractor, pages).to_dict())
-    sections = pipeline.stage_structure(settings, "topic-paper", client(llm_server, tmp_path))
+    sections = pipeline.stage_structure(settings, "topic-paper", client(llm_server, tmp_path)).sections
     stored = art.read_json("structure.json")
     assert [s["qa_id"] for s in stored["sections"] if s["type"] == "qa"] == [s.qa_id for s in pairs_of(sections)]
     meta = stored["llm"]

@@ -15,10 +15,11 @@ from typing import Any
 import dagster as dg
 
 from legco_assets.core import pipeline
+from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex, poll
-from legco_assets.core.structure import OFFICIAL_CHECK, detect_structure, match_official_questions
+from legco_assets.core.structure import OFFICIAL_CHECK, detect_structure, match_official_questions, official_records
 
 from .conftest import TESTS
 from .factories import feed_settings
@@ -49,8 +50,8 @@ def _ingest(settings: Settings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     pipeline.stage_source(settings, document_id)
     pipeline.stage_page_text(settings, document_id)
     pipeline.stage_structure(settings, document_id)
-    records = pipeline.stage_chunks(settings, document_id, Strategy.question)
-    return pipeline.Artifacts(settings, document_id).read_json("structure.json"), records
+    records = pipeline.stage_chunks(settings, document_id, Strategy.question).records
+    return Artifacts(settings, document_id).read_json("structure.json"), records
 
 
 def test_the_feed_keeps_the_meetings_question_records_with_the_paper(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
@@ -119,11 +120,11 @@ def test_english_records_match_by_subject_and_asker_with_titles_and_full_names()
 
 def test_without_records_the_check_is_skipped_and_says_why() -> None:
     doc = DocumentText.from_pages([Page(1, PAPER_TEXT, PAPER_TEXT)])
-    not_from_feed = match_official_questions(detect_structure(doc), *pipeline.official_records(None)).check()
+    not_from_feed = match_official_questions(detect_structure(doc), *official_records(None)).check()
     assert not_from_feed.passed and not_from_feed.details == {"evaluated": False, "reason": "no official question records: the paper did not come from LegCo's feed"}
-    none_listed = match_official_questions(detect_structure(doc), *pipeline.official_records({"hansard_id": "1", "questions": []})).check()
+    none_listed = match_official_questions(detect_structure(doc), *official_records({"hansard_id": "1", "questions": []})).check()
     assert none_listed.passed and "lists no questions for this meeting" in none_listed.description
-    not_yet = match_official_questions(detect_structure(doc), *pipeline.official_records({"hansard_id": "1"})).check()
+    not_yet = match_official_questions(detect_structure(doc), *official_records({"hansard_id": "1"})).check()
     assert not_yet.passed and "asks again next poll" in not_yet.description
 
 

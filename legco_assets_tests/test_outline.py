@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from legco_assets.core.pipeline import chunk_file, find_structure, text_pages
-from legco_assets.core.read import read_source
+from legco_assets.core.pipeline import chunk_file
+from legco_assets.core.read import read_source, text_pages
 from legco_assets.core.records import DocumentText, split_path
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.structure import key, outline_markdown, outline_of, toc_entries
+from legco_assets.core.structure import find_structure, key, outline_markdown, outline_of, toc_entries
 
 from .conftest import CORPUS
 

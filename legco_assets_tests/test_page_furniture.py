@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from legco_assets.core.pipeline import chunk_paper, paper_facts, text_pages
+from legco_assets.core.pipeline import chunk_paper, paper_facts
 from legco_assets.core.quality import PaperFacts, paper_checks
-from legco_assets.core.read import clean_pages, page_furniture, read_source
+from legco_assets.core.read import clean_pages, page_furniture, read_source, text_pages
 from legco_assets.core.records import Page
 from legco_assets.core.settings import Settings, Strategy
 

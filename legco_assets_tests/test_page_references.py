@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 
 from legco_assets.core.chunking import QuestionChunkingStrategy
-from legco_assets.core.pipeline import find_structure
 from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import Chunk, DocumentText, Page
 from legco_assets.core.settings import Settings
+from legco_assets.core.structure import find_structure
 
 from .conftest import CORPUS
 

@@ -24,7 +24,7 @@ from typing import Iterator
 import dagster as dg
 import pytest
 
-from legco_assets.core.pipeline import Artifacts
+from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.records import DocumentText
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex, folder_files, skip_reason

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import pytest
 
 from legco_assets.core import pipeline
+from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.errors import DocumentError
 from legco_assets.core.read import (
     NO_TEXT,
@@ -28,6 +29,7 @@ from legco_assets.core.read import (
     render_page_png,
     reply_text,
     scanned_pages,
+    text_pages,
 )
 from legco_assets.core.records import Page
 from legco_assets.core.settings import Settings, Strategy
@@ -155,10 +157,10 @@ def test_page_text_stage_records_the_transcription(llm_server: FakeLLMServer, tm
     extracted = pipeline.stage_page_text(settings, key)
     assert extracted.extractor.endswith("+vision")
     assert extracted.pages[1].cleaned == transcripts()[1]
-    art = pipeline.Artifacts(settings, key)
+    art = Artifacts(settings, key)
     meta = art.read_json("transcription.json")
     assert meta["transcribed"] == [1, 2] and meta["failed"] == [] and meta["stats"]["llm_calls"] == 2
-    sections = pipeline.stage_structure(settings, key, llm_server.client())
+    sections = pipeline.stage_structure(settings, key, llm_server.client()).sections
     assert [s.qa_id for s in sections if s.type == "qa"] == ["1", "2"]
     assert art.read_json("structure.json")["llm"]["reason"] is None, "the rules read the transcription: no structure call"
     assert llm_server.calls["chat"] == 2
@@ -216,7 +218,7 @@ def test_a_paper_whose_fonts_have_no_unicode_map_is_a_one_line_error_without_vis
     garbled = without_unicode_map(EN_QA, tmp_path / "garbled.pdf")
     done = cli_chunk(garbled, {"LEGCO_DATA_DIR": str(tmp_path / "data")}, "--strategy", "question")
     assert done.returncode == 1 and done.stdout == ""
-    pages = len(pipeline.text_pages(read_source(EN_QA))[1])
+    pages = len(text_pages(read_source(EN_QA))[1])
     assert done.stderr.strip() == (
         f"legco-assets: error: {garbled}: unreadable text layer ({pages} of {pages} pages: fonts without a Unicode map "
         "give control codes, not characters; configure a vision LLM to transcribe it)"
@@ -229,7 +231,7 @@ def test_an_unreadable_page_among_readable_ones_is_left_out_and_named(tmp_path: 
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]
     assert records and not any(ch < " " and ch not in "\n\t" for r in records for ch in r["text"]), "no control code is chunked"
-    page_two = max(pipeline.text_pages(read_source(EN_QA))[1][1].cleaned.split("\n"), key=len)
+    page_two = max(text_pages(read_source(EN_QA))[1][1].cleaned.split("\n"), key=len)
     assert len(page_two) > 40 and not any(page_two in r["text"] for r in records), "the page's text is left out, not garbled in"
     assert "legco-assets: warning: " in done.stderr and "text_layer_readable: 1 page(s) whose text layer maps to no characters" in done.stderr
     assert "(missing_pages 2)" in done.stderr
@@ -237,7 +239,7 @@ def test_an_unreadable_page_among_readable_ones_is_left_out_and_named(tmp_path: 
 
 def test_unreadable_pages_are_transcribed_with_the_vision_model(llm_server: FakeLLMServer, tmp_path: Path) -> None:
     garbled = without_unicode_map(EN_QA, tmp_path / "garbled.pdf")
-    originals = [page.cleaned for page in pipeline.text_pages(read_source(EN_QA))[1]]
+    originals = [page.cleaned for page in text_pages(read_source(EN_QA))[1]]
     settings = replace(llm_server.settings(tmp_path / "data"), structure_mode="rules")  # the model reads pages only
     llm_server.responder = page_responder(garbled, settings.image_dpi, originals)
     records = pipeline.chunk_file(garbled, Strategy.question, settings)

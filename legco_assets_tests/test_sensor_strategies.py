@@ -9,7 +9,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from legco_assets.core.pipeline import Artifacts
+from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from legco_assets.core.pipeline import chunk_file, text_pages
-from legco_assets.core.read import read_source
+from legco_assets.core.pipeline import chunk_file
+from legco_assets.core.read import read_source, text_pages
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.tables import GeometricTables, find_tables, geometric_tables
 from legco_assets.core.tables import page_reader as page_reader_module
@@ -187,7 +187,7 @@ def test_question_chunks_are_made_while_later_pages_are_still_unread(long_paper:
     """chunk_file hands the tables over page by page (PageTables): each section is chunked as
     soon as the pages up to its end are read, not after the last page."""
     from legco_assets.core.chunking import question_chunking
-    from legco_assets.core.pipeline import find_structure
+    from legco_assets.core.structure import find_structure
     from legco_assets.core.records import DocumentText, PageTables
     from legco_assets.core.tables import iter_page_tables
 

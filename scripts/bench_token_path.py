@@ -22,8 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from legco_assets.core.chunking import TokenChunkingStrategy  # noqa: E402
-from legco_assets.core.pipeline import chunk_file, text_pages  # noqa: E402
-from legco_assets.core.read import read_source  # noqa: E402
+from legco_assets.core.pipeline import chunk_file  # noqa: E402
+from legco_assets.core.read import read_source, text_pages  # noqa: E402
 from legco_assets.core.records import DocumentText  # noqa: E402
 from legco_assets.core.settings import Settings, Strategy  # noqa: E402
 

@@ -110,15 +110,10 @@ def _maxrss_mib() -> float:
 
 def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]]:
     """Everything the stage needs (not timed), and the timed call itself."""
-    from legco_assets.core.pipeline import (
-        build_chunks,
-        chunk_file,
-        find_page_tables,
-        find_structure,
-        require_text,
-        text_pages,
-    )
-    from legco_assets.core.read import read_source
+    from legco_assets.core.pipeline import build_chunks, chunk_file
+    from legco_assets.core.read import read_source, require_text, text_pages
+    from legco_assets.core.structure import find_structure
+    from legco_assets.core.tables import find_page_tables
     from legco_assets.core.settings import Settings, Strategy
 
     settings = Settings(data_dir=work / "data")

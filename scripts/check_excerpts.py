@@ -32,7 +32,7 @@ from legco_assets.core.errors import DocumentError  # noqa: E402
 from legco_assets.core.excerpts import (  # noqa: E402
     held_share, highlight_pages, link_bytes, shown_of, shown_texts, split_link, write_excerpts,
 )
-from legco_assets.core.read import read_source  # noqa: E402
+from legco_assets.core.read import read_source, text_pages  # noqa: E402
 from legco_assets.core.settings import Settings, Strategy  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
@@ -53,7 +53,7 @@ def main(args: list[str]) -> int:
         for path in papers(args):
             try:
                 source = read_source(path)
-                extracted, pages = pipeline.text_pages(source)
+                extracted, pages = text_pages(source)
             except DocumentError as exc:
                 print(f"{path.name:<44} skipped: {exc.reason}")
                 continue
@@ -93,7 +93,8 @@ def main(args: list[str]) -> int:
 def check_data(data: Path) -> int:
     """Every chunk's ``chunk_file_path`` in an ingested data folder opens its highlighted
     page, and each strategy's excerpts of a paper take no more than the paper."""
-    from legco_assets.core.pipeline import Artifacts, with_excerpt_paths
+    from legco_assets.core.artifacts import Artifacts, chunks_file
+    from legco_assets.core.excerpts import with_excerpt_paths
 
     settings = Settings.from_env().with_(data_dir=data)
     bad, chunks, over = 0, 0, 0
@@ -104,7 +105,7 @@ def check_data(data: Path) -> int:
         paper = art.path("source" + Path(info.filename).suffix.lower()).stat().st_size
         cells, opened = [], 0
         for strategy in Strategy:
-            if not art.path(art.chunks_name(strategy)).exists():
+            if not art.has(chunks_file(strategy)):
                 cells.append(f"{'-':>11} {'-':>6}")
                 continue
             records = with_excerpt_paths(settings, folder.name, strategy, art.read_chunks(strategy))

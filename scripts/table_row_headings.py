@@ -14,10 +14,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from legco_assets.core.pipeline import find_page_tables, find_structure, text_pages
-from legco_assets.core.read import read_source
+from legco_assets.core.read import read_source, text_pages
 from legco_assets.core.settings import Settings
-from legco_assets.core.structure import key
+from legco_assets.core.structure import find_structure, key
+from legco_assets.core.tables import find_page_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "corpus" / "real"

@@ -195,13 +195,13 @@ def failed_line(summary: dict[str, Any]) -> str:
 
 
 def _count_chunks(settings: Any, key: str, strategy: Any) -> int:
-    from legco_assets.core.pipeline import Artifacts
+    from legco_assets.core.artifacts import Artifacts
 
     return len(Artifacts(settings, key).read_chunks(strategy))
 
 
 def _count_pages(settings: Any, key: str) -> int:
-    from legco_assets.core.pipeline import Artifacts
+    from legco_assets.core.artifacts import Artifacts
 
     return Artifacts(settings, key).source().pages
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..pipeline import chunk_file, counterpart_candidate, detect_language, find_structure
+from ..pipeline import chunk_file
+from ..read import detect_language
 from ..search import link_counterparts, open_collection, replace_document
 from ..settings import Settings, Strategy
-from ..sources import confirm, profile_of
+from ..sources import confirm, counterpart_candidate, profile_of
+from ..structure import find_structure
 from .baseline import BASELINE, baseline_records
 from .papers import Paper
 

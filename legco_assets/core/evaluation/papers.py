@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..pipeline import text_pages
-from ..read import read_source
+from ..read import read_source, text_pages
 from ..records import DocumentText
 from ..search import script_of
 from ..sources import slug

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..pipeline import Artifacts
+from ..artifacts import Artifacts
 from ..search import Mode, Retriever
 from ..settings import Settings
 from .hit_rule import holds_answer_end

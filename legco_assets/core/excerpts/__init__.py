@@ -5,7 +5,7 @@ highlight an annotation naming it; an HTML page of a web page's or text paper's 
 chunk's characters marked), and one chunk's excerpt cut from it on demand; where a chunk's
 excerpt is as a path and as a URL, and a read-only server of the excerpts alone.
 
-Sits above chunking (it reads chunk records) and below the pipeline.
+Sits above chunking (it reads chunk records) and the artifact folder, below the pipeline.
 Code outside this package imports only the names below."""
 
 from __future__ import annotations
@@ -17,20 +17,25 @@ from .links import EXTENSIONS, chunk_link, excerpt_file, excerpt_kind, excerpt_u
 from .make import ExcerptReport, chunk_body, cut_excerpt, manifest_file, write_excerpts
 from .pdf import highlight_pages, highlighted_texts
 from .serve import excerpt_server
+from .stored import ExcerptsOutcome, cut_chunk_excerpt, excerpt_folder, excerpt_source_kind, with_excerpt_paths
 from .text import CONTEXT_CHARS, html_page, marked_chunks, marked_html, marked_text
 
 __all__ = [
     "CONTEXT_CHARS",
     "EXTENSIONS",
     "ExcerptReport",
+    "ExcerptsOutcome",
     "Highlight",
     "align",
     "chunk_body",
     "chunk_link",
+    "cut_chunk_excerpt",
     "cut_excerpt",
     "excerpt_file",
+    "excerpt_folder",
     "excerpt_kind",
     "excerpt_server",
+    "excerpt_source_kind",
     "excerpt_url",
     "held_ratio",
     "held_share",
@@ -48,5 +53,6 @@ __all__ = [
     "shown_texts",
     "significant",
     "split_link",
+    "with_excerpt_paths",
     "write_excerpts",
 ]

@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..artifacts import atomic_write_text
 from ..records import DocumentText, Page
-from ..sources import atomic_write_text
 from .align import Alignment, align, significant, table_free
 from .increment import pdf_increment
 from .links import EXTENSIONS, compressed, excerpt_file, excerpt_kind, link_bytes, stored_file

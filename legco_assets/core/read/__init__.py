@@ -19,6 +19,7 @@ from .extract import (
 )
 from .headings import starts_lower
 from .html_reader import read_html
+from .paper import MIN_TEXT_CHARS_PER_PAGE, detect_language, guess_title, readable_pages, require_text, text_pages
 from .preprocess import (
     Furniture,
     clean_pages,
@@ -38,13 +39,16 @@ from .transcribe import (
 
 __all__ = [
     "Furniture",
+    "MIN_TEXT_CHARS_PER_PAGE",
     "NO_TEXT",
     "SUPPORTED_SUFFIXES",
     "SourceBytes",
     "clean_pages",
     "clean_text",
+    "detect_language",
     "document_kind",
     "extract_document",
+    "guess_title",
     "is_furniture",
     "merged_raw",
     "normalise_chars",
@@ -54,10 +58,13 @@ __all__ = [
     "pdfium_page_chars",
     "read_html",
     "read_source",
+    "readable_pages",
     "render_page_png",
     "reply_text",
+    "require_text",
     "scanned_pages",
     "starts_lower",
+    "text_pages",
     "transcribe_scanned",
     "upright_textpage",
 ]

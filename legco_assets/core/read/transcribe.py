@@ -9,7 +9,7 @@ text; the pages are then cleaned again, so the transcription flows through the s
 
 Calls go through :meth:`LLMClient.complete` keyed by the sha256 of the PNG (plus model and
 :data:`PROMPT_VERSION`), so an unchanged page is never transcribed twice. A failed page keeps
-its (empty) text layer and adds a note; the pipeline's ``require_text`` then decides.
+its (empty) text layer and adds a note; ``require_text`` (:mod:`.paper`) then decides.
 """
 
 from __future__ import annotations

@@ -58,6 +58,7 @@ from .sections import Section, aggregate
 from .variants import variant_fold
 from .vector_store import (
     COLLECTION,
+    WriteResult,
     link_counterparts,
     open_client,
     open_collection,
@@ -94,6 +95,7 @@ __all__ = [
     "Scope",
     "Section",
     "TRANSLATED",
+    "WriteResult",
     "aggregate",
     "answer_question",
     "assemble_context",

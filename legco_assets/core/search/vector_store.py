@@ -75,7 +75,6 @@ class WriteResult:
     deleted: int
     archived: int
     ids: list[str]
-    counterpart: Any = None  # pipeline.CounterpartResult, set by stage_vector_index
 
 
 def replace_document(collection: Any, records: list[dict[str, Any]], document_id: str, strategy: str, sha256: str) -> WriteResult:

@@ -15,7 +15,7 @@ from .counterparts import (
     proposed_partner,
     read_sidecar,
 )
-from .documents import DocumentIndex, atomic_write_text, slug
+from .documents import DocumentIndex, slug
 from .feed_records import parse_types
 from .inbox import folder_files, scan_inbox, skip_reason
 from .legco_feed import (
@@ -27,20 +27,33 @@ from .legco_feed import (
     poll,
 )
 from .odata import parse_meeting_date
+from .pairing import (
+    CounterpartOutcome,
+    counterpart_candidate,
+    counterpart_metadata,
+    counterpart_question_counts,
+    document_profile,
+    pair_counterpart,
+)
 
 __all__ = [
+    "CounterpartOutcome",
     "DocumentIndex",
     "Failed",
     "FeedBusy",
     "FeedError",
     "FeedState",
     "NO_COUNTERPART",
-    "atomic_write_text",
     "by_hand",
     "confirm",
+    "counterpart_candidate",
     "counterpart_changes",
+    "counterpart_metadata",
+    "counterpart_question_counts",
+    "document_profile",
     "folder_files",
     "origin_of",
+    "pair_counterpart",
     "parse_meeting_date",
     "parse_types",
     "poll",

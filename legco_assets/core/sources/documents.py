@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import threading
 import unicodedata
@@ -20,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..artifacts import atomic_write_text
 from ..markers import CJK
 
 _KEEP = re.compile(f"[^0-9a-z{CJK}]+")
@@ -41,14 +41,6 @@ class DocumentEntry:
     # the other language's version, as last judged (core/sources/counterparts.py): its document id and
     # the decision's metadata (paired or not, and why); None before any counterpart was proposed
     counterpart: dict[str, Any] | None = None
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file and rename, so a killed run never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 class DocumentIndex:

@@ -30,9 +30,10 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from ..artifacts import atomic_write_text
 from ..settings import Settings
 from . import downloads
-from .documents import atomic_write_text, slug
+from .documents import slug
 from .feed_records import FeedRecord, parse_record, parse_types
 from .odata import odata_values
 from .official_questions import fetch_questions

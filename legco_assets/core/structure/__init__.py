@@ -33,6 +33,7 @@ from .outline import (
     path_starts,
     rule_path,
 )
+from .paper import StructureOutcome, find_structure, official_records, page_label_coverage, paper_structure
 from .recut import apply_outline
 from .rules import detect_structure
 from .summary import structure_summary, unchunked_pages
@@ -57,12 +58,14 @@ __all__ = [
     "PLAIN_JSON_INSTRUCTIONS",
     "PROMPT_VERSION",
     "StructureReplyError",
+    "StructureOutcome",
     "StructureResult",
     "apply_outline",
     "asked_headings",
     "break_starts",
     "detect_structure",
     "drop_internal_refs",
+    "find_structure",
     "join_pages",
     "key",
     "label_coverage",
@@ -71,9 +74,12 @@ __all__ = [
     "looks_tabular",
     "needle",
     "normalise",
+    "official_records",
     "outline_markdown",
     "outline_of",
+    "page_label_coverage",
     "page_windows",
+    "paper_structure",
     "parse_items",
     "path_at",
     "path_starts",

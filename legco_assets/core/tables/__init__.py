@@ -6,7 +6,7 @@ Code outside this package imports only the names below."""
 from __future__ import annotations
 
 from .geometry import geometric_tables
-from .stage import TablesResult, find_tables, iter_page_tables
+from .stage import TablesResult, find_page_tables, find_tables, iter_page_tables, page_tables_as_read, start_page_tables
 from .vision import (
     NO_TABLES,
     PROMPT_VERSION,
@@ -32,13 +32,16 @@ __all__ = [
     "TablesResult",
     "embed_tables",
     "embed_tables_in_pages",
+    "find_page_tables",
     "find_tables",
     "geometric_tables",
     "iter_page_tables",
     "locate_table",
     "page_png",
+    "page_tables_as_read",
     "parse_markdown_tables",
     "split_markdown_table",
+    "start_page_tables",
     "stitch",
     "table_chains",
     "validate_reply",

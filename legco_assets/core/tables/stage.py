@@ -9,11 +9,13 @@ with a vision LLM configured, the pages with a detected table are read from thei
 from __future__ import annotations
 
 import time
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, ContextManager, Iterable, Iterator
 
 from ..llm import LLMClient
-from ..records import Page, Table
+from ..read import SourceBytes, document_kind
+from ..records import Page, PageTables, Table
 from ..settings import Settings
 from .continued import link_continuations, link_pages
 from .geometry import iter_geometric_tables
@@ -133,3 +135,40 @@ def _geometry_pages(pdf_bytes: bytes, numbers: list[int] | None, geometry: Geome
         return GeometricTables(pdf_bytes, numbers).in_order()
     wanted = set(numbers) if numbers is not None else None
     return ((n, t) for n, t in geometry.in_order() if wanted is None or n in wanted)
+
+
+# -- a paper's tables, whatever its kind ------------------------------------------------------------
+def find_page_tables(
+    source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None,
+    geometry: GeometricTables | None = None,
+) -> TablesResult | None:
+    """Tables per page (geometric, or vision when configured); None for non-PDF inputs.
+    ``geometry``: what :func:`start_page_tables` started for this source, if anything."""
+    if document_kind(source) != "pdf":
+        return None
+
+    return find_tables(source.data, pages, settings, llm, geometry)
+
+
+def page_tables_as_read(
+    source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None,
+    geometry: GeometricTables | None = None,
+) -> PageTables | None:
+    """:func:`find_page_tables`'s tables, handed over page by page as they are read
+    (:class:`PageTables`): the question chunker chunks the first sections of a long PDF while
+    the workers of :func:`start_page_tables` read its last pages. None for non-PDF inputs."""
+    if document_kind(source) != "pdf":
+        return None
+
+    return PageTables(iter_page_tables(source.data, pages, settings, llm, geometry))
+
+
+def start_page_tables(source: SourceBytes) -> ContextManager[GeometricTables | None]:
+    """Start finding a PDF's geometric tables in worker processes, to be collected by
+    :func:`find_page_tables` (a context manager: leaving it stops the workers). Geometry
+    needs only the bytes, so it runs while this process reads and structures the text.
+    Nothing for other kinds of document."""
+    if document_kind(source) != "pdf":
+        return nullcontext(None)
+
+    return GeometricTables(source.data)

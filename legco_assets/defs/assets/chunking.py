@@ -10,7 +10,8 @@ import dagster as dg
 from pydantic import Field, model_validator
 
 from legco_assets.core import pipeline
-from legco_assets.core.excerpts import excerpt_url
+from legco_assets.core.artifacts import chunks_file
+from legco_assets.core.excerpts import excerpt_url, with_excerpt_paths
 from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
@@ -75,25 +76,24 @@ def _first_line(text: str, limit: int = 80) -> str:
 def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     tag_strategy(context, config.strategy.value)
     settings = config.apply(legco.settings())
-    records = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
-    art = pipeline.Artifacts(settings, context.partition_key)
-    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its chunk checks
-    checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
+    outcome = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
+    records = outcome.records
     return dg.MaterializeResult(
         metadata={
             **_chunk_metadata(records, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, records[:60]), context.partition_key),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
-        check_results=check_results([c for c in checks if c.name in CHUNK_CHECKS]),
-        data_version=written_version(settings, context.partition_key, *(art.chunks_name(s) for s in Strategy)),
+        # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its chunk checks
+        check_results=check_results([c for c in outcome.checks if c.name in CHUNK_CHECKS]),
+        data_version=written_version(settings, context.partition_key, *(chunks_file(s) for s in Strategy)),
     )
 
 
 def _excerpt_links(settings: Settings, document_id: str, strategy: Strategy, records: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """(label, URL) of each record's excerpt: ``question.pdf#page=3`` and where it is served."""
     out = []
-    for r in pipeline.with_excerpt_paths(settings, document_id, strategy, records):
+    for r in with_excerpt_paths(settings, document_id, strategy, records):
         link = r["metadata"]["chunk_file_path"]
         out.append((Path(link).name, excerpt_url(settings.excerpts_base_url, settings.documents_dir, link)))
     return out

@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import dagster as dg
 
-from legco_assets.core import pipeline
+from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.markdown_tables import to_markdown
 from legco_assets.core.quality import ABOUT, BLOCKING, Check
 from legco_assets.core.settings import Settings
@@ -123,5 +123,5 @@ def md_table(header: list[str], rows: list[list[Any]]) -> str:
 
 def written_version(settings: Settings, document_id: str, *names: str) -> dg.DataVersion:
     """The data version of a stage: a hash of the files it wrote for this paper (lineage.py)."""
-    art = pipeline.Artifacts(settings, document_id)
+    art = Artifacts(settings, document_id)
     return digest(art.path(name) for name in names)

@@ -1,8 +1,6 @@
 """Stage ``excerpts`` (core/excerpts): ``chunk_excerpts``, every chunk's text highlighted on
 the source, a strategy's excerpts of a paper in one file, linked over HTTP."""
 
-from pathlib import Path
-
 import dagster as dg
 
 from legco_assets.core import pipeline
@@ -28,15 +26,13 @@ EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in
 def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     tag_strategy(context, config.strategy.value)
     settings = legco.settings()
-    report = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
-    folder = pipeline.excerpt_folder(settings, context.partition_key)
+    outcome = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
+    report, folder, paper_bytes = outcome.report, outcome.folder, outcome.paper_bytes
     below = [e for e in report.excerpts if e.ratio < EXCERPT_LOCATED]
     rows = [
         [e.index, ", ".join(map(str, e.pages)), f"{e.ratio:.1%}", f"[{e.link}]({excerpt_url(settings.excerpts_base_url, settings.documents_dir, str(folder / e.link))})"]
         for e in report.excerpts[:60]
     ]
-    art = pipeline.Artifacts(settings, context.partition_key)
-    paper_bytes = art.path("source" + Path(art.source().filename).suffix.lower()).stat().st_size
     return dg.MaterializeResult(
         metadata={
             "strategy": config.strategy.value,

@@ -7,7 +7,9 @@ from typing import Any
 import dagster as dg
 
 from legco_assets.core import pipeline
+from legco_assets.core.artifacts import Artifacts, chunks_file
 from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.sources import counterpart_question_counts
 
 from ..lineage import upstream_metadata
 from ..resources import ChromaResource, LegcoSettings
@@ -41,11 +43,12 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
     tag_strategy(context, config.strategy.value)
     settings = legco.settings()
     collection = chroma.collection(settings)
-    result = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
+    outcome = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
+    result, paired = outcome.stored, outcome.counterpart
     versions = stored_versions(collection, context.partition_key)
     counterpart = counterpart_ui_metadata(settings, context.partition_key)
-    if result.counterpart.decided and result.counterpart.candidate:  # both sides' source_document show the pairing
-        for key in (context.partition_key, result.counterpart.candidate):
+    if paired.decided and paired.candidate:  # both sides' source_document show the pairing
+        for key in (context.partition_key, paired.candidate):
             context.log_event(dg.AssetObservation(asset_key=source_document.key, partition=key, metadata=counterpart_ui_metadata(settings, key)))
     _record_indexed(settings, context.partition_key, config.strategy, result.ids)
     return dg.MaterializeResult(
@@ -53,7 +56,7 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
         metadata={
             **counterpart,
             **upstream_metadata(context, config.strategy.value),
-            "counterpart_chunks_updated": result.counterpart.chunks_updated,
+            "counterpart_chunks_updated": paired.chunks_updated,
             "collection": collection.name,
             "strategy": config.strategy.value,
             "ids_written": result.written,
@@ -72,8 +75,8 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
 def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, ids: list[str]) -> None:
     """``indexed-<strategy>.json``: the ids stored and the chunk file they came from. Chroma
     is not a file of the paper's, so this is what ``vector_index``'s data version hashes."""
-    chunks_version = written_version(settings, document_id, f"chunks-{strategy.value}.jsonl").value
-    pipeline.Artifacts(settings, document_id).write_json(f"indexed-{strategy.value}.json", {"ids": ids, "chunks": chunks_version})
+    chunks_version = written_version(settings, document_id, chunks_file(strategy)).value
+    Artifacts(settings, document_id).write_json(f"indexed-{strategy.value}.json", {"ids": ids, "chunks": chunks_version})
 
 
 def _counterpart_check(settings: Settings, document_id: str, partner: str | None) -> dg.AssetCheckResult:
@@ -81,7 +84,7 @@ def _counterpart_check(settings: Settings, document_id: str, partner: str | None
     (not run, and not a pass, for a paper without a counterpart)."""
     if not partner:
         return not_run(COUNTERPART_CHECK, "no paired counterpart")
-    mine, theirs = pipeline.counterpart_question_counts(settings, document_id, partner)
+    mine, theirs = counterpart_question_counts(settings, document_id, partner)
     return dg.AssetCheckResult(
         check_name=COUNTERPART_CHECK, passed=mine == theirs, severity=dg.AssetCheckSeverity.WARN,
         description=f"{mine} Q&A pairs here, {theirs} in {partner}",

@@ -8,6 +8,7 @@ import dagster as dg
 
 from legco_assets.core import pipeline
 from legco_assets.core.settings import Settings
+from legco_assets.core.sources import counterpart_metadata
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
@@ -53,7 +54,7 @@ def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> 
 
 def counterpart_ui_metadata(settings: Settings, document_id: str) -> dict[str, Any]:
     """The other-language version as the UI shows it: its partition key, linked to its page."""
-    meta: dict[str, Any] = dict(pipeline.counterpart_metadata(settings, document_id))
+    meta: dict[str, Any] = dict(counterpart_metadata(settings, document_id))
     other = meta.get("counterpart_document_id")
     if other:
         meta["counterpart"] = dg.MetadataValue.md(f"[{other}](/assets/source_document?view=partitions&partition={quote(other)})")

@@ -7,8 +7,9 @@ from typing import Any
 import dagster as dg
 
 from legco_assets.core import pipeline
+from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.records import join_path
-from legco_assets.core.structure import outline_markdown, outline_of
+from legco_assets.core.structure import AnnexReport, outline_markdown
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings, LLMResource
@@ -27,48 +28,42 @@ STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "text_la
 )
 def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
     settings = legco.settings()
-    sections = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
-    stored = pipeline.Artifacts(settings, context.partition_key).read_json("structure.json")
-    how, labels = stored["llm"], stored["labels"]
+    outcome = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
+    sections, how, labels = outcome.sections, outcome.found, outcome.labels
     rows = [[s.type, s.qa_id or "", short_path(join_path(s.path)), f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
     header = ["type", "id", "section path", "pages", "table"]
     if any(s.question_kind for s in sections):  # Council proceedings: who asked, which question it follows
         header += COUNCIL_COLUMNS
         rows = [row + [s.question_kind or "", s.asker or "", s.parent_question_id or ""] for row, s in zip(rows, sections)]
-    outline = outline_of(sections)
-    # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its warnings
-    pages = pipeline.Artifacts(settings, context.partition_key).pages()
-    checks = pipeline.check_paper(
-        None, pages, sections, settings.default_strategy, settings, labels, official=stored.get("official_questions")
-    )
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
             "qa_pairs": sum(s.type == "qa" for s in sections),
-            "labels_seen": labels["labels_seen"],
-            "pairs_made": labels["pairs_made"],
+            "labels_seen": labels.labels_seen,
+            "pairs_made": labels.pairs_made,
             "by_type": dg.MetadataValue.json(dict(Counter(s.type for s in sections))),
-            "found_by": how["source"],
-            "llm_reason": how["reason"] or "not asked",
-            "llm_dropped": dg.MetadataValue.json(how["dropped"]),
-            **{k: v for k, v in how["stats"].items() if isinstance(v, (int, float))},
+            "found_by": how.source,
+            "llm_reason": how.reason or "not asked",
+            "llm_dropped": dg.MetadataValue.json(how.dropped),
+            **{k: v for k, v in how.stats.items() if isinstance(v, (int, float))},
             "structure": dg.MetadataValue.md(
-                shown_of(min(len(rows), 200), len(rows), "sections", f"all in {pipeline.Artifacts(settings, context.partition_key).path('structure.json')}") + md_table(header, rows[:200])
+                shown_of(min(len(rows), 200), len(rows), "sections", f"all in {Artifacts(settings, context.partition_key).path('structure.json')}") + md_table(header, rows[:200])
             ),
-            "headings": len(outline),
-            "outline": dg.MetadataValue.md(outline_markdown(outline)),
-            **_annex_metadata(stored.get("annexes")),
+            "headings": len(outcome.outline),
+            "outline": dg.MetadataValue.md(outline_markdown(outcome.outline)),
+            **_annex_metadata(outcome.annexes),
             "llm_model": settings.llm_model_name or "none (rules only)",
-            "prompt_version": how.get("prompt_version", ""),
+            "prompt_version": how.prompt_version,
             **upstream_metadata(context),
         },
         data_version=written_version(settings, context.partition_key, "structure.json"),
-        check_results=check_results(checks),
+        # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its warnings
+        check_results=check_results(outcome.checks),
     )
 
 
-def _annex_metadata(annexes: dict[str, Any] | None) -> dict[str, Any]:
+def _annex_metadata(annexes: AnnexReport | None) -> dict[str, Any]:
     """A Hansard's appendices and the exchanges they answer (core/structure/annexes.py)."""
-    if not annexes:
+    if annexes is None:
         return {}
-    return {"annexes": dg.MetadataValue.json(annexes)}
+    return {"annexes": dg.MetadataValue.json(annexes.to_dict())}

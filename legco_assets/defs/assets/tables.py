@@ -21,8 +21,8 @@ from .read import page_images, page_text
 def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
     settings = legco.settings()
     started = time.perf_counter()
-    result = pipeline.stage_tables(settings, context.partition_key, llm.client(settings))
-    tables = result.tables if result else []
+    outcome = pipeline.stage_tables(settings, context.partition_key, llm.client(settings))
+    tables, found = outcome.tables, outcome.found
     per_page = Counter(t.page for t in tables)
     methods = Counter(t.method for t in tables)
     metadata: dict[str, Any] = {
@@ -31,9 +31,9 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
         "methods": dg.MetadataValue.json(dict(methods)),
         "seconds": round(time.perf_counter() - started, 3),
     }
-    if result is not None:
-        metadata.update({k: v for k, v in result.stats.items() if isinstance(v, (int, float))})
-        for warning in result.warnings:
+    if found is not None:
+        metadata.update({k: v for k, v in found.stats.items() if isinstance(v, (int, float))})
+        for warning in found.warnings:
             context.log.warning(warning)
     if tables:
         metadata["first_table"] = dg.MetadataValue.md(f"page {tables[0].page}\n\n" + tables[0].markdown)

@@ -1,0 +1,115 @@
+"""A paper's files under the data dir (``data/documents/<document_id>/``): what each stage
+writes and the next one reads, so any stage can be re-run alone from stored upstream
+results, exactly as Dagster materialises a subset.
+
+Every file here (and the index and the feed's state beside them) is written whole or not at
+all (:func:`atomic_write_text`): a killed run never leaves half a file for the next to read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from .records import ExtractedDocument, Page, Section, Table
+from .settings import Settings, Strategy
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write via a temp file and rename, so a killed run never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def chunks_file(strategy: Strategy) -> str:
+    """The name of a strategy's chunk file: both strategies' chunks of a paper coexist."""
+    return f"chunks-{strategy.value}.jsonl"
+
+
+@dataclass
+class SourceInfo:
+    """What ``source_document`` records about one version of one file (``source.json``)."""
+
+    document_id: str
+    path: str
+    filename: str
+    sha256: str
+    kind: str
+    extractor: str
+    pages: int
+    language: str
+    title: str
+    size_bytes: int
+    version: int
+    previous_sha256: str | None = None
+    # where the feed got it: source_url, meeting_date, hansard_type, hansard_id (+ questions)
+    origin: dict[str, Any] | None = None
+
+
+class Artifacts:
+    """The files of one document under the data dir."""
+
+    def __init__(self, settings: Settings, document_id: str):
+        self.settings = settings
+        self.document_id = document_id
+        self.root = settings.documents_dir / document_id
+
+    def path(self, name: str) -> Path:
+        return self.root / name
+
+    def has(self, name: str) -> bool:
+        return self.path(name).exists()
+
+    def write_json(self, name: str, data: Any) -> Path:
+        path = self.path(name)
+        atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
+        return path
+
+    def read_json(self, name: str) -> Any:
+        path = self.path(name)
+        if not path.exists():
+            missing = f"{self.document_id}: {name} is missing"
+            raise FileNotFoundError(f"{missing}; materialise the upstream asset first")
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def source(self) -> SourceInfo:
+        return SourceInfo(**self.read_json("source.json"))
+
+    def write_source(self, info: SourceInfo) -> None:
+        self.write_json("source.json", asdict(info))
+
+    def source_file(self, filename: str) -> Path:
+        """The snapshot of the paper's bytes (``source.pdf``, ``source.html``…)."""
+        return self.path("source" + Path(filename).suffix.lower())
+
+    def source_bytes(self) -> bytes:
+        return self.source_file(self.source().filename).read_bytes()
+
+    def pages(self) -> list[Page]:
+        return ExtractedDocument.from_dict(self.read_json("page_text.json")).pages
+
+    def sections(self) -> list[Section]:
+        return [Section.from_dict(s) for s in self.read_json("structure.json")["sections"]]
+
+    def tables(self) -> list[Table]:
+        if not self.has("tables.json"):
+            return []
+        return [Table.from_dict(t) for t in self.read_json("tables.json")["tables"]]
+
+    def write_chunks(self, strategy: Strategy, records: list[dict[str, Any]]) -> Path:
+        path = self.path(chunks_file(strategy))
+        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+        return path
+
+    def read_chunks(self, strategy: Strategy) -> list[dict[str, Any]]:
+        path = self.path(chunks_file(strategy))
+        if not path.exists():
+            missing = f"{self.document_id}: no {strategy.value} chunks"
+            raise FileNotFoundError(f"{missing}; materialise chunks first")
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
