@@ -19,7 +19,7 @@ from typing import Any, Callable, ContextManager
 from . import markers
 from .errors import DocumentError
 from .llm import LLMClient
-from .chunking import QuestionChunkingStrategy, TokenChunkingStrategy
+from . import chunking
 from .excerpts import chunk_link, write_excerpts
 from .quality import PaperFacts, paper_checks
 from .read import (
@@ -32,7 +32,7 @@ from .read import (
     render_page_png,
     transcribe_scanned,
 )
-from .records import Chunk, DocumentText, ExtractedDocument, Page, PageTables, Section, Table
+from .records import Chunk, ChunkRecord, DocumentText, ExtractedDocument, Page, PageTables, Section, Table
 from .settings import Settings, Strategy
 from .sources import (
     NO_COUNTERPART,
@@ -56,14 +56,12 @@ from .structure import (
     link_annexes,
     match_official_questions,
     outline_of,
-    path_at,
-    path_starts,
     resolve_structure,
     structure_summary,
     unchunked_pages,
 )
 from .structure import label_coverage as text_label_coverage
-from .tables import GeometricTables, find_tables, iter_page_tables, weave_pages
+from .tables import GeometricTables, find_tables, iter_page_tables
 from .tokens import encoding
 
 MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page number, not text
@@ -246,28 +244,9 @@ def build_chunks(
     sections: list[Section] | None = None,
     tables: list[Table] | PageTables | None = None,
 ) -> list[Chunk]:
-    """Chunks of one document for one strategy; tables go in as Markdown in both. The
-    question strategy reads ``PageTables`` only as far as the section it is chunking."""
-
-    if strategy is Strategy.token:
-        every_table = PageTables.of(tables).all()
-        elsewhere: dict[int, list[tuple[int, int, int]]] = {}
-        if every_table:
-            pages, elsewhere = weave_pages(pages, every_table)
-        doc = DocumentText.from_pages(pages, elsewhere)
-        chunks = TokenChunkingStrategy(settings.chunk_size, settings.chunk_overlap).chunk(document_id, doc)
-        if sections is None:
-            sections = find_structure(pages, settings).sections
-        return with_paths(chunks, doc, sections)
-    doc = DocumentText.from_pages(pages)
-    strategy_impl = QuestionChunkingStrategy(
-        max_tokens=settings.qa_max_chunk_tokens,
-        chunk_size=settings.chunk_size,
-        chunk_overlap=settings.chunk_overlap,
-        include_internal_refs=settings.qa_include_internal_refs,
-        join_tokens=settings.section_join_tokens,
-    )
-    return strategy_impl.chunk(document_id, doc, sections if sections is not None else find_structure(pages, settings).sections, tables)
+    """:func:`.chunking.build_chunks`, finding the sections (:func:`find_structure`, no LLM)
+    when none are given."""
+    return chunking.build_chunks(document_id, strategy, pages, settings, sections, tables, lambda p: find_structure(p, settings).sections)
 
 
 def label_coverage(pages: list[Page], sections: list[Section]) -> LabelCoverage:
@@ -276,29 +255,20 @@ def label_coverage(pages: list[Page], sections: list[Section]) -> LabelCoverage:
     return text_label_coverage(DocumentText.from_pages(pages).text, sections)
 
 
-def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:
-    """Token windows carry the path of the section where they start."""
-
-    starts = path_starts(doc, sections)
-    for chunk in chunks:
-        chunk.section_path = path_at(starts, chunk.char_start or 0)
-        chunk.section_heading = chunk.section_path[-1] if chunk.section_path else None
-    return chunks
-
-
 @dataclass
 class ChunkedPaper:
     """What ``legco-assets chunk`` gets for one file: the chunk records and every check of
     the paper (:func:`check_paper`, the same the assets run)."""
 
-    records: list[dict[str, Any]]
+    records: list[ChunkRecord]
     checks: list[Any]  # quality.Check
 
 
 def chunk_file(
     path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, warn: Callable[[str], None] | None = None
 ) -> list[dict[str, Any]]:
-    """The chunk records of one file (:func:`chunk_paper`); ``warn`` hears each failed check
+    """The chunk records of one file (:func:`chunk_paper`) in their JSON form, as ``legco-assets
+    chunk`` prints them; ``warn`` hears each failed check
     as one line (``FILE: check: what failed (pages or ids)``). Without ``warn`` the checks are
     not run (an eval or a benchmark wants the chunks only)."""
     paper = chunk_paper(path, strategy, settings, use_llm=use_llm, check=warn is not None)
@@ -306,7 +276,7 @@ def chunk_file(
         for check in paper.checks:
             if not check.passed:
                 warn(f"{path}: {check.line()}")
-    return paper.records
+    return [r.to_json() for r in paper.records]
 
 
 def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, check: bool = True) -> ChunkedPaper:
@@ -364,7 +334,7 @@ def paper_facts(
 
 
 def check_paper(
-    records: list[dict[str, Any]] | None,
+    records: list[ChunkRecord] | None,
     pages: list[Page],
     sections: list[Section],
     strategy: Strategy,
@@ -493,13 +463,13 @@ def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = N
     return result
 
 
-def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> list[dict[str, Any]]:
+def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> list[ChunkRecord]:
     art = Artifacts(settings, document_id)
     info = art.source()
     sections = art.sections() if strategy is Strategy.question or art.path("structure.json").exists() else None
     chunks = build_chunks(document_id, strategy, art.pages(), settings, sections, art.tables())
     records = [c.to_record(info.filename, info.sha256) for c in chunks]
-    art.write_chunks(strategy, records)
+    art.write_chunks(strategy, [r.to_json() for r in records])
     return records
 
 
