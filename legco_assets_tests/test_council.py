@@ -239,7 +239,7 @@ def test_the_structure_check_names_each_question_without_an_exchange() -> None:
 
 
 def qa_chunks(doc: DocumentText, **kwargs: object) -> list[Chunk]:
-    return [c for c in QuestionChunkingStrategy(**kwargs).chunk("h", doc, detect_structure(doc)) if c.section_type == "qa"]  # type: ignore[arg-type]
+    return [c for c in QuestionChunkingStrategy(**kwargs).chunk_text("h", doc, detect_structure(doc)) if c.section_type == "qa"]  # type: ignore[arg-type]
 
 
 def test_supplementary_chunk_starts_with_one_context_line_and_carries_its_keys() -> None:
@@ -303,7 +303,7 @@ def test_long_written_reply_is_split_at_its_own_parts(lang: str) -> None:
         assert first.text.startswith("8. MR DENNIS KWOK: (1) of the number of claims received last year;\nSECRETARY FOR SECURITY:")
         assert second.text.startswith("8. MR DENNIS KWOK: (2) of the time taken to screen a claim; and\n(3) whether it will")
         assert "Screening takes 25 months" in second.text and "Screening" not in first.text
-    assert all(c.extra["question_kind"] == "written" for c in chunks)
+    assert all(c.question_kind == "written" for c in chunks)
     # within the limit the written reply stays one pair
     assert len([c for c in qa_chunks(doc, max_tokens=3000) if c.question_id == "8"]) == 1
 

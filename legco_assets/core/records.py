@@ -326,12 +326,18 @@ class ChunkMetadata:
     def to_chroma(self) -> dict[str, Any]:
         """Chroma stores scalars only: ``section_path`` joined with :data:`PATH_SEPARATOR`, the
         id lists with a space."""
-        meta = self.to_json()
-        meta["section_path"] = join_path(self.section_path)
-        for key in self.ID_LISTS:
-            if isinstance(meta.get(key), list):
-                meta[key] = self.ID_LIST_SEPARATOR.join(meta[key])
-        return meta
+        return self.scalars(self.to_json())
+
+    @classmethod
+    def scalars(cls, meta: Mapping[str, Any]) -> dict[str, Any]:
+        """Metadata in its JSON form (or as read from Chroma and changed) as Chroma takes it."""
+        out = dict(meta)
+        if isinstance(out.get("section_path"), list):
+            out["section_path"] = join_path(out["section_path"])
+        for key in cls.ID_LISTS:
+            if isinstance(out.get(key), list):
+                out[key] = cls.ID_LIST_SEPARATOR.join(out[key])
+        return out
 
     @classmethod
     def chroma_json(cls, meta: Mapping[str, Any]) -> dict[str, Any]:

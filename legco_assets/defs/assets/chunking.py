@@ -79,9 +79,10 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     art = pipeline.Artifacts(settings, context.partition_key)
     # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its chunk checks
     checks = pipeline.check_paper(records, art.pages(), art.sections(), config.strategy, settings)
+    rows = [r.to_json() for r in records]  # the records as chunks-<strategy>.jsonl holds them
     return dg.MaterializeResult(
         metadata={
-            **_chunk_metadata(records, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, records[:60]), context.partition_key),
+            **_chunk_metadata(rows, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, rows[:60]), context.partition_key),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
