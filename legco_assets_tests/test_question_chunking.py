@@ -63,7 +63,7 @@ def test_index_is_the_position_and_q_keys_are_absent_elsewhere() -> None:
     chunks = chunk(PAPER)
     assert [c.index for c in chunks] == list(range(len(chunks)))
     for c in chunks:
-        meta = c.metadata("paper.pdf", "sha")
+        meta = c.metadata("paper.pdf", "sha").to_json()
         if c.section_type != "qa":
             assert not {"question_id", "question_index", "question_text"} & set(meta)
 
@@ -166,7 +166,7 @@ def test_no_pairs_with_headings_falls_back_to_sections() -> None:
     chunks = chunk(doc)
     assert [c.fallback for c in chunks] == ["sections", "sections"]
     assert all(c.section_type != "qa" for c in chunks)
-    assert chunks[0].metadata("a.pdf", "sha")["fallback"] == "sections"
+    assert chunks[0].metadata("a.pdf", "sha").to_json()["fallback"] == "sections"
 
 
 def test_no_structure_falls_back_to_token_windows() -> None:

@@ -131,7 +131,7 @@ def test_every_numbered_question_of_a_hansard_is_an_exchange_of_its_own(relative
         assert paper.records, strategy
         assert not [c.line() for c in paper.checks if c.blocking and not c.passed], strategy
         if strategy is Strategy.question:
-            own = {r["metadata"].get("question_id") for r in paper.records if r["metadata"].get("question_kind") in ("main", "written")}
+            own = {r.metadata.question_id for r in paper.records if r.metadata.question_kind in ("main", "written")}
             assert [n for n in numbered if str(n) not in own] == []
             check = next(c for c in paper.checks if c.name == "qa_numbering_complete")  # names no printed question
             assert not {str(n) for n in numbered} & set(check.details["gaps"]), check.line()

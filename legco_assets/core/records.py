@@ -267,15 +267,16 @@ class ChunkMetadata:
     :meth:`to_json` leaves a key out when it is None: Q&A-only keys are absent, not empty,
     on other chunks."""
 
-    strategy_type: str
-    section_type: str
-    has_table: bool
-    page_start: int
-    page_end: int
-    chunk_index: int
-    token_count: int
-    filename: str
-    content_sha256: str
+    # defaults only so that a partial record (an older store, a test's hand-made one) reads
+    strategy_type: str = ""
+    section_type: str = ""
+    has_table: bool = False
+    page_start: int = 1
+    page_end: int = 1
+    chunk_index: int = 0
+    token_count: int = 0
+    filename: str = ""
+    content_sha256: str = ""
     is_latest_version: bool = True
     section_path: list[str] = field(default_factory=list)  # outermost heading first, on every chunk
     question_id: str | None = None
@@ -376,7 +377,8 @@ class ChunkRecord:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "ChunkRecord":
-        return cls(data["id"], data["document_id"], data["text"], data["page_number"], ChunkMetadata.from_json(data["metadata"]))
+        meta = ChunkMetadata.from_json(data.get("metadata") or {})
+        return cls(data["id"], data.get("document_id", ""), data["text"], data.get("page_number", meta.page_start), meta)
 
     @classmethod
     def of(cls, record: "ChunkRecord | Mapping[str, Any]") -> "ChunkRecord":

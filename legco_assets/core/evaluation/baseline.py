@@ -6,8 +6,6 @@ baseline is no pipeline strategy, so the eval makes its chunks itself.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..records import Chunk, ChunkRecord, DocumentText
 from ..tokens import count_tokens
 from .papers import Paper
