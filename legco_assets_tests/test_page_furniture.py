@@ -58,13 +58,13 @@ def test_no_header_or_page_number_reaches_a_chunk(strategy: Strategy) -> None:
         for k, line in enumerate(lines):
             # a header is content only as the heading: never beside a bare number
             beside = lines[k - 1 : k] + lines[k + 1 : k + 2]
-            assert not (line in headers and any(re.fullmatch(r"\d{1,3}", b) for b in beside)), record["id"]
-            assert not re.fullmatch(r"\d{1,3}", line), f"bare page number {line} in {record['id']}"
-            assert not any(line == f"{h}{n}" or line == f"{n}{h}" for h in headers for n in range(1, 40)), record["id"]
+            assert not (line in headers and any(re.fullmatch(r"\d{1,3}", b) for b in beside)), record.id
+            assert not re.fullmatch(r"\d{1,3}", line), f"bare page number {line} in {record.id}"
+            assert not any(line == f"{h}{n}" or line == f"{n}{h}" for h in headers for n in range(1, 40)), record.id
     assert all(c.passed for c in paper.checks if c.blocking), [c.line() for c in paper.checks if not c.passed]
     if strategy is Strategy.question:  # paragraph 1 sits under its chapter: the heading is content
-        first = next(r for r in paper.records if re.search(r"(?m)^1\. ", r["text"]))
-        assert first["metadata"]["section_path"][:1] == ["引言"]
+        first = next(r for r in paper.records if re.search(r"(?m)^1\. ", r.text))
+        assert first.metadata.section_path[:1] == ["引言"]
 
 
 def test_the_footer_check_learns_the_paper_s_furniture() -> None:
