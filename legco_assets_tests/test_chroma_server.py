@@ -16,14 +16,14 @@ import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 import pytest
 
 from legco_assets.core.chunking import TokenChunkingStrategy
 from legco_assets.core.artifacts import Artifacts, SourceInfo
 from legco_assets.core.read import clean_pages, extract_document, read_source
-from legco_assets.core.records import DocumentText
+from legco_assets.core.records import ChunkRecord, DocumentText
 from legco_assets.core.search import COLLECTION, open_client, open_collection, replace_document, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
 
@@ -118,15 +118,15 @@ print("finished", result.stored.written, flush=True)
 """
 
 
-def _write_document(settings: Settings, paper: Path, document_id: str, sha256: str, chunk_size: int) -> list[dict[str, Any]]:
+def _write_document(settings: Settings, paper: Path, document_id: str, sha256: str, chunk_size: int) -> list[ChunkRecord]:
     """Real token chunks of ``paper`` as the chunks asset writes them, plus its source.json."""
     pages = clean_pages(extract_document(read_source(paper)).pages)
-    chunks = TokenChunkingStrategy(chunk_size, chunk_size // 8).chunk(document_id, DocumentText.from_pages(pages))
+    chunks = TokenChunkingStrategy(chunk_size, chunk_size // 8).chunk_text(document_id, DocumentText.from_pages(pages))
     records = [c.to_record(paper.name, sha256) for c in chunks]
     art = Artifacts(settings, document_id)
     info = SourceInfo(document_id, str(paper), paper.name, sha256, "pdf", "pypdfium2", len(pages), "en", "", 0, 1)
     art.write_json("source.json", asdict(info))
-    art.write_chunks(Strategy.token, records)
+    art.write_chunks(Strategy.token, [r.to_json() for r in records])
     return records
 
 

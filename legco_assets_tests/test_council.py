@@ -239,7 +239,7 @@ def test_the_structure_check_names_each_question_without_an_exchange() -> None:
 
 
 def qa_chunks(doc: DocumentText, **kwargs: object) -> list[Chunk]:
-    return [c for c in QuestionChunkingStrategy(**kwargs).chunk("h", doc, detect_structure(doc)) if c.section_type == "qa"]  # type: ignore[arg-type]
+    return [c for c in QuestionChunkingStrategy(**kwargs).chunk_text("h", doc, detect_structure(doc)) if c.section_type == "qa"]  # type: ignore[arg-type]
 
 
 def test_supplementary_chunk_starts_with_one_context_line_and_carries_its_keys() -> None:
@@ -248,7 +248,7 @@ def test_supplementary_chunk_starts_with_one_context_line_and_carries_its_keys()
     first, second = s1.text.split("\n")[:2]
     assert first == "第1項質詢「實施法定最低工資的影響」的補充質詢"
     assert second.startswith("林健鋒議員：主席，局長可否說說") and "據報" not in s1.text
-    meta = s1.metadata("h.pdf", "sha")
+    meta = s1.metadata("h.pdf", "sha").to_json()
     assert {k: meta[k] for k in ("question_kind", "parent_question_id", "asker", "answerer", "section_heading")} == {
         "question_kind": "supplementary",
         "parent_question_id": "1",
@@ -256,13 +256,13 @@ def test_supplementary_chunk_starts_with_one_context_line_and_carries_its_keys()
         "answerer": "勞工及福利局局長",
         "section_heading": "實施法定最低工資的影響",
     }
-    main = next(c for c in chunks if c.question_id == "1").metadata("h.pdf", "sha")
+    main = next(c for c in chunks if c.question_id == "1").metadata("h.pdf", "sha").to_json()
     assert main["question_kind"] == "main" and "parent_question_id" not in main
     en = next(c for c in qa_chunks(doc_of(EN_ORAL)) if c.question_id == "1-S2")
     assert en.text.split("\n")[0] == "Supplementary question to Question 1: Impact of Statutory Minimum Wage"
     # no council keys on a paper that is no Hansard
     faq = qa_chunks(doc_of("常見問題\n問1：甚麼是計劃？\n答1：資助。\n問2：何時？\n答2：明年。"))
-    assert faq and not any(k in c.metadata("f", "s") for c in faq for k in ("question_kind", "asker"))
+    assert faq and not any(k in c.metadata("f", "s").to_json() for c in faq for k in ("question_kind", "asker"))
 
 
 def _long_written(lang: str) -> str:
@@ -303,7 +303,7 @@ def test_long_written_reply_is_split_at_its_own_parts(lang: str) -> None:
         assert first.text.startswith("8. MR DENNIS KWOK: (1) of the number of claims received last year;\nSECRETARY FOR SECURITY:")
         assert second.text.startswith("8. MR DENNIS KWOK: (2) of the time taken to screen a claim; and\n(3) whether it will")
         assert "Screening takes 25 months" in second.text and "Screening" not in first.text
-    assert all(c.extra["question_kind"] == "written" for c in chunks)
+    assert all(c.question_kind == "written" for c in chunks)
     # within the limit the written reply stays one pair
     assert len([c for c in qa_chunks(doc, max_tokens=3000) if c.question_id == "8"]) == 1
 

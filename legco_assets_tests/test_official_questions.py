@@ -16,7 +16,7 @@ import dagster as dg
 
 from legco_assets.core import pipeline
 from legco_assets.core.artifacts import Artifacts
-from legco_assets.core.records import DocumentText, Page
+from legco_assets.core.records import ChunkRecord, DocumentText, Page
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex, poll
 from legco_assets.core.structure import OFFICIAL_CHECK, detect_structure, match_official_questions, official_records
@@ -43,7 +43,7 @@ def _serve(server: FakeHansardServer, extra: list[tuple[str, str, str, int, int]
     server.add_question("7002", DAY, "English", "Oral", "Elderly Health Care Vouchers", "Mr CHAN Ka-lok", 301, 9001)
 
 
-def _ingest(settings: Settings) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def _ingest(settings: Settings) -> tuple[dict[str, Any], list[ChunkRecord]]:
     """The fetched paper through source, text, structure and question chunks."""
     [path] = sorted(settings.inbox.glob("*.pdf"))
     document_id = DocumentIndex(settings.documents_dir).register(path)
@@ -74,11 +74,11 @@ def test_every_official_question_is_matched_and_its_chunks_carry_the_record(odat
     report = structure["official_questions"]
     assert report["evaluated"] and report["official"] == 3 and report["unmatched"] == [] and report["extra"] == []
     assert [(m["question_id"], m["how"]) for m in report["matched"]] == [("1", "subject and asker"), ("2", "subject and asker"), ("3", "subject and asker")]
-    by_question = {r["metadata"].get("question_id"): r["metadata"] for r in records}
+    by_question = {r.metadata.question_id: r.metadata for r in records}
     for number, (_, subject, _, speaker_id, rundown_id) in zip("123", OFFICIAL):
         meta = by_question[number]
-        assert (meta["official_subject"], meta["speaker_id"], meta["rundown_id"]) == (subject, speaker_id, rundown_id)
-    assert "official_subject" not in by_question["1-S1"], "a supplementary is no official question"
+        assert (meta.official_subject, meta.speaker_id, meta.rundown_id) == (subject, speaker_id, rundown_id)
+    assert "official_subject" not in by_question["1-S1"].to_json(), "a supplementary is no official question"
 
 
 def test_an_extra_record_served_fails_the_check_and_is_named(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811

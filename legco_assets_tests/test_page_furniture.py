@@ -54,17 +54,17 @@ def test_no_header_or_page_number_reaches_a_chunk(strategy: Strategy) -> None:
     paper = chunk_paper(SPEECH, strategy, Settings(), use_llm=False)
     headers = {_squash(p["header"]) for p in GOLD["furniture"]}
     for record in paper.records:
-        lines = [_squash(ln) for ln in record["text"].split("\n")]
+        lines = [_squash(ln) for ln in record.text.split("\n")]
         for k, line in enumerate(lines):
             # a header is content only as the heading: never beside a bare number
             beside = lines[k - 1 : k] + lines[k + 1 : k + 2]
-            assert not (line in headers and any(re.fullmatch(r"\d{1,3}", b) for b in beside)), record["id"]
-            assert not re.fullmatch(r"\d{1,3}", line), f"bare page number {line} in {record['id']}"
-            assert not any(line == f"{h}{n}" or line == f"{n}{h}" for h in headers for n in range(1, 40)), record["id"]
+            assert not (line in headers and any(re.fullmatch(r"\d{1,3}", b) for b in beside)), record.id
+            assert not re.fullmatch(r"\d{1,3}", line), f"bare page number {line} in {record.id}"
+            assert not any(line == f"{h}{n}" or line == f"{n}{h}" for h in headers for n in range(1, 40)), record.id
     assert all(c.passed for c in paper.checks if c.blocking), [c.line() for c in paper.checks if not c.passed]
     if strategy is Strategy.question:  # paragraph 1 sits under its chapter: the heading is content
-        first = next(r for r in paper.records if re.search(r"(?m)^1\. ", r["text"]))
-        assert first["metadata"]["section_path"][:1] == ["引言"]
+        first = next(r for r in paper.records if re.search(r"(?m)^1\. ", r.text))
+        assert first.metadata.section_path[:1] == ["引言"]
 
 
 def test_the_footer_check_learns_the_paper_s_furniture() -> None:
@@ -107,7 +107,7 @@ def test_a_contents_entry_with_its_paragraph_number_is_never_furniture(strategy:
     check = next(c for c in paper.checks if c.name == "no_footer_leaked")
     assert check.passed, check.line()
     if strategy is Strategy.token:  # the token strategy chunks the contents page: every entry is there
-        chunked = {_squash(ln) for r in paper.records for ln in r["text"].split("\n")}
+        chunked = {_squash(ln) for r in paper.records for ln in r.text.split("\n")}
         assert entries <= chunked
     # chunks of the raw pages still fail the check, on the running headers and numbers only
     records = [

@@ -41,7 +41,7 @@ def _chunks(pages: list[str], max_tokens: int = 1000) -> list[Chunk]:
     numbered = [Page(number=n, raw=text, cleaned=text) for n, text in enumerate(pages, start=1)]
     sections = find_structure(numbered, Settings()).sections
     doc = DocumentText.from_pages(numbered)
-    return QuestionChunkingStrategy(max_tokens=max_tokens).chunk("h", doc, sections)
+    return QuestionChunkingStrategy(max_tokens=max_tokens).chunk_text("h", doc, sections)
 
 
 def test_written_reply_parts_start_on_their_question_parts_page() -> None:
@@ -73,7 +73,7 @@ def test_real_hansard_written_question_14_points_at_page_90() -> None:
     path = CORPUS / "legco/hansard_20121121_translate-c.pdf"
     pages = clean_pages(extract_document(read_source(path)).pages)
     sections = find_structure(pages, Settings()).sections
-    chunks = QuestionChunkingStrategy().chunk("h", DocumentText.from_pages(pages), sections)
+    chunks = QuestionChunkingStrategy().chunk_text("h", DocumentText.from_pages(pages), sections)
     q14 = [c for c in chunks if c.question_id == "14"]
     assert len(q14) > 1 and q14[0].page_start == 90
     assert all(c.page_start <= c.page_end and c.page_start >= 90 for c in q14)

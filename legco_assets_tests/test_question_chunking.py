@@ -24,7 +24,7 @@ def doc_of(*pages: str) -> DocumentText:
 
 def chunk(doc: DocumentText, **kwargs: object) -> list[Chunk]:
     strategy = QuestionChunkingStrategy(**kwargs)  # type: ignore[arg-type]
-    return strategy.chunk("doc", doc, detect_structure(doc), None)
+    return strategy.chunk_text("doc", doc, detect_structure(doc), None)
 
 
 def squash(text: str | None) -> str:
@@ -52,7 +52,7 @@ def test_pair_chunk_text_and_metadata() -> None:
     assert a1.question_text == "政府會否興建新的雨水排放隧道？"
     assert a1.section_heading == "(A) 排水系統"
     assert a1.token_count == count_tokens(a1.text)
-    record = a1.to_record("paper.pdf", "sha")
+    record = a1.to_record("paper.pdf", "sha").to_json()
     assert record["page_number"] == 1 and record["id"] == f"doc:question:{a1.index}"
     meta = record["metadata"]
     assert meta["question_id"] == "A1" and meta["section_type"] == "qa" and meta["strategy_type"] == "question"
@@ -63,7 +63,7 @@ def test_index_is_the_position_and_q_keys_are_absent_elsewhere() -> None:
     chunks = chunk(PAPER)
     assert [c.index for c in chunks] == list(range(len(chunks)))
     for c in chunks:
-        meta = c.metadata("paper.pdf", "sha")
+        meta = c.metadata("paper.pdf", "sha").to_json()
         if c.section_type != "qa":
             assert not {"question_id", "question_index", "question_text"} & set(meta)
 
@@ -152,7 +152,7 @@ def test_narrative_pieces_report_their_own_pages() -> None:
     ]
     pages[0] = "1. Background\n" + pages[0]
     chunks = chunk(doc_of(*pages), chunk_size=300, chunk_overlap=0)
-    assert len(chunks) > 4 and all(c.extra["fallback"] == "sections" for c in chunks)
+    assert len(chunks) > 4 and all(c.fallback == "sections" for c in chunks)
     assert chunks[0].page_start == 1 and chunks[-1].page_end == 4
     for c in chunks:
         first_page = int(c.text.split("\n")[1].split()[1])
@@ -164,16 +164,16 @@ def test_narrative_pieces_report_their_own_pages() -> None:
 def test_no_pairs_with_headings_falls_back_to_sections() -> None:
     doc = doc_of("第一部分：工程項目預算\n項目 預算\n甲 100\n乙 200\n第二部分：設施容量\n地區 數目\n東區 3")
     chunks = chunk(doc)
-    assert [c.extra["fallback"] for c in chunks] == ["sections", "sections"]
+    assert [c.fallback for c in chunks] == ["sections", "sections"]
     assert all(c.section_type != "qa" for c in chunks)
-    assert chunks[0].metadata("a.pdf", "sha")["fallback"] == "sections"
+    assert chunks[0].metadata("a.pdf", "sha").to_json()["fallback"] == "sections"
 
 
 def test_no_structure_falls_back_to_token_windows() -> None:
     doc = doc_of(*["plain words without any headings or questions " * 80] * 3)
     chunks = chunk(doc, chunk_size=200, chunk_overlap=20)
     assert len(chunks) > 3
-    assert {c.extra["fallback"] for c in chunks} == {"token"}
+    assert {c.fallback for c in chunks} == {"token"}
     assert {c.section_type for c in chunks} == {"narrative"}
     assert all(c.strategy == "question" and c.token_count <= 200 for c in chunks)
     assert [c.index for c in chunks] == list(range(len(chunks)))
@@ -264,7 +264,7 @@ def test_fixture_a_falls_back_without_error() -> None:
     doc, gold = fixture("paper_a_tables.pdf")
     chunks = chunk(doc)
     assert chunks and not gold["pairs"]
-    assert all(c.section_type != "qa" and c.extra["fallback"] == "sections" for c in chunks)
+    assert all(c.section_type != "qa" and c.fallback == "sections" for c in chunks)
     assert {c.section_heading for c in chunks} >= {"第一部分：工程項目預算", "第四部分：附錄代碼"}
 
 
@@ -275,7 +275,7 @@ def test_fixture_tables_are_embedded_as_markdown() -> None:
         for t in gold["tables"]
     ]
     strategy = QuestionChunkingStrategy()
-    chunks = strategy.chunk("e", doc, detect_structure(doc), tables)
+    chunks = strategy.chunk_text("e", doc, detect_structure(doc), tables)
     by_id = {c.question_id: c for c in chunks if c.section_type == "qa"}
     for t in gold["tables"]:
         pair = by_id[t["in_pair"]]

@@ -50,7 +50,7 @@ def test_continuous_contract_faq_numbered_questions(lang: str) -> None:
 def test_continuous_contract_faq_chunks_have_no_footer() -> None:
     for lang in ("tc", "en"):
         doc = load(f"hkgov/ld_continuous_contract_FAQ_{lang}.pdf")
-        chunks = QuestionChunkingStrategy().chunk("faq", doc, detect_structure(doc))
+        chunks = QuestionChunkingStrategy().chunk_text("faq", doc, detect_structure(doc))
         assert [c.question_id for c in chunks] == ["1", "2", "3", "4"]
         assert not any("09/2025" in c.text or "0 9 / 2 0 2 5" in c.text for c in chunks)
 
@@ -67,7 +67,7 @@ def test_eco_guide_faq_pairs_and_appendix_trap() -> None:
 
 def test_eco_guide_last_answer_stops_before_the_forms_list() -> None:
     doc = load("hkgov/ld_ECO_guide_with_FAQ_en.pdf")
-    chunks = QuestionChunkingStrategy().chunk("eco", doc, detect_structure(doc))
+    chunks = QuestionChunkingStrategy().chunk_text("eco", doc, detect_structure(doc))
     q19 = [c for c in chunks if c.question_id == "Q19"]
     assert len(q19) == 1 and q19[0].text.endswith("contact the Police immediately\nfor assistance.")
     assert "Prescribed Forms" not in q19[0].text
@@ -88,8 +88,8 @@ def test_documents_without_qa_give_no_pairs_and_fall_back(relative: str) -> None
     doc = load(relative)
     sections = detect_structure(doc)
     assert structure_summary(sections)["pairs"] == 0
-    chunks = QuestionChunkingStrategy().chunk("neg", doc, sections)
-    assert chunks and all(c.section_type != "qa" and c.extra.get("fallback") in {"sections", "token"} for c in chunks)
+    chunks = QuestionChunkingStrategy().chunk_text("neg", doc, sections)
+    assert chunks and all(c.section_type != "qa" and c.fallback in {"sections", "token"} for c in chunks)
 
 
 def test_hansard_member_questions() -> None:
@@ -107,7 +107,7 @@ def test_hansard_pipeline_chunks_every_page_run() -> None:
     path = CORPUS / "legco/hansard_20121121_translate-c.pdf"
     pages = clean_pages(extract_document(read_source(path)).pages)
     doc = DocumentText.from_pages(pages)
-    chunks = QuestionChunkingStrategy().chunk("hansard", doc, detect_structure(doc))
+    chunks = QuestionChunkingStrategy().chunk_text("hansard", doc, detect_structure(doc))
     assert len(pages) == 250 and chunks
     assert chunks[-1].page_end >= 248  # the reading goes on to the written replies' end
 
@@ -131,7 +131,7 @@ def test_every_numbered_question_of_a_hansard_is_an_exchange_of_its_own(relative
         assert paper.records, strategy
         assert not [c.line() for c in paper.checks if c.blocking and not c.passed], strategy
         if strategy is Strategy.question:
-            own = {r["metadata"].get("question_id") for r in paper.records if r["metadata"].get("question_kind") in ("main", "written")}
+            own = {r.metadata.question_id for r in paper.records if r.metadata.question_kind in ("main", "written")}
             assert [n for n in numbered if str(n) not in own] == []
             check = next(c for c in paper.checks if c.name == "qa_numbering_complete")  # names no printed question
             assert not {str(n) for n in numbered} & set(check.details["gaps"]), check.line()

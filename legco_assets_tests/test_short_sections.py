@@ -81,12 +81,12 @@ def test_a_budget_of_zero_or_a_section_that_fills_it_changes_nothing() -> None:
 
 def test_joined_chunks_keep_the_sub_headings_in_their_text() -> None:
     doc, sections = _guide()
-    chunks = QuestionChunkingStrategy(join_tokens=500).chunk("guide", doc, sections)
+    chunks = QuestionChunkingStrategy(join_tokens=500).chunk_text("guide", doc, sections)
     narrative = [c for c in chunks if c.section_type == "narrative"]
     assert narrative[0].text.startswith("第五章：疾病津貼\n疾病津貼\n疾病津貼的每日款額")
     assert "違例與罰則\n僱主如無合理辯解" in narrative[0].text
     assert narrative[0].section_path == ["第五章：疾病津貼"]
-    plain = QuestionChunkingStrategy().chunk("guide", doc, sections)
+    plain = QuestionChunkingStrategy().chunk_text("guide", doc, sections)
     assert len([c for c in plain if c.section_type == "narrative"]) == len(narrative) + 1
 
 

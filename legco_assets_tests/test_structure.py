@@ -395,7 +395,7 @@ def test_a_speech_numbering_its_paragraphs_makes_no_pair_of_its_questions(kind: 
         path = tmp_path / "speech.html"
         path.write_text(f"<html><body><h1>{title}</h1>" + "".join(f"<p>{p}</p>" for p in paragraphs) + "</body></html>")
     paper = chunk_paper(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
-    assert paper.records and not any(r["metadata"]["section_type"] == "qa" for r in paper.records)
+    assert paper.records and not any(r.metadata.section_type == "qa" for r in paper.records)
     assert all(c.passed for c in paper.checks), [c.line() for c in paper.checks if not c.passed]
 
 

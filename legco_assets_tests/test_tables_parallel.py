@@ -215,7 +215,7 @@ def test_question_chunks_are_made_while_later_pages_are_still_unread(long_paper:
     doc = DocumentText.from_pages(pages)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(question_chunking, "_section_tables", noting)
-        streamed = strategy.chunk("long", doc, sections, PageTables(reading()))
+        streamed = strategy.chunk_text("long", doc, sections, PageTables(reading()))
     read_so_far = 0
     chunked_while_unread = 0
     for kind, page in events:
@@ -225,4 +225,4 @@ def test_question_chunks_are_made_while_later_pages_are_still_unread(long_paper:
             assert read_so_far >= page  # never before its pages are read
             chunked_while_unread += read_so_far < 60
     assert chunked_while_unread > 10
-    assert streamed == strategy.chunk("long", doc, sections, find_tables(long_paper, pages, settings).tables)
+    assert streamed == strategy.chunk_text("long", doc, sections, find_tables(long_paper, pages, settings).tables)

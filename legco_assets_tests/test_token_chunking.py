@@ -28,7 +28,7 @@ def _papers(tmp_path: Path) -> list[Path]:
 def test_limits_overlap_pages_and_reconstruction(tmp_path: Path) -> None:
     for paper in _papers(tmp_path):
         doc = _doc(paper)
-        chunks = TokenChunkingStrategy(1000, 200).chunk("doc", doc)
+        chunks = TokenChunkingStrategy(1000, 200).chunk_text("doc", doc)
         assert len(chunks) >= 2, paper
         assert all(c.token_count <= 1000 for c in chunks)
         for prev, nxt in zip(chunks, chunks[1:]):
@@ -63,7 +63,7 @@ def test_hard_cut_only_when_no_boundary_and_never_splits_a_character() -> None:
 
 def test_short_text_is_one_chunk_on_page_one() -> None:
     doc = DocumentText.from_pages([Page(1, "x", "Q1 What is the rate?\nIt is $3,815.")])
-    chunks = TokenChunkingStrategy().chunk("d", doc)
+    chunks = TokenChunkingStrategy().chunk_text("d", doc)
     assert len(chunks) == 1 and chunks[0].page_start == 1 and chunks[0].id == "d:token:0"
 
 

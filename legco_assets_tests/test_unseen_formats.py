@@ -82,12 +82,12 @@ def test_each_exchange_the_key_names_is_a_pair_of_its_own(name: Path, tmp_path: 
     """Each question, and its answer's last characters, in a pair of its own, and every
     check the assets run passes."""
     paper = chunk_paper(name, Strategy.question, Settings(data_dir=tmp_path), use_llm=False)
-    pairs = [r for r in paper.records if r["metadata"]["section_type"] == "qa"]
+    pairs = [r for r in paper.records if r.metadata.section_type == "qa"]
     expected = KEY[name]["pairs"]
     assert len(pairs) == len(expected)
     for n, (pair, want) in enumerate(zip(pairs, expected)):
-        assert _squashed(want["question"]) in _squashed(pair["metadata"]["question_text"]), (name, n)
-        end, text = _squashed(want["answer_ends_with"]), _squashed(pair["text"])
+        assert _squashed(want["question"]) in _squashed(pair.metadata.question_text), (name, n)
+        end, text = _squashed(want["answer_ends_with"]), _squashed(pair.text)
         if (name, n) in RUNS_ON:
             assert end in text and not text.endswith(end), (name, n)
         else:
@@ -99,9 +99,9 @@ def test_the_releases_name_asker_answerer_and_kind_and_drop_the_sign_off(tmp_pat
     found = {}
     for name in ("lcq_en.html", "lcq_zh.html"):
         records = chunk_paper(BLIND / name, Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
-        pair = next(r for r in records if r["metadata"]["section_type"] == "qa")
-        found[name] = (pair["metadata"]["asker"], pair["metadata"]["answerer"], pair["metadata"]["question_kind"])
-        assert not any(mark in r["text"] for r in records for mark in ("NNNN", "Issued at HKT", "香港時間", "Today's Press Releases", "今日新聞公報"))
+        pair = next(r for r in records if r.metadata.section_type == "qa")
+        found[name] = (pair.metadata.asker, pair.metadata.answerer, pair.metadata.question_kind)
+        assert not any(mark in r.text for r in records for mark in ("NNNN", "Issued at HKT", "香港時間", "Today's Press Releases", "今日新聞公報"))
     assert found == {
         "lcq_en.html": ("Hon Cheung Wing-sze", "Secretary for Transport and Logistics", "written"),
         "lcq_zh.html": ("何敏儀議員", "保安局局長", "main"),
@@ -110,13 +110,13 @@ def test_the_releases_name_asker_answerer_and_kind_and_drop_the_sign_off(tmp_pat
 
 def test_the_agendas_questions_are_one_chunk_each_under_their_item(tmp_path: Path) -> None:
     paper = chunk_paper(BLIND / "agenda_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False)
-    asked = [r for r in paper.records if r["metadata"]["section_path"][:1] == ["II. Questions"]]
+    asked = [r for r in paper.records if r.metadata.section_path[:1] == ["II. Questions"]]
     expected = KEY[BLIND / "agenda_en.html"]["pairs"]
     assert len(asked) == len(expected)
     for record, want in zip(asked, expected):
-        assert _squashed(want["question"]) in _squashed(record["text"])
-        assert record["text"].split("\n")[-1].startswith(("Public Officer to reply", "* For written reply"))
-    assert [r["metadata"]["section_path"][-1] for r in asked][:2] == ["1. Hon CHAN Kwok-wai to ask: (Oral reply)", "2. Hon LO Yuk-ying to ask: (Oral reply) (Translation)"]
+        assert _squashed(want["question"]) in _squashed(record.text)
+        assert record.text.split("\n")[-1].startswith(("Public Officer to reply", "* For written reply"))
+    assert [r.metadata.section_path[-1] for r in asked][:2] == ["1. Hon CHAN Kwok-wai to ask: (Oral reply)", "2. Hon LO Yuk-ying to ask: (Oral reply) (Translation)"]
     labels = next(c for c in paper.checks if c.name == "question_labels_paired")
     assert not labels.passed and "a question put without a reply ×6" in labels.description
 
@@ -127,20 +127,20 @@ def test_the_agendas_questions_are_one_chunk_each_under_their_item(tmp_path: Pat
 ])
 def test_a_speech_has_no_pair_and_no_sign_off(name: Path, asked: str, last: str, tmp_path: Path) -> None:
     records = chunk_paper(name, Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
-    assert records and not any(r["metadata"]["section_type"] == "qa" for r in records)
-    text = "\n".join(r["text"] for r in records)
+    assert records and not any(r.metadata.section_type == "qa" for r in records)
+    text = "\n".join(r.text for r in records)
     assert asked in text and text.endswith(last)
     assert not any(mark in text for mark in ("NNNN", "Issued at HKT", "香港時間", "\n完"))
 
 
 def test_the_hansard_extract_gives_each_exchange_with_its_speakers_and_no_running_head(tmp_path: Path) -> None:
     records = chunk_paper(HTML / "blind2" / "hansard_oral_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
-    pairs = [r["metadata"] for r in records if r["metadata"]["section_type"] == "qa"]
-    assert [(m["question_id"], m["question_kind"]) for m in pairs] == [
+    pairs = [r.metadata for r in records if r.metadata.section_type == "qa"]
+    assert [(m.question_id, m.question_kind) for m in pairs] == [
         ("1", "main"), ("1-S1", "supplementary"), ("1-S2", "supplementary"), ("1-S3", "supplementary"), ("2", "main"), ("2-S1", "supplementary"),
     ]
-    assert {m["answerer"] for m in pairs[:4]} == {"SECRETARY FOR HOUSING"}
-    assert not any("LEGISLATIVE COUNCIL ―" in r["text"] for r in records)
+    assert {m.answerer for m in pairs[:4]} == {"SECRETARY FOR HOUSING"}
+    assert not any("LEGISLATIVE COUNCIL ―" in r.text for r in records)
 
 
 def test_papers_without_questions_make_no_pair_not_even_the_guides_numbered_headings_that_ask(tmp_path: Path) -> None:
@@ -150,10 +150,10 @@ def test_papers_without_questions_make_no_pair_not_even_the_guides_numbered_head
     numbers do not ask, so they number sections); now every section is narrative under its
     own heading, the two that ask included, and the guard counts no label."""
     paper = chunk_paper(BLIND3 / "paper_en.pdf", Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
-    assert paper and not any(r["metadata"]["section_type"] == "qa" for r in paper)
+    assert paper and not any(r.metadata.section_type == "qa" for r in paper)
     guide = chunk_paper(BLIND3 / "guide_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False)
-    assert not any(r["metadata"]["section_type"] == "qa" for r in guide.records)
-    headings = [r["metadata"]["section_path"][1] for r in guide.records if len(r["metadata"]["section_path"]) > 1]
+    assert not any(r.metadata.section_type == "qa" for r in guide.records)
+    headings = [r.metadata.section_path[1] for r in guide.records if len(r.metadata.section_path) > 1]
     assert list(dict.fromkeys(headings)) == [
         "1. Who is a part-time worker?", "2. Why is a written contract important?", "3. Entitlements at a glance",
         "4. Keeping records", "5. Further enquiries",
@@ -163,10 +163,10 @@ def test_papers_without_questions_make_no_pair_not_even_the_guides_numbered_head
 
 def test_the_agenda_pdf_gives_each_question_a_chunk_of_its_own(tmp_path: Path) -> None:
     records = chunk_paper(BLIND4 / "legco_council_agenda_20240529.pdf", Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
-    labels = [r["metadata"]["section_path"][-1] for r in records if r["metadata"]["section_path"][-1:] and "to ask:" in r["metadata"]["section_path"][-1]]
+    labels = [r.metadata.section_path[-1] for r in records if r.metadata.section_path[-1:] and "to ask:" in r.metadata.section_path[-1]]
     assert [label.split(".")[0] for label in labels] == ["1", "2", "3", "*4", "*5", "*6"]
-    assert {tuple(r["metadata"]["section_path"][:-1]) for r in records if "to ask:" in "".join(r["metadata"]["section_path"][-1:])} == {
+    assert {tuple(r.metadata.section_path[:-1]) for r in records if "to ask:" in "".join(r.metadata.section_path[-1:])} == {
         ("II. Questions",),
     }, "the item the PDF sets like its sub-headings, at a page's foot"
-    tops = [r["metadata"]["section_path"][0] for r in records if r["metadata"]["section_path"]]
+    tops = [r.metadata.section_path[0] for r in records if r.metadata.section_path]
     assert list(dict.fromkeys(tops)) == ["I. Tabling of Papers", "II. Questions", "III. Bills", "IV. Members' Motions"]

@@ -30,7 +30,7 @@ def one_run(path: Path) -> tuple[int, int, float, float]:
     detected = time.perf_counter()
     sections = detect_structure(doc)
     detect_s = time.perf_counter() - detected
-    chunks = QuestionChunkingStrategy().chunk("hansard", doc, sections)
+    chunks = QuestionChunkingStrategy().chunk_text("hansard", doc, sections)
     return len(pages), len(chunks), detect_s, time.perf_counter() - started
 
 

@@ -96,7 +96,7 @@ def build_store(settings: Settings, total: int, per_document: int, question_shar
     written = 0
     for records in documents:
         first = records[0]
-        replace_document(collection, records, first["document_id"], first["metadata"]["strategy_type"], first["metadata"]["content_sha256"])
+        replace_document(collection, records, first.document_id, first.metadata.strategy_type, first.metadata.content_sha256)
         written += len(records)
         if written % 2000 == 0:
             print(f"  {written} chunks written ({time.perf_counter() - started:.0f}s)", flush=True)

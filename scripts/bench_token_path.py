@@ -69,7 +69,7 @@ def main() -> None:
 
     def text_and_tokens() -> None:
         _, pages = text_pages(read_source(path))
-        TokenChunkingStrategy().chunk("bench", DocumentText.from_pages(pages))
+        TokenChunkingStrategy().chunk_text("bench", DocumentText.from_pages(pages))
 
     rows = [
         ("raw pypdfium2 text extraction", best(lambda: raw_extraction(path), args.repeat)),

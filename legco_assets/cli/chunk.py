@@ -29,7 +29,7 @@ def cmd_chunk(args: argparse.Namespace) -> int:
         return 1
     out = sys.stdout
     for record in paper.records:
-        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
     out.flush()
     failed = [c for c in paper.checks if not c.passed]
     for check in failed:

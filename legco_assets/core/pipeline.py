@@ -15,19 +15,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .artifacts import Artifacts, SourceInfo
-from .chunking import QuestionChunkingStrategy, TokenChunkingStrategy
+from . import chunking
 from .excerpts import ExcerptsOutcome, excerpt_folder, excerpt_source_kind, with_excerpt_paths, write_excerpts
 from .excerpts import cut_chunk_excerpt as cut_chunk_excerpt  # for `legco-assets excerpt`
 from .llm import LLMClient
 from .quality import Check, PaperFacts, paper_checks
 from .read import SourceBytes, detect_language, extract_document, guess_title, page_furniture, read_source
 from .read import readable_pages, render_page_png, require_text, text_pages
-from .records import Chunk, DocumentText, ExtractedDocument, Page, PageTables, Section, Table
+from .records import Chunk, ChunkRecord, ExtractedDocument, Page, PageTables, Section, Table
 from .settings import Settings, Strategy
 from .sources import CounterpartOutcome, DocumentIndex, origin_of, pair_counterpart, slug
 from .structure import LabelCoverage, OfficialMatch, StructureOutcome, find_structure, paper_structure
-from .structure import path_at, path_starts, structure_summary, unchunked_pages
-from .tables import TablesResult, find_page_tables, page_tables_as_read, start_page_tables, weave_pages
+from .structure import structure_summary, unchunked_pages
+from .tables import TablesResult, find_page_tables, page_tables_as_read, start_page_tables
 from .tokens import encoding
 
 if TYPE_CHECKING:
@@ -45,38 +45,11 @@ def build_chunks(
     sections: list[Section] | None = None,
     tables: list[Table] | PageTables | None = None,
 ) -> list[Chunk]:
-    """Chunks of one document for one strategy; tables go in as Markdown in both. The
-    question strategy reads ``PageTables`` only as far as the section it is chunking."""
-
-    if strategy is Strategy.token:
-        every_table = PageTables.of(tables).all()
-        elsewhere: dict[int, list[tuple[int, int, int]]] = {}
-        if every_table:
-            pages, elsewhere = weave_pages(pages, every_table)
-        doc = DocumentText.from_pages(pages, elsewhere)
-        chunks = TokenChunkingStrategy(settings.chunk_size, settings.chunk_overlap).chunk(document_id, doc)
-        if sections is None:
-            sections = find_structure(pages, settings).sections
-        return with_paths(chunks, doc, sections)
-    doc = DocumentText.from_pages(pages)
-    strategy_impl = QuestionChunkingStrategy(
-        max_tokens=settings.qa_max_chunk_tokens,
-        chunk_size=settings.chunk_size,
-        chunk_overlap=settings.chunk_overlap,
-        include_internal_refs=settings.qa_include_internal_refs,
-        join_tokens=settings.section_join_tokens,
-    )
-    return strategy_impl.chunk(document_id, doc, sections if sections is not None else find_structure(pages, settings).sections, tables)
+    """:func:`.chunking.build_chunks`, finding the sections (:func:`find_structure`, no LLM)
+    when none are given."""
+    return chunking.build_chunks(document_id, strategy, pages, settings, sections, tables, lambda p: find_structure(p, settings).sections)
 
 
-def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:
-    """Token windows carry the path of the section where they start."""
-
-    starts = path_starts(doc, sections)
-    for chunk in chunks:
-        chunk.section_path = path_at(starts, chunk.char_start or 0)
-        chunk.section_heading = chunk.section_path[-1] if chunk.section_path else None
-    return chunks
 
 
 @dataclass
@@ -84,14 +57,15 @@ class ChunkedPaper:
     """What ``legco-assets chunk`` gets for one file: the chunk records and every check of
     the paper (:func:`check_paper`, the same the assets run)."""
 
-    records: list[dict[str, Any]]
+    records: list[ChunkRecord]
     checks: list[Check]
 
 
 def chunk_file(
     path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, warn: Callable[[str], None] | None = None
 ) -> list[dict[str, Any]]:
-    """The chunk records of one file (:func:`chunk_paper`); ``warn`` hears each failed check
+    """The chunk records of one file (:func:`chunk_paper`) in their JSON form, as ``legco-assets
+    chunk`` prints them; ``warn`` hears each failed check
     as one line (``FILE: check: what failed (pages or ids)``). Without ``warn`` the checks are
     not run (an eval or a benchmark wants the chunks only)."""
     paper = chunk_paper(path, strategy, settings, use_llm=use_llm, check=warn is not None)
@@ -99,7 +73,7 @@ def chunk_file(
         for check in paper.checks:
             if not check.passed:
                 warn(f"{path}: {check.line()}")
-    return paper.records
+    return [r.to_json() for r in paper.records]
 
 
 def chunk_paper(
@@ -160,7 +134,7 @@ def paper_facts(
 
 
 def check_paper(
-    records: list[dict[str, Any]] | None,
+    records: list[ChunkRecord] | None,
     pages: list[Page],
     sections: list[Section],
     strategy: Strategy,
@@ -282,7 +256,7 @@ def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = N
 class ChunksOutcome:
     """What ``chunks`` wrote, and the paper's checks of it (the chunk gates among them)."""
 
-    records: list[dict[str, Any]]
+    records: list[ChunkRecord]
     checks: list[Check]
 
 
@@ -293,7 +267,7 @@ def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> Ch
     sections = art.sections() if strategy is Strategy.question or art.has("structure.json") else None
     chunks = build_chunks(document_id, strategy, pages, settings, sections, art.tables())
     records = [c.to_record(info.filename, info.sha256) for c in chunks]
-    art.write_chunks(strategy, records)
+    art.write_chunks(strategy, [r.to_json() for r in records])
     return ChunksOutcome(records, check_paper(records, pages, sections or [], strategy, settings))
 
 

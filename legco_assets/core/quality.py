@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from . import markers
+from .records import ChunkRecord, join_path
 
 
 @dataclass
@@ -75,17 +76,16 @@ class PaperFacts:
         return frozenset().union(*(self.edge_furniture.get(n, frozenset()) for n in range(first - 1, last + 2)))
 
 
-def _pages_covered(records: list[dict[str, Any]], pages_with_text: list[int]) -> Check:
+def _pages_covered(records: list[ChunkRecord], pages_with_text: list[int]) -> Check:
     covered: set[int] = set()
     for r in records:
-        m = r["metadata"]
-        covered.update(range(m["page_start"], m["page_end"] + 1))
+        covered.update(range(r.metadata.page_start, r.metadata.page_end + 1))
     missing = sorted(set(pages_with_text) - covered)
     return Check("every_page_covered", not missing, f"{len(missing)} page(s) with text not in any chunk", {"missing_pages": missing[:50]})
 
 
-def _within_limit(records: list[dict[str, Any]], limit: int) -> Check:
-    over = [r["id"] for r in records if r["metadata"]["token_count"] > limit]
+def _within_limit(records: list[ChunkRecord], limit: int) -> Check:
+    over = [r.id for r in records if r.metadata.token_count > limit]
     return Check("no_chunk_over_token_limit", not over, f"{len(over)} chunk(s) over {limit} tokens", {"chunks": over[:20]})
 
 
@@ -130,28 +130,27 @@ _BARE_NUMBER = re.compile(r"\d{1,4}")
 _BARE_NUMBER_END = re.compile(r"\d{1,4}$")
 
 
-def _no_footer(records: list[dict[str, Any]], facts: PaperFacts) -> Check:
+def _no_footer(records: list[ChunkRecord], facts: PaperFacts) -> Check:
     leaked = []
     for r in records:
-        lines = r["text"].split("\n")
-        path = " > ".join(r["metadata"].get("section_path") or [])
+        lines = r.text.split("\n")
+        path = join_path(r.metadata.section_path)
         if path and lines[0].strip() == path:  # the chunk's own heading path, written by the chunker
             lines = lines[1:]
-        meta = r["metadata"]
-        bad = leaked_furniture(lines, facts, facts.furniture_at(meta["page_start"], meta["page_end"]))
+        bad = leaked_furniture(lines, facts, facts.furniture_at(r.metadata.page_start, r.metadata.page_end))
         if bad is not None:
-            leaked.append({"id": r["id"], "line": bad})
+            leaked.append({"id": r.id, "line": bad})
     return Check(
         "no_footer_leaked", not leaked, f"{len(leaked)} chunk(s) contain a footer/header line", {"examples": leaked[:10]}
     )
 
 
-def _no_empty(records: list[dict[str, Any]]) -> Check:
-    empty = [r["id"] for r in records if not r["text"].strip()]
+def _no_empty(records: list[ChunkRecord]) -> Check:
+    empty = [r.id for r in records if not r.text.strip()]
     return Check("no_empty_chunk", not empty, f"{len(empty)} empty chunk(s)", {"chunks": empty[:20]})
 
 
-def paper_checks(records: list[dict[str, Any]] | None, facts: PaperFacts) -> list[Check]:
+def paper_checks(records: Sequence[ChunkRecord | Mapping[str, Any]] | None, facts: PaperFacts) -> list[Check]:
     """Every check of one paper, the one place that decides them: the chunk checks of
     DESIGN.md (the integrity ones blocking) when ``records`` are given, then the structure
     checks (warnings) when ``facts`` carry the structure. The ``chunks`` asset reports the
@@ -171,8 +170,10 @@ def blocking_failures(checks: list[Check]) -> list[Check]:
     return [c for c in checks if c.blocking and not c.passed]
 
 
-def chunk_checks(records: list[dict[str, Any]], facts: PaperFacts) -> list[Check]:
-    """The chunk checks of DESIGN.md; the integrity ones (:data:`BLOCKING`) are gates."""
+def chunk_checks(records: Sequence[ChunkRecord | Mapping[str, Any]], facts: PaperFacts) -> list[Check]:
+    """The chunk checks of DESIGN.md; the integrity ones (:data:`BLOCKING`) are gates.
+    ``records`` typed or in their JSON form (a ``chunks-*.jsonl`` line)."""
+    records = [ChunkRecord.of(r) for r in records]
     checks = [
         _pages_covered(records, facts.pages_with_text),
         _within_limit(records, facts.token_limit),

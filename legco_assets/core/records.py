@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Iterable
+from typing import Any, ClassVar, Iterable, Mapping
 
 
 def _from_dict(cls: type, data: dict[str, Any]) -> Any:
@@ -254,6 +254,150 @@ def split_path(value: str | list[str] | None) -> list[str]:
     return [part for part in value.split(PATH_SEPARATOR) if part]
 
 
+RECORD_VERSION = 1  # of the chunk record below; not written into it (outputs stay byte-identical)
+
+
+@dataclass
+class ChunkMetadata:
+    """A chunk record's ``metadata`` (DESIGN.md "Chunk record"): every key it may carry, named.
+
+    The field order is the JSON order: the keys every chunk has, then the Q&A and span keys,
+    the Council, LegCo-record, appendix and fallback keys the question chunker sets, and last
+    the keys later stages add (the excerpt link, then the other language's chunk in Chroma).
+    :meth:`to_json` leaves a key out when it is None: Q&A-only keys are absent, not empty,
+    on other chunks."""
+
+    # defaults only so that a partial record (an older store, a test's hand-made one) reads
+    strategy_type: str = ""
+    section_type: str = ""
+    has_table: bool = False
+    page_start: int = 1
+    page_end: int = 1
+    chunk_index: int = 0
+    token_count: int = 0
+    filename: str = ""
+    content_sha256: str = ""
+    is_latest_version: bool = True
+    section_path: list[str] = field(default_factory=list)  # outermost heading first, on every chunk
+    question_id: str | None = None
+    question_index: int | None = None
+    question_text: str | None = None
+    section_heading: str | None = None  # the last element of ``section_path``
+    part: int | None = None  # a pair or section cut into pieces: this piece of ``parts``
+    parts: int | None = None
+    char_start: int | None = None  # the span of the document's joined text the chunk covers
+    char_end: int | None = None
+    # Council proceedings: main | supplementary | written; the main question's id on a
+    # supplementary (ids like ``1-S2``); the speakers' labels as printed
+    question_kind: str | None = None
+    parent_question_id: str | None = None
+    asker: str | None = None
+    answerer: str | None = None
+    # LegCo's own record of the question, fetched with the paper
+    official_subject: str | None = None
+    speaker_id: int | str | None = None
+    rundown_id: int | str | None = None
+    annex_ids: list[str] | None = None  # on an exchange: the chunk ids of the appendices it points to
+    annex: str | None = None  # on an appendix's chunks: its label, and the exchange it answers
+    answers_question_id: str | None = None
+    fallback: str | None = None  # question strategy on a paper without pairs: sections | token
+    chunk_file_path: str | None = None  # the chunk's excerpt, relative to EXCERPTS_BASE_URL
+    counterpart_document_id: str | None = None  # the other language's version, when stored
+    counterpart_id: str | None = None  # its chunk that matches this one
+
+    # always in the JSON, even when None (a record read from an older store may lack one)
+    REQUIRED: ClassVar[tuple[str, ...]] = (
+        "strategy_type", "section_type", "has_table", "page_start", "page_end", "chunk_index",
+        "token_count", "filename", "content_sha256", "is_latest_version", "section_path",
+    )
+    # lists of chunk ids, which Chroma stores joined with a space (chunk ids hold none)
+    ID_LISTS: ClassVar[tuple[str, ...]] = ("annex_ids",)
+    ID_LIST_SEPARATOR: ClassVar[str] = " "
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form: required keys always, the others only when set."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {k: (list(v) if isinstance(v, list) else v) for k, v in data.items() if v is not None or k in self.REQUIRED}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ChunkMetadata":
+        """Read back; a key this version does not know (an older or newer store) is ignored."""
+        return _from_dict(cls, dict(data))
+
+    def to_chroma(self) -> dict[str, Any]:
+        """Chroma stores scalars only: ``section_path`` joined with :data:`PATH_SEPARATOR`, the
+        id lists with a space."""
+        return self.scalars(self.to_json())
+
+    @classmethod
+    def scalars(cls, meta: Mapping[str, Any]) -> dict[str, Any]:
+        """Metadata in its JSON form (or as read from Chroma and changed) as Chroma takes it."""
+        out = dict(meta)
+        if isinstance(out.get("section_path"), list):
+            out["section_path"] = join_path(out["section_path"])
+        for key in cls.ID_LISTS:
+            if isinstance(out.get(key), list):
+                out[key] = cls.ID_LIST_SEPARATOR.join(out[key])
+        return out
+
+    @classmethod
+    def chroma_json(cls, meta: Mapping[str, Any]) -> dict[str, Any]:
+        """Chroma's scalars back as the JSON form has them (lists again); other keys kept."""
+        out = dict(meta)
+        if "section_path" in out:
+            out["section_path"] = split_path(out["section_path"])
+        for key in cls.ID_LISTS:
+            if isinstance(out.get(key), str):
+                out[key] = out[key].split(cls.ID_LIST_SEPARATOR)
+        return out
+
+
+@dataclass
+class ChunkRecord:
+    """The chunk record of DESIGN.md: what ``legco-assets chunk`` prints, ``chunks-*.jsonl``
+    holds and Chroma stores (with :meth:`to_chroma`), typed. Version :data:`RECORD_VERSION`."""
+
+    id: str  # <document_id>:<strategy>:<index>
+    document_id: str
+    text: str
+    page_number: int  # the page the chunk starts on
+    metadata: ChunkMetadata
+
+    VERSION: ClassVar[int] = RECORD_VERSION
+    CHROMA_KEYS: ClassVar[tuple[str, ...]] = ("document_id", "page_number")  # top-level here, metadata in Chroma
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "document_id": self.document_id,
+            "text": self.text,
+            "page_number": self.page_number,
+            "metadata": self.metadata.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "ChunkRecord":
+        meta = ChunkMetadata.from_json(data.get("metadata") or {})
+        return cls(data["id"], data.get("document_id", ""), data["text"], data.get("page_number", meta.page_start), meta)
+
+    @classmethod
+    def of(cls, record: "ChunkRecord | Mapping[str, Any]") -> "ChunkRecord":
+        """A record as it is, or read from its JSON form (a ``chunks-*.jsonl`` line)."""
+        return record if isinstance(record, ChunkRecord) else cls.from_json(record)
+
+    def to_chroma(self) -> dict[str, Any]:
+        """The metadata Chroma stores for this chunk: scalars, with the record's
+        ``document_id`` and ``page_number`` (filters and the way back)."""
+        return {**self.metadata.to_chroma(), "document_id": self.document_id, "page_number": self.page_number}
+
+    @classmethod
+    def from_chroma(cls, chunk_id: str, text: str, metadata: Mapping[str, Any]) -> "ChunkRecord":
+        """Chroma's (id, document, metadata) back into the record."""
+        meta = ChunkMetadata.chroma_json(metadata)
+        page = metadata.get("page_number", metadata.get("page_start"))
+        return cls(chunk_id, str(metadata.get("document_id")), text, page, ChunkMetadata.from_json(meta))  # type: ignore[arg-type]
+
+
 @dataclass
 class Chunk:
     """A retrieval unit; :meth:`to_record` gives the DESIGN.md chunk record."""
@@ -276,51 +420,54 @@ class Chunk:
     char_start: int | None = None
     char_end: int | None = None
     section_path: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    # Council exchanges, LegCo's record of the question, appendices, fallbacks: as in
+    # :class:`ChunkMetadata`, None where they do not apply
+    question_kind: str | None = None
+    parent_question_id: str | None = None
+    asker: str | None = None
+    answerer: str | None = None
+    official_subject: str | None = None
+    speaker_id: int | str | None = None
+    rundown_id: int | str | None = None
+    annex_ids: list[str] | None = None
+    annex: str | None = None
+    answers_question_id: str | None = None
+    fallback: str | None = None
+    # the appendix labels an exchange points to, until the chunks are numbered and they
+    # become ``annex_ids`` (not part of the record)
+    annex_labels: list[str] = field(default_factory=list)
 
     @property
     def id(self) -> str:
         return f"{self.document_id}:{self.strategy}:{self.index}"
 
-    def metadata(self, filename: str, content_sha256: str, is_latest_version: bool = True) -> dict[str, Any]:
+    def metadata(self, filename: str, content_sha256: str, is_latest_version: bool = True) -> ChunkMetadata:
         """The record's metadata: scalars, and ``section_path`` as a list (outermost heading
         first, on every chunk; :mod:`vector_store` joins it for Chroma, which stores scalars
         only); Q&A keys are absent, not empty, elsewhere."""
-        meta: dict[str, Any] = {
-            "strategy_type": self.strategy,
-            "section_type": self.section_type,
-            "has_table": self.has_table,
-            "page_start": self.page_start,
-            "page_end": self.page_end,
-            "chunk_index": self.index,
-            "token_count": self.token_count,
-            "filename": filename,
-            "content_sha256": content_sha256,
-            "is_latest_version": is_latest_version,
-            "section_path": list(self.section_path),
-        }
-        optional = {
-            "question_id": self.question_id,
-            "question_index": self.question_index,
-            "question_text": self.question_text,
-            "section_heading": self.section_heading,
-            "part": self.part,
-            "parts": self.parts,
-            "char_start": self.char_start,
-            "char_end": self.char_end,
-        }
-        meta.update({k: v for k, v in optional.items() if v is not None})
-        meta.update({k: v for k, v in self.extra.items() if v is not None})
-        return meta
+        return ChunkMetadata(
+            strategy_type=self.strategy,
+            section_type=self.section_type,
+            has_table=self.has_table,
+            page_start=self.page_start,
+            page_end=self.page_end,
+            chunk_index=self.index,
+            token_count=self.token_count,
+            filename=filename,
+            content_sha256=content_sha256,
+            is_latest_version=is_latest_version,
+            section_path=list(self.section_path),
+            **{name: getattr(self, name) for name in _SAME_NAMED},
+        )
 
-    def to_record(self, filename: str, content_sha256: str, is_latest_version: bool = True) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "document_id": self.document_id,
-            "text": self.text,
-            "page_number": self.page_start,
-            "metadata": self.metadata(filename, content_sha256, is_latest_version),
-        }
+    def to_record(self, filename: str, content_sha256: str, is_latest_version: bool = True) -> ChunkRecord:
+        return ChunkRecord(
+            id=self.id,
+            document_id=self.document_id,
+            text=self.text,
+            page_number=self.page_start,
+            metadata=self.metadata(filename, content_sha256, is_latest_version),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -328,3 +475,7 @@ class Chunk:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Chunk":
         return _from_dict(cls, data)
+
+
+# the optional metadata keys a chunk carries under the same name (the required ones are set by hand)
+_SAME_NAMED = [f.name for f in fields(ChunkMetadata) if f.name in {c.name for c in fields(Chunk)} - set(ChunkMetadata.REQUIRED)]

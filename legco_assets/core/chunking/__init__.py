@@ -1,17 +1,23 @@
 """Stage 4, chunking: the structured, table-woven text cut into chunk records, by token
-windows or one chunk per question/answer exchange.
+windows or one chunk per question/answer exchange, behind one :class:`Chunker` interface.
 
 Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
+from .build import Chunker, FindSections, build_chunks, chunker_for
 from .question_chunking import QuestionChunkingStrategy
 from .short_sections import join_short_sections
-from .token_chunking import TokenChunkingStrategy, token_windows
+from .token_chunking import TokenChunkingStrategy, token_windows, with_paths
 
 __all__ = [
+    "Chunker",
+    "FindSections",
     "QuestionChunkingStrategy",
     "TokenChunkingStrategy",
+    "build_chunks",
+    "chunker_for",
     "join_short_sections",
     "token_windows",
+    "with_paths",
 ]

@@ -12,17 +12,17 @@ Chunks are built from the sections :mod:`structure` found (or an LLM produced):
   with the heading.
 * ``toc`` / ``heading_only`` -- no chunk.
 
-A document without pairs falls back to its sections (``extra["fallback"] = "sections"``) or,
+A document without pairs falls back to its sections (``Chunk.fallback = "sections"``) or,
 when it has no headings at all, to plain token windows (``"token"``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from .. import markers
-from ..records import Chunk, DocumentText, PageTables, Section, Table, join_path
+from ..records import Chunk, DocumentText, Page, PageTables, Section, Table, join_path
 from ..structure import (
     SUPPLEMENTARY,
     WRITTEN,
@@ -30,8 +30,6 @@ from ..structure import (
     drop_internal_refs,
     join_pages,
     looks_tabular,
-    path_at,
-    path_starts,
     question_lead,
     reply_parts,
     rule_path,
@@ -39,7 +37,7 @@ from ..structure import (
 from ..tokens import count_tokens, encoding
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
 from .short_sections import join_short_sections
-from .token_chunking import TokenChunkingStrategy, token_windows
+from .token_chunking import TokenChunkingStrategy, token_windows, with_paths
 
 CHUNKED_TYPES = {"qa", "narrative", "table", "speaking_notes"}
 MIN_BODY_TOKENS = 64  # below this a heading prefix is dropped rather than starve the body
@@ -93,7 +91,7 @@ class _PageFinder:
 
 @dataclass(frozen=True)
 class QuestionChunkingStrategy:
-    """Chunks by question; see the module docstring for the rules."""
+    """Chunks by question (a :class:`.Chunker`); see the module docstring for the rules."""
 
     max_tokens: int = 3000
     chunk_size: int = 1000
@@ -101,8 +99,19 @@ class QuestionChunkingStrategy:
     include_internal_refs: bool = True
     join_tokens: int = 0  # short narrative sections joined up to this (:mod:`.short_sections`)
     name: str = "question"
+    # the sections of the pages when none are given (None: none, so token windows)
+    find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
 
     def chunk(
+        self, document_id: str, pages: list[Page], sections: list[Section] | None, tables: list[Table] | PageTables | None = None
+    ) -> list[Chunk]:
+        """:meth:`chunk_text` of the pages joined (tables are embedded section by section, as
+        far as read: ``PageTables`` may still be reading the later pages)."""
+        if sections is None:
+            sections = self.find_sections(pages) if self.find_sections is not None else []
+        return self.chunk_text(document_id, DocumentText.from_pages(pages), sections, tables)
+
+    def chunk_text(
         self, document_id: str, doc: DocumentText, sections: list[Section], tables: list[Table] | PageTables | None = None
     ) -> list[Chunk]:
         """Chunks of ``doc`` in document order; ``Chunk.index`` is the position in the list.
@@ -169,7 +178,7 @@ class QuestionChunkingStrategy:
             chunk.question_text = question
             if len(pieces) > 1:
                 chunk.part, chunk.parts = part, len(pieces)
-            chunk.extra.update(_council_metadata(section))
+            _set_council_keys(chunk, section)
             chunks.append(chunk)
         if len(pieces) > 1:
             self._piece_pages(doc, section, head, chunks, pieces)
@@ -258,7 +267,8 @@ class QuestionChunkingStrategy:
                 chunk.part, chunk.parts = part, len(pieces)
                 own = text[len(head) + 1 :] if text.startswith(head + "\n") else text
                 chunk.page_start, chunk.page_end, chunk.char_start, chunk.char_end = finder.locate(own)  # type: ignore[union-attr]
-            chunk.extra.update({k: section.extra[k] for k in ("annex", "answers_question_id") if section.extra.get(k)})
+            chunk.annex = section.extra.get("annex") or None
+            chunk.answers_question_id = section.extra.get("answers_question_id") or None
             chunks.append(chunk)
         return _cover_section_pages(chunks, section)
 
@@ -278,8 +288,7 @@ class QuestionChunkingStrategy:
                 own = piece[len(prefix) + 1 :] if prefix and piece.startswith(prefix + "\n") else piece
                 chunk = _make_chunk(document_id, self.name, piece, section, section.type, has_table and _tabular(own))
                 chunk.page_start, chunk.page_end, chunk.char_start, chunk.char_end = finder.locate(own)
-                if fallback:
-                    chunk.extra["fallback"] = fallback
+                chunk.fallback = fallback or None
                 chunks.append(chunk)
         return _cover_section_pages(chunks, section)
 
@@ -315,14 +324,11 @@ class QuestionChunkingStrategy:
         if tables.all():
             doc = _embedded_doc(doc, tables.all())
         overlap = min(self.chunk_overlap, self.chunk_size - 1)
-        chunks = TokenChunkingStrategy(self.chunk_size, overlap, self.name).chunk(document_id, doc)
-        starts = path_starts(doc, sections)
+        chunks = TokenChunkingStrategy(self.chunk_size, overlap, self.name).chunk_text(document_id, doc)
         for chunk in chunks:
             chunk.section_type = "narrative"
-            chunk.extra["fallback"] = "token"
-            chunk.section_path = path_at(starts, chunk.char_start or 0)
-            chunk.section_heading = chunk.section_path[-1] if chunk.section_path else None
-        return chunks
+            chunk.fallback = "token"
+        return with_paths(chunks, doc, sections)
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -354,18 +360,21 @@ def _make_chunk(document_id: str, strategy: str, text: str, section: Section, se
 OFFICIAL_KEYS = ("official_subject", "speaker_id", "rundown_id")  # LegCo's own record of the question
 
 
-def _council_metadata(section: Section) -> dict[str, Any]:
-    """A Council exchange's keys for the chunk metadata (absent, not empty, elsewhere); the
-    appendices it points to (``annexes``, labels) become ``annex_ids`` in :func:`link_annex_chunks`."""
-    keys = {
-        "question_kind": section.question_kind,
-        "parent_question_id": section.parent_question_id,
-        "asker": section.asker,
-        "answerer": section.answerer,
-        **{k: section.extra.get(k) for k in OFFICIAL_KEYS},
-        "annexes": section.extra.get("annexes"),
-    }
-    return {k: v for k, v in keys.items() if v is not None and v != ""}
+def _set_council_keys(chunk: Chunk, section: Section) -> None:
+    """A Council exchange's keys on its chunk (None, so absent from the record, elsewhere or
+    when empty); the appendices it points to (``annexes``, labels) become ``annex_ids`` in
+    :func:`link_annex_chunks`."""
+    chunk.question_kind = section.question_kind or None
+    chunk.parent_question_id = section.parent_question_id or None
+    chunk.asker = section.asker or None
+    chunk.answerer = section.answerer or None
+    chunk.official_subject, chunk.speaker_id, chunk.rundown_id = (_given(section.extra.get(k)) for k in OFFICIAL_KEYS)
+    chunk.annex_labels = list(section.extra.get("annexes") or [])
+
+
+def _given(value: Any) -> Any:
+    """None for a missing or empty value (a key absent from the record, never empty)."""
+    return None if value == "" else value
 
 
 def link_annex_chunks(chunks: list[Chunk]) -> list[Chunk]:
@@ -373,13 +382,11 @@ def link_annex_chunks(chunks: list[Chunk]) -> list[Chunk]:
     chunks (known only once the chunks are numbered)."""
     by_label: dict[str, list[str]] = {}
     for chunk in chunks:
-        if chunk.section_type == "annex" and chunk.extra.get("answers_question_id"):
-            by_label.setdefault(chunk.extra["annex"], []).append(chunk.id)
+        if chunk.section_type == "annex" and chunk.answers_question_id:
+            by_label.setdefault(chunk.annex or "", []).append(chunk.id)
     for chunk in chunks:
-        labels = chunk.extra.pop("annexes", None)
-        ids = [i for label in labels or [] for i in by_label.get(label, [])]
-        if ids:
-            chunk.extra["annex_ids"] = ids
+        ids = [i for label in chunk.annex_labels for i in by_label.get(label, [])]
+        chunk.annex_ids = ids or None
     return chunks
 
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
-from ..records import Chunk, DocumentText
+from ..records import Chunk, DocumentText, Page, PageTables, Section, Table
+from ..structure import path_at, path_starts
+from ..tables import weave_pages
 from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
 
@@ -63,13 +66,31 @@ def _next_start(text: str, offsets: list[int], start: int, end: int, overlap: in
 
 @dataclass(frozen=True)
 class TokenChunkingStrategy:
-    """Token windows of ``chunk_size`` with ``chunk_overlap``, page-aware."""
+    """Token windows of ``chunk_size`` with ``chunk_overlap``, page-aware; a :class:`.Chunker`."""
 
     chunk_size: int = 1000
     chunk_overlap: int = 200
     name: str = "token"
+    # the sections of the pages as chunked (tables woven in) when none are given: the windows'
+    # section paths come from them (None: no paths)
+    find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
 
-    def chunk(self, document_id: str, doc: DocumentText) -> list[Chunk]:
+    def chunk(
+        self, document_id: str, pages: list[Page], sections: list[Section] | None, tables: list[Table] | PageTables | None = None
+    ) -> list[Chunk]:
+        """Windows over the pages with every table woven in as Markdown (all tables are read
+        first: a window may cross any page), each with the path of the section it starts in."""
+        every_table = PageTables.of(tables).all()
+        elsewhere: dict[int, list[tuple[int, int, int]]] = {}
+        if every_table:
+            pages, elsewhere = weave_pages(pages, every_table)
+        doc = DocumentText.from_pages(pages, elsewhere)
+        if sections is None and self.find_sections is not None:
+            sections = self.find_sections(pages)
+        return with_paths(self.chunk_text(document_id, doc), doc, sections or [])
+
+    def chunk_text(self, document_id: str, doc: DocumentText) -> list[Chunk]:
+        """The windows of one joined text, without section paths."""
         chunks = []
         for index, (start, end) in enumerate(token_windows(doc.text, self.chunk_size, self.chunk_overlap)):
             text = doc.text[start:end]
@@ -90,3 +111,14 @@ class TokenChunkingStrategy:
                 )
             )
         return chunks
+
+
+def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:
+    """Token windows carry the path of the section where they start (the one place a window's
+    path is set, for the token strategy and the question strategy's token fallback)."""
+
+    starts = path_starts(doc, sections)
+    for chunk in chunks:
+        chunk.section_path = path_at(starts, chunk.char_start or 0)
+        chunk.section_heading = chunk.section_path[-1] if chunk.section_path else None
+    return chunks

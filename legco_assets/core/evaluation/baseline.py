@@ -6,9 +6,7 @@ baseline is no pipeline strategy, so the eval makes its chunks itself.
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..records import Chunk, DocumentText
+from ..records import Chunk, ChunkRecord, DocumentText
 from ..tokens import count_tokens
 from .papers import Paper
 
@@ -27,7 +25,7 @@ def char_windows(text: str, size: int = BASELINE_SIZE, overlap: int = BASELINE_O
     return spans
 
 
-def baseline_records(paper: Paper) -> list[dict[str, Any]]:
+def baseline_records(paper: Paper) -> list[ChunkRecord]:
     """The baseline's chunk records (strategy ``baseline``) over the paper's cleaned text."""
     doc = DocumentText.from_pages(paper.pages)
     chunks = []

@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from ..records import join_path, split_path
+from ..records import ChunkMetadata, ChunkRecord
 from ..settings import Settings
 from ..sources import counterpart_changes
 from .embeddings import embedding_function
@@ -77,13 +77,17 @@ class WriteResult:
     ids: list[str]
 
 
-def replace_document(collection: Any, records: list[dict[str, Any]], document_id: str, strategy: str, sha256: str) -> WriteResult:
-    """Make the collection hold exactly ``records`` as the latest chunks of this
-    document+strategy; archive the previous version's chunks if the content changed."""
+def replace_document(
+    collection: Any, records: Sequence[ChunkRecord | Mapping[str, Any]], document_id: str, strategy: str, sha256: str
+) -> WriteResult:
+    """Make the collection hold exactly ``records`` (typed, or their JSON form: a
+    ``chunks-*.jsonl`` line) as the latest chunks of this document+strategy; archive the
+    previous version's chunks if the content changed."""
+    records = [ChunkRecord.of(r) for r in records]
     where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
     current = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"]))
     archived = _archive_previous(collection, current, sha256)
-    new_ids = [r["id"] for r in records]
+    new_ids = [r.id for r in records]
     stale = [i for i in current["ids"] if i not in set(new_ids)]
     if stale:
         with_retries(lambda: collection.delete(ids=stale))
@@ -91,38 +95,23 @@ def replace_document(collection: Any, records: list[dict[str, Any]], document_id
         batch = records[i : i + BATCH]
         with_retries(
             lambda: collection.upsert(
-                ids=[r["id"] for r in batch],
-                documents=[r["text"] for r in batch],
-                metadatas=[to_chroma({**r["metadata"], "document_id": r["document_id"], "page_number": r["page_number"]}) for r in batch],
+                ids=[r.id for r in batch],
+                documents=[r.text for r in batch],
+                metadatas=[r.to_chroma() for r in batch],
             )
         )
     return WriteResult(written=len(records), deleted=len(stale), archived=archived, ids=new_ids)
 
 
-ID_LIST_SEPARATOR = " "  # chunk ids hold no spaces
-ID_LISTS = ("annex_ids",)  # lists of chunk ids in the metadata (an exchange's appendices)
-
-
 def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
-    """Chroma stores scalars only: ``section_path`` goes in joined with `` > ``, a list of
-    chunk ids joined with a space."""
-    if isinstance(meta.get("section_path"), list):
-        meta = {**meta, "section_path": join_path(meta["section_path"])}
-    for key in ID_LISTS:
-        if isinstance(meta.get(key), list):
-            meta = {**meta, key: ID_LIST_SEPARATOR.join(meta[key])}
-    return meta
+    """Metadata as Chroma takes it: scalars only (:meth:`.ChunkMetadata.scalars`)."""
+    return ChunkMetadata.scalars(meta)
 
 
 def from_chroma(meta: dict[str, Any]) -> dict[str, Any]:
-    """A stored chunk's metadata as the chunk record has it: ``section_path`` (and the id
-    lists) lists again."""
-    if "section_path" in meta:
-        meta = {**meta, "section_path": split_path(meta["section_path"])}
-    for key in ID_LISTS:
-        if isinstance(meta.get(key), str):
-            meta = {**meta, key: meta[key].split(ID_LIST_SEPARATOR)}
-    return meta
+    """A stored chunk's metadata as the chunk record's JSON form has it: ``section_path``
+    (and the id lists) lists again (:meth:`.ChunkMetadata.chroma_json`)."""
+    return ChunkMetadata.chroma_json(meta)
 
 
 def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> int:

@@ -78,9 +78,10 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     settings = config.apply(legco.settings())
     outcome = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
     records = outcome.records
+    rows = [r.to_json() for r in records]  # the records as chunks-<strategy>.jsonl holds them
     return dg.MaterializeResult(
         metadata={
-            **_chunk_metadata(records, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, records[:60]), context.partition_key),
+            **_chunk_metadata(rows, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, rows[:60]), context.partition_key),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
