@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
+def cmd_eval(args: argparse.Namespace, settings: Any) -> int:
     """Ingest the fixture papers into a temp dir and print the gold-question eval table."""
     from legco_assets.core.evaluation import FIXTURE_PAPERS, GOLD_QUESTIONS, run_eval
     from legco_assets.core.search import Mode

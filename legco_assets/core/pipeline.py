@@ -325,7 +325,7 @@ def chunk_paper(path: str | Path, strategy: Strategy, settings: Settings, use_ll
         labels = label_coverage(pages, sections).to_dict() if check else None
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
-        encoding()
+        encoding(settings.cache_dir)
 
         chunks = build_chunks(slug(path), strategy, pages, settings, sections, page_tables_as_read(source, pages, settings, llm, geometry))
     records = [c.to_record(Path(path).name, source.sha256) for c in chunks]
@@ -497,6 +497,7 @@ def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> li
     art = Artifacts(settings, document_id)
     info = art.source()
     sections = art.sections() if strategy is Strategy.question or art.path("structure.json").exists() else None
+    encoding(settings.cache_dir)  # loaded with the settings' cache of its ranks
     chunks = build_chunks(document_id, strategy, art.pages(), settings, sections, art.tables())
     records = [c.to_record(info.filename, info.sha256) for c in chunks]
     art.write_chunks(strategy, records)
