@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import markers
+from .records import join_path
 
 
 @dataclass
@@ -134,7 +135,7 @@ def _no_footer(records: list[dict[str, Any]], facts: PaperFacts) -> Check:
     leaked = []
     for r in records:
         lines = r["text"].split("\n")
-        path = " > ".join(r["metadata"].get("section_path") or [])
+        path = join_path(r["metadata"].get("section_path") or [])
         if path and lines[0].strip() == path:  # the chunk's own heading path, written by the chunker
             lines = lines[1:]
         meta = r["metadata"]
