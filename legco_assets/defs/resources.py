@@ -26,21 +26,16 @@ class LegcoSettings(dg.ConfigurableResource):
 
     data_dir: str = "data"
     inbox: str = "data/inbox"
-    # built once per run (Dagster makes a fresh copy of the resource for each, with its config)
+    # read once per run, on first use (Dagster makes a fresh copy of the resource for each run,
+    # with its config): not in ``setup_for_execution``, where a bad setting would fail the
+    # resource's set-up instead of the step that reads it, with its one-line reason
     _settings: Optional[Settings] = PrivateAttr(default=None)
 
-    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        self._settings = self._read()
-
     def settings(self) -> Settings:
-        """The settings of this run: the environment's, with this resource's folders. A
-        resource used outside a run (a sensor's test, a direct call) reads them on first use."""
+        """The settings of this run: the environment's, with this resource's folders."""
         if self._settings is None:
-            self._settings = self._read()
+            self._settings = Settings.from_env().with_(data_dir=Path(self.data_dir), inbox=Path(self.inbox))
         return self._settings
-
-    def _read(self) -> Settings:
-        return Settings.from_env().with_(data_dir=Path(self.data_dir), inbox=Path(self.inbox))
 
 
 class LLMResource(dg.ConfigurableResource):
