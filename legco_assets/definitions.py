@@ -1,17 +1,12 @@
-"""The code location: ``dagster dev`` (workspace.yaml) and ``dg`` load ``defs`` from here."""
+"""The code location: ``dagster dev`` (workspace.yaml) and ``dg`` load ``defs`` from here.
+
+This module is the Dagster process's entry: it reads the settings from the environment once
+and builds the definitions with them (:func:`~legco_assets.defs.location.build_definitions`).
+"""
 
 from __future__ import annotations
 
-import dagster as dg
+from legco_assets.core.settings import Settings
+from legco_assets.defs.location import build_definitions
 
-from legco_assets.defs.assets import ALL_ASSETS
-from legco_assets.defs.jobs import JOBS
-from legco_assets.defs.resources import resources_from_env
-from legco_assets.defs.sensors import inbox_sensor, legco_feed_sensor, strategy_chain_after_failure_sensor, strategy_chain_sensor
-
-defs = dg.Definitions(
-    assets=ALL_ASSETS,
-    jobs=list(JOBS.values()),
-    sensors=[inbox_sensor, legco_feed_sensor, strategy_chain_sensor, strategy_chain_after_failure_sensor],
-    resources=resources_from_env(),
-)
+defs = build_definitions(Settings.from_env())

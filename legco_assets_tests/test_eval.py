@@ -15,7 +15,6 @@ from legco_assets import cli
 from legco_assets.core.evaluation import (
     BASELINE,
     BOUND_DEPTHS,
-    FIXTURE_PAPERS,
     GOLD_QUESTIONS,
     HELD_OUT,
     LLM_RECORDED_SETS,
@@ -64,11 +63,13 @@ from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
 
+FIXTURE_PAPERS = Path(__file__).parent / "fixtures" / "pdfs"  # the papers of the gold set
+
 
 @pytest.fixture(scope="module")
 def eval_run(tmp_path_factory: pytest.TempPathFactory) -> EvalRun:
     """The fixture papers ingested with every strategy and every gold question ranked (once)."""
-    return prepare_eval(tmp_path_factory.mktemp("eval"))
+    return prepare_eval(tmp_path_factory.mktemp("eval"), GOLD_QUESTIONS, FIXTURE_PAPERS)
 
 
 @pytest.fixture(scope="module")
@@ -314,7 +315,7 @@ def test_eval_command_prints_one_table(tmp_path: Path) -> None:
     small.write_text(json.dumps({"questions": [q for q in data["questions"] if q["document"] == "paper_b_speaking_notes.pdf"]}))
     out = io.StringIO()
     with redirect_stdout(out):
-        code = cli.main(["eval", "--gold", str(small), "--strategies", "token,baseline", "--modes", "bm25,vector"])
+        code = cli.main(["eval", "--gold", str(small), "--papers", str(FIXTURE_PAPERS), "--strategies", "token,baseline", "--modes", "bm25,vector"])
     lines = out.getvalue().splitlines()
     assert code == 0 and lines[0].startswith("| strategy | mode | subset |")
     rows = [line.split("|")[1:4] for line in lines[2:]]

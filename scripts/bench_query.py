@@ -28,9 +28,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"  # the gold set's papers
 
 from legco_assets.core.evaluation import (  # noqa: E402
-    FIXTURE_PAPERS,
     GOLD_QUESTIONS,
     QUERY_TRANSLATIONS,
     load_gold_questions,

@@ -66,6 +66,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"  # the gold set's papers (the tests' fixtures)
 
 from legco_assets.core.evaluation import (  # noqa: E402
     BASELINE,
@@ -73,7 +74,6 @@ from legco_assets.core.evaluation import (  # noqa: E402
     SET_KINDS,
     issue29_sweep,
     script_language,
-    FIXTURE_PAPERS,
     GOLD_QUESTIONS,
     HELD_OUT,
     BLIND_ROUNDS,

@@ -15,36 +15,35 @@ from typing import Any
 from . import common
 
 
-def _excerpt_of(cite: dict[str, Any], blocks: list[Any]) -> str | None:
+def _excerpt_of(cite: dict[str, Any], blocks: list[Any], settings: Any) -> str | None:
     """The excerpt URL of the context passage a citation names (document, page, question)."""
     for block in blocks:
         mine = block.citation()
         if mine["document_id"] == cite.get("document_id") and all(
             cite.get(key) in (None, mine.get(key)) for key in ("page", "question_id")
         ):
-            return common.excerpt_link(block.hit.metadata)
+            return common.excerpt_link(block.hit.metadata, settings)
     return None
 
 
-def _print_answer(result: Any) -> None:
+def _print_answer(result: Any, settings: Any) -> None:
     print(result.answer if result.sufficient and result.answer else "The retrieved papers do not answer this question.")
     if result.citations:
         print("\nSources:")
         for cite in result.citations:
             extra = f" {cite['question_id']}" if cite.get("question_id") else ""
-            excerpt = _excerpt_of(cite, result.blocks)
+            excerpt = _excerpt_of(cite, result.blocks, settings)
             print(f"  - {cite.get('document_id')} p.{cite.get('page')}{extra}" + (f"  excerpt: {excerpt}" if excerpt else ""))
     calls = len(result.rounds)
     tokens = result.rounds[-1].context_tokens if result.rounds else 0
     print(f"\n(context: {len(result.blocks)} chunks, {tokens} tokens; {calls} model call{'s' if calls != 1 else ''})", file=sys.stderr)
 
 
-def cmd_answer(args: argparse.Namespace) -> int:
+def cmd_answer(args: argparse.Namespace, settings: Any) -> int:
     """Answer from retrieved chunks with citations; without an LLM, show the prompt."""
     from legco_assets.core.llm import LLMClient, LLMError
     from legco_assets.core.search import CONTEXT_TOKENS, DEFAULT_MODE, Retriever, answer_question
 
-    settings = common.settings()
     strategy = args.strategy or settings.default_strategy.value
     retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
     problem = common.empty_scope_message(retriever, strategy, False)
@@ -63,16 +62,16 @@ def cmd_answer(args: argparse.Namespace) -> int:
         for message in result.messages:
             print(f"--- {message['role']} ---\n{message['content']}\n")
         for number, block in enumerate(result.blocks, start=1):
-            print(f"[{number}] excerpt: {common.excerpt_link(block.hit.metadata) or '(none)'}")
+            print(f"[{number}] excerpt: {common.excerpt_link(block.hit.metadata, settings) or '(none)'}")
         return 0
     if args.json:
         data = result.to_json()
         for entry, block in zip(data["context"], result.blocks):
             entry["chunk_file_path"] = block.hit.metadata.get("chunk_file_path")
-            entry["excerpt_url"] = common.excerpt_link(block.hit.metadata)
+            entry["excerpt_url"] = common.excerpt_link(block.hit.metadata, settings)
         print(json.dumps(data, ensure_ascii=False))
     else:
-        _print_answer(result)
+        _print_answer(result, settings)
     return 0
 
 

@@ -35,11 +35,11 @@ def _pages(meta: dict[str, Any]) -> str:
 
 
 # -- documents / chunks -----------------------------------------------------------------------
-def cmd_documents(args: argparse.Namespace) -> int:
+def cmd_documents(args: argparse.Namespace, settings: Any) -> int:
     """Per document, strategy and version: latest flag and chunk counts."""
     from legco_assets.core.search import stored_versions
 
-    rows = stored_versions(common.collection())
+    rows = stored_versions(common.collection(settings))
     if args.json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
@@ -55,13 +55,13 @@ def cmd_documents(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_chunks(args: argparse.Namespace) -> int:
+def cmd_chunks(args: argparse.Namespace, settings: Any) -> int:
     """Per chunk of one document: question id and text, heading, pages, table flag."""
     from legco_assets.core.search import chunk_filter, stored_chunks
 
     where = chunk_filter(args.strategy, args.document, args.all_versions)
     found = sorted(
-        stored_chunks(common.collection(), where),
+        stored_chunks(common.collection(settings), where),
         key=lambda c: (c["metadata"]["strategy_type"], not c["metadata"]["is_latest_version"], c["metadata"]["chunk_index"]),
     )
     if not found:
@@ -94,7 +94,7 @@ def _in_section(meta: dict[str, Any], text: str) -> bool:
     return any(wanted in heading.casefold() for heading in split_path(meta.get("section_path")))
 
 
-def _print_hit(hit: Any) -> None:
+def _print_hit(hit: Any, settings: Any) -> None:
     m = hit.metadata
     label = m.get("question_id") or m.get("section_type", "")
     via = " · ".join(f"{name} {rank}" for name, rank in hit.ranks.items())
@@ -104,7 +104,7 @@ def _print_hit(hit: Any) -> None:
     for line in _first_lines(hit.text):
         print(f"    {line}")
     if m.get("chunk_file_path"):
-        print(f"    excerpt: {common.excerpt_link(m)}")
+        print(f"    excerpt: {common.excerpt_link(m, settings)}")
     if hit.counterpart is not None:  # the other language's version of the same chunk
         other = hit.counterpart
         print(f"    ↔ {other['id']}  {_pages(other['metadata'])}")
@@ -122,18 +122,17 @@ def _print_sections(sections: list[Any], k: int, chunks: int, as_json: bool) -> 
         if as_json:
             print(json.dumps({"rank": rank, **section.to_json(chunks)}, ensure_ascii=False))
             continue
-        print(f"#{rank:<2} {section.score:.4f}  {section.document_id}  § {' > '.join(section.path)}")
+        print(f"#{rank:<2} {section.score:.4f}  {section.document_id}  § {join_path(section.path)}")
         for hit in section.hits[:chunks]:
             m = hit.metadata
             first = next(iter(_first_lines(hit.text, 1)), "")
             print(f"    {hit.score:.4f}  {_pages(m)}  {hit.id}  {first}")
 
 
-def cmd_query(args: argparse.Namespace) -> int:
+def cmd_query(args: argparse.Namespace, settings: Any) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
     from legco_assets.core.search import DEFAULT_MODE, RERANKED, Mode, Retriever
 
-    settings = common.settings()
     strategy = args.strategy or settings.default_strategy.value
     retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
     problem = common.empty_scope_message(retriever, strategy, args.all_versions)
@@ -172,7 +171,7 @@ def cmd_query(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(hit.to_json(), ensure_ascii=False))
         else:
-            _print_hit(hit)
+            _print_hit(hit, settings)
     return 0
 
 

@@ -13,14 +13,13 @@ from typing import Any
 from . import common
 
 
-def cmd_chunk(args: argparse.Namespace) -> int:
+def cmd_chunk(args: argparse.Namespace, settings: Any) -> int:
     """Chunks on stdout; each failed check of the paper (the checks the assets run) as one
     line on stderr: ``check failed`` for a blocking one (Dagster keeps such chunks out of
     Chroma), ``warning`` for the others. ``--strict``: a failed blocking check exits 1."""
     from legco_assets.core.errors import DocumentError
     from legco_assets.core.pipeline import chunk_paper
 
-    settings = common.settings()
     strategy = args.strategy or settings.default_strategy
     try:
         paper = chunk_paper(args.file, strategy, settings, use_llm=not args.no_llm)

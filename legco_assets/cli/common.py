@@ -1,5 +1,6 @@
-"""What every ``legco-assets`` command shares: the settings, the Chroma collection, the one-line
-error, warning and failed-check messages, and the strategy and search-mode arguments.
+"""What every ``legco-assets`` command shares: the Chroma collection, the one-line error,
+warning and failed-check messages, and the strategy and search-mode arguments. The settings
+are read once, by the program's entry (:mod:`.main`), and passed to each command.
 
 Commands import this module and nothing above it; it imports the core only inside its
 functions, so building the parser imports nothing heavy.
@@ -15,16 +16,10 @@ STRATEGY_CHOICES = ("token", "question")
 MODES = ("hybrid", "vector", "bm25")
 
 
-def settings() -> Any:
-    from legco_assets.core.settings import Settings
-
-    return Settings.from_env()
-
-
-def collection() -> Any:
+def collection(settings: Any) -> Any:
     from legco_assets.core.search import open_collection
 
-    return open_collection(settings())
+    return open_collection(settings)
 
 
 def strategy(value: str) -> Any:
@@ -65,7 +60,7 @@ def empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> st
     return f"no stored chunks for strategy {strategy} (stored: {have}); ingest with --strategy {strategy} or pick another"
 
 
-def excerpt_link(metadata: dict[str, Any]) -> str | None:
+def excerpt_link(metadata: dict[str, Any], settings: Any) -> str | None:
     """Where a chunk's excerpt opens: the strategy's highlighted copy at the chunk's page,
     over HTTP (``EXCERPTS_BASE_URL``; ``make ui`` serves it). ``legco-assets excerpt ID``
     writes the chunk's own PDF. ``query`` and ``answer`` print it: the stored file alone
@@ -75,8 +70,7 @@ def excerpt_link(metadata: dict[str, Any]) -> str | None:
     link = metadata.get("chunk_file_path")
     if not link:
         return None
-    current = settings()
     try:
-        return excerpt_url(current.excerpts_base_url, current.documents_dir, link)
+        return excerpt_url(settings.excerpts_base_url, settings.documents_dir, link)
     except ValueError:  # stored under another data folder: the path as it is
         return link

@@ -16,12 +16,12 @@ from typing import Any
 from . import common
 
 
-def cmd_excerpt(args: argparse.Namespace) -> int:
+def cmd_excerpt(args: argparse.Namespace, settings: Any) -> int:
     """Write one chunk's excerpt (a PDF of its pages with its highlight, else its marked passage)."""
     from legco_assets.core import pipeline
 
     try:
-        data, extension = pipeline.cut_chunk_excerpt(common.settings(), args.chunk_id)
+        data, extension = pipeline.cut_chunk_excerpt(settings, args.chunk_id)
     except (KeyError, ValueError):
         return common.fail(f"no stored chunk {args.chunk_id!r} (ids look like DOCUMENT:STRATEGY:INDEX; see `legco-assets chunks`)")
     except FileNotFoundError:
@@ -32,13 +32,13 @@ def cmd_excerpt(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
+def cmd_serve(args: argparse.Namespace, settings: Any) -> int:
     """Serve the excerpts of the data folder, and nothing else of it, read-only."""
     from legco_assets.core.excerpts import excerpt_server
 
     from legco_assets.core.settings import EXCERPTS_PORT
 
-    root = common.settings().documents_dir
+    root = settings.documents_dir
     server = excerpt_server(root, args.host, EXCERPTS_PORT if args.port is None else args.port)
     print(f"serving the excerpts under {root} on http://{args.host}:{server.server_address[1]}/ (read-only)", file=sys.stderr)
     try:

@@ -69,10 +69,9 @@ def poll_once(args: argparse.Namespace, settings: Any) -> int:
     return 1 if result.failed else 0
 
 
-def cmd_feed(args: argparse.Namespace) -> int:
+def cmd_feed(args: argparse.Namespace, settings: Any) -> int:
     from legco_assets.core.sources import parse_types
 
-    settings = common.settings()
     if args.until and args.since and args.until < args.since:
         common.fail("--until is before --since")
         return 2

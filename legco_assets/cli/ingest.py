@@ -68,13 +68,16 @@ def _failure_message(result: Any) -> str:
 
 
 def _stage_lines(result: Any) -> list[str]:
+    """Each materialisation of the run as one line: the asset and its summary facts."""
+    from legco_assets.defs.results import stage_facts
+
     lines = []
     for event in result.all_events:
         if event.event_type_value == "ASSET_MATERIALIZATION":
             mat = event.event_specific_data.materialization
-            meta = mat.metadata
-            facts = [f"{k}={meta[k].value}" for k in ("pages", "characters", "images", "tables", "sections", "qa_pairs", "chunks", "ids_written", "excerpts", "written") if k in meta]
-            lines.append(f"    {mat.asset_key.to_user_string():<19} {' '.join(facts)}")
+            asset = mat.asset_key.to_user_string()
+            facts = [f"{k}={v}" for k, v in stage_facts(asset, mat.metadata)]
+            lines.append(f"    {asset:<19} {' '.join(facts)}")
     return lines
 
 
@@ -84,40 +87,29 @@ def _failed_checks(result: Any) -> list[tuple[bool, str]]:
     whose chunks a blocking check kept out of Chroma, says so here, not only in the UI. A
     check that could not run (no records to compare with: ``evaluated`` False) is no finding
     about the paper and is not printed; the UI shows it."""
-    from legco_assets.core.quality import Check
+    from legco_assets.defs.results import failed_check
 
-    lines = []
-    for evaluation in result.get_asset_check_evaluations():
-        meta = evaluation.metadata
-        if evaluation.passed or ("evaluated" in meta and meta["evaluated"].value is False):
-            continue
-        details = meta.get("details")
-        check = Check(evaluation.check_name, False, evaluation.description or "", details.value if details else {})
-        lines.append((bool("blocking" in meta and meta["blocking"].value), check.line()))
-    return lines
+    failed = (failed_check(evaluation) for evaluation in result.get_asset_check_evaluations())
+    return [(check.blocking, check.line()) for check in failed if check is not None]
 
 
-def _run_strategy(instance: Any, key: str, strategy: Any, upstream: bool) -> Any:
+def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Any, upstream: bool) -> Any:
     """One run of the strategy's named job (so the UI shows it as such); after the first
     strategy only ``chunks``, ``vector_index`` and ``chunk_excerpts`` run, re-using the stored
     upstream results."""
     import dagster as dg
 
-    from legco_assets.defs.assets import ALL_ASSETS
     from legco_assets.defs.jobs import JOBS, STRATEGY_ASSETS, strategy_run_config
-    from legco_assets.defs.resources import resources_from_env
+    from legco_assets.defs.names import SOURCE_TAG, STRATEGY_TAG
 
-    # the resources of this command's environment (data dir, LLM, Chroma), read now: the code
-    # location's ``defs`` bound them when it was first imported, maybe under another setting
-    named = JOBS[strategy]
-    job = dg.Definitions(assets=ALL_ASSETS, jobs=[named], resources=resources_from_env()).resolve_job_def(named.name)
+    job = definitions.resolve_job_def(JOBS[strategy].name)
     return job.execute_in_process(
         run_config={**strategy_run_config(strategy), "loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
         instance=instance,
         partition_key=key,
         raise_on_error=False,
         asset_selection=None if upstream else [dg.AssetKey(name) for name in STRATEGY_ASSETS],
-        tags={"legco/strategy": strategy.value, "legco/source": "cli"},
+        tags={STRATEGY_TAG: strategy.value, SOURCE_TAG: "cli"},
     )
 
 
@@ -135,6 +127,7 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
     from legco_assets.core.sources import DocumentIndex
     from legco_assets.defs.instance import dagster_instance
     from legco_assets.defs.jobs import STRATEGY_ASSETS
+    from legco_assets.defs.location import build_definitions
     from legco_assets.defs.partitions import documents_partitions
 
     if files:  # the model loads while Dagster starts and the first stages run
@@ -145,6 +138,7 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
         except ValueError:  # a bad EMBEDDING_MODEL: vector_index reports it, as a step failure
             pass
     instance = dagster_instance(settings)
+    definitions = build_definitions(settings)  # the code location's, bound to this command's settings
     index = DocumentIndex(settings.documents_dir)
     keys = [index.register(f) for f in files]
     existing = set(instance.get_dynamic_partitions(documents_partitions.name))
@@ -160,7 +154,7 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
         for i, strategy in enumerate(strategies):
             started = time.perf_counter()
             if shared_failure is None:
-                result = _run_strategy(instance, key, strategy, upstream=i == 0)
+                result = _run_strategy(instance, definitions, key, strategy, upstream=i == 0)
                 for line in _stage_lines(result):
                     print(line, file=out, flush=True)
                 for blocking, line in _failed_checks(result):
@@ -206,10 +200,9 @@ def _count_pages(settings: Any, key: str) -> int:
     return Artifacts(settings, key).source().pages
 
 
-def cmd_ingest(args: argparse.Namespace) -> int:
+def cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
     from legco_assets.core.settings import Strategy
 
-    settings = common.settings()
     files, skipped = _expand(args.paths or [str(settings.inbox)], settings)
     for path, reason, named in skipped:  # a file the user named is an error; a folder's, a filter
         if named:

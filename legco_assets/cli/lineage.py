@@ -75,6 +75,8 @@ def _fmt(value: Any) -> str:
 def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | None) -> None:
     """The paper's chain; for one chunk (``chunk`` given) that chunk's own ancestry in place
     of the paper's chunk ids: the stages of its strategy, its pages, section path, excerpt."""
+    from legco_assets.core.records import join_path
+
     source = chain.source
     print(f"paper {chain.document_id}")
     if source is not None:
@@ -97,7 +99,7 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
         meta = chunk["metadata"]
         print(f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  excerpt {meta.get('chunk_file_path', '(none)')}")
         path = meta.get("section_path")
-        print(f"    section path: {' > '.join(path) if isinstance(path, list) else path or '(before the first heading)'}")
+        print(f"    section path: {join_path(path) if isinstance(path, list) else path or '(before the first heading)'}")
         facts = [f"{k}={meta[k]}" for k in ("section_type", "question_id", "token_count") if meta.get(k) not in (None, "")]
         print("    " + "  ".join(facts))
         return
@@ -124,11 +126,10 @@ def chunk_json(chain: Any, chunk: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def cmd_lineage(args: argparse.Namespace) -> int:
+def cmd_lineage(args: argparse.Namespace, settings: Any) -> int:
     from legco_assets.defs.instance import dagster_instance
     from legco_assets.defs.lineage import STRATEGIES, document_chain
 
-    settings = common.settings()
     document_id, strategy, index = parse_target(args.target)
     strategy = args.strategy or strategy
     chain = document_chain(dagster_instance(settings), document_id, strategy)

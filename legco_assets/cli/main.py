@@ -3,6 +3,7 @@
 The program's parser and dispatch. Each command module adds its own sub-command
 (``add_command``) and imports only :mod:`.common`; the heavy libraries (Dagster, the core, Chroma)
 are imported inside the commands when they run, so building the parser imports nothing heavy.
+The dispatch reads the settings from the environment, once, and passes them to the command.
 """
 
 from __future__ import annotations
@@ -42,9 +43,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     from legco_assets.core.errors import ConfigError
+    from legco_assets.core.settings import Settings
 
     try:
-        return int(args.func(args) or 0)
+        return int(args.func(args, Settings.from_env()) or 0)
     except ConfigError as exc:  # a bad environment variable: its one line, not a traceback
         common.fail(str(exc))
         return 2

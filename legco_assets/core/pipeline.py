@@ -94,7 +94,7 @@ def chunk_paper(
         structure = paper_structure(pages, settings, llm if strategy is Strategy.question else None)
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
-        encoding()
+        encoding(settings.cache_dir)
         tables = page_tables_as_read(source, pages, settings, llm, geometry)
         chunks = build_chunks(slug(path), strategy, pages, settings, structure.sections, tables)
     records = [c.to_record(Path(path).name, source.sha256) for c in chunks]
@@ -265,6 +265,7 @@ def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> Ch
     info = art.source()
     pages = art.pages()
     sections = art.sections() if strategy is Strategy.question or art.has("structure.json") else None
+    encoding(settings.cache_dir)  # loaded with the settings' cache of its ranks
     chunks = build_chunks(document_id, strategy, pages, settings, sections, art.tables())
     records = [c.to_record(info.filename, info.sha256) for c in chunks]
     art.write_chunks(strategy, [r.to_json() for r in records])

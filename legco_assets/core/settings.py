@@ -117,6 +117,8 @@ class Settings:
     # where the UI, ``query`` and ``answer`` link the excerpts: the documents folder as served
     # (``make ui``'s server by default; an object store or web server in production)
     excerpts_base_url: str = DEFAULT_EXCERPTS_BASE_URL
+    # the Dagster instance the CLI and ``dagster dev`` share (DAGSTER_HOME; None: under the data dir)
+    dagster_home: Path | None = None
 
     @property
     def llm_enabled(self) -> bool:
@@ -204,6 +206,7 @@ class Settings:
             feed_user_agent=e.get("LEGCO_FEED_USER_AGENT") or FEED_USER_AGENT,
             feed_allowed_hosts=_list(e.get("LEGCO_FEED_ALLOWED_HOSTS"), DEFAULT_FEED_ALLOWED_HOSTS),
             excerpts_base_url=_http_url(e.get("EXCERPTS_BASE_URL"), DEFAULT_EXCERPTS_BASE_URL),
+            dagster_home=Path(e["DAGSTER_HOME"]) if e.get("DAGSTER_HOME") else None,
         )
 
 

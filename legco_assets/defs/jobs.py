@@ -8,7 +8,8 @@ import dagster as dg
 
 from legco_assets.core.settings import Strategy
 
-from .assets import ALL_ASSETS, STRATEGY_TAG
+from .assets import ALL_ASSETS
+from .names import STRATEGIES_TAG, STRATEGY_TAG
 
 
 STRATEGY_ASSETS = ("chunks", "vector_index", "chunk_excerpts")  # the assets that take the strategy as run config
@@ -43,8 +44,6 @@ def ingest_job(strategy: Strategy) -> dg.UnresolvedAssetJobDefinition:
 
 
 JOBS = {strategy: ingest_job(strategy) for strategy in Strategy}
-
-STRATEGIES_TAG = "legco/strategies"  # what a sensor's paper is chunked with, in order
 
 
 def first_run(strategies: tuple[Strategy, ...]) -> tuple[dg.UnresolvedAssetJobDefinition, dict[str, str]]:

@@ -2,14 +2,20 @@
 
 Optional services (LLM, Chroma server, embedding endpoint) are wired only when their
 variables are set: an unset ``EnvVar`` would fail the launch (DESIGN.md).
+
+With the code location's entry (``legco_assets.definitions``) and the CLI's, this is where
+the environment is read: :func:`resources_for` derives the resources from one
+:class:`Settings`, and :class:`LegcoSettings` reads the rest once per run.
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Optional
 
 import dagster as dg
+from pydantic import PrivateAttr
 
 from legco_assets.core.llm import LLMClient
 from legco_assets.core.settings import Settings
@@ -20,12 +26,16 @@ class LegcoSettings(dg.ConfigurableResource):
 
     data_dir: str = "data"
     inbox: str = "data/inbox"
+    # read once per run, on first use (Dagster makes a fresh copy of the resource for each run,
+    # with its config): not in ``setup_for_execution``, where a bad setting would fail the
+    # resource's set-up instead of the step that reads it, with its one-line reason
+    _settings: Optional[Settings] = PrivateAttr(default=None)
 
     def settings(self) -> Settings:
-        env = dict(os.environ)
-        env["LEGCO_DATA_DIR"] = self.data_dir
-        env["LEGCO_INBOX"] = self.inbox
-        return Settings.from_env(env)
+        """The settings of this run: the environment's, with this resource's folders."""
+        if self._settings is None:
+            self._settings = Settings.from_env().with_(data_dir=Path(self.data_dir), inbox=Path(self.inbox))
+        return self._settings
 
 
 class LLMResource(dg.ConfigurableResource):
@@ -53,22 +63,31 @@ class ChromaResource(dg.ConfigurableResource):
         return open_collection(settings.with_(chroma_host=self.host, chroma_port=self.port))
 
 
-def resources_from_env() -> dict[str, Any]:
-    env = os.environ
-    data_dir = env.get("LEGCO_DATA_DIR") or "data"
+def _bound(name: str, value: str | None) -> Any:
+    """``dg.EnvVar(name)`` when the environment holds this value (the UI then shows the
+    variable, never a key), else the value itself (settings built in code, as tests do)."""
+    if value is not None and os.environ.get(name) == value:
+        return dg.EnvVar(name)
+    return value
+
+
+def resources_for(settings: Settings) -> dict[str, Any]:
+    """The resources of these settings: the folders, and the LLM and Chroma server only when
+    they are configured."""
     llm = (
-        LLMResource(base_url=dg.EnvVar("LLM_BASE_URL"), model=dg.EnvVar("LLM_MODEL_NAME"),
-                    api_key=dg.EnvVar("LLM_API_KEY") if env.get("LLM_API_KEY") else None)
-        if env.get("LLM_BASE_URL") and env.get("LLM_MODEL_NAME")
+        LLMResource(base_url=_bound("LLM_BASE_URL", settings.llm_base_url), model=_bound("LLM_MODEL_NAME", settings.llm_model_name),
+                    api_key=_bound("LLM_API_KEY", settings.llm_api_key))
+        if settings.llm_enabled
         else LLMResource()
     )
     chroma = (
-        ChromaResource(host=dg.EnvVar("CHROMA_HOST"), port=int(env.get("CHROMA_PORT") or 8000))
-        if env.get("CHROMA_HOST")
+        ChromaResource(host=_bound("CHROMA_HOST", settings.chroma_host), port=settings.chroma_port)
+        if settings.chroma_host
         else ChromaResource()
     )
-    return {
-        "legco": LegcoSettings(data_dir=data_dir, inbox=env.get("LEGCO_INBOX") or f"{data_dir}/inbox"),
-        "llm": llm,
-        "chroma": chroma,
-    }
+    return {"legco": LegcoSettings(data_dir=str(settings.data_dir), inbox=str(settings.inbox)), "llm": llm, "chroma": chroma}
+
+
+def resources_from_env() -> dict[str, Any]:
+    """:func:`resources_for` the environment's settings."""
+    return resources_for(Settings.from_env())

@@ -18,7 +18,6 @@ from .questions import GoldQuestion, load_gold_questions
 from .recorded import recorded_reranker
 from .report import EvalReport, breakdown
 from .scoring import Translated, collect_rankings, collect_translated, score_all
-from .sets import FIXTURE_PAPERS, GOLD_QUESTIONS
 
 @dataclass
 class EvalRun:
@@ -75,8 +74,8 @@ class EvalRun:
 
 def prepare_eval(
     work_dir: Path,
-    gold_path: Path = GOLD_QUESTIONS,
-    papers_dir: Path = FIXTURE_PAPERS,
+    gold_path: Path,
+    papers_dir: Path,
     strategies: Sequence[str] = ("question", "token", BASELINE),
     settings: Settings | None = None,
     pair_ends: bool = False,
@@ -107,8 +106,8 @@ def prepare_eval(
 
 def run_eval(
     work_dir: Path,
-    gold_path: Path = GOLD_QUESTIONS,
-    papers_dir: Path = FIXTURE_PAPERS,
+    gold_path: Path,
+    papers_dir: Path,
     strategies: Sequence[str] = ("question", "token", BASELINE),
     modes: Sequence[Mode] = tuple(Mode),
     fusion: Fusion = DEFAULT_FUSION,

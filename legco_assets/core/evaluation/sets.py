@@ -3,6 +3,11 @@ and development sets about the real corpus, the recorded LLM replies, and the re
 
 Why a module of its own: which set is held out, and since when, is the eval's record of what
 was tuned on what; every run, script and test names its sets from here.
+
+The sets are package data (``question_sets/``, carried by the wheel): the ``vector_index``
+retrieval check reads the gold set at run time. The papers they ask about are not: the
+fixture papers are the tests' (``legco-assets eval --papers``), the real ones lie beside the
+repository on the machines that have them.
 """
 
 from __future__ import annotations
@@ -10,40 +15,40 @@ from __future__ import annotations
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
-GOLD_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "gold_questions.json"
-FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
+QUESTION_SETS = Path(__file__).resolve().parent / "question_sets"
+GOLD_QUESTIONS = QUESTION_SETS / "gold_questions.json"
 # Held-out questions about real papers we may not redistribute (present beside the repo on
 # the machines that have them): written after the fusion weights were chosen and never used to
 # tune them; language centering was built after this set showed its cross-language misses.
 REAL_CORPUS = REPO.parent / "shared" / "corpus" / "real"
-REAL_CORPUS_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_corpus_questions.json"
+REAL_CORPUS_QUESTIONS = QUESTION_SETS / "real_corpus_questions.json"
 # Written by someone who saw only the Hansard text, after every retrieval setting of the time
 # was chosen (blind to those; the question ranker's centering was later chosen with it).
-REAL_HANSARD_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_questions.json"
+REAL_HANSARD_QUESTIONS = QUESTION_SETS / "real_hansard_questions.json"
 # The same way, after the set above had been scored: the English Hansard of 29 April 2015 (an
 # HTML page). Scored once, then among the sets the question ranker's centering was chosen on.
-REAL_HANSARD_2015_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_2015_questions.json"
+REAL_HANSARD_2015_QUESTIONS = QUESTION_SETS / "real_hansard_2015_questions.json"
 # Blind: written the same way after the question ranker's centering was chosen on the sets above.
-REAL_FDH_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_fdh_questions.json"
+REAL_FDH_QUESTIONS = QUESTION_SETS / "real_fdh_questions.json"
 # Blind, written the same way after `fdh` was scored: the 2012 Hansard's six oral questions
 # (main replies, followed in the paper by their supplementaries) and the five written replies
 # no other set asks about. Scored once with the pair ends; each question's own answer end was
 # then added from the paper alone (the replies are long, split into parts), and nothing in
 # retrieval was changed after either scoring.
-REAL_HANSARD_2012_ORAL_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_2012_oral_questions.json"
+REAL_HANSARD_2012_ORAL_QUESTIONS = QUESTION_SETS / "real_hansard_2012_oral_questions.json"
 # Blind, written the same way after `hansard-2012-oral` was scored: the Chinese Hansard of 29
 # April 2015 (an HTML page no eval had ingested; its English parallel, the paper of
 # `hansard-2015`, is left out of this set's papers), four facts per written reply, each with
 # its own answer end. Scored once.
-REAL_HANSARD_2015_ZH_QUESTIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "real_hansard_2015_zh_questions.json"
+REAL_HANSARD_2015_ZH_QUESTIONS = QUESTION_SETS / "real_hansard_2015_zh_questions.json"
 # An LLM's translations of every gold question above into the other language, recorded once
 # (the translator saw only the questions): ``--translations`` fuses them in as a configured
 # LLM's replies would be (query translation, docs/retrieval.md).
-QUERY_TRANSLATIONS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "query_translations.json"
+QUERY_TRANSLATIONS = QUESTION_SETS / "query_translations.json"
 # An LLM's order of the fused top chunks for every gold question above (with the recorded
 # translations fused in), recorded once from the reranking prompt alone, the reader seeing only
 # the query and the passages: ``--rerankings`` replays them (LLM reranking, docs/retrieval.md).
-QUERY_RERANKINGS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "query_rerankings.json"
+QUERY_RERANKINGS = QUESTION_SETS / "query_rerankings.json"
 # Issue 29: written blind by a helper who saw only the papers (never the code or a result), on
 # the narrative papers (the Employment Ordinance guides, the ECO guide's chapters, the budget
 # media sheets, the submission, the Hansards' narrative parts) and across languages on papers
@@ -51,11 +56,10 @@ QUERY_RERANKINGS = REPO / "legco_assets_tests" / "fixtures" / "eval" / "query_re
 # verbatim quote of the end of the passage that answers it); the hit rule ignores punctuation
 # as well as whitespace (:class:`LooseEnd`). The dev sets were free for tuning; the held-out
 # ones were scored once, after every weight and threshold was frozen.
-EVAL_FIXTURES = REPO / "legco_assets_tests" / "fixtures" / "eval"
-NARRATIVE_DEV_QUESTIONS = EVAL_FIXTURES / "blind_narrative_dev.json"
-CROSSLANG_DEV_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_dev.json"
-NARRATIVE_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_narrative_heldout.json"
-CROSSLANG_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_crosslang_heldout.json"
+NARRATIVE_DEV_QUESTIONS = QUESTION_SETS / "blind_narrative_dev.json"
+CROSSLANG_DEV_QUESTIONS = QUESTION_SETS / "blind_crosslang_dev.json"
+NARRATIVE_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_narrative_heldout.json"
+CROSSLANG_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_crosslang_heldout.json"
 BLIND_KINDS = {"narrative": "narrative", "crosslang": "cross-language", "qa": "Q&A"}
 # Issue 43: written blind on 2026-11-27 by AI helpers who saw only the papers' extracted text
 # (never the code or a result), on the Chinese Employment Ordinance guide, the Chinese
@@ -64,24 +68,24 @@ BLIND_KINDS = {"narrative": "narrative", "crosslang": "cross-language", "qa": "Q
 # names the pairs), and colloquial Cantonese questions (``lang`` yue). Development sets, free
 # for tuning variant folding, same-language-first and the colloquial words; their held-out
 # siblings were written the same way and are scored once, after the choice.
-VARIANT_DEV_QUESTIONS = EVAL_FIXTURES / "blind_variant_dev.json"
-CANTONESE_DEV_QUESTIONS = EVAL_FIXTURES / "blind_cantonese_dev.json"
+VARIANT_DEV_QUESTIONS = QUESTION_SETS / "blind_variant_dev.json"
+CANTONESE_DEV_QUESTIONS = QUESTION_SETS / "blind_cantonese_dev.json"
 # Their held-out twins, written by the same helpers after each dev file, about other facts of the
 # same papers; committed before the run that scored them, scored once after the choice was frozen
 # (main 21bc83d).
-VARIANT_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_variant_heldout.json"
-CANTONESE_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_cantonese_heldout.json"
+VARIANT_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_variant_heldout.json"
+CANTONESE_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_cantonese_heldout.json"
 # Issue 43's second round: the choice above cost the held-out cross-language sets, so
 # same-language-first and the colloquial reading were switched off (docs/retrieval.md); every
 # set scored before is now a development set of this round, and two new helpers, blind the
 # same way, wrote these before that choice was frozen (main, the commit that registers them).
-VARIANT_V2_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_variant_v2_heldout.json"
-CANTONESE_V2_HELD_OUT_QUESTIONS = EVAL_FIXTURES / "blind_cantonese_v2_heldout.json"
+VARIANT_V2_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_variant_v2_heldout.json"
+CANTONESE_V2_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_cantonese_v2_heldout.json"
 
 
 def blind_round(version: str) -> dict[str, Path]:
     """The three blind sets of one round, by name (``narrative-v5``, ``crosslang-v5``, ``qa-v5``)."""
-    return {f"{kind}-{version}": EVAL_FIXTURES / f"blind_{kind}_{version}_heldout.json" for kind in BLIND_KINDS}
+    return {f"{kind}-{version}": QUESTION_SETS / f"blind_{kind}_{version}_heldout.json" for kind in BLIND_KINDS}
 
 
 # Issue 29's later rounds. Each round, every set scored before it was a development set (the

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..artifacts import atomic_write_text
-from ..records import DocumentText, Page
+from ..records import DocumentText, Page, join_path
 from .align import Alignment, align, significant, table_free
 from .increment import pdf_increment
 from .links import EXTENSIONS, compressed, excerpt_file, excerpt_kind, link_bytes, stored_file
@@ -45,7 +45,7 @@ def chunk_body(record: dict[str, Any]) -> str:
     they say where the chunk is, they are not printed there. Tables lose their Markdown."""
     meta = record["metadata"]
     lines = record["text"].split("\n")
-    path = " > ".join(meta.get("section_path") or [])
+    path = join_path(meta.get("section_path") or [])
     if lines and path and lines[0].strip() == path:
         lines = lines[1:]
     elif lines and meta.get("question_kind") == "supplementary":

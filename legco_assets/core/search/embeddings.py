@@ -199,14 +199,16 @@ class E5SmallEmbedding(_CachedEmbedding):
 class OpenAICompatibleEmbedding(_CachedEmbedding):
     """An OpenAI-compatible ``/embeddings`` endpoint (``EMBEDDING_BASE_URL``).
 
-    The API key is read from the environment at call time and never stored in the
-    collection's config."""
+    The API key (``EMBEDDING_API_KEY``, from the settings) is held by this object only,
+    never stored in the collection's config: a collection reopened from its config alone
+    sends none."""
 
-    def __init__(self, base_url: str, model: str, cache_path: str | None = None):
+    def __init__(self, base_url: str, model: str, cache_path: str | None = None, api_key: str | None = None):
         super().__init__(cache_path)
         self.base_url = base_url
         self.model = model
         self.model_id = f"openai:{base_url}:{model}"
+        self._api_key = api_key
 
     @staticmethod
     def name() -> str:
@@ -222,7 +224,7 @@ class OpenAICompatibleEmbedding(_CachedEmbedding):
     def _embed(self, texts: list[str]) -> list[np.ndarray]:
         from openai import OpenAI
 
-        client = OpenAI(base_url=self.base_url, api_key=os.environ.get("EMBEDDING_API_KEY") or "not-needed")
+        client = OpenAI(base_url=self.base_url, api_key=self._api_key or "not-needed")
         reply = client.embeddings.create(model=self.model, input=texts)
         return [np.asarray(item.embedding, dtype=np.float32) for item in reply.data]
 
@@ -237,7 +239,7 @@ def embedding_function(settings: Settings) -> _CachedEmbedding:
     """The configured embedding function, with its vector cache under the data dir."""
     cache = str(settings.cache_dir / "embeddings.sqlite3")
     if settings.embedding_base_url:
-        return OpenAICompatibleEmbedding(settings.embedding_base_url, settings.embedding_model, cache)
+        return OpenAICompatibleEmbedding(settings.embedding_base_url, settings.embedding_model, cache, settings.embedding_api_key)
     try:
         return MODELS[settings.embedding_model](cache)
     except KeyError:

@@ -46,68 +46,29 @@ class Fusion:
     ``cross_script_bm25_weight`` when the chunk is not in the query's script. ``depth``
     candidates are taken from each ranker before fusing."""
 
+    # One line of why per field; how each value was chosen, and on which sets: docs/retrieval.md,
+    # "Tuning history of the fusion weights".
     k: int = RRF_K
     vector_weight: float = 1.0
     question_weight: float = 1.0
-    # BM25's vote equals the two embedding rankers' together (issue 29, third round: on
-    # every set then scored, BM25 alone beat the hybrid in the question's own language, the
-    # two USE rankers outvoting its exact matches with near misses); chosen with
-    # ``coverage_power`` on the development sets, the best real-paper figures that keep the
-    # fixture papers' bars of issue 6 (docs/retrieval.md)
-    bm25_weight: float = 2.0
-    coverage_power: float = 0.5
+    bm25_weight: float = 2.0  # BM25's exact matches equal the two embedding rankers' near misses together
+    coverage_power: float = 0.5  # a chunk holding more of the query's words gets more of BM25's vote
     cross_script_bm25_weight: float = 1.0
     depth: int = 50
     translation_weight: float = 1.0  # the translated query's votes (with an LLM configured)
-    # a chunk's score is at least this share of its other-language counterpart's
-    # (:func:`.links.inherit_counterparts`; 0 turns it off)
-    counterpart_share: float = 0.0
-    # share of a chunk's section-mates' (decayed) fused scores added to its own
-    # (:func:`.sections.lift`; 0 turns it off)
-    section_share: float = 0.0
-    # the question-side ranker's vote for a chunk asked by its own text or its opening rather
-    # than by a question of the paper's own (:mod:`.question_side`), as a share of
-    # ``question_weight``: under 1, so that a tie between a paper's question and a narrative
-    # chunk goes to the question. This weight, the question ranker's 1 (was 2) and the
-    # dictionary's vote were chosen together on the development sets of issue 29's second
-    # round (docs/retrieval.md)
-    narrative_weight: float = 0.8
-    # BM25 of the dictionary's rendering of the query in the other script, as a share of
-    # BM25's own vote (its coverage is of the rendering); 0 turns it off
-    dictionary_weight: float = 1.0
-    # whether the dictionary also votes for chunks of papers whose version in the query's own
-    # language is stored (:func:`dictionary_votes`); off since issue 29's fifth round
-    dictionary_on_paired: bool = False
-    # share of the fused score that comes from the votes' margins rather than their ranks
-    # (:func:`margins`; 0 is the plain weighted reciprocal rank fusion), and how many of a
-    # ranker's first candidates its margins are measured against. Chosen on the development
-    # sets of issue 29's fourth round (docs/retrieval.md)
-    margin_share: float = 0.3
-    margin_depth: int = 20
-    # share of the fused score that comes from how much of the query's words a chunk holds
-    # (BM25's IDF-weighted coverage, of the dictionary's rendering off the query's script),
-    # beside the ranks and margins (:func:`blend`; 0 turns it off). Chosen with
-    # ``margin_share`` (was 0.4) on the development sets of issue 29's sixth round
-    coverage_share: float = 0.2
-    # same-language evidence first (issue 43): while the query's own script has a strong
-    # candidate (:func:`own_script_holds`), the dictionary's votes for chunks in the other
-    # script count only ``dictionary_yield`` of their weight (ranks, margins and coverage
-    # alike). Strong: a chunk in the query's script that BM25 and a vector ranker both place
-    # within their first ``own_script_agreement`` (0: never), or, for a query in one of
-    # ``own_script_first``'s scripts, BM25's first candidate. OFF by default: chosen on issue
-    # 43's development sets (agreement 2, Chinese first, yield 0.5), it then cost the held-out
-    # sets' cross-language questions up to 17 first places a set (fdh, token windows: 33 → 16),
-    # because a Chinese question about an English-only paper nearly always has *some* Chinese
-    # chunk first in BM25 (docs/retrieval.md). Kept switchable for the sweeps that measure it.
+    counterpart_share: float = 0.0  # floor: share of the other-language counterpart's score (.links; 0: off)
+    section_share: float = 0.0  # share of section-mates' decayed scores added (.sections.lift; 0: off)
+    narrative_weight: float = 0.8  # under 1: a tie between a paper's question and a narrative chunk goes to it
+    dictionary_weight: float = 1.0  # BM25 of the query's dictionary rendering in the other script (0: off)
+    dictionary_on_paired: bool = False  # no dictionary vote for papers stored in the query's own language too
+    margin_share: float = 0.3  # share of the score from the votes' margins (:func:`margins`), not their ranks
+    margin_depth: int = 20  # how many of a ranker's first candidates its margins are measured against
+    coverage_share: float = 0.2  # share of the score from the query's words a chunk holds (:func:`blend`)
+    # same-language evidence first (:func:`own_script_holds`): off, it cost held-out cross-language sets
     own_script_agreement: int = 0
     own_script_first: tuple[str, ...] = ()
     dictionary_yield: float = 1.0
-    # a colloquial Cantonese question's written-Chinese words for the lexical rankers
-    # (:mod:`.colloquial`). OFF by default for the same reason: it gained the Cantonese dev set
-    # one first place with question chunks and lost one with token windows, and on the held-out
-    # cross-language sets it pulled Chinese chunks above the English papers Cantonese questions
-    # asked about (crosslang-v8, token windows: 12 → 9 first)
-    colloquial_reading: bool = False
+    colloquial_reading: bool = False  # Cantonese words for lexical rankers (:mod:`.colloquial`): off, same reason
 
     def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""

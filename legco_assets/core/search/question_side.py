@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import markers
-from ..records import split_path
+from ..records import join_path, split_path
 
 OPENING_MIN = 40  # display width (CJK counts 2): a lone short line (a label, a figure) is no opening
 OPENING_MAX = 240  # display width: about one long English sentence, or two Chinese ones
@@ -42,7 +42,7 @@ def question_side(record: dict[str, Any]) -> str:
         return asked
     headings = _headings(meta.get("section_path"))
     opening = opening_of(str(record.get("text") or ""), skip=set(headings))
-    return " > ".join(headings + [opening] if opening else headings)
+    return join_path(headings + [opening] if opening else headings)
 
 
 def opening_of(text: str, skip: set[str] | frozenset[str] = frozenset()) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .. import markers
+from ..records import split_path
 
 # the language a file-name tag stands for
 LANGUAGE_TAGS = {"c": "zh", "tc": "zh", "sc": "zh", "zh": "zh", "chi": "zh", "e": "en", "en": "en", "eng": "en"}
@@ -254,7 +255,7 @@ def heading_number(heading: str) -> tuple[str, int] | None:
 def _path_of(meta: Mapping[str, Any]) -> list[str]:
     path = meta.get("section_path")
     if isinstance(path, str):
-        path = [p for p in path.split(" > ") if p]
+        path = split_path(path)
     if path:
         return list(path)
     return [meta["section_heading"]] if meta.get("section_heading") else []

@@ -4,7 +4,7 @@ paper's checks as gates."""
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import dagster as dg
 from pydantic import Field, model_validator
@@ -12,11 +12,12 @@ from pydantic import Field, model_validator
 from legco_assets.core import pipeline
 from legco_assets.core.artifacts import chunks_file
 from legco_assets.core.excerpts import excerpt_url, with_excerpt_paths
+from legco_assets.core.records import join_path
 from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
-from .common import COUNCIL_COLUMNS, DEFAULTS, check_results, md_table, paper_asset, paper_check_specs, short_path, shown_of, tag_strategy, written_version
+from .common import COUNCIL_COLUMNS, check_results, md_table, paper_asset, paper_check_specs, short_path, shown_of, tag_strategy, written_version
 from .read import page_text
 from .structure import document_structure
 from .tables import page_tables
@@ -25,41 +26,64 @@ CHUNK_CHECKS = ["every_page_covered", "no_chunk_over_token_limit", "no_footer_le
 
 
 class ChunkingConfig(dg.Config):
-    """Run config of ``chunks`` and ``vector_index``: which strategy and its limits."""
+    """Run config of ``chunks`` and ``vector_index``: which strategy and its limits. A field
+    left unset takes the run's settings' value (its environment variable, else the built-in
+    default): nothing is read from the environment when the definitions load.
+    :meth:`resolved` gives the effective config."""
 
-    strategy: Strategy = Field(
-        default=DEFAULTS.default_strategy,
+    strategy: Optional[Strategy] = Field(
+        default=None,
         description="token: sliding tiktoken windows; question: one chunk per Q&A pair, "
-        "narrative by heading, speaking notes per bullet. Both coexist in Chroma.",
+        "narrative by heading, speaking notes per bullet. Both coexist in Chroma. "
+        "Unset: DEFAULT_CHUNKING_STRATEGY (token).",
     )
-    chunk_size: int = Field(default=DEFAULTS.chunk_size, gt=0, description="Token window size (token strategy, narrative).")
-    chunk_overlap: int = Field(default=DEFAULTS.chunk_overlap, ge=0, description="Tokens shared by consecutive windows.")
-    qa_max_chunk_tokens: int = Field(
-        default=DEFAULTS.qa_max_chunk_tokens, gt=0, description="A Q&A pair above this is split; each part repeats the question."
+    chunk_size: Optional[int] = Field(
+        default=None, gt=0, description="Token window size (token strategy, narrative). Unset: CHUNK_SIZE (1000)."
     )
-    qa_include_internal_refs: bool = Field(
-        default=DEFAULTS.qa_include_internal_refs, description="Keep [內部參考…]/[Internal reference…] notes in answers."
+    chunk_overlap: Optional[int] = Field(
+        default=None, ge=0, description="Tokens shared by consecutive windows. Unset: CHUNK_OVERLAP (200)."
     )
-    section_join_tokens: int = Field(
-        default=DEFAULTS.section_join_tokens,
+    qa_max_chunk_tokens: Optional[int] = Field(
+        default=None, gt=0,
+        description="A Q&A pair above this is split; each part repeats the question. Unset: QA_MAX_CHUNK_TOKENS (3000).",
+    )
+    qa_include_internal_refs: Optional[bool] = Field(
+        default=None,
+        description="Keep [內部參考…]/[Internal reference…] notes in answers. Unset: QA_INCLUDE_INTERNAL_REFS (true).",
+    )
+    section_join_tokens: Optional[int] = Field(
+        default=None,
         ge=0,
-        description="Question strategy: short narrative sections under one heading are joined up to this many tokens (0: one chunk per heading).",
+        description="Question strategy: short narrative sections under one heading are joined up to this many tokens "
+        "(0: one chunk per heading). Unset: SECTION_JOIN_TOKENS (0).",
     )
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> "ChunkingConfig":
-        if self.chunk_overlap >= self.chunk_size:
+        """Checked on what is set here; :meth:`resolved` checks the effective pair."""
+        if self.chunk_overlap is not None and self.chunk_size is not None and self.chunk_overlap >= self.chunk_size:
             raise ValueError(f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})")
         return self
 
-    def apply(self, settings: Settings) -> Settings:
-        return settings.with_(
-            chunk_size=self.chunk_size,
-            chunk_overlap=self.chunk_overlap,
-            qa_max_chunk_tokens=self.qa_max_chunk_tokens,
-            qa_include_internal_refs=self.qa_include_internal_refs,
-            section_join_tokens=self.section_join_tokens,
+    def resolved(self, settings: Settings) -> "ChunkingConfig":
+        """Every field set: this config's value, else the settings' (validated again, so an
+        overlap from the environment above a size set here is refused as one set here is)."""
+        chosen = {name: value for name, value in self.model_dump().items() if value is not None}
+        return ChunkingConfig(
+            **{
+                "strategy": settings.default_strategy,
+                **{name: getattr(settings, name) for name in _LIMITS},
+                **chosen,
+            }
         )
+
+    def apply(self, settings: Settings) -> Settings:
+        """The settings with the limits set here."""
+        return settings.with_(**{name: value for name in _LIMITS if (value := getattr(self, name)) is not None})
+
+
+# the fields of ChunkingConfig that override the settings of the same name
+_LIMITS = ("chunk_size", "chunk_overlap", "qa_max_chunk_tokens", "qa_include_internal_refs", "section_join_tokens")
 
 
 def _first_line(text: str, limit: int = 80) -> str:
@@ -74,6 +98,7 @@ def _first_line(text: str, limit: int = 80) -> str:
     description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
 )
 def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    config = config.resolved(legco.settings())
     tag_strategy(context, config.strategy.value)
     settings = config.apply(legco.settings())
     outcome = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
@@ -111,7 +136,7 @@ def _chunk_metadata(
         m = r["metadata"]
         pages = f"{m['page_start']}–{m['page_end']}" if m["page_end"] != m["page_start"] else str(m["page_start"])
         body = r["text"]
-        path = " > ".join(m.get("section_path") or [])
+        path = join_path(m.get("section_path") or [])
         if path and body.lstrip().startswith(path):  # the path is the first line of narrative/notes
             body = body.lstrip()[len(path) :]
         rows.append([m.get("question_id", ""), short_path(path), pages, _first_line(body, 60), m["token_count"]])

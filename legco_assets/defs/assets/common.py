@@ -1,5 +1,5 @@
-"""What the assets of every stage share: the env-derived defaults of their run config, a
-stage's data version, check results and Markdown tables for the UI."""
+"""What the assets of every stage share: the run's strategy tag, a stage's data version,
+check results and Markdown tables for the UI."""
 
 import warnings
 from typing import Any, Callable
@@ -8,16 +8,17 @@ import dagster as dg
 
 from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.markdown_tables import to_markdown
-from legco_assets.core.quality import ABOUT, BLOCKING, Check
+from legco_assets.core.quality import ABOUT, BLOCKING
+from legco_assets.core.records import PATH_SEPARATOR
 from legco_assets.core.settings import Settings
 
 from ..failures import reasons_as_failures
 from ..lineage import digest
+from ..names import STRATEGY_TAG
 from ..partitions import documents_partitions
+from ..results import check_results as check_results, not_run as not_run  # the stages import them from here
 
-DEFAULTS = Settings.from_env()
 COUNCIL_COLUMNS = ["kind", "asker", "parent"]  # a Hansard's questions: main | supplementary | written
-STRATEGY_TAG = "legco/strategy"  # the chunking strategy of a run, for the Runs list and the strategy chain
 
 
 def tag_strategy(context: dg.AssetExecutionContext, strategy: str) -> None:
@@ -59,33 +60,7 @@ def paper_check_specs(asset: str, names: list[str]) -> list[dg.AssetCheckSpec]:
     return [check_spec(asset, name, ABOUT[name], blocking=name in BLOCKING) for name in names]
 
 
-def not_run(check_name: str, reason: str) -> dg.AssetCheckResult:
-    """A check that could not run for this paper (no records to compare with). Not a pass:
-    a failed WARN result whose description says it did not run and why (``evaluated``
-    False). Dagster 1.13's ``@asset`` requires a result for each of its check specs (only a
-    subsettable multi-asset may leave one out), so "no result" is not an option here."""
-    return dg.AssetCheckResult(
-        check_name=check_name, passed=False, severity=dg.AssetCheckSeverity.WARN,
-        description=f"not run: {reason}", metadata={"evaluated": False, "reason": reason},
-    )
-
-
-def check_results(checks: list[Check]) -> list[dg.AssetCheckResult]:
-    """The core's checks as results: ERROR for a blocking check, WARN for the others; a
-    check that could not run (``details["evaluated"]`` False) as :func:`not_run`."""
-    return [
-        not_run(c.name, c.details.get("reason") or c.description)
-        if c.details.get("evaluated") is False
-        else dg.AssetCheckResult(
-            check_name=c.name, passed=c.passed, description=c.description,
-            severity=dg.AssetCheckSeverity.ERROR if c.blocking else dg.AssetCheckSeverity.WARN,
-            metadata={"details": dg.MetadataValue.json(c.details), "blocking": c.blocking},
-        )
-        for c in checks
-    ]
-
-
-PATH_SEPARATOR = " > "
+_CUT = "…" + PATH_SEPARATOR  # where short_path left out the outer headings
 
 
 def short_path(path: str, limit: int = 60) -> str:
@@ -98,11 +73,11 @@ def short_path(path: str, limit: int = 60) -> str:
     parts = path.split(PATH_SEPARATOR)
     kept = parts[-1]
     for part in reversed(parts[:-1]):
-        if len(part) + len(PATH_SEPARATOR) + len(kept) + len("… > ") > limit:
+        if len(part) + len(PATH_SEPARATOR) + len(kept) + len(_CUT) > limit:
             break
         kept = part + PATH_SEPARATOR + kept
-    if kept != parts[-1] or len(kept) + len("… > ") <= limit:
-        return "… > " + kept
+    if kept != parts[-1] or len(kept) + len(_CUT) <= limit:
+        return _CUT + kept
     if len(kept) < limit:  # the innermost heading fits, but not with " > " before it
         return "…" + kept
     tail = kept[-(limit - 1) :]

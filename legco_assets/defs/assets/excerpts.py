@@ -24,6 +24,7 @@ EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in
     "serves them); `legco-assets excerpt CHUNK_ID` cuts one chunk's PDF. Re-made only when a chunk changed.",
 )
 def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+    config = config.resolved(legco.settings())  # unset fields: the settings' (strategy too)
     tag_strategy(context, config.strategy.value)
     settings = legco.settings()
     outcome = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)

@@ -1,7 +1,7 @@
 """Stage ``read`` (core/read): ``page_text``, each page's text raw and cleaned, and
 ``page_images``, the page PNGs the vision stage reads."""
 
-from typing import Any
+from typing import Any, Optional
 
 import dagster as dg
 from pydantic import Field
@@ -10,12 +10,14 @@ from legco_assets.core import pipeline
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings, LLMResource
-from .common import DEFAULTS, paper_asset, written_version
+from .common import paper_asset, written_version
 from .sources import source_document
 
 
 class PageImagesConfig(dg.Config):
-    dpi: int = Field(default=DEFAULTS.image_dpi, ge=36, le=600, description="Render resolution of page PNGs.")
+    dpi: Optional[int] = Field(
+        default=None, ge=36, le=600, description="Render resolution of page PNGs. Unset: PAGE_IMAGE_DPI (150)."
+    )
     all_pages: bool = Field(
         default=False, description="Render every page; by default only what the vision stage needs (page 1 otherwise)."
     )
@@ -49,8 +51,9 @@ def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMR
 def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, legco: LegcoSettings) -> dg.MaterializeResult:
     settings = legco.settings()
     all_pages = config.all_pages or (settings.llm_enabled and settings.qa_vision_enabled)
-    paths = pipeline.stage_page_images(settings, context.partition_key, config.dpi, all_pages)
-    metadata: dict[str, Any] = {"images": len(paths), "dpi": config.dpi, "all_pages": all_pages}
+    dpi = settings.image_dpi if config.dpi is None else config.dpi
+    paths = pipeline.stage_page_images(settings, context.partition_key, dpi, all_pages)
+    metadata: dict[str, Any] = {"images": len(paths), "dpi": dpi, "all_pages": all_pages}
     if paths:
         metadata["first_page_image"] = dg.MetadataValue.path(str(paths[0].resolve()))
     metadata.update(upstream_metadata(context))

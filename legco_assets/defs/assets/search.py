@@ -40,6 +40,7 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
 def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
     from legco_assets.core.search import stored_versions, versions_markdown  # Chroma and the embedder: loaded by the run, not by the code location
 
+    config = config.resolved(legco.settings())  # unset fields: the settings' (strategy too)
     tag_strategy(context, config.strategy.value)
     settings = legco.settings()
     collection = chroma.collection(settings)

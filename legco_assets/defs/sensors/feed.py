@@ -20,19 +20,12 @@ from legco_assets.core.settings import Settings
 from legco_assets.core.sources import DocumentIndex, FeedBusy, FeedState, poll
 
 from ..jobs import JOBS, first_run
+from ..names import CONTENT_TAG, FILE_TAG, HANSARD_ID_TAG, MEETING_DATE_TAG
 from ..partitions import documents_partitions
 from ..resources import LegcoSettings
-from .inbox import CONTENT_TAG
 
 
-@dg.sensor(
-    jobs=list(JOBS.values()),
-    minimum_interval_seconds=Settings.from_env().feed_interval_minutes * 60,
-    default_status=dg.DefaultSensorStatus.STOPPED,
-    description="Polls LegCo's Hansard open data (LEGCO_FEED_URL) every LEGCO_FEED_INTERVAL_MINUTES; "
-    "downloads new Chinese/English Hansards into the inbox and runs each with the strategies of LEGCO_SENSOR_STRATEGIES.",
-)
-def legco_feed_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.SensorResult:
+def _poll_feed(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.SensorResult:
     settings = legco.settings()
     try:
         result = poll(settings)  # FeedError (unreachable, malformed) fails the tick with its line
@@ -60,9 +53,9 @@ def legco_feed_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings)
                 tags={
                     CONTENT_TAG: f"{key}@{fetched.sha256}",
                     **chain,
-                    "legco/file": fetched.path.name,
-                    "legco/hansard_id": record.hansard_id,
-                    "legco/meeting_date": record.meeting_date.isoformat(),
+                    FILE_TAG: fetched.path.name,
+                    HANSARD_ID_TAG: record.hansard_id,
+                    MEETING_DATE_TAG: record.meeting_date.isoformat(),
                 },
             )
         )
@@ -71,3 +64,20 @@ def legco_feed_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings)
         dynamic_partitions_requests=[documents_partitions.build_add_request(sorted(set(keys)))],
         cursor=cursor,
     )
+
+
+def feed_sensor(interval_minutes: int) -> dg.SensorDefinition:
+    """The sensor, ticking every ``interval_minutes`` (``LEGCO_FEED_INTERVAL_MINUTES``): the
+    interval is part of the sensor's definition, so the code location builds it from its
+    settings (``defs/location.py``) rather than reading the environment at import."""
+    return dg.sensor(
+        name="legco_feed_sensor",
+        jobs=list(JOBS.values()),
+        minimum_interval_seconds=interval_minutes * 60,
+        default_status=dg.DefaultSensorStatus.STOPPED,
+        description="Polls LegCo's Hansard open data (LEGCO_FEED_URL) every LEGCO_FEED_INTERVAL_MINUTES; "
+        "downloads new Chinese/English Hansards into the inbox and runs each with the strategies of LEGCO_SENSOR_STRATEGIES.",
+    )(_poll_feed)
+
+
+legco_feed_sensor = feed_sensor(Settings.feed_interval_minutes)  # at the built-in interval, for a tick run directly

@@ -17,10 +17,9 @@ import dagster as dg
 from legco_assets.core.sources import DocumentIndex, scan_inbox
 
 from ..jobs import JOBS, first_run
+from ..names import CONTENT_TAG, FILE_TAG
 from ..partitions import documents_partitions
 from ..resources import LegcoSettings
-
-CONTENT_TAG = "legco/content"
 
 
 def _with_runs(instance: dg.DagsterInstance, contents: list[str]) -> set[str]:
@@ -52,7 +51,7 @@ def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> d
     contents = [f"{key}@{f.sha256}" for key, f in zip(keys, changed)]
     ran = _with_runs(context.instance, contents)
     requests = [
-        dg.RunRequest(run_key=content, partition_key=key, job_name=job.name, tags={"legco/file": f.path.name, CONTENT_TAG: content, **chain})
+        dg.RunRequest(run_key=content, partition_key=key, job_name=job.name, tags={FILE_TAG: f.path.name, CONTENT_TAG: content, **chain})
         for key, f, content in zip(keys, changed, contents)
         if content not in ran
     ]
