@@ -12,7 +12,10 @@ from legco_assets.core.search import open_collection, replace_document
 from legco_assets.core.settings import Settings
 
 from .factories import EN_PAIRS, ZH_PAIRS, question_records
-from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
+from .llm_server import FakeLLMServer
+
+# the fixtures `llm_server` and `odata_server`, for every test module that names them
+pytest_plugins = ("legco_assets_tests.llm_server", "legco_assets_tests.odata_server")
 
 # Asserts of the shared behaviours report their values as a test module's do.
 pytest.register_assert_rewrite("legco_assets_tests.vector_store_behaviours")
@@ -44,7 +47,7 @@ def env_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def llm_store(llm_server: FakeLLMServer, tmp_path: Path) -> tuple[Settings, Any]:  # noqa: F811
+def llm_store(llm_server: FakeLLMServer, tmp_path: Path) -> tuple[Settings, Any]:
     """The Chinese and the English paper of ``test_retrieval`` (``ZH_PAIRS``, ``EN_PAIRS``),
     with an LLM configured: the query translation and rerank tests search the same store."""
     settings = llm_server.settings(tmp_path / "data", llm_timeout_s=0.5)

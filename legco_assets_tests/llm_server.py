@@ -3,8 +3,7 @@
 Tests start it themselves (stdlib ``ThreadingHTTPServer`` in a thread, on 127.0.0.1 and a free
 port) and drive it through the real ``openai`` client, usually via ``LLMClient``::
 
-    from legco_assets_tests.llm_server import llm_server  # noqa: F401  (the pytest fixture)
-
+    # conftest.py registers this module as a plugin: the fixture is there by name
     def test_x(llm_server, tmp_path):
         llm_server.enqueue("| a | b |\\n|---|---|\\n| 1 | 2 |")       # next chat reply
         settings = llm_server.settings(tmp_path / "data")           # LLM_* + vision on

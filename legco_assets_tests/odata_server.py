@@ -19,8 +19,7 @@ The ``Questions`` entity (``QUESTIONS_PATH``) is served like LegCo's: records wi
 the ``MeetingDate eq`` / ``ge`` / ``le`` and ``HansardType eq`` terms and paged the same way
 (``add_question``).
 
-    from legco_assets_tests.odata_server import odata_server  # noqa: F401  (the fixture)
-
+    # conftest.py registers this module as a plugin: the fixture is there by name
     def test_x(odata_server):
         odata_server.add_record("1001", "2024-01-10", "Chinese", b"%PDF-1.7 …")
 """

@@ -31,7 +31,7 @@ from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.sensors import inbox_sensor
 
-from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (the fixture)
+from .llm_server import FakeLLMServer
 from .factories import english_paper
 from .pdf_factory import encrypt_pdf
 from .runs import chunk_file_ids, cli, error_lines, dagster_resources, raised_error, step_failure_messages

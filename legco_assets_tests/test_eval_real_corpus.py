@@ -149,7 +149,7 @@ def test_blind_oral_questions_find_facts_inside_long_replies(tmp_path: Path) -> 
     split = {q.qa_id for q in run.questions if _parts(scope, run.papers[q.document].document_id, q.qa_id) > 1}
     assert split == {"1", "2", "3", "4", "8", "11", "13", "14", "17"}
     report = run.report(modes=(Mode.hybrid,))
-    question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
+    question = report.row("question", "hybrid")
     assert question.hit5 >= 0.55 and question.hit1 >= 0.3  # 0.591 / 0.364 since issue 29
     cross_q, cross_t = (report.row(s, "hybrid", "cross-language") for s in ("question", "token"))
     assert cross_q.mrr >= cross_t.mrr - 0.1

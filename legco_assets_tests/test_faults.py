@@ -38,7 +38,7 @@ from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource, resources_from_env
 
 from .factories import doc_records, english_paper
-from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (the fixture)
+from .llm_server import FakeLLMServer, Fault
 from .runs import chunk_file_ids, step_failure_messages
 from .servers import free_port, start_chroma_server
 

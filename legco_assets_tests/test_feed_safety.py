@@ -16,7 +16,7 @@ from legco_assets.core.sources import poll
 from legco_assets.core.sources.downloads import HostPolicy
 
 from .factories import feed_settings, pdf_bytes
-from .odata_server import FakeHansardServer, Fault, odata_server  # noqa: F401
+from .odata_server import FakeHansardServer, Fault
 from .runs import inbox_files
 
 SINCE = date(2024, 1, 1)
@@ -27,7 +27,7 @@ def _elsewhere(server: FakeHansardServer, path: str) -> str:
     return server.root.replace("127.0.0.1", "localhost") + path
 
 
-def test_a_record_pointing_at_another_host_is_refused_and_never_requested(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_a_record_pointing_at_another_host_is_refused_and_never_requested(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     odata_server.add_record("1001", "2024-01-10", "Chinese", pdf_bytes("good"))
     odata_server.add_file("evil.pdf", pdf_bytes("evil"))
     odata_server.add_record("1002", "2024-01-10", "English", None, name="missing.pdf")
@@ -43,7 +43,7 @@ def test_a_record_pointing_at_another_host_is_refused_and_never_requested(odata_
     assert inbox_files(tmp_path) == ["hansard-2024-01-10-zh.pdf"]
 
 
-def test_an_allowed_host_is_fetched(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_an_allowed_host_is_fetched(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     odata_server.add_file("mirror.pdf", pdf_bytes("mirror"))
     odata_server.add_record("1001", "2024-01-10", "Chinese", None, name="unused.pdf")
     odata_server.records[-1]["HansardFileURL"] = _elsewhere(odata_server, "/files/mirror.pdf")
@@ -52,7 +52,7 @@ def test_an_allowed_host_is_fetched(odata_server: FakeHansardServer, tmp_path: P
     assert [f.path.name for f in result.fetched] == ["hansard-2024-01-10-zh.pdf"] and not result.failed
 
 
-def test_a_redirect_off_the_allowed_hosts_is_not_followed(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_a_redirect_off_the_allowed_hosts_is_not_followed(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     odata_server.add_file("evil.pdf", pdf_bytes("evil"))
     odata_server.add_record("1001", "2024-01-10", "Chinese", pdf_bytes("paper"), name="paper.pdf")
     odata_server.fault("/files/paper.pdf", Fault.redirect(_elsewhere(odata_server, "/files/evil.pdf")))
@@ -66,7 +66,7 @@ def test_a_redirect_off_the_allowed_hosts_is_not_followed(odata_server: FakeHans
     assert inbox_files(tmp_path) == ["hansard-2024-01-10-en.pdf"]
 
 
-def test_an_oversize_reply_is_cut_off_and_leaves_nothing_in_the_inbox(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_an_oversize_reply_is_cut_off_and_leaves_nothing_in_the_inbox(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     big = pdf_bytes("big") + b"0" * (4 * 1024 * 1024)
     odata_server.add_record("1001", "2024-01-10", "Chinese", big, name="declared.pdf")  # with a Content-Length
     odata_server.add_record("1002", "2024-01-10", "English", None, name="streamed.pdf")

@@ -18,7 +18,7 @@ from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResour
 from legco_assets.defs.sensors import CONTENT_TAG, inbox_sensor, legco_feed_sensor
 
 from .factories import fixed_english_paper
-from .odata_server import FakeHansardServer, odata_server  # noqa: F401
+from .odata_server import FakeHansardServer
 
 
 @pytest.fixture

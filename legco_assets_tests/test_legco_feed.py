@@ -21,7 +21,7 @@ from legco_assets.core.settings import Settings
 from legco_assets.core.sources import FeedError, legco_feed, parse_meeting_date, parse_types, poll
 
 from .factories import FEED_TIMEOUT_S, feed_settings, pdf_bytes
-from .odata_server import FEED_PATH, FakeHansardServer, Fault, odata_server  # noqa: F401
+from .odata_server import FEED_PATH, FakeHansardServer, Fault
 from .runs import inbox_files
 
 

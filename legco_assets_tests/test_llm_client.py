@@ -9,7 +9,7 @@ import pytest
 
 from legco_assets.core.llm import LLMBudgetExceeded, LLMError
 
-from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401
+from .llm_server import FakeLLMServer, Fault
 
 
 def _ask(client, n: int) -> str:

@@ -36,7 +36,7 @@ from legco_assets.core.structure import (
     resolve_structure,
 )
 from legco_assets_tests.fixtures.llm.generate_llm_fixtures import TOPIC_PAPER, TOPIC_PDF
-from legco_assets_tests.llm_server import FakeLLMServer, Fault, llm_server, message_text  # noqa: F401
+from legco_assets_tests.llm_server import FakeLLMServer, Fault, message_text
 
 from .conftest import fixture_pdf
 

@@ -23,7 +23,7 @@ from legco_assets.core.structure import OFFICIAL_CHECK, detect_structure, match_
 
 from .conftest import TESTS
 from .factories import feed_settings
-from .odata_server import FakeHansardServer, Fault, QUESTIONS_PATH, odata_server  # noqa: F401
+from .odata_server import FakeHansardServer, Fault, QUESTIONS_PATH
 
 PAPER = TESTS / "fixtures" / "hansard" / "hansard_annex_zh.pdf"
 DAY = "2025-05-14"
@@ -54,7 +54,7 @@ def _ingest(settings: Settings) -> tuple[dict[str, Any], list[ChunkRecord]]:
     return Artifacts(settings, document_id).read_json("structure.json"), records
 
 
-def test_the_feed_keeps_the_meetings_question_records_with_the_paper(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_the_feed_keeps_the_meetings_question_records_with_the_paper(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     _serve(odata_server)
     settings = feed_settings(odata_server, tmp_path)
     result = poll(settings, since=date(2025, 5, 1), types=("Chinese",))
@@ -66,7 +66,7 @@ def test_the_feed_keeps_the_meetings_question_records_with_the_paper(odata_serve
     assert [(q["question_type"], q["subject"], q["speaker"], q["speaker_id"], q["rundown_id"]) for q in kept] == OFFICIAL
 
 
-def test_every_official_question_is_matched_and_its_chunks_carry_the_record(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_every_official_question_is_matched_and_its_chunks_carry_the_record(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     _serve(odata_server)
     settings = feed_settings(odata_server, tmp_path)
     poll(settings, since=date(2025, 5, 1), types=("Chinese",))
@@ -81,7 +81,7 @@ def test_every_official_question_is_matched_and_its_chunks_carry_the_record(odat
     assert "official_subject" not in by_question["1-S1"].to_json(), "a supplementary is no official question"
 
 
-def test_an_extra_record_served_fails_the_check_and_is_named(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_an_extra_record_served_fails_the_check_and_is_named(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     _serve(odata_server, extra=[("Oral", "小型屋宇政策", "劉業強議員", 304, 9004)])
     settings = feed_settings(odata_server, tmp_path)
     poll(settings, since=date(2025, 5, 1), types=("Chinese",))
@@ -128,7 +128,7 @@ def test_without_records_the_check_is_skipped_and_says_why() -> None:
     assert not_yet.passed and "asks again next poll" in not_yet.description
 
 
-def test_a_failed_questions_request_is_reported_and_asked_again_next_poll(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_a_failed_questions_request_is_reported_and_asked_again_next_poll(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     _serve(odata_server)
     odata_server.fault(QUESTIONS_PATH, *[Fault.status(500)] * 3)
     settings = feed_settings(odata_server, tmp_path)
@@ -141,7 +141,7 @@ def test_a_failed_questions_request_is_reported_and_asked_again_next_poll(odata_
     assert len(state["records"]["7001"]["questions"]) == 3
 
 
-def test_dagster_shows_the_check_on_document_structure(odata_server: FakeHansardServer, tmp_path: Path) -> None:  # noqa: F811
+def test_dagster_shows_the_check_on_document_structure(odata_server: FakeHansardServer, tmp_path: Path) -> None:
     from legco_assets.defs.assets import document_structure, page_text, source_document
     from legco_assets.defs.partitions import documents_partitions
     from legco_assets.defs.resources import LegcoSettings, LLMResource

@@ -20,7 +20,7 @@ from legco_assets.core.search import (
 from legco_assets.core.settings import Settings
 
 from .factories import ZH_PAIRS, question_records
-from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (pytest fixture)
+from .llm_server import FakeLLMServer, Fault
 from .runs import cli_in_process
 
 ASKED = "How many flooding black spots are still left across Hong Kong?"
@@ -41,7 +41,7 @@ def test_the_other_language_is_asked_for_and_the_reply_is_read_strictly() -> Non
     assert parse_translation("第一行\n第二行", ASKED) is None
 
 
-def test_an_english_query_finds_the_chinese_answer_through_its_translation(llm_store, llm_server: FakeLLMServer) -> None:  # noqa: F811
+def test_an_english_query_finds_the_chinese_answer_through_its_translation(llm_store, llm_server: FakeLLMServer) -> None:
     settings, collection = llm_store
     llm_server.enqueue(TRANSLATED_QUERY)
     retriever = Retriever.open(settings, collection=collection, rerank=False)
@@ -60,7 +60,7 @@ def test_an_english_query_finds_the_chinese_answer_through_its_translation(llm_s
 @pytest.mark.parametrize(
     "fault", [Fault.status(500), Fault.status(429), Fault.timeout(2.0), Fault.bad_json(), "I cannot help with that.\nSorry."]
 )
-def test_a_failed_translation_searches_the_query_alone(llm_store, llm_server: FakeLLMServer, fault: Any) -> None:  # noqa: F811
+def test_a_failed_translation_searches_the_query_alone(llm_store, llm_server: FakeLLMServer, fault: Any) -> None:
     settings, collection = llm_store
     llm_server.enqueue(fault, fault)  # the first try and the translator's one retry
     retriever = Retriever.open(settings, collection=collection, rerank=False)
@@ -70,7 +70,7 @@ def test_a_failed_translation_searches_the_query_alone(llm_store, llm_server: Fa
     assert retriever.translation(ASKED) is None
 
 
-def test_query_command_says_what_it_also_searched(llm_server: FakeLLMServer, env_data_dir: Path, monkeypatch) -> None:  # noqa: F811
+def test_query_command_says_what_it_also_searched(llm_server: FakeLLMServer, env_data_dir: Path, monkeypatch) -> None:
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     collection = open_collection(Settings.from_env())

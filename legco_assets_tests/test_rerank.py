@@ -24,7 +24,7 @@ from legco_assets.core.search import (
 from legco_assets.core.settings import Settings
 
 from .factories import EN_PAIRS, ZH_PAIRS, question_records
-from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (pytest fixture)
+from .llm_server import FakeLLMServer, Fault
 from .runs import cli_in_process
 
 ASKED = "What is the fine for running a care home without a licence?"
@@ -51,7 +51,7 @@ def test_the_model_reads_the_query_and_the_start_of_each_passage() -> None:
     assert user["content"].count("字") == PASSAGE_CHARS - len("Q1 long\n") and "字 …" in user["content"]
 
 
-def test_hybrid_search_puts_the_chunk_the_model_names_first(llm_store, llm_server: FakeLLMServer) -> None:  # noqa: F811
+def test_hybrid_search_puts_the_chunk_the_model_names_first(llm_store, llm_server: FakeLLMServer) -> None:
     settings, collection = llm_store
     fused = Retriever.open(settings, collection=collection, translate=False, rerank=False).search(ASKED, k=5, strategy="question")
     last = len(fused)
@@ -68,7 +68,7 @@ def test_hybrid_search_puts_the_chunk_the_model_names_first(llm_store, llm_serve
     assert llm_server.calls["chat"] == 1, "one call, then the LLM cache"
 
 
-def test_search_calls_are_not_held_to_the_per_document_budget(llm_store, llm_server: FakeLLMServer) -> None:  # noqa: F811
+def test_search_calls_are_not_held_to_the_per_document_budget(llm_store, llm_server: FakeLLMServer) -> None:
     settings, collection = llm_store
     retriever = Retriever.open(replace(settings, llm_max_calls_per_document=1), collection=collection)
     for query in (ASKED, "Who inspects care homes?"):
@@ -82,7 +82,7 @@ def test_search_calls_are_not_held_to_the_per_document_budget(llm_store, llm_ser
     "fault",
     [Fault.status(500), Fault.status(429), Fault.timeout(2.0), Fault.bad_json(), '{"ranking": [42]}', "The second passage."],
 )
-def test_a_failed_reranking_keeps_the_fused_order(llm_store, llm_server: FakeLLMServer, fault: Any) -> None:  # noqa: F811
+def test_a_failed_reranking_keeps_the_fused_order(llm_store, llm_server: FakeLLMServer, fault: Any) -> None:
     settings, collection = llm_store
     llm_server.enqueue(fault, fault)  # the first try and the reranker's one retry
     hits = Retriever.open(settings, collection=collection, translate=False).search(ASKED, k=5, strategy="question")
@@ -91,7 +91,7 @@ def test_a_failed_reranking_keeps_the_fused_order(llm_store, llm_server: FakeLLM
     assert not any(RERANKED in h.ranks for h in hits)
 
 
-def test_query_command_says_the_llm_reordered_the_chunks(llm_server: FakeLLMServer, env_data_dir: Path, monkeypatch) -> None:  # noqa: F811
+def test_query_command_says_the_llm_reordered_the_chunks(llm_server: FakeLLMServer, env_data_dir: Path, monkeypatch) -> None:
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     collection = open_collection(Settings.from_env())

@@ -36,7 +36,7 @@ from legco_assets.core.search import (
 from legco_assets.core.settings import Settings
 
 from .factories import EN_PAIRS, ZH_PAIRS, question_records
-from .llm_server import FakeLLMServer, llm_server  # noqa: F401  (pytest fixture)
+from .llm_server import FakeLLMServer
 from .runs import cli_in_process
 
 
@@ -371,7 +371,7 @@ def test_parse_answer_accepts_json_fences_and_plain_replies() -> None:
     assert parse_answer("Five blackspots remain.") == (True, "Five blackspots remain.", [])
 
 
-def test_answer_grows_the_context_while_the_model_says_insufficient(store, llm_server: FakeLLMServer, tmp_path: Path) -> None:  # noqa: F811
+def test_answer_grows_the_context_while_the_model_says_insufficient(store, llm_server: FakeLLMServer, tmp_path: Path) -> None:
     settings, collection = store
     retriever = Retriever.open(settings, collection=collection)
     llm_server.enqueue(
@@ -390,7 +390,7 @@ def test_answer_grows_the_context_while_the_model_says_insufficient(store, llm_s
     assert llm_server.calls["chat"] == 3 and again.answer == "Five.", "an unchanged question and context is answered from the cache"
 
 
-def test_answer_stops_at_k_max_and_says_so(store, llm_server: FakeLLMServer) -> None:  # noqa: F811
+def test_answer_stops_at_k_max_and_says_so(store, llm_server: FakeLLMServer) -> None:
     settings, collection = store
     llm_server.default_reply = '{"sufficient": false}'
     result = answer_question(Retriever.open(settings, collection=collection), "月球上有水嗎？", llm_server.client(), "question", k_max=3, k_step=1)
@@ -398,7 +398,7 @@ def test_answer_stops_at_k_max_and_says_so(store, llm_server: FakeLLMServer) -> 
     assert llm_server.calls["chat"] == 2
 
 
-def test_answer_command_is_not_held_to_the_per_document_budget(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:  # noqa: F811
+def test_answer_command_is_not_held_to_the_per_document_budget(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     monkeypatch.setenv("LLM_MAX_CALLS_PER_DOCUMENT", "1")  # an ingest budget
@@ -407,7 +407,7 @@ def test_answer_command_is_not_held_to_the_per_document_budget(cli_store: Path, 
     assert code == 0 and out.startswith("$1,675 a month.") and "2 model calls" in err
 
 
-def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:  # noqa: F811
+def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     llm_server.enqueue(

@@ -35,7 +35,7 @@ from legco_assets.core.records import Page
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex
 from legco_assets_tests.fixtures.llm.generate_llm_fixtures import SCANNED_PAGES, SCANNED_PDF, STAMP, TOPIC_PDF
-from legco_assets_tests.llm_server import FakeLLMServer, Fault, llm_server, message_images  # noqa: F401
+from legco_assets_tests.llm_server import FakeLLMServer, Fault, message_images
 
 from .conftest import CORPUS
 from .pdf_factory import make_pdf

@@ -31,7 +31,7 @@ from legco_assets.defs.resources import resources_from_env
 
 from .conftest import fixture_pdf
 from .factories import english_paper
-from .llm_server import FakeLLMServer, Fault, llm_server  # noqa: F401  (the fixture)
+from .llm_server import FakeLLMServer, Fault
 
 MARKER = f"sk-legco-marker-{uuid.uuid4().hex}"
 

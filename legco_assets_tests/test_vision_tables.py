@@ -24,7 +24,7 @@ from legco_assets.core.tables import (
 )
 
 from .conftest import FIXTURES
-from .llm_server import FakeLLMServer, Fault, llm_server, message_images, message_text  # noqa: F401
+from .llm_server import FakeLLMServer, Fault, message_images, message_text
 
 DPI = Settings().image_dpi
 

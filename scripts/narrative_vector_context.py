@@ -48,7 +48,7 @@ def with_context(records: list[dict], before: int, after: int) -> list[str]:
         if record["metadata"]["section_type"] not in ("narrative", "speaking_notes") or not (before or after):
             texts.append(record["text"])
             continue
-        same = lambda j: 0 <= j < len(records) and records[j]["document_id"] == record["document_id"]  # noqa: E731
+        same = lambda j: 0 <= j < len(records) and records[j]["document_id"] == record["document_id"]  # noqa: E731, B023 - called in this iteration only
         head = enc.decode(enc.encode(records[i - 1]["text"])[-before:]) if before and same(i - 1) else ""
         tail = enc.decode(enc.encode(records[i + 1]["text"])[:after]) if after and same(i + 1) else ""
         texts.append("\n".join(t for t in (head, record["text"], tail) if t))

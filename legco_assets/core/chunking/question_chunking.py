@@ -171,7 +171,7 @@ class QuestionChunkingStrategy:
         pieces = self._written_pieces(head, body, section) if section.question_kind == WRITTEN else []
         pieces = pieces or [(section.question or head, text, None) for text in self._qa_pieces(head, body)]
         chunks = []
-        for part, (question, text, own) in enumerate(pieces, start=1):
+        for part, (question, text, _own) in enumerate(pieces, start=1):
             chunk = _make_chunk(document_id, self.name, text, section, "qa", has_table)
             chunk.question_id = section.qa_id
             chunk.question_index = question_index

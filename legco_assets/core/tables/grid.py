@@ -263,14 +263,14 @@ def table_from_grid(page_number: int, grid: _Grid, chars: list[PageChar]) -> Tab
     if sum(1 for t in texts if t) < 3:
         return None
     header_rows = 1
-    for (r0, c0, r1, c1) in grid.cells:
+    for r0, _c0, r1, _c1 in grid.cells:
         if r0 == 0:
             header_rows = max(header_rows, r1 + 1)
     header_rows = min(header_rows, rows - 1)
     # matrix: a cell's text at its top-left; a header cell spanning columns repeats across
     # them (so merged header rows read "2020-21 Estimate"), a body cell does not
     matrix = [["" for _ in range(cols)] for _ in range(rows)]
-    for index, (r0, c0, r1, c1) in enumerate(grid.cells):
+    for index, (r0, c0, _r1, c1) in enumerate(grid.cells):
         if r0 < header_rows:
             for c in range(c0, c1 + 1):
                 matrix[r0][c] = texts[index]
