@@ -1,7 +1,7 @@
 # The README's commands. Everything runs from the repo root with the project's .venv.
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 
-.PHONY: setup demo test test-fast ui validate fixtures bench clean
+.PHONY: setup demo test test-fast lint format ui validate fixtures bench clean
 
 setup:
 	@bash scripts/bootstrap.sh
@@ -15,6 +15,14 @@ test: setup  ## the whole test suite
 
 test-fast: setup  ## everything but the browser test
 	.venv/bin/python -m pytest -m "not browser"
+
+lint: setup  ## ruff: the lint rules and the format check that make test runs first
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
+format: setup  ## apply ruff's format and its safe fixes
+	.venv/bin/ruff check --fix .
+	.venv/bin/ruff format .
 
 ui: setup  ## the Dagster UI on http://127.0.0.1:3000, and the excerpts (only them, read-only) on http://127.0.0.1:3001 for its links
 	@mkdir -p $(DAGSTER_HOME)

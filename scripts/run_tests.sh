@@ -11,4 +11,7 @@ if [ ${#missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/nu
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null) \
     || echo "installing ${missing[*]} failed; the tests that need them will fail" >&2
 fi
+# the style first: a lint or format finding fails in seconds, before the 20-minute suite
+.venv/bin/ruff check --quiet .
+.venv/bin/ruff format --check --quiet .
 exec .venv/bin/python -m pytest "$@"
