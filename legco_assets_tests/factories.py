@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from legco_assets.core.records import Chunk
+from legco_assets.core.records import Chunk, ChunkMetadata, ChunkRecord
 from legco_assets.core.settings import Settings
 
 from .odata_server import FakeHansardServer
@@ -81,6 +81,11 @@ def question_records(document_id: str, pairs: list[tuple[str, str, str]], sha: s
         for i, (qa, q, a) in enumerate(pairs)
     ]
     return [c.to_record(f"{document_id}.pdf", sha) for c in chunks]
+
+
+def chunk_record(chunk_id: str, text: str = "", document_id: str = "d", page_number: int = 1, **metadata: object) -> ChunkRecord:
+    """A hand-made chunk record: the metadata keys a test names, the others at their defaults."""
+    return ChunkRecord(chunk_id, document_id, text, page_number, ChunkMetadata(**metadata))  # type: ignore[arg-type]
 
 
 def doc_records(texts: list[str], sha: str, strategy: str = "question") -> list[dict]:

@@ -195,12 +195,12 @@ def test_ingest_finishes_good_files_and_fails_each_bad_one(tmp_path: Path) -> No
     data = tmp_path / "data"
     index = DocumentIndex(data / "documents")
     stored = stored_chunks(open_collection(Settings(data_dir=data)))
-    assert len({c["id"] for c in stored}) == len(stored), "no chunk twice"
+    assert len({c.id for c in stored}) == len(stored), "no chunk twice"
     for path in [good, copy, *(files[r.id] for r in GOOD)]:
         key = index.register(path)
         expected = chunk_file_ids(data, key)
-        assert expected and sorted(c["id"] for c in stored if c["metadata"]["document_id"] == key) == sorted(expected)
-    assert {c["metadata"]["document_id"] for c in stored} == {index.register(p) for p in [good, copy, *(files[r.id] for r in GOOD)]}
+        assert expected and sorted(c.id for c in stored if c.document_id == key) == sorted(expected)
+    assert {c.document_id for c in stored} == {index.register(p) for p in [good, copy, *(files[r.id] for r in GOOD)]}
     assert index.get("good-paper").versions == [hashlib.sha256(good.read_bytes()).hexdigest()]
 
     # the Dagster instance the CLI used records a failed partition with the same message
@@ -253,15 +253,15 @@ def test_sensor_tick_runs_every_file_and_only_bad_partitions_fail(tmp_path: Path
             assert status == {key: dg.AssetPartitionStatus.FAILED}
         good_keys = {k for k, r in by_key.items() if r.reason is None}
         first = stored_chunks(open_collection(Settings(data_dir=data)))
-        assert {c["metadata"]["document_id"] for c in first} == good_keys
+        assert {c.document_id for c in first} == good_keys
 
         # the same file's run again (e.g. re-executed from the UI): same ids, nothing twice
         again = next(r for r in tick.run_requests if r.partition_key in good_keys)
         rerun = defs.resolve_job_def(again.job_name).execute_in_process(partition_key=again.partition_key, instance=instance)
         assert rerun.success
         second = stored_chunks(open_collection(Settings(data_dir=data)))
-        assert sorted(c["id"] for c in second) == sorted(c["id"] for c in first)
-        assert len({c["id"] for c in second}) == len(second)
+        assert sorted(c.id for c in second) == sorted(c.id for c in first)
+        assert len({c.id for c in second}) == len(second)
 
 
 # -- a 1,000-page paper --------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def test_thousand_page_paper(tmp_path: Path, llm_server: FakeLLMServer, monkeypa
         assert result.asset_materializations_for_node("source_document")[0].metadata["pages"].value == 1000
     expected = chunk_file_ids(data, key)
     stored = stored_chunks(open_collection(Settings(data_dir=data, embedding_base_url=llm_server.base_url, embedding_model="fake-embedding-model")))
-    assert sorted(c["id"] for c in stored) == sorted(expected) and len(expected) >= 100
+    assert sorted(c.id for c in stored) == sorted(expected) and len(expected) >= 100
     assert llm_server.calls["embeddings"] >= 1
 
 

@@ -105,5 +105,5 @@ def test_ingest_prints_the_checks_chunk_prints(tmp_path: Path) -> None:
     printed = [line for line in ingest.stderr.splitlines() if line.startswith(("legco-assets: warning: ", "legco-assets: check failed: "))]
     assert sorted(set(printed)) == sorted(set(expected)), (printed, expected)
     assert ingest.returncode == 0 and "failed: token 0, question 0;" in ingest.stdout.splitlines()[-1], ingest.stdout + ingest.stderr
-    stored = {(c["metadata"]["document_id"], c["metadata"]["strategy_type"]) for c in stored_chunks(open_collection(Settings(data_dir=tmp_path / "data")))}
+    stored = {(c.document_id, c.metadata.strategy_type) for c in stored_chunks(open_collection(Settings(data_dir=tmp_path / "data")))}
     assert stored == {(doc, s) for doc in ("faq", "drainage-e") for s in ("token", "question")}, "a warning costs no paper"

@@ -80,7 +80,7 @@ def test_server_collection_is_shared_between_clients(chroma_server: ChromaServer
     replace_document(open_collection(first), doc_records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1")
     replace_document(open_collection(second), doc_records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1")
     stored = stored_chunks(open_collection(first))
-    assert sorted(c["id"] for c in stored) == ["doc:question:0", "doc:question:1"]
+    assert sorted(c.id for c in stored) == ["doc:question:0", "doc:question:1"]
     hits = open_collection(second).query(query_texts=["補償"], n_results=1)
     assert hits["ids"][0] == ["doc:question:1"]
 
@@ -126,7 +126,7 @@ def _write_document(settings: Settings, paper: Path, document_id: str, sha256: s
     art = Artifacts(settings, document_id)
     info = SourceInfo(document_id, str(paper), paper.name, sha256, "pdf", "pypdfium2", len(pages), "en", "", 0, 1)
     art.write_json("source.json", asdict(info))
-    art.write_chunks(Strategy.token, [r.to_json() for r in records])
+    art.write_chunks(Strategy.token, records)
     return records
 
 
@@ -186,13 +186,13 @@ def test_killed_vector_index_is_finished_exactly_by_the_rerun(store_settings: Se
     assert rerun.stdout.split()[-2:] == ["finished", str(len(new))]
 
     stored = stored_chunks(open_collection(settings))
-    ids = [c["id"] for c in stored]
+    ids = [c.id for c in stored]
     assert len(ids) == len(set(ids)), "no duplicates"
     chunk_file = [json.loads(line) for line in Artifacts(settings, doc).path("chunks-token.jsonl").read_text(encoding="utf-8").splitlines()]
-    latest = sorted((c for c in stored if c["metadata"]["is_latest_version"]), key=lambda c: c["metadata"]["chunk_index"])
-    assert [c["id"] for c in latest] == [r["id"] for r in chunk_file], "exactly the chunk file's ids, none missing"
-    assert [c["text"] for c in latest] == [r["text"] for r in chunk_file]
-    assert all(c["metadata"]["content_sha256"] == "b" * 64 for c in latest)
-    archived = sorted(c["id"] for c in stored if not c["metadata"]["is_latest_version"])
+    latest = sorted((c for c in stored if c.metadata.is_latest_version), key=lambda c: c.metadata.chunk_index)
+    assert [c.id for c in latest] == [r["id"] for r in chunk_file], "exactly the chunk file's ids, none missing"
+    assert [c.text for c in latest] == [r["text"] for r in chunk_file]
+    assert all(c.metadata.content_sha256 == "b" * 64 for c in latest)
+    archived = sorted(c.id for c in stored if not c.metadata.is_latest_version)
     assert archived == sorted(f"{doc}@aaaaaaaa:token:{i}" for i in range(len(old))), "previous version kept once"
     assert len(stored) == len(new) + len(old)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from legco_assets.core import pipeline
 from legco_assets.core.read import detect_language, read_source, text_pages
-from legco_assets.core.records import DocumentText
+from legco_assets.core.records import ChunkRecord, DocumentText
 from legco_assets.core.search import (
     DEFAULT_FUSION,
     Retriever,
@@ -27,6 +28,7 @@ from legco_assets.core.sources import counterparts as cp
 from legco_assets.core.structure import find_structure
 
 from .conftest import CORPUS, SAMPLES, TESTS
+from .factories import chunk_record
 
 PAIRS = TESTS / "fixtures" / "counterparts"
 
@@ -48,23 +50,28 @@ def _ingest(settings: Settings, path: Path, strategies: tuple[Strategy, ...] = (
     return key
 
 
-def _stored(settings: Settings, document_id: str, strategy: str = "question") -> list[dict[str, Any]]:
+def _stored(settings: Settings, document_id: str, strategy: str = "question") -> list[ChunkRecord]:
     where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
-    return sorted(stored_chunks(open_collection(settings), where), key=lambda c: c["metadata"]["chunk_index"])
+    return sorted(stored_chunks(open_collection(settings), where), key=lambda c: c.metadata.chunk_index)
+
+
+def _unlinked(chunk: ChunkRecord) -> bool:
+    """No counterpart key in the chunk's record (absent, not empty)."""
+    return not set(cp.COUNTERPART_KEYS) & set(chunk.metadata.to_json())
 
 
 def _assert_qa_linked(settings: Settings, a: str, b: str) -> int:
     """Every Q&A chunk of ``a`` points at ``b``'s chunk of the same question id (and part)."""
-    theirs = {c["id"]: c["metadata"] for c in _stored(settings, b)}
-    qa = [c for c in _stored(settings, a) if c["metadata"]["section_type"] == "qa"]
+    theirs = {c.id: c.metadata for c in _stored(settings, b)}
+    qa = [c for c in _stored(settings, a) if c.metadata.section_type == "qa"]
     assert qa
     for chunk in qa:
-        meta = chunk["metadata"]
-        assert meta["counterpart_document_id"] == b
-        other = theirs[meta["counterpart_id"]]
-        assert cp.normalise_id(other["question_id"]) == cp.normalise_id(meta["question_id"])
-        if meta.get("part") and other.get("part"):
-            assert other["part"] == min(meta["part"], other["parts"])
+        meta = chunk.metadata
+        assert meta.counterpart_document_id == b
+        other = theirs[str(meta.counterpart_id)]
+        assert cp.normalise_id(str(other.question_id)) == cp.normalise_id(str(meta.question_id))
+        if meta.part and other.part:
+            assert other.part == min(meta.part, other.parts or 0)
     return len(qa)
 
 
@@ -139,8 +146,8 @@ def test_a_sidecar_pairs_by_hand_or_forbids(tmp_path: Path) -> None:
 
 
 # -- chunk links -------------------------------------------------------------------------------
-def _record(doc: str, index: int, section_type: str, **meta: Any) -> dict[str, Any]:
-    return {"id": f"{doc}:question:{index}", "text": "", "metadata": {"strategy_type": "question", "section_type": section_type, "chunk_index": index, **meta}}
+def _record(doc: str, index: int, section_type: str, **meta: Any) -> ChunkRecord:
+    return chunk_record(f"{doc}:question:{index}", document_id=doc, strategy_type="question", section_type=section_type, chunk_index=index, **meta)
 
 
 def test_chunk_links_by_question_id_part_and_heading_numbering() -> None:
@@ -176,7 +183,7 @@ def test_chunk_links_by_question_id_part_and_heading_numbering() -> None:
         "en:question:7": "zh:question:6",  # Q3 is question 3
         "en:question:8": "zh:question:7",
     }
-    token = [{**r, "metadata": {**r["metadata"], "strategy_type": "token"}} for r in en]
+    token = [replace(r, metadata=replace(r.metadata, strategy_type="token")) for r in en]
     assert cp.chunk_links(token, zh) == {}
 
 
@@ -194,15 +201,15 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
         shutil.copy(PAIRS / name, inbox / name)
     both = (Strategy.question, Strategy.token)
     en = _ingest(settings, inbox / "drainage_faq-e.txt", both)
-    assert not any("counterpart_document_id" in c["metadata"] for c in stored_chunks(open_collection(settings)))
+    assert not any(c.metadata.counterpart_document_id for c in stored_chunks(open_collection(settings)))
     assert counterpart_metadata(settings, en) == {}
 
     zh = _ingest(settings, inbox / "drainage_faq-c.txt", both)  # no re-run of the English paper's stages
     assert _assert_qa_linked(settings, en, zh) == 3 and _assert_qa_linked(settings, zh, en) == 3
-    narrative = {c["metadata"].get("section_heading"): c["metadata"].get("counterpart_id") for c in _stored(settings, en)}
+    narrative = {c.metadata.section_heading: c.metadata.counterpart_id for c in _stored(settings, en)}
     assert narrative["(1) Background"] == f"{zh}:question:1" and narrative["(2) Progress of works"] == f"{zh}:question:2"
-    assert all("counterpart_id" not in c["metadata"] for c in _stored(settings, en, "token"))
-    assert all(c["metadata"]["counterpart_document_id"] == zh for c in _stored(settings, en, "token"))
+    assert all(c.metadata.counterpart_id is None for c in _stored(settings, en, "token"))
+    assert all(c.metadata.counterpart_document_id == zh for c in _stored(settings, en, "token"))
     meta = counterpart_metadata(settings, en)
     assert meta["counterpart_document_id"] == zh and meta["counterpart_paired"] and meta["counterpart_by"] == "names"
     rows = [r for r in stored_versions(open_collection(settings)) if r["document_id"] in (en, zh)]
@@ -215,16 +222,16 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
     assert rejected["counterpart_candidate"] == school_en and not rejected["counterpart_paired"]
     assert "differ" in rejected["counterpart_reason"]
     for doc in (school_en, school_zh):
-        assert all(not set(cp.COUNTERPART_KEYS) & set(c["metadata"]) for c in _stored(settings, doc))
+        assert all(_unlinked(c) for c in _stored(settings, doc))
 
     # search brings the counterpart along, --json has it, and answer reads the question's language
     retriever = Retriever.open(settings, translate=False, rerank=False)
     hits = retriever.search("How many flooding blackspots remain?", k=3, strategy="question")
     top = hits[0]
-    assert top.metadata.get("question_id") == "Q1" and top.counterpart["id"] == top.metadata["counterpart_id"]
+    assert top.metadata.question_id == "Q1" and top.counterpart is not None and top.counterpart.id == top.metadata.counterpart_id
     assert top.to_json()["counterpart"]["document_id"] == zh
     swapped = in_language_of("北區仍有多少個水浸黑點？", hits)
-    assert swapped[0].record["document_id"] == zh and swapped[0].counterpart["id"] == top.id
+    assert swapped[0].record.document_id == zh and swapped[0].counterpart is not None and swapped[0].counterpart.id == top.id
     assert len({h.id for h in swapped}) == len(swapped)
 
     class Fixed:  # the English hits above, whatever the question
@@ -242,10 +249,10 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
 
     retriever.fusion = replace(DEFAULT_FUSION, counterpart_share=0.9)
     inherited = retriever.search("How many flooding blackspots remain?", k=3, strategy="question")
-    assert [h.id for h in inherited[:2]] == [top.id, top.metadata["counterpart_id"]]
+    assert [h.id for h in inherited[:2]] == [top.id, top.metadata.counterpart_id]
     assert inherited[1].ranks["counterpart"] == 1 and inherited[1].score == pytest.approx(0.9 * inherited[0].score)
     only_en = retriever.search("How many flooding blackspots remain?", k=10, strategy="question", document=en)
-    assert {h.record["document_id"] for h in only_en} == {en}
+    assert {h.record.document_id for h in only_en} == {en}
 
 
 def test_a_new_version_that_contradicts_its_counterpart_unlinks_both(settings: Settings, tmp_path: Path) -> None:
@@ -259,7 +266,7 @@ def test_a_new_version_that_contradicts_its_counterpart_unlinks_both(settings: S
     shutil.copy(PAIRS / "school_meals_tc.txt", inbox / "drainage_faq-c.txt")  # a different paper under the same name
     _ingest(settings, inbox / "drainage_faq-c.txt")
     for doc in (en, zh):
-        assert all(not set(cp.COUNTERPART_KEYS) & set(c["metadata"]) for c in _stored(settings, doc))
+        assert all(_unlinked(c) for c in _stored(settings, doc))
     assert not counterpart_metadata(settings, en)["counterpart_paired"]
 
 
@@ -326,7 +333,7 @@ def test_real_papers_are_paired_and_their_questions_linked(settings: Settings) -
     assert counterpart_metadata(settings, hansard_en)["counterpart_same_meeting_date"]
     eco = keys["ld_ECO_guide_with_FAQ_en.pdf"]
     assert counterpart_metadata(settings, eco) == {}
-    assert all(not set(cp.COUNTERPART_KEYS) & set(c["metadata"]) for c in _stored(settings, eco))
+    assert all(_unlinked(c) for c in _stored(settings, eco))
 
 
 @needs_corpus

@@ -82,9 +82,9 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
         _materialize(instance, data, key, Strategy.token, selection=[chunks, vector_index])
         settings = Settings(data_dir=data)
         stored = stored_chunks(open_collection(settings))
-        ids = [c["id"] for c in stored]
+        ids = [c.id for c in stored]
         assert len(ids) == len(set(ids))
-        assert {c["metadata"]["strategy_type"] for c in stored} == {"token", "question"}
+        assert {c.metadata.strategy_type for c in stored} == {"token", "question"}
         token_ids = sorted(i for i in ids if ":token:" in i)
         expected = [json.loads(line)["id"] for line in (data / "documents" / key / "chunks-token.jsonl").read_text().splitlines()]
         assert token_ids == sorted(expected)

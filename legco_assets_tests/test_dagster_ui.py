@@ -60,7 +60,7 @@ def test_a_leaked_footer_warns_and_the_chunks_are_indexed(tmp_path: Path) -> Non
     assert checks["no_empty_chunk"].passed is True
     assert result.success and result.asset_materializations_for_node("vector_index")
     stored = stored_chunks(open_collection(Settings(data_dir=tmp_path / "data")))
-    assert sorted(c["id"] for c in stored) == sorted(chunk_file_ids(tmp_path / "data", "leaky", "token"))
+    assert sorted(c.id for c in stored) == sorted(chunk_file_ids(tmp_path / "data", "leaky", "token"))
 
 
 def test_a_failing_integrity_check_keeps_chunks_out_of_chroma(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

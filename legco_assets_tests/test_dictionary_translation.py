@@ -68,7 +68,7 @@ def test_an_english_question_finds_the_chinese_only_answer_through_the_dictionar
     retriever = Retriever.open(settings, translate=False, rerank=False)
     query = "Does an employer have to buy insurance for a foreign domestic helper?"
     rankings = retriever.rankings(query, "question", 10)
-    assert [c.id for c in rankings["bm25"] if c.record["document_id"] == "zhfaq"] == [], "BM25 alone cannot cross scripts"
+    assert [c.id for c in rankings["bm25"] if c.record.document_id == "zhfaq"] == [], "BM25 alone cannot cross scripts"
     assert rankings[DICTIONARY][0].id == "zhfaq:question:0"
     hits = retriever.search(query, k=3, strategy="question")
     assert hits[0].id == "zhfaq:question:0" and DICTIONARY in hits[0].ranks

@@ -56,12 +56,15 @@ from legco_assets.core.search import (
     fuse,
     script_of,
 )
+from legco_assets.core.records import ChunkRecord
 from legco_assets.core.settings import Strategy
 from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS, RETRIEVAL_CHECK
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
+
+from .factories import chunk_record
 
 FIXTURE_PAPERS = Path(__file__).parent / "fixtures" / "pdfs"  # the papers of the gold set
 
@@ -121,7 +124,7 @@ def test_a_question_can_name_the_passage_that_answers_it_within_a_long_reply(tmp
     fact, pair = questions = load_gold_questions(gold)
     add_question_anchors({"hansard.pdf": paper}, questions)
     assert paper.anchor(fact) == "本年度共有3200宗申請。" and paper.anchor(pair) == "我們會繼續檢討計劃。"
-    part_one = {"document_id": "hansard", "text": "1. 甲議員：主席，有關計劃…\n局長：主席，(一)本年度共有3 200宗申請。"}
+    part_one = chunk_record("hansard:question:0", "1. 甲議員：主席，有關計劃…\n局長：主席，(一)本年度共有3 200宗申請。", "hansard")
     assert holds_answer_end(part_one, "hansard", paper.anchor(fact)) and not holds_answer_end(part_one, "hansard", paper.anchor(pair))
     assert [q.answer_end for q in load_gold_questions(gold, pair_ends=True)] == [None, None]
 
@@ -133,7 +136,7 @@ def test_char_windows_are_the_seed_baseline() -> None:
 
 
 def _hit(chunk_id: str, document: str, text: str, rank: int) -> Hit:
-    return Hit({"id": chunk_id, "document_id": document, "text": text, "page_number": 1, "metadata": {}}, rank, 1.0 / rank)
+    return Hit(chunk_record(chunk_id, text, document), rank, 1.0 / rank)
 
 
 def test_scoring_counts_rank_and_characters_read_until_the_answer_end() -> None:
@@ -244,8 +247,8 @@ def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: 
     run = replace(eval_run, strategies=["question", "token"], translated=translated)
     fused = run.report(modes=(Mode.hybrid,), fusion=recorded_under)
     orders = load_rerankings(QUERY_RERANKINGS)
-    named = [r for r in eval_run.retriever.scope("token").records if r["id"] in orders.chunks]
-    assert named and all(chunk_fingerprint(r["text"]) == orders.chunks[r["id"]] for r in named)
+    named = [r for r in eval_run.retriever.scope("token").records if r.id in orders.chunks]
+    assert named and all(chunk_fingerprint(r.text) == orders.chunks[r.id] for r in named)
     reranked = replace(run, reranker=recorded_reranker(orders)).report(modes=(Mode.hybrid,), fusion=recorded_under)
     assert reranked.row("token", "hybrid").hit1 > fused.row("token", "hybrid").hit1
     assert reranked.row("question", "hybrid").hit1 >= fused.row("question", "hybrid").hit1
@@ -256,9 +259,9 @@ def test_a_replay_skips_a_named_chunk_whose_text_changed() -> None:
     which the model never judged, so the replay leaves it where the fusion put it."""
     orders = RecordedRerankings({"q": ["d:question:2", "d:question:1"]})
     orders.chunks = {"d:question:2": chunk_fingerprint("the reply the model read")}
-    records = [{"id": "d:question:1", "text": "a"}, {"id": "d:question:2", "text": "another supplementary"}]
+    records = [chunk_record("d:question:1", "a"), chunk_record("d:question:2", "another supplementary")]
     assert recorded_reranker(orders)("q", records) == [0]
-    records[1]["text"] = "the reply the model read"
+    records[1].text = "the reply the model read"
     assert recorded_reranker(orders)("q", records) == [1, 0]
 
 
@@ -287,14 +290,14 @@ def test_a_perfect_reranker_reads_no_more_than_the_fused_order(eval_run: EvalRun
 
 def test_baseline_chunks_are_character_windows_of_the_cleaned_text(eval_run: EvalRun) -> None:
     scope = eval_run.retriever.scope(BASELINE)
-    by_doc: dict[str, list[dict]] = {}
+    by_doc: dict[str, list[ChunkRecord]] = {}
     for record in scope.records:
-        by_doc.setdefault(record["document_id"], []).append(record)
+        by_doc.setdefault(record.document_id, []).append(record)
     for document_id, records in by_doc.items():
-        records.sort(key=lambda r: r["metadata"]["chunk_index"])
+        records.sort(key=lambda r: r.metadata.chunk_index)
         paper = next(p for p in eval_run.papers.values() if p.document_id == document_id)
-        assert all(len(r["text"]) <= 1000 for r in records)
-        assert "".join(r["text"][: 800] for r in records[:-1]) + records[-1]["text"] == paper.text
+        assert all(len(r.text) <= 1000 for r in records)
+        assert "".join(r.text[: 800] for r in records[:-1]) + records[-1].text == paper.text
 
 
 def test_recorded_baselines_hold_and_a_drop_fails_the_check(eval_run: EvalRun) -> None:

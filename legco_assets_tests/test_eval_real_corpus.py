@@ -115,7 +115,7 @@ def test_html_papers_are_chunked_by_question_and_beat_token_windows(name: str, t
     run = prepare_eval(tmp_path, HELD_OUT[name], REAL_CORPUS, ("question", "token"))
     paper = next(p for p in run.papers.values() if p.path.suffix == ".html")
     scope = run.retriever.scope("question")
-    ids = {r["metadata"].get("question_id") for r in scope.records if r["document_id"] == paper.document_id}
+    ids = {r.metadata.question_id for r in scope.records if r.document_id == paper.document_id}
     assert set(paper.anchors) <= ids
     report = run.report(modes=(Mode.hybrid,))
     question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
@@ -156,7 +156,7 @@ def test_blind_oral_questions_find_facts_inside_long_replies(tmp_path: Path) -> 
 
 
 def _parts(scope: Any, document_id: str, qa_id: str) -> int:
-    return sum(r["document_id"] == document_id and r["metadata"].get("question_id") == qa_id for r in scope.records)
+    return sum(r.document_id == document_id and r.metadata.question_id == qa_id for r in scope.records)
 
 
 def test_blind_chinese_hansard_questions_find_facts_across_each_reply(tmp_path: Path) -> None:

@@ -24,6 +24,8 @@ from legco_assets.core.evaluation import (
     script_language,
 )
 
+from .factories import chunk_record
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -73,14 +75,14 @@ def test_a_quoted_answer_end_matches_with_punctuation_and_spacing_ignored() -> N
     assert isinstance(anchor, LooseEnd) and anchor == loose(question.answer_end)
     # the chunk prints the end across a line break, with other spacing and no full stop
     printed = "... any term of a contract of employment which purports to extinguish any right conferred on the\nemployee by this  Ordinance shall be void"
-    assert holds_answer_end({"document_id": "guide", "text": printed}, "guide", anchor)
-    assert not holds_answer_end({"document_id": "other", "text": printed}, "guide", anchor)
-    assert not holds_answer_end({"document_id": "guide", "text": "employee by this Ordinance"}, "guide", anchor)
+    assert holds_answer_end(chunk_record("guide:0", printed, "guide"), "guide", anchor)
+    assert not holds_answer_end(chunk_record("other:0", printed, "other"), "guide", anchor)
+    assert not holds_answer_end(chunk_record("guide:0", "employee by this Ordinance", "guide"), "guide", anchor)
     assert loose("《僱傭條例》㇐ 年") == "僱傭條例一年"  # the CJK stroke some PDFs print for 一
     # a writer quotes the 2012 Hansard as extracted (令 as the compatibility ideograph U+F9A8);
     # its chunks hold the text as the pipeline reads it
     quoted = LooseEnd(loose("結構安全保證，\uf9a8其業主放心。"))
-    assert holds_answer_end({"document_id": "h", "text": "……提供結構安全保證，令其業主放心。"}, "h", quoted)
+    assert holds_answer_end(chunk_record("h:0", "……提供結構安全保證，令其業主放心。", "h"), "h", quoted)
 
 
 def test_cantonese_questions_are_same_language_for_a_chinese_paper() -> None:

@@ -13,6 +13,7 @@ import random
 import threading
 import urllib.error
 import urllib.request
+from dataclasses import replace
 from pathlib import Path
 
 import dagster as dg
@@ -25,6 +26,7 @@ from legco_assets.core.excerpts import (
     shown_texts, split_link, write_excerpts,
 )
 from legco_assets.core.read import pdf_page_count, read_source, text_pages
+from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import open_collection, stored_chunks
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex
@@ -38,23 +40,27 @@ from .conftest import CORPUS, SAMPLES, TESTS, fixture_pdf
 HTML = TESTS / "fixtures" / "html"
 
 
-def _excerpts(path: Path, strategy: Strategy, settings: Settings, paper_dir: Path) -> tuple[list[dict], object]:
+def _chunks(path: Path, strategy: Strategy, settings: Settings) -> list[ChunkRecord]:
+    return pipeline.chunk_paper(path, strategy, settings, use_llm=False, check=False).records
+
+
+def _excerpts(path: Path, strategy: Strategy, settings: Settings, paper_dir: Path) -> tuple[list[ChunkRecord], object]:
     """Chunk ``path`` and write its excerpts into ``paper_dir/excerpts`` beside the paper
     stored as ``source.pdf``, as the asset does; the records carry their ``chunk_file_path``."""
     source = read_source(path)
     extracted, pages = text_pages(source)
-    records = pipeline.chunk_file(path, strategy, settings, use_llm=False)
+    records = _chunks(path, strategy, settings)
     paper_dir.mkdir(parents=True, exist_ok=True)
     (paper_dir / "source.pdf").write_bytes(source.data)
     folder = paper_dir / "excerpts"
     report = write_excerpts(folder, strategy.value, extracted.kind, source.data, pages, records, source.sha256, path.name)
-    linked = [{**r, "metadata": {**r["metadata"], "chunk_file_path": str(folder / e.link)}} for r, e in zip(records, report.excerpts)]
+    linked = [replace(r, metadata=replace(r.metadata, chunk_file_path=str(folder / e.link))) for r, e in zip(records, report.excerpts)]
     return linked, report
 
 
-def _shares(records: list[dict]) -> list[float]:
+def _shares(records: list[ChunkRecord]) -> list[float]:
     """Each chunk's held share, its file read once."""
-    texts = shown_texts(split_link(records[0]["metadata"]["chunk_file_path"])[0])
+    texts = shown_texts(split_link(str(records[0].metadata.chunk_file_path))[0])
     return [held_share(r, shown_of(r, texts)) for r in records]
 
 
@@ -70,19 +76,19 @@ def test_every_chunk_is_highlighted_on_its_pages_in_one_copy_smaller_than_the_pa
     assert 0 < report.bytes <= paper.stat().st_size  # the bound of issue 42: fonts and images are not stored again
     copy = link_bytes(folder / f"{strategy.value}.pdf")
     assert pdf_page_count(copy) == pdf_page_count(paper.read_bytes())
-    assert set(highlighted_texts(copy)) == {r["id"] for r in records}  # each highlight names its chunk
+    assert set(highlighted_texts(copy)) == {r.id for r in records}  # each highlight names its chunk
     for record, excerpt, share in zip(records, report.excerpts, _shares(records)):
-        meta = record["metadata"]
-        assert record["metadata"]["chunk_file_path"].endswith(f"{strategy.value}.pdf#page={meta['page_start']}")
-        assert set(range(meta["page_start"], meta["page_end"] + 1)) <= set(excerpt.pages)
-        assert share >= 0.99, record["id"]
+        meta = record.metadata
+        assert str(meta.chunk_file_path).endswith(f"{strategy.value}.pdf#page={meta.page_start}")
+        assert set(range(meta.page_start, meta.page_end + 1)) <= set(excerpt.pages)
+        assert share >= 0.99, record.id
 
 
 def test_the_highlight_is_the_chunks_text_not_the_whole_page(settings: Settings, tmp_path: Path) -> None:
     """Chunks on one page each have their own highlight: one chunk's does not hold the
     next one's text (their text differs beyond the overlap)."""
     records, _ = _excerpts(SAMPLES / "sample_zh_qa.pdf", Strategy.question, settings, tmp_path / "paper")
-    texts = shown_texts(split_link(records[0]["metadata"]["chunk_file_path"])[0])
+    texts = shown_texts(split_link(str(records[0].metadata.chunk_file_path))[0])
     assert held_share(records[0], shown_of(records[0], texts)) >= 0.99
     assert held_share(records[1], shown_of(records[0], texts)) < 0.5
 
@@ -92,7 +98,7 @@ def test_one_chunks_pdf_is_cut_on_demand_with_only_its_highlight(settings: Setti
     record, excerpt = records[1], report.excerpts[1]
     data, extension = cut_excerpt(tmp_path / "paper" / "excerpts", "question", "pdf", record, [])
     assert extension == "pdf" and pdf_page_count(data) == len(excerpt.pages)
-    assert list(highlighted_texts(data)) == [record["id"]]
+    assert list(highlighted_texts(data)) == [record.id]
     cut = tmp_path / "cut.pdf"
     cut.write_bytes(data)
     assert held_ratio(record, cut) >= 0.99 and held_ratio(records[0], cut) < 0.5
@@ -102,14 +108,14 @@ def test_excerpts_are_kept_until_a_chunk_changes(settings: Settings, tmp_path: P
     paper = fixture_pdf("paper_e_qa.pdf")
     source = read_source(paper)
     extracted, pages = text_pages(source)
-    records = pipeline.chunk_file(paper, Strategy.question, settings, use_llm=False)
+    records = _chunks(paper, Strategy.question, settings)
     folder = tmp_path / "excerpts"
     first = write_excerpts(folder, "question", "pdf", source.data, pages, records, source.sha256)
     assert first.written == len(records) >= 3
     again = write_excerpts(folder, "question", "pdf", source.data, pages, records, source.sha256)
     assert (again.written, again.reused) == (0, len(records))
-    changed = [dict(r) for r in records[:-1]]
-    changed[1] = {**changed[1], "text": changed[1]["text"] + "\nextra"}
+    changed = records[:-1]
+    changed[1] = replace(changed[1], text=changed[1].text + "\nextra")
     third = write_excerpts(folder, "question", "pdf", source.data, pages, changed, source.sha256)
     assert (third.written, third.reused) == (len(changed), 0)
     manifest = json.loads((folder / "question.json").read_text(encoding="utf-8"))
@@ -135,14 +141,14 @@ def test_html_paper_gets_one_page_with_each_chunk_marked(strategy: Strategy, set
     assert 0 < report.bytes == (folder / f"{strategy.value}.html.gz").stat().st_size <= paper.stat().st_size
     page = link_bytes(folder / f"{strategy.value}.html").decode("utf-8")
     for record, share in zip(records, _shares(records)):
-        index = record["metadata"]["chunk_index"]
-        assert record["metadata"]["chunk_file_path"].endswith(f"{strategy.value}.html#chunk-{index}")
-        assert f'id="chunk-{index}"' in page and share >= 0.99, record["id"]
+        index = record.metadata.chunk_index
+        assert str(record.metadata.chunk_file_path).endswith(f"{strategy.value}.html#chunk-{index}")
+        assert f'id="chunk-{index}"' in page and share >= 0.99, record.id
     if strategy is not Strategy.question:
         return
     # on demand, a chunk's passage with some context, not the page
     data, extension = cut_excerpt(folder, "question", "html", records[1], text_pages(read_source(paper))[1])
-    assert extension == "html" and len(data.decode()) < 2 * len(records[1]["text"]) + 5 * CONTEXT_CHARS + 1000
+    assert extension == "html" and len(data.decode()) < 2 * len(records[1].text) + 5 * CONTEXT_CHARS + 1000
     cut = tmp_path / "cut.html"
     cut.write_bytes(data)
     assert held_ratio(records[1], cut) >= 0.99
@@ -288,10 +294,10 @@ def test_the_asset_writes_excerpts_and_chroma_stores_their_links(tmp_path: Path)
         assert meta["written"].value == 0 and meta["reused_unchanged"].value == meta["excerpts"].value
         assert "](http://127.0.0.1:3001/" in meta["preview"].value
     stored = stored_chunks(open_collection(Settings(data_dir=data)))
-    assert {c["metadata"]["strategy_type"] for c in stored} == {"token", "question"}
+    assert {c.metadata.strategy_type for c in stored} == {"token", "question"}
     for chunk in stored:
-        path, fragment = split_link(chunk["metadata"]["chunk_file_path"])
-        assert path.name == f"{chunk['metadata']['strategy_type']}.pdf" and fragment == f"page={chunk['metadata']['page_start']}"
+        path, fragment = split_link(str(chunk.metadata.chunk_file_path))
+        assert path.name == f"{chunk.metadata.strategy_type}.pdf" and fragment == f"page={chunk.metadata.page_start}"
         assert held_ratio(chunk) >= 0.99
 
 
@@ -324,20 +330,20 @@ def test_query_and_answer_print_each_hits_excerpt(env_data_dir: Path, capsys: py
         run_config = strategy_run_config(Strategy.question)
         assert dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources, run_config=run_config).success
     stored = Artifacts(Settings(data_dir=env_data_dir), key).read_chunks(Strategy.question)
-    pair = next(r for r in stored if r["metadata"].get("question_text"))
-    question = pair["metadata"]["question_text"]
+    pair = next(r for r in stored if r.metadata.question_text)
+    question = str(pair.metadata.question_text)
     assert cli.main(["query", question, "--strategy", "question", "-k", "2", "--no-translate", "--no-rerank"]) == 0
     shown = [line.split("excerpt: ", 1)[1] for line in capsys.readouterr().out.splitlines() if "excerpt: " in line]
     # an HTTP link a reader opens (the stored file alone is the paper's update section)
-    assert len(shown) == 2 and shown[0] == f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page={pair['metadata']['page_start']}"
+    assert len(shown) == 2 and shown[0] == f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page={pair.metadata.page_start}"
     assert all(p.startswith(f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page=") for p in shown)
     assert (env_data_dir / "documents" / key / "excerpts" / "question.pdf.update").exists()
     assert cli.main(["answer", question, "--strategy", "question", "--no-translate", "--no-rerank"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[1] excerpt: ")]
     assert len(lines) == 1 and lines[0].split(": ", 1)[1].startswith(f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page=")
     out = env_data_dir / "cut.pdf"
-    assert cli.main(["excerpt", pair["id"], "-o", str(out)]) == 0
-    assert held_ratio(pair, out) >= 0.99 and list(highlighted_texts(out.read_bytes())) == [pair["id"]]
+    assert cli.main(["excerpt", pair.id, "-o", str(out)]) == 0
+    assert held_ratio(pair, out) >= 0.99 and list(highlighted_texts(out.read_bytes())) == [pair.id]
     assert cli.main(["excerpt", f"{key}:question:999"]) == 1
 
 

@@ -231,7 +231,7 @@ def test_short_outage_is_bridged_with_exponential_backoff(settings: Settings, sl
     records = doc_records(["排水系統的容量", "補償政策"], "s1")
     result = replace_document(flaky, records, "doc", "question", "s1")
     assert result.written == 2 and sleeps == [0.5, 1.0, 2.0]
-    assert sorted(c["id"] for c in stored_chunks(open_collection(settings))) == ["doc:question:0", "doc:question:1"]
+    assert sorted(c.id for c in stored_chunks(open_collection(settings))) == ["doc:question:0", "doc:question:1"]
 
 
 def test_long_outage_raises_after_the_last_attempt_and_other_errors_at_once(sleeps: list[float]) -> None:
@@ -297,8 +297,8 @@ def test_chroma_down_fails_vector_index_only_and_a_rerun_completes(
             key: dg.AssetPartitionStatus.MATERIALIZED
         }
     stored = stored_chunks(flaky_chroma["real_open"](Settings(data_dir=data)))
-    assert sorted(c["id"] for c in stored) == sorted(chunk_file_ids(data, key))
-    assert len({c["id"] for c in stored}) == len(stored)
+    assert sorted(c.id for c in stored) == sorted(chunk_file_ids(data, key))
+    assert len({c.id for c in stored}) == len(stored)
 
 
 def test_chroma_server_started_late_is_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -327,7 +327,7 @@ def test_chroma_server_started_late_is_waited_for(tmp_path: Path, monkeypatch: p
             starter.join()
             assert result.success, step_failure_messages(result)
             stored = stored_chunks(open_collection(servers[0].settings(data)))
-            assert sorted(c["id"] for c in stored) == sorted(chunk_file_ids(data, key))
+            assert sorted(c.id for c in stored) == sorted(chunk_file_ids(data, key))
         finally:
             starter.cancel()
             for server in servers:
@@ -363,9 +363,9 @@ def test_a_strategy_that_breaks_on_one_paper_costs_only_that_strategy_of_that_pa
     [failure] = summary["failed"]
     assert (failure["file"], failure["strategy"]) == (str(papers[0]), "token") and "token chunker broke" in failure["error"]
     assert summary["documents"] == 2
-    stored = {(c["metadata"]["document_id"], c["metadata"]["strategy_type"]) for c in stored_chunks(open_collection(settings))}
+    stored = {(c.document_id, c.metadata.strategy_type) for c in stored_chunks(open_collection(settings))}
     assert stored == {("broken", "question"), ("sound", "token"), ("sound", "question")}
-    assert sorted(c["id"] for c in stored_chunks(open_collection(settings)) if c["id"].startswith("broken:")) == sorted(
+    assert sorted(c.id for c in stored_chunks(open_collection(settings)) if c.id.startswith("broken:")) == sorted(
         chunk_file_ids(env_data_dir, "broken", "question")
     )
 
@@ -395,5 +395,5 @@ def test_a_shared_stage_that_fails_fails_each_strategy_of_that_paper_only(
     assert summary["failed_by_strategy"] == {"token": 1, "question": 1} and summary["documents"] == 1
     assert [f["strategy"] for f in summary["failed"]] == ["token", "question"]
     assert summary["failed"][1]["error"].startswith("not run: the shared stage document_structure failed: ")
-    stored = {(c["metadata"]["document_id"], c["metadata"]["strategy_type"]) for c in stored_chunks(open_collection(settings))}
+    stored = {(c.document_id, c.metadata.strategy_type) for c in stored_chunks(open_collection(settings))}
     assert stored == {("sound", "token"), ("sound", "question")}

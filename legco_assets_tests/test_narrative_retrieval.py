@@ -8,12 +8,13 @@ opening sentence. Chunks of one section that score together lift one another, an
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from legco_assets.core.records import Chunk
+from legco_assets.core.records import Chunk, ChunkRecord
 from legco_assets.core.search import (
     DEFAULT_FUSION,
     Candidate,
@@ -31,6 +32,7 @@ from legco_assets.core.search.question_side import OPENING_MAX
 from legco_assets.core.search.sections import lift
 from legco_assets.core.settings import Settings
 
+from .factories import chunk_record
 from .runs import cli_in_process
 
 # a Q&A paper on other subjects: before issue 29 its chunks alone had the question ranker's vote
@@ -49,7 +51,7 @@ SPEECH = [
 ]
 
 
-def _qa_records() -> list[dict[str, Any]]:
+def _qa_records() -> list[ChunkRecord]:
     chunks = [
         Chunk("faq", "question", i, f"{qa} {q}\n{a}", i + 1, i + 1, "qa", 40, question_id=qa, question_index=i, question_text=q, section_path=["FAQ"])
         for i, (qa, q, a) in enumerate(QA)
@@ -57,7 +59,7 @@ def _qa_records() -> list[dict[str, Any]]:
     return [c.to_record("faq.pdf", "a" * 64) for c in chunks]
 
 
-def _speech_records() -> list[dict[str, Any]]:
+def _speech_records() -> list[ChunkRecord]:
     chunks = [Chunk("speech", "question", i, text, i + 1, i + 1, "narrative", 60, section_path=path) for i, (path, text) in enumerate(SPEECH)]
     return [c.to_record("speech.pdf", "b" * 64) for c in chunks]
 
@@ -75,7 +77,7 @@ def test_a_question_side_is_the_papers_question_or_the_headings_and_opening() ->
     assert question_side(qa) == QA[0][1]
     # the headings the chunk repeats at its start are not repeated; the opening stops at its sentence
     assert question_side(speech) == "經濟概況 > 通脹 > 2023年的基本通脹率為1.7%，較2022年的1.7%相若。"
-    long_text = {"metadata": {"section_path": []}, "text": "word " * 400}
+    long_text = chunk_record("long", "word " * 400)
     assert 0 < len(question_side(long_text)) <= OPENING_MAX
 
 
@@ -89,13 +91,13 @@ def test_a_narrative_chunk_is_found_first_through_every_ranker(store) -> None:
     now = Retriever.open(settings, translate=False, rerank=False)
     old = before.search(query, k=8, strategy="question")
     new = now.search(query, k=8, strategy="question")
-    assert all("question" not in h.ranks for h in old if h.record["document_id"] == "speech")
+    assert all("question" not in h.ranks for h in old if h.record.document_id == "speech")
     assert new[0].id == "speech:question:0" and "question" in new[0].ranks
-    assert {h.record["document_id"] for h in now.search(query, k=8, strategy="question", mode=Mode.vector)} >= {"speech"}
+    assert {h.record.document_id for h in now.search(query, k=8, strategy="question", mode=Mode.vector)} >= {"speech"}
 
 
 def test_chunks_of_one_section_lift_each_other() -> None:
-    records = {r["id"]: r for r in _speech_records()}
+    records = {r.id: r for r in _speech_records()}
     scores = {"speech:question:0": 0.030, "speech:question:1": 0.020, "speech:question:2": 0.032, "speech:question:3": 0.010}
     lifted = dict(scores)
     lift(lifted, records, 0.5)
@@ -113,8 +115,8 @@ def test_sections_are_ranked_by_their_best_chunks_with_decay() -> None:
     assert [s.path for s in sections] == [("經濟概況", "通脹"), ("經濟概況", "就業"), ("公共財政", "收入")]
     assert sections[0].score == pytest.approx(0.03 + 0.5 * 0.03) and [h.id for h in sections[0].hits] == ["speech:question:0", "speech:question:1"]
     # without a section path a chunk stands alone rather than joining "the whole paper"
-    bare = {**records[4], "metadata": {**records[4]["metadata"], "section_path": []}}
-    assert [s.path for s in aggregate([Hit(bare, 1, 0.1), Hit(records[3], 2, 0.05)])] == [(bare["id"],), ("公共財政", "收入")]
+    bare = replace(records[4], metadata=replace(records[4].metadata, section_path=[]))
+    assert [s.path for s in aggregate([Hit(bare, 1, 0.1), Hit(records[3], 2, 0.05)])] == [(bare.id,), ("公共財政", "收入")]
 
 
 def test_section_share_in_fusion_only_moves_chunks_with_section_mates() -> None:

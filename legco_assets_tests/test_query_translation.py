@@ -46,7 +46,7 @@ def test_an_english_query_finds_the_chinese_answer_through_its_translation(llm_s
     llm_server.enqueue(TRANSLATED_QUERY)
     retriever = Retriever.open(settings, collection=collection, rerank=False)
     hits = retriever.search(ASKED, k=3, strategy="question")
-    assert hits[0].metadata["question_id"] == "A2" and hits[0].ranks[TRANSLATED + "bm25"] == 1
+    assert hits[0].metadata.question_id == "A2" and hits[0].ranks[TRANSLATED + "bm25"] == 1
     sent = llm_server.requests[-1][1]["messages"]
     assert sent[-1]["content"].endswith(ASKED) and "Traditional Chinese" in sent[-1]["content"]
     assert llm_server.calls["chat"] == 1

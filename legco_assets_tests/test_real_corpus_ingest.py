@@ -97,12 +97,12 @@ def test_every_real_paper_ingests_with_both_strategies(paper: Path, ingest: tupl
     art = Artifacts(Settings(data_dir=data), key)
     pages = {p.number for p in art.pages() if p.cleaned.strip()} - set(unchunked_pages(art.sections()))
     records = art.read_chunks(Strategy.question)
-    covered = {n for r in records for n in range(r["metadata"]["page_start"], r["metadata"]["page_end"] + 1)}
+    covered = {n for r in records for n in range(r.metadata.page_start, r.metadata.page_end + 1)}
     assert pages <= covered, f"pages with text in no question chunk: {sorted(pages - covered)[:20]}"
     assert art.read_chunks(Strategy.token)
     # a Council record: every question it numbers is an exchange of its own, indexed
     numbered = printed_questions(DocumentText.from_pages(art.pages()).text)
-    own = {r["metadata"].get("question_id") for r in records if r["metadata"].get("question_kind") in ("main", "written")}
+    own = {r.metadata.question_id for r in records if r.metadata.question_kind in ("main", "written")}
     assert [n for n in numbered if str(n) not in own] == []
     for strategy in Strategy:  # every chunk of both strategies is highlighted in its strategy's excerpts
         manifest = json.loads((art.root / "excerpts" / f"{strategy.value}.json").read_text(encoding="utf-8"))

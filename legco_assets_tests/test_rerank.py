@@ -23,7 +23,7 @@ from legco_assets.core.search import (
 )
 from legco_assets.core.settings import Settings
 
-from .factories import EN_PAIRS, ZH_PAIRS, question_records
+from .factories import EN_PAIRS, ZH_PAIRS, chunk_record, question_records
 from .llm_server import FakeLLMServer, Fault
 from .runs import cli_in_process
 
@@ -42,8 +42,8 @@ def test_the_reply_is_read_strictly_and_the_named_passages_go_first() -> None:
 
 def test_the_model_reads_the_query_and_the_start_of_each_passage() -> None:
     records = [
-        {"id": "x:question:0", "document_id": "x", "page_number": 3, "text": "Q1 long\n" + "字" * 3000},
-        {"id": "y:question:0", "document_id": "y", "page_number": 1, "text": "Q2 short"},
+        chunk_record("x:question:0", "Q1 long\n" + "字" * 3000, document_id="x", page_number=3),
+        chunk_record("y:question:0", "Q2 short", document_id="y"),
     ]
     system, user = rerank_messages(ASKED, records)
     assert "JSON" in system["content"] and user["content"].startswith(f"Query: {ASKED}")

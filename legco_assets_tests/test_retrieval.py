@@ -33,9 +33,10 @@ from legco_assets.core.search import (
     tokenize,
     versions_markdown,
 )
+from legco_assets.core.records import ChunkRecord
 from legco_assets.core.settings import Settings
 
-from .factories import EN_PAIRS, ZH_PAIRS, question_records
+from .factories import EN_PAIRS, ZH_PAIRS, chunk_record, question_records
 from .llm_server import FakeLLMServer
 from .runs import cli_in_process
 
@@ -64,12 +65,12 @@ def test_script_of_decides_by_proportion() -> None:
 
 
 def test_bm25_index_is_cached_by_content_and_rebuilt_when_a_chunk_changes(tmp_path: Path) -> None:
-    chunks = [{"id": "d:question:0", "text": "水浸黑點"}, {"id": "d:question:1", "text": "allowance rates"}]
+    chunks = [chunk_record("d:question:0", "水浸黑點"), chunk_record("d:question:1", "allowance rates")]
     first, built = load_or_build(tmp_path, "question-latest", chunks)
     assert built and len(list(tmp_path.iterdir())) == 1
     again, built_again = load_or_build(tmp_path, "question-latest", list(reversed(chunks)))
     assert not built_again and again.ids == first.ids
-    changed, rebuilt = load_or_build(tmp_path, "question-latest", [chunks[0], {"id": "d:question:1", "text": "penalties"}])
+    changed, rebuilt = load_or_build(tmp_path, "question-latest", [chunks[0], chunk_record("d:question:1", "penalties")])
     assert rebuilt and changed.top("penalties", 5)[0][0] == 1
     other_scope, _ = load_or_build(tmp_path, "token-latest", chunks)
     names = sorted(p.name.rsplit("-", 1)[0] for p in tmp_path.iterdir())
@@ -78,7 +79,7 @@ def test_bm25_index_is_cached_by_content_and_rebuilt_when_a_chunk_changes(tmp_pa
 
 
 def test_bm25_top_respects_mask_and_ignores_zero_scores() -> None:
-    index = Bm25Index.build([{"id": "a", "text": "水浸黑點 改善"}, {"id": "b", "text": "水浸 黑點"}, {"id": "c", "text": "allowance"}])
+    index = Bm25Index.build([chunk_record("a", "水浸黑點 改善"), chunk_record("b", "水浸 黑點"), chunk_record("c", "allowance")])
     assert [row for row, _, _ in index.top("水浸黑點", 5)] == [0, 1]
     assert [row for row, _, _ in index.top("水浸黑點", 5, mask=np.array([False, True, True]))] == [1]
     assert index.top("nothing matches", 5) == []
@@ -87,7 +88,7 @@ def test_bm25_top_respects_mask_and_ignores_zero_scores() -> None:
 
 def test_coverage_is_the_idf_share_of_the_query_a_chunk_holds() -> None:
     index = Bm25Index.build(
-        [{"id": "zh", "text": "水浸黑點的改善工程"}, {"id": "en", "text": "the government will study the allowance"}, {"id": "x", "text": "care homes"}]
+        [chunk_record("zh", "水浸黑點的改善工程"), chunk_record("en", "the government will study the allowance"), chunk_record("x", "care homes")]
     )
     coverage = index.coverage("government study on drainage tunnels")
     assert coverage[0] == 0.0, "an English query covers nothing of a Chinese chunk"
@@ -97,12 +98,12 @@ def test_coverage_is_the_idf_share_of_the_query_a_chunk_holds() -> None:
 
 # -- fusion ------------------------------------------------------------------------------------
 def _cand(chunk_id: str, text: str, coverage: float = 1.0) -> Candidate:
-    return Candidate({"id": chunk_id, "document_id": "d", "text": text, "page_number": 1, "metadata": {}}, 1.0, coverage)
+    return Candidate(chunk_record(chunk_id, text), 1.0, coverage)
 
 
 def test_fusion_is_weighted_reciprocal_rank() -> None:
     asked = _cand("b", "x")
-    asked.record["metadata"] = {"question_text": "x?"}
+    asked.record.metadata.question_text = "x?"
     rankings = {"vector": [_cand("a", "x"), _cand("b", "x")], "question": [asked], "bm25": [_cand("b", "x", 0.5), _cand("a", "x", 1.0)]}
     fusion = Fusion(vector_weight=1.0, question_weight=2.0, bm25_weight=1.0, coverage_power=2.0, margin_share=0.0, coverage_share=0.0)
     hits = fuse("x", rankings, fusion)
@@ -172,7 +173,7 @@ def test_the_dictionary_votes_only_for_papers_with_no_version_in_the_querys_lang
     Chinese version is stored, so BM25 reaches that directly) and an English-only FAQ; only the
     FAQ keeps the dictionary's vote."""
     guide, faq = _cand("guide:0", "annual leave pay"), _cand("faq:0", "annual leave of a helper")
-    guide.record["document_id"], faq.record["document_id"] = "guide-en", "faq-en"
+    guide.record.document_id, faq.record.document_id = "guide-en", "faq-en"
     scope = SimpleNamespace(paired={"guide-en", "guide-tc"}, script=lambda chunk_id, text: script_of(text))
     rankings = {DICTIONARY: [guide, faq]}
     assert dictionary_votes(rankings[DICTIONARY], Fusion(), scope) == [faq]  # type: ignore[arg-type]
@@ -225,7 +226,7 @@ def test_search_modes_and_filters(store) -> None:
     assert [h.rank for h in hybrid] == list(range(1, len(hybrid) + 1))
     assert all(a.score >= b.score for a, b in zip(hybrid, hybrid[1:]))
     only = retriever.search("補償", k=5, strategy="question", document="elderly")
-    assert only and {h.record["document_id"] for h in only} == {"elderly"}
+    assert only and {h.record.document_id for h in only} == {"elderly"}
     assert retriever.search("水浸黑點", k=5, strategy="token") == []
     assert retriever.search("   ", k=5, strategy="question") == []
 
@@ -262,16 +263,16 @@ def test_question_ranker_query_loses_part_of_its_language_mean_question(store) -
     settings, collection = store
     retriever = Retriever.open(settings, collection=collection)
     scope = retriever.scope("question")
-    texts = [scope.records[i]["metadata"]["question_text"] for i in scope.question_rows]
+    texts = [scope.records[i].metadata.question_text for i in scope.question_rows]
     questions = [np.asarray(v) / np.linalg.norm(v) for v in retriever.embedder(texts)]
-    zh_rows = [n for n, i in enumerate(scope.question_rows) if scope.records[i]["document_id"] == "drain"]
+    zh_rows = [n for n, i in enumerate(scope.question_rows) if scope.records[i].document_id == "drain"]
     assert 0 < len(zh_rows) < len(texts)
     assert np.allclose(scope.question_means["zh"], np.mean([questions[n] for n in zh_rows], axis=0), atol=1e-6)
 
     query = "長者生活津貼每月多少錢？"
     centred = retriever.centred(retriever.embed_query(query), query, scope.question_means, QUESTION_CENTERING)
     cosines = [float(q @ centred) / float(np.linalg.norm(centred)) for q in questions]
-    expected = [scope.records[scope.question_rows[n]]["id"] for n in np.argsort(cosines)[::-1][:3]]
+    expected = [scope.records[scope.question_rows[n]].id for n in np.argsort(cosines)[::-1][:3]]
     assert [c.id for c in retriever.rankings(query, "question", 3)["question"]] == expected
     plain = Retriever(collection, retriever.embedder, question_centering=0.0)
     assert [c.score for c in plain.rankings(query, "question", 3)["question"]] != [c.score for c in retriever.rankings(query, "question", 3)["question"]]
@@ -284,6 +285,8 @@ def test_hits_are_chunk_records_with_rank_and_score(store) -> None:
     assert set(record) == {"id", "document_id", "text", "page_number", "metadata", "rank", "score"}
     assert record["document_id"] == "drain" and record["page_number"] == 2 and record["rank"] == 1
     assert record["metadata"]["question_id"] == "A2" and "document_id" not in record["metadata"]
+    # the record's own key order (ChunkMetadata's fields), not the order Chroma happens to return
+    assert list(record["metadata"]) == list(ChunkRecord.from_json(record).to_json()["metadata"])
 
 
 def test_queries_see_the_latest_version_and_documents_shows_both(store) -> None:
@@ -295,7 +298,7 @@ def test_queries_see_the_latest_version_and_documents_shows_both(store) -> None:
     latest = retriever.search("水浸黑點", k=5, strategy="question", mode="bm25")
     assert latest == [], "the old version's chunk is archived, and the retriever noticed the change"
     both = retriever.search("水浸黑點", k=5, strategy="question", mode="bm25", all_versions=True)
-    assert [h.id for h in both] == ["drain@aaaaaaaa:question:1"] and both[0].metadata["is_latest_version"] is False
+    assert [h.id for h in both] == ["drain@aaaaaaaa:question:1"] and both[0].metadata.is_latest_version is False
     rows = [r for r in stored_versions(collection) if r["document_id"] == "drain"]
     assert [(r["version"], r["latest"], r["chunks"]) for r in rows] == [("cccccccccccc", True, 1), ("aaaaaaaaaaaa", False, 3)]
     assert "| drain | question | aaaaaaaaaaaa | no | 3 |" in versions_markdown(rows)

@@ -76,7 +76,7 @@ def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monk
 
     expected = chunk_file_ids(data, key)
     stored = stored_chunks(open_collection(Settings(data_dir=data)))
-    assert sorted(c["id"] for c in stored) == sorted(expected) and expected
+    assert sorted(c.id for c in stored) == sorted(expected) and expected
     assert json.loads((data / "documents" / key / "source.json").read_text(encoding="utf-8"))["pages"] == 4
 
 

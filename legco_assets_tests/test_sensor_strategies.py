@@ -128,7 +128,7 @@ def test_a_strategy_that_fails_does_not_stop_the_next(tmp_path: Path, monkeypatc
         assert isinstance(second, dg.RunRequest) and second.tags["legco/strategy"] == "question"
         assert second.run_key == f"{first.run_key}:question"
         assert _execute(instance, second, data).success
-    stored = {c["metadata"]["strategy_type"] for c in stored_chunks(open_collection(Settings(data_dir=data)))}
+    stored = {c.metadata.strategy_type for c in stored_chunks(open_collection(Settings(data_dir=data)))}
     assert stored == {"question"}
 
 

@@ -52,7 +52,7 @@ def test_either_form_finds_the_same_chunks_in_the_same_order(retriever: Retrieve
     assert [(h.id, h.ranks) for h in as_typed] == [(h.id, h.ranks) for h in as_printed]
     assert [h.score for h in as_typed] == pytest.approx([h.score for h in as_printed])
     first = as_typed[0]
-    assert first.record["metadata"]["question_id"] == page[0], [h.text for h in as_typed]
+    assert first.record.metadata.question_id == page[0], [h.text for h in as_typed]
     assert printed in first.text and other not in first.text, "the chunk keeps the characters the paper prints"
 
 

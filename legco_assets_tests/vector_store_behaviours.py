@@ -21,9 +21,9 @@ def rewrite_is_idempotent_and_removes_stale_ids(settings: Settings) -> None:
     collection = open_collection(settings)
     replace_document(collection, doc_records(["問 A1：排水？答：足夠。", "問 A2：補償？答：按政策。", "問 A3：時間？答：明年。"], "s1"), "doc", "question", "s1")
     replace_document(collection, doc_records(["問 A1：排水？答：足夠。", "問 A2：補償？答：按政策。", "問 A3：時間？答：明年。"], "s1"), "doc", "question", "s1")
-    assert sorted(c["id"] for c in stored_chunks(collection)) == ["doc:question:0", "doc:question:1", "doc:question:2"]
+    assert sorted(c.id for c in stored_chunks(collection)) == ["doc:question:0", "doc:question:1", "doc:question:2"]
     replace_document(collection, doc_records(["問 A1：排水？答：足夠。", "問 A2：補償？答：按政策。"], "s1"), "doc", "question", "s1")
-    assert sorted(c["id"] for c in stored_chunks(collection)) == ["doc:question:0", "doc:question:1"]
+    assert sorted(c.id for c in stored_chunks(collection)) == ["doc:question:0", "doc:question:1"]
 
 
 def new_version_archives_previous_chunks(settings: Settings) -> None:
@@ -31,12 +31,12 @@ def new_version_archives_previous_chunks(settings: Settings) -> None:
     replace_document(collection, doc_records(["old answer one", "old answer two"], "a" * 64), "doc", "question", "a" * 64)
     result = replace_document(collection, doc_records(["new answer"], "b" * 64), "doc", "question", "b" * 64)
     assert result.archived == 2
-    by_id = {c["id"]: c for c in stored_chunks(collection)}
-    assert by_id["doc:question:0"]["text"] == "new answer" and by_id["doc:question:0"]["metadata"]["is_latest_version"] is True
-    assert by_id["doc@aaaaaaaa:question:0"]["metadata"]["is_latest_version"] is False
-    assert by_id["doc@aaaaaaaa:question:1"]["text"] == "old answer two"
+    by_id = {c.id: c for c in stored_chunks(collection)}
+    assert by_id["doc:question:0"].text == "new answer" and by_id["doc:question:0"].metadata.is_latest_version is True
+    assert by_id["doc@aaaaaaaa:question:0"].metadata.is_latest_version is False
+    assert by_id["doc@aaaaaaaa:question:1"].text == "old answer two"
     latest = stored_chunks(collection, {"is_latest_version": True})
-    assert [c["id"] for c in latest] == ["doc:question:0"]
+    assert [c.id for c in latest] == ["doc:question:0"]
 
 
 def strategies_coexist_and_metadata_is_scalar(settings: Settings) -> None:
@@ -44,10 +44,10 @@ def strategies_coexist_and_metadata_is_scalar(settings: Settings) -> None:
     replace_document(collection, doc_records(["a"], "s"), "doc", "question", "s")
     replace_document(collection, doc_records(["a", "b"], "s", "token"), "doc", "token", "s")
     stored = stored_chunks(collection)
-    assert sorted(c["id"] for c in stored) == ["doc:question:0", "doc:token:0", "doc:token:1"]
+    assert sorted(c.id for c in stored) == ["doc:question:0", "doc:token:0", "doc:token:1"]
     for c in stored:  # issue 22: section_path comes back as the list the record has
-        assert all(isinstance(v, (str, int, float, bool)) for k, v in c["metadata"].items() if k != "section_path")
-        assert c["metadata"]["section_path"] == []
+        assert all(isinstance(v, (str, int, float, bool)) for k, v in c.metadata.to_json().items() if k != "section_path")
+        assert c.metadata.section_path == []
     raw = collection.get(include=["metadatas"])["metadatas"]
     assert all(isinstance(v, (str, int, float, bool)) for m in raw for v in m.values()), "Chroma holds scalars only"
 
@@ -58,7 +58,7 @@ def section_path_is_stored_joined_and_read_back_as_a_list(settings: Settings) ->
                   section_path=["第二章支援企業", "中小企業"])
     replace_document(collection, [chunk.to_record("doc.pdf", "s")], "doc", "question", "s")
     assert collection.get(ids=["doc:question:0"], include=["metadatas"])["metadatas"][0]["section_path"] == "第二章支援企業 > 中小企業"
-    assert stored_chunks(collection)[0]["metadata"]["section_path"] == ["第二章支援企業", "中小企業"]
+    assert stored_chunks(collection)[0].metadata.section_path == ["第二章支援企業", "中小企業"]
 
 
 def reopened_collection_finds_its_embedding_function_and_cache(settings: Settings) -> None:

@@ -151,7 +151,7 @@ def main() -> int:
     print(f"{'mode':<22} {'median ms':>10} {'p90 ms':>8} {'max ms':>8}")
     for mode in (Mode.bm25, Mode.vector, Mode.hybrid):
         print(_row(mode.value, time_mode(retriever, queries, mode, args.k)))
-    one = scope.records[0]["document_id"]
+    one = scope.records[0].document_id
     print(_row("hybrid, one document", time_mode(retriever, queries, Mode.hybrid, args.k, one)))
     retriever.translator = recorded_translator(load_translations(QUERY_TRANSLATIONS))
     print(_row("hybrid + translation", time_mode(retriever, queries, Mode.hybrid, args.k)))

@@ -173,7 +173,7 @@ def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]
         embed(["warm-up: load the model outside the timed part"])
 
         def embedding() -> dict[str, Any]:
-            vectors = embed([r["text"] for r in records])
+            vectors = embed([r.text for r in records])
             return {"chunks": len(vectors)}
 
         return embedding

@@ -33,6 +33,7 @@ from legco_assets.core.excerpts import (  # noqa: E402
     held_share, highlight_pages, link_bytes, shown_of, shown_texts, split_link, write_excerpts,
 )
 from legco_assets.core.read import read_source, text_pages  # noqa: E402
+from legco_assets.core.records import ChunkRecord  # noqa: E402
 from legco_assets.core.settings import Settings, Strategy  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
@@ -59,7 +60,7 @@ def main(args: list[str]) -> int:
                 continue
             for strategy in Strategy:
                 try:
-                    records = pipeline.chunk_file(path, strategy, settings, use_llm=False)
+                    records = pipeline.chunk_paper(path, strategy, settings, use_llm=False, check=False).records
                 except DocumentError as exc:
                     print(f"{path.name:<44} {strategy.value:<9} skipped: {exc.reason}")
                     break
@@ -126,9 +127,9 @@ def check_data(data: Path) -> int:
 _OPENED: dict[Path, tuple[bytes, dict]] = {}
 
 
-def _opens(record: dict) -> bool:
+def _opens(record: ChunkRecord) -> bool:
     """The link's file opens and the page (or anchor) it names carries the chunk's highlight."""
-    path, fragment = split_link(record["metadata"]["chunk_file_path"])
+    path, fragment = split_link(str(record.metadata.chunk_file_path))
     if path not in _OPENED:
         _OPENED.clear()
         try:
@@ -138,7 +139,7 @@ def _opens(record: dict) -> bool:
         _OPENED[path] = (data, highlight_pages(data) if path.suffix == ".pdf" else shown_texts(path))
     data, marks = _OPENED[path]
     if path.suffix == ".pdf":
-        return int(fragment.removeprefix("page=")) in marks.get(record["id"], set())
+        return int(fragment.removeprefix("page=")) in marks.get(record.id, set())
     return f'id="{fragment}"'.encode() in data and held_share(record, shown_of(record, marks)) > 0
 
 

@@ -62,8 +62,8 @@ def first_ranks(run: EvalRun, share: float) -> list[tuple[bool, int | None, int 
     for q in run.questions:
         paper = run.papers[q.document]
         anchor = paper.anchor(q)
-        gold = {r["id"] for r in scope.records if holds_answer_end(r, paper.document_id, anchor)}
-        partners = {r["metadata"].get("counterpart_id") for r in scope.records if r["id"] in gold} - {None}
+        gold = {r.id for r in scope.records if holds_answer_end(r, paper.document_id, anchor)}
+        partners = {r.metadata.counterpart_id for r in scope.records if r.id in gold} - {None}
         hits = rank(run.rankings[(q.id, "question")], q.question, Mode.hybrid, fusion, scope)
         first = next((i for i, h in enumerate(hits, 1) if h.id in gold), None)
         either = next((i for i, h in enumerate(hits, 1) if h.id in gold or h.id in partners), None)
@@ -102,7 +102,7 @@ def main() -> int:
             work = Path(tmp)
             gold = with_counterparts(HELD_OUT[name], work / "gold.json") if args.both_versions else HELD_OUT[name]
             run = prepare_eval(work, gold, REAL_CORPUS, ["question"], Settings(data_dir=work, inbox=work / "inbox"))
-            linked = sum(bool(r["metadata"].get("counterpart_id")) for r in run.retriever.scope("question").records)
+            linked = sum(bool(r.metadata.counterpart_id) for r in run.retriever.scope("question").records)
             results = {s: first_ranks(run, s) for s in shares}
         for s in shares:
             pooled[s] += results[s]

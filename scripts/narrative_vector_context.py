@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from legco_assets.core import evaluation as E  # noqa: E402
 from legco_assets.core.pipeline import chunk_file  # noqa: E402
+from legco_assets.core.records import ChunkRecord  # noqa: E402
 from legco_assets.core.search import embedding_function, script_of  # noqa: E402
 from legco_assets.core.settings import Settings, Strategy  # noqa: E402
 from legco_assets.core.tokens import encoding  # noqa: E402
@@ -40,18 +41,18 @@ def unit(vectors: list) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def with_context(records: list[dict], before: int, after: int) -> list[str]:
+def with_context(records: list[ChunkRecord], before: int, after: int) -> list[str]:
     """Each narrative chunk's text with its neighbours' edge tokens; others as stored."""
     enc = encoding()
     texts = []
     for i, record in enumerate(records):
-        if record["metadata"]["section_type"] not in ("narrative", "speaking_notes") or not (before or after):
-            texts.append(record["text"])
+        if record.metadata.section_type not in ("narrative", "speaking_notes") or not (before or after):
+            texts.append(record.text)
             continue
-        same = lambda j: 0 <= j < len(records) and records[j]["document_id"] == record["document_id"]  # noqa: E731, B023 - called in this iteration only
-        head = enc.decode(enc.encode(records[i - 1]["text"])[-before:]) if before and same(i - 1) else ""
-        tail = enc.decode(enc.encode(records[i + 1]["text"])[:after]) if after and same(i + 1) else ""
-        texts.append("\n".join(t for t in (head, record["text"], tail) if t))
+        same = lambda j: 0 <= j < len(records) and records[j].document_id == record.document_id  # noqa: E731, B023 - called in this iteration only
+        head = enc.decode(enc.encode(records[i - 1].text)[-before:]) if before and same(i - 1) else ""
+        tail = enc.decode(enc.encode(records[i + 1].text)[:after]) if after and same(i + 1) else ""
+        texts.append("\n".join(t for t in (head, record.text, tail) if t))
     return texts
 
 
@@ -70,11 +71,12 @@ def main() -> None:
     embed = embedding_function(settings)
     asked = unit(embed([q.question for _, q in questions]))
     for strategy in ("question", "token"):
-        records = [r for p in papers.values() for r in chunk_file(p.path, Strategy.parse(strategy), settings, use_llm=False)]
-        variants = {"as stored": [r["text"] for r in records]}
+        chunked = [r for p in papers.values() for r in chunk_file(p.path, Strategy.parse(strategy), settings, use_llm=False)]
+        records = [ChunkRecord.from_json(r) for r in chunked]
+        variants = {"as stored": [r.text for r in records]}
         if strategy == "question":
             variants[f"+{args.prev} before, +{args.next} after"] = with_context(records, args.prev, args.next)
-        scripts = np.array([script_of(r["text"]) for r in records])
+        scripts = np.array([script_of(r.text) for r in records])
         for label, texts in variants.items():
             vectors = unit([v for i in range(0, len(texts), 64) for v in embed(texts[i : i + 64])])
             means = {s: vectors[scripts == s].mean(0) for s in set(scripts)}

@@ -45,7 +45,7 @@ def question_rows(run, strategy: str) -> list[dict]:
     for q in run.questions:
         paper = run.papers[q.document]
         anchor = paper.anchor(q)
-        relevant = {r["id"] for r in scope.records if holds_answer_end(r, paper.document_id, anchor)}
+        relevant = {r.id for r in scope.records if holds_answer_end(r, paper.document_id, anchor)}
         rankings = run.rankings[(q.id, strategy)]
         firsts = {}
         for ranker in FUSED:

@@ -22,7 +22,7 @@ def _excerpt_of(cite: dict[str, Any], blocks: list[Any], settings: Any) -> str |
         if mine["document_id"] == cite.get("document_id") and all(
             cite.get(key) in (None, mine.get(key)) for key in ("page", "question_id")
         ):
-            return common.excerpt_link(block.hit.metadata, settings)
+            return common.excerpt_link(block.hit.metadata.to_json(), settings)
     return None
 
 
@@ -62,13 +62,13 @@ def cmd_answer(args: argparse.Namespace, settings: Any) -> int:
         for message in result.messages:
             print(f"--- {message['role']} ---\n{message['content']}\n")
         for number, block in enumerate(result.blocks, start=1):
-            print(f"[{number}] excerpt: {common.excerpt_link(block.hit.metadata, settings) or '(none)'}")
+            print(f"[{number}] excerpt: {common.excerpt_link(block.hit.metadata.to_json(), settings) or '(none)'}")
         return 0
     if args.json:
         data = result.to_json()
         for entry, block in zip(data["context"], result.blocks):
-            entry["chunk_file_path"] = block.hit.metadata.get("chunk_file_path")
-            entry["excerpt_url"] = common.excerpt_link(block.hit.metadata, settings)
+            entry["chunk_file_path"] = block.hit.metadata.chunk_file_path
+            entry["excerpt_url"] = common.excerpt_link(block.hit.metadata.to_json(), settings)
         print(json.dumps(data, ensure_ascii=False))
     else:
         _print_answer(result, settings)

@@ -62,21 +62,21 @@ def cmd_chunks(args: argparse.Namespace, settings: Any) -> int:
     where = chunk_filter(args.strategy, args.document, args.all_versions)
     found = sorted(
         stored_chunks(common.collection(settings), where),
-        key=lambda c: (c["metadata"]["strategy_type"], not c["metadata"]["is_latest_version"], c["metadata"]["chunk_index"]),
+        key=lambda c: (c.metadata.strategy_type, not c.metadata.is_latest_version, c.metadata.chunk_index),
     )
     if not found:
         return common.fail(f"no stored chunks for document {args.document!r}" + (f" and strategy {args.strategy}" if args.strategy else ""))
     for chunk in found:
         if args.json:
-            print(json.dumps(chunk, ensure_ascii=False))
+            print(json.dumps(chunk.to_json(), ensure_ascii=False))
             continue
-        m = chunk["metadata"]
+        m = chunk.metadata.to_json()
         label = m.get("question_id") or m["section_type"]
         path = _path(m)
-        shown = m.get("question_text") or _content_line(chunk["text"], m.get("section_heading"), path)
+        shown = m.get("question_text") or _content_line(chunk.text, m.get("section_heading"), path)
         table = " [table]" if m.get("has_table") else ""
         where = path if len(path) <= 40 else "…" + path[-39:]
-        print(f"{chunk['id']:<40} {label:<14} {_pages(m):<8} {where:<40} {shown[:80]}{table}")
+        print(f"{chunk.id:<40} {label:<14} {_pages(m):<8} {where:<40} {shown[:80]}{table}")
     return 0
 
 
@@ -95,10 +95,10 @@ def _in_section(meta: dict[str, Any], text: str) -> bool:
 
 
 def _print_hit(hit: Any, settings: Any) -> None:
-    m = hit.metadata
+    m = hit.metadata.to_json()
     label = m.get("question_id") or m.get("section_type", "")
     via = " · ".join(f"{name} {rank}" for name, rank in hit.ranks.items())
-    print(f"#{hit.rank:<2} {hit.score:.4f}  {hit.record['document_id']}  {_pages(m)}  {label}  ({via})  {hit.id}")
+    print(f"#{hit.rank:<2} {hit.score:.4f}  {hit.record.document_id}  {_pages(m)}  {label}  ({via})  {hit.id}")
     if _path(m):
         print(f"    § {_path(m)}")
     for line in _first_lines(hit.text):
@@ -107,13 +107,13 @@ def _print_hit(hit: Any, settings: Any) -> None:
         print(f"    excerpt: {common.excerpt_link(m, settings)}")
     if hit.counterpart is not None:  # the other language's version of the same chunk
         other = hit.counterpart
-        print(f"    ↔ {other['id']}  {_pages(other['metadata'])}")
-        for line in _first_lines(other["text"], 1):
+        print(f"    ↔ {other.id}  {_pages(other.metadata.to_json())}")
+        for line in _first_lines(other.text, 1):
             print(f"      {line}")
     for linked in hit.links:  # the appendix an exchange points to, or the exchange an appendix answers
-        lm = linked["metadata"]
+        lm = linked.metadata.to_json()
         what = f"appendix {lm['annex']}" if lm.get("annex") else f"answers {lm.get('question_id', '')}"
-        print(f"    ⤷ {what}  {linked['id']}  {_pages(lm)}")
+        print(f"    ⤷ {what}  {linked.id}  {_pages(lm)}")
 
 
 def _print_sections(sections: list[Any], k: int, chunks: int, as_json: bool) -> None:
@@ -124,7 +124,7 @@ def _print_sections(sections: list[Any], k: int, chunks: int, as_json: bool) -> 
             continue
         print(f"#{rank:<2} {section.score:.4f}  {section.document_id}  § {join_path(section.path)}")
         for hit in section.hits[:chunks]:
-            m = hit.metadata
+            m = hit.metadata.to_json()
             first = next(iter(_first_lines(hit.text, 1)), "")
             print(f"    {hit.score:.4f}  {_pages(m)}  {hit.id}  {first}")
 
@@ -145,7 +145,7 @@ def cmd_query(args: argparse.Namespace, settings: Any) -> int:
         # sections need more chunks than k: rank deeply, then group and keep k sections
         hits = retriever.search(args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions)
         if args.section:
-            hits = [hit for hit in hits if _in_section(hit.metadata, args.section)]
+            hits = [hit for hit in hits if _in_section(hit.metadata.to_json(), args.section)]
         if not hits:
             print("no matching chunks", file=sys.stderr)
         _print_sections(aggregate(hits), args.k, SECTION_CHUNKS, args.json)
@@ -153,7 +153,7 @@ def cmd_query(args: argparse.Namespace, settings: Any) -> int:
     if args.section:
         # filter a deeper ranking, then keep k: hits outside the section must not use up k
         hits = retriever.search(args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions)
-        hits = [hit for hit in hits if _in_section(hit.metadata, args.section)][: args.k]
+        hits = [hit for hit in hits if _in_section(hit.metadata.to_json(), args.section)][: args.k]
         for rank, hit in enumerate(hits, start=1):
             hit.rank = rank
     else:

@@ -54,8 +54,8 @@ def stored_ids(settings: Any, document_id: str, strategies: list[str]) -> dict[s
     out = {}
     for strategy in strategies:
         where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
-        chunks = sorted(stored_chunks(collection, where), key=lambda c: c["metadata"].get("chunk_index", 0))
-        out[strategy] = [c["id"] for c in chunks]
+        chunks = sorted(stored_chunks(collection, where), key=lambda c: c.metadata.chunk_index)
+        out[strategy] = [c.id for c in chunks]
     return out
 
 

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from .records import ExtractedDocument, Page, Section, Table
+from .records import ChunkRecord, ExtractedDocument, Page, Section, Table
 from .settings import Settings, Strategy
 
 
@@ -102,14 +102,16 @@ class Artifacts:
             return []
         return [Table.from_dict(t) for t in self.read_json("tables.json")["tables"]]
 
-    def write_chunks(self, strategy: Strategy, records: list[dict[str, Any]]) -> Path:
+    def write_chunks(self, strategy: Strategy, records: list[ChunkRecord]) -> Path:
+        """One JSON line per record (its :meth:`.ChunkRecord.to_json`, the ``chunk`` command's form)."""
         path = self.path(chunks_file(strategy))
-        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+        atomic_write_text(path, "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in records))
         return path
 
-    def read_chunks(self, strategy: Strategy) -> list[dict[str, Any]]:
+    def read_chunks(self, strategy: Strategy) -> list[ChunkRecord]:
         path = self.path(chunks_file(strategy))
         if not path.exists():
             missing = f"{self.document_id}: no {strategy.value} chunks"
             raise FileNotFoundError(f"{missing}; materialise chunks first")
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        lines = path.read_text(encoding="utf-8").splitlines()
+        return [ChunkRecord.from_json(json.loads(line)) for line in lines if line.strip()]

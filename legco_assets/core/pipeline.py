@@ -268,7 +268,7 @@ def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> Ch
     encoding(settings.cache_dir)  # loaded with the settings' cache of its ranks
     chunks = build_chunks(document_id, strategy, pages, settings, sections, art.tables())
     records = [c.to_record(info.filename, info.sha256) for c in chunks]
-    art.write_chunks(strategy, [r.to_json() for r in records])
+    art.write_chunks(strategy, records)
     return ChunksOutcome(records, check_paper(records, pages, sections or [], strategy, settings))
 
 

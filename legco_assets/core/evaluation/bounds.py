@@ -44,7 +44,7 @@ def reading_bounds(run: EvalRun, depths: Sequence[int] = BOUND_DEPTHS) -> dict[s
             lengths = [len(h.text) if holds_answer_end(h.record, paper.document_id, anchor) else None for h in fused]
             for d in depths:
                 bound.at_depth[d].append(min((n for n in lengths[:d] if n is not None), default=missed))
-            holding = (len(r["text"]) for r in scope.records if holds_answer_end(r, paper.document_id, anchor))
+            holding = (len(r.text) for r in scope.records if holds_answer_end(r, paper.document_id, anchor))
             bound.floor.append(min(holding, default=missed))
         bounds[strategy] = bound
     return bounds

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any
 
 from ..read import normalise_chars
+from ..records import ChunkRecord
 
 MIN_ANCHOR = 20
 _IGNORED = re.compile(r"-{3,}|[\s|]")
@@ -62,10 +62,10 @@ def loose(text: str) -> str:
     return _PUNCT.sub("", normalise_chars(text)).casefold()
 
 
-def holds_answer_end(record: dict[str, Any], document_id: str, anchor: str) -> bool:
+def holds_answer_end(record: ChunkRecord, document_id: str, anchor: str) -> bool:
     """The hit rule: the right document, and the chunk holds the answer's end."""
-    if record["document_id"] != document_id:
+    if record.document_id != document_id:
         return False
     if isinstance(anchor, LooseEnd):
-        return anchor in loose(record["text"])
-    return anchor in normalise(record["text"])
+        return anchor in loose(record.text)
+    return anchor in normalise(record.text)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
+from ..records import ChunkRecord
 from ..search import Reranker
 
 def load_translations(path: Path) -> dict[str, str]:
@@ -51,12 +52,12 @@ def recorded_reranker(rerankings: Mapping[str, Sequence[str]]) -> Reranker:
     (its fingerprint differs) counts as not shown."""
     known: Mapping[str, str] = getattr(rerankings, "chunks", {})
 
-    def same(record: dict[str, Any]) -> bool:
-        fingerprint = known.get(str(record["id"]))
-        return fingerprint is None or fingerprint == chunk_fingerprint(record.get("text") or "")
+    def same(record: ChunkRecord) -> bool:
+        fingerprint = known.get(record.id)
+        return fingerprint is None or fingerprint == chunk_fingerprint(record.text)
 
-    def order(query: str, records: Sequence[dict[str, Any]]) -> list[int] | None:
-        place = {str(r["id"]): i for i, r in enumerate(records)}
+    def order(query: str, records: Sequence[ChunkRecord]) -> list[int] | None:
+        place = {r.id: i for i, r in enumerate(records)}
         named = [place[c] for c in rerankings.get(query, ()) if c in place and same(records[place[c]])]
         return named or None
 

@@ -7,8 +7,8 @@ syntax and whitespace do not count, nor the context lines the chunker writes abo
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from ..records import ChunkRecord
 from .align import align, significant
 from .links import link_bytes, split_link
 from .make import chunk_body
@@ -34,22 +34,22 @@ def shown_text(path: Path) -> str:
     return marked_html(page) if path.suffix == ".html" else marked_text(page)
 
 
-def shown_of(record: dict[str, Any], texts: dict[str, str]) -> str:
+def shown_of(record: ChunkRecord, texts: dict[str, str]) -> str:
     """A chunk's marked characters among :func:`shown_texts` of its file."""
-    return texts.get(record["id"]) or texts.get(f"chunk-{record['metadata']['chunk_index']}", "")
+    return texts.get(record.id) or texts.get(f"chunk-{record.metadata.chunk_index}", "")
 
 
-def held_share(record: dict[str, Any], shown: str) -> float:
+def held_share(record: ChunkRecord, shown: str) -> float:
     """Share of the chunk's characters that ``shown`` (its marked characters) holds."""
     needle, _ = significant(chunk_body(record))
     hay, _ = significant(shown)
     return align(needle, hay).ratio
 
 
-def held_ratio(record: dict[str, Any], link: str | Path | None = None) -> float:
+def held_ratio(record: ChunkRecord, link: str | Path | None = None) -> float:
     """Share of the chunk's characters its excerpt marks: ``link`` a cut excerpt's file,
     else the record's ``chunk_file_path``."""
     if link is not None and "#" not in str(link):
         return held_share(record, shown_text(Path(link)))
-    path, _ = split_link(str(link or record["metadata"]["chunk_file_path"]))
+    path, _ = split_link(str(link or record.metadata.chunk_file_path))
     return held_share(record, shown_of(record, shown_texts(path)))

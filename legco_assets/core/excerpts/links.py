@@ -19,8 +19,9 @@ from __future__ import annotations
 import gzip
 
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
+
+from ..records import ChunkMetadata
 
 EXTENSIONS = {"pdf": "pdf", "html": "html", "text": "html"}
 SOURCE_PDF = "source.pdf"  # the stored paper, in the folder above ``excerpts/``
@@ -54,11 +55,11 @@ def compressed(page: bytes) -> bytes:
     return gzip.compress(page, compresslevel=9, mtime=0)
 
 
-def chunk_link(folder: Path, strategy: str, document_kind: str, meta: dict[str, Any]) -> str:
+def chunk_link(folder: Path, strategy: str, document_kind: str, meta: ChunkMetadata) -> str:
     """``chunk_file_path``: the strategy's file and the chunk's place in it (``#page=N``,
     N its first page, or ``#chunk-<index>``)."""
     path = excerpt_file(folder, strategy, document_kind)
-    fragment = f"page={max(1, meta['page_start'])}" if path.suffix == ".pdf" else f"chunk-{meta['chunk_index']}"
+    fragment = f"page={max(1, meta.page_start)}" if path.suffix == ".pdf" else f"chunk-{meta.chunk_index}"
     return f"{path}#{fragment}"
 
 

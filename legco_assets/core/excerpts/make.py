@@ -20,10 +20,8 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
 from ..artifacts import atomic_write_text
-from ..records import DocumentText, Page, join_path
+from ..records import ChunkMetadata, ChunkRecord, DocumentText, Page, join_path
 from .align import Alignment, align, significant, table_free
 from .increment import pdf_increment
 from .links import EXTENSIONS, compressed, excerpt_file, excerpt_kind, link_bytes, stored_file
@@ -39,16 +37,15 @@ def manifest_file(folder: Path, strategy: str) -> Path:
     return folder / f"{strategy}.json"
 
 
-def chunk_body(record: dict[str, Any]) -> str:
+def chunk_body(record: ChunkRecord) -> str:
     """The chunk's text less the context lines the chunker writes above the paper's own
     text (the heading path of a narrative chunk, a supplementary question's follow-up line):
     they say where the chunk is, they are not printed there. Tables lose their Markdown."""
-    meta = record["metadata"]
-    lines = record["text"].split("\n")
-    path = join_path(meta.get("section_path") or [])
+    lines = record.text.split("\n")
+    path = join_path(record.metadata.section_path)
     if lines and path and lines[0].strip() == path:
         lines = lines[1:]
-    elif lines and meta.get("question_kind") == "supplementary":
+    elif lines and record.metadata.question_kind == "supplementary":
         lines = lines[1:]
     return table_free("\n".join(lines))
 
@@ -93,9 +90,9 @@ class ExcerptReport:
         return sum(e.matched for e in self.excerpts) / total if total else 1.0
 
 
-def _key(record: dict[str, Any], source_sha256: str) -> str:
-    meta = record["metadata"]
-    what = [FORMAT, source_sha256, record["id"], record["text"], meta.get("page_start"), meta.get("page_end")]
+def _key(record: ChunkRecord, source_sha256: str) -> str:
+    meta = record.metadata
+    what = [FORMAT, source_sha256, record.id, record.text, meta.page_start, meta.page_end]
     return hashlib.sha256(json.dumps(what, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
@@ -114,25 +111,25 @@ class _Locator:
             self.doc = DocumentText.from_pages(pages)
             self.hay, self.offsets = significant(self.doc.text)
 
-    def _window(self, meta: dict[str, Any]) -> tuple[int, int]:
+    def _window(self, meta: ChunkMetadata) -> tuple[int, int]:
         """Where in the source's significant characters to look first: the chunk's pages of a
         PDF; in a one-page paper its own span (``char_start``/``char_end`` index the text we
         read, as nothing was woven in), else a page question chunk's answer would be found
         in the page's own list of its questions at the top."""
         if self.pdf is not None:
-            return self.pdf.text.page_span(meta["page_start"], meta["page_end"])
+            return self.pdf.text.page_span(meta.page_start, meta.page_end)
         assert self.doc is not None
-        if meta.get("char_start") is not None and meta.get("char_end") is not None:
-            start = bisect.bisect_left(self.offsets, max(0, meta["char_start"] - SPAN_SLACK))
-            return start, bisect.bisect_left(self.offsets, meta["char_end"] + SPAN_SLACK)
+        if meta.char_start is not None and meta.char_end is not None:
+            start = bisect.bisect_left(self.offsets, max(0, meta.char_start - SPAN_SLACK))
+            return start, bisect.bisect_left(self.offsets, meta.char_end + SPAN_SLACK)
         starts = self.doc.page_starts
-        first, last = min(max(meta["page_start"], 1), len(starts)), meta["page_end"]
+        first, last = min(max(meta.page_start, 1), len(starts)), meta.page_end
         end = bisect.bisect_left(self.offsets, starts[last]) if last < len(starts) else len(self.hay)
         return bisect.bisect_left(self.offsets, starts[first - 1]), end
 
-    def locate(self, record: dict[str, Any]) -> Alignment:
+    def locate(self, record: ChunkRecord) -> Alignment:
         needle, _ = significant(chunk_body(record))
-        start, end = self._window(record["metadata"])
+        start, end = self._window(record.metadata)
         return align(needle, self.hay, start, end)
 
     def marks(self, found: Alignment) -> dict[int, list[int]]:
@@ -147,7 +144,7 @@ class _Locator:
         """A text chunk's found characters as spans of the text read."""
         return [(self.offsets[s], self.offsets[e - 1] + 1) for s, e in found.spans]
 
-    def render(self, strategy: str, records: list[dict[str, Any]]) -> tuple[bytes, list[tuple[Alignment, list[int]]]]:
+    def render(self, strategy: str, records: list[ChunkRecord]) -> tuple[bytes, list[tuple[Alignment, list[int]]]]:
         """The strategy's file as stored (a PDF's update section, an HTML page gzipped) and
         each chunk's alignment and highlighted pages (1-based)."""
         shown: list[tuple[Alignment, list[int]]] = []
@@ -155,26 +152,26 @@ class _Locator:
             highlights = []
             for record in records:
                 found = self.locate(record)
-                mine = chunk_highlights(self.pdf, self.marks(found), record["id"])
+                mine = chunk_highlights(self.pdf, self.marks(found), record.id)
                 highlights.extend(mine)
-                meta = record["metadata"]
-                own = set(range(meta["page_start"], meta["page_end"] + 1)) & set(range(1, len(self.pdf.pdf) + 1))
+                meta = record.metadata
+                own = set(range(meta.page_start, meta.page_end + 1)) & set(range(1, len(self.pdf.pdf) + 1))
                 shown.append((found, sorted({h.page + 1 for h in mine} | own)))
             return pdf_increment(self.data, highlights), shown
         assert self.doc is not None
         chunks = []
         for record in records:
             found = self.locate(record)
-            chunks.append((record["metadata"]["chunk_index"], self.spans(found)))
-            shown.append((found, [record["metadata"]["page_start"]]))
+            chunks.append((record.metadata.chunk_index, self.spans(found)))
+            shown.append((found, [record.metadata.page_start]))
         return compressed(html_page(self.doc.text, chunks, f"{self.title} — {strategy}").encode("utf-8")), shown
 
-    def cut(self, record: dict[str, Any]) -> bytes:
+    def cut(self, record: ChunkRecord) -> bytes:
         """A text chunk's own excerpt, as before issue 42: its passage with some context,
         marked (an HTML page for a web page, plain text otherwise)."""
         assert self.doc is not None
         render = html_excerpt if self.kind == "html" else text_excerpt
-        return render(self.doc.text, self.spans(self.locate(record)), f"{record['id']} — {self.title}").encode("utf-8")
+        return render(self.doc.text, self.spans(self.locate(record)), f"{record.id} — {self.title}").encode("utf-8")
 
     def close(self) -> None:
         if self.pdf is not None:
@@ -187,7 +184,7 @@ def write_excerpts(
     document_kind: str,
     data: bytes,
     pages: list[Page],
-    records: list[dict[str, Any]],
+    records: list[ChunkRecord],
     source_sha256: str,
     title: str = "",
 ) -> ExcerptReport:
@@ -202,20 +199,20 @@ def write_excerpts(
     manifest_path = manifest_file(folder, strategy)
     old = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else {}
     keys = [_key(record, source_sha256) for record in records]
-    if stored.exists() and [old.get(str(r["metadata"]["chunk_index"]), {}).get("key") for r in records] == keys:
-        report.excerpts = [Excerpt(**old[str(r["metadata"]["chunk_index"])]) for r in records]
+    if stored.exists() and [old.get(str(r.metadata.chunk_index), {}).get("key") for r in records] == keys:
+        report.excerpts = [Excerpt(**old[str(r.metadata.chunk_index)]) for r in records]
         report.reused = len(records)
     elif records:
-        locator = _Locator(document_kind, data, pages, title or records[0].get("document_id", ""))
+        locator = _Locator(document_kind, data, pages, title or records[0].document_id)
         try:
             content, shown = locator.render(strategy, records)
         finally:
             locator.close()
         stored.write_bytes(content)
         for record, key, (found, on) in zip(records, keys, shown):
-            meta = record["metadata"]
-            link = f"{path.name}#page={max(1, meta['page_start'])}" if report.kind == "pdf" else f"{path.name}#chunk-{meta['chunk_index']}"
-            report.excerpts.append(Excerpt(meta["chunk_index"], link, report.kind, on, found.matched, found.total, key))
+            meta = record.metadata
+            link = f"{path.name}#page={max(1, meta.page_start)}" if report.kind == "pdf" else f"{path.name}#chunk-{meta.chunk_index}"
+            report.excerpts.append(Excerpt(meta.chunk_index, link, report.kind, on, found.matched, found.total, key))
         report.written = len(records)
     report.deleted = _drop_old_layout(folder, strategy, path)
     atomic_write_text(manifest_path, json.dumps({str(e.index): asdict(e) for e in report.excerpts}, ensure_ascii=False, indent=0))
@@ -242,17 +239,17 @@ def _drop_old_layout(folder: Path, strategy: str, path: Path) -> int:
     return deleted
 
 
-def cut_excerpt(folder: Path, strategy: str, document_kind: str, record: dict[str, Any], pages: list[Page], title: str = "") -> tuple[bytes, str]:
+def cut_excerpt(folder: Path, strategy: str, document_kind: str, record: ChunkRecord, pages: list[Page], title: str = "") -> tuple[bytes, str]:
     """One chunk's excerpt on its own, made on demand, and its extension: for a PDF, the
     pages its highlight is on (else its own pages) cut from the strategy's highlighted copy
     with only its highlight; otherwise its passage with context, marked."""
     kind = excerpt_kind(document_kind)
-    meta = record["metadata"]
+    meta = record.metadata
     if kind != "pdf":
-        locator = _Locator(document_kind, b"", pages, title or record.get("document_id", ""))
+        locator = _Locator(document_kind, b"", pages, title or record.document_id)
         return locator.cut(record), "html" if kind == "html" else "txt"
     manifest = json.loads(manifest_file(folder, strategy).read_text(encoding="utf-8"))
-    shown = manifest.get(str(meta["chunk_index"]), {}).get("pages") or []
-    wanted = sorted(set(shown) | set(range(meta["page_start"], meta["page_end"] + 1)))
+    shown = manifest.get(str(meta.chunk_index), {}).get("pages") or []
+    wanted = sorted(set(shown) | set(range(meta.page_start, meta.page_end + 1)))
     data = link_bytes(excerpt_file(folder, strategy, document_kind))
-    return cut_pages(data, record["id"], [p - 1 for p in wanted if p >= 1]), EXTENSIONS[kind]
+    return cut_pages(data, record.id, [p - 1 for p in wanted if p >= 1]), EXTENSIONS[kind]

@@ -4,11 +4,10 @@ read from the paper's artifact folder (:mod:`..artifacts`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
-
 from ..artifacts import Artifacts, SourceInfo
+from ..records import ChunkRecord
 from ..settings import Settings, Strategy
 from .links import chunk_link
 from .make import ExcerptReport, cut_excerpt
@@ -36,8 +35,8 @@ def excerpt_folder(settings: Settings, document_id: str) -> Path:
 
 
 def with_excerpt_paths(
-    settings: Settings, document_id: str, strategy: Strategy, records: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+    settings: Settings, document_id: str, strategy: Strategy, records: list[ChunkRecord]
+) -> list[ChunkRecord]:
     """The records with ``chunk_file_path``: the strategy's excerpt file that
     ``chunk_excerpts`` writes (or wrote) and the chunk's place in it (``#page=N``). It
     follows from the chunk alone, so ``vector_index`` stores it without waiting for the
@@ -45,8 +44,8 @@ def with_excerpt_paths(
 
     kind = excerpt_source_kind(Artifacts(settings, document_id).source())
     folder = excerpt_folder(settings, document_id)
-    links = [chunk_link(folder, strategy.value, kind, r["metadata"]) for r in records]
-    return [{**r, "metadata": {**r["metadata"], "chunk_file_path": link}} for r, link in zip(records, links)]
+    links = [chunk_link(folder, strategy.value, kind, r.metadata) for r in records]
+    return [replace(r, metadata=replace(r.metadata, chunk_file_path=link)) for r, link in zip(records, links)]
 
 
 def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
@@ -57,7 +56,7 @@ def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
     art = Artifacts(settings, document_id)
     if not art.has("source.json"):
         raise KeyError(chunk_id)
-    record = next((r for r in art.read_chunks(strategy) if r["id"] == chunk_id), None)
+    record = next((r for r in art.read_chunks(strategy) if r.id == chunk_id), None)
     if record is None:
         raise KeyError(chunk_id)
     info = art.source()

@@ -45,9 +45,9 @@ class ContextBlock:
 
     def citation(self) -> dict[str, Any]:
         """Where this passage is: document, page and question id (when it has one)."""
-        cite: dict[str, Any] = {"document_id": self.hit.record["document_id"], "page": self.hit.record["page_number"]}
-        if self.hit.metadata.get("question_id"):
-            cite["question_id"] = self.hit.metadata["question_id"]
+        cite: dict[str, Any] = {"document_id": self.hit.record.document_id, "page": self.hit.record.page_number}
+        if self.hit.metadata.question_id:
+            cite["question_id"] = self.hit.metadata.question_id
         return cite
 
     def header(self, number: int) -> str:
@@ -55,8 +55,10 @@ class ContextBlock:
         parts = [f"document: {cite['document_id']}", f"page: {cite['page']}"]
         if "question_id" in cite:
             parts.append(f"question: {cite['question_id']}")
-        if self.hit.metadata.get("answers_question_id"):  # a Hansard appendix: say which exchange it answers
-            parts.append(f"{self.hit.metadata.get('annex', 'appendix')} answering question: {self.hit.metadata['answers_question_id']}")
+        meta = self.hit.metadata
+        if meta.answers_question_id:  # a Hansard appendix: say which exchange it answers
+            label = "appendix" if meta.annex is None else meta.annex
+            parts.append(f"{label} answering question: {meta.answers_question_id}")
         return f"[{number}] " + " | ".join(parts)
 
 
@@ -168,7 +170,7 @@ def answer_question(
     hits = retriever.search(question, k=k_max, strategy=strategy, mode=mode, document=document)
     if document is None:  # a search in one document keeps to it
         hits = in_language_of(question, hits)
-    linked = any(h.metadata.get("annex_ids") or h.metadata.get("answers_question_id") for h in hits)
+    linked = any(h.metadata.annex_ids or h.metadata.answers_question_id for h in hits)
     scope = retriever.scope(strategy) if linked else None  # an exchange's appendix comes with it, and back
     k = min(k_start, k_max, max(len(hits), 1))
     rounds: list[AnswerRound] = []

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ..records import ChunkRecord
 from .variants import variant_fold
 
 TOKENIZER_VERSION = "bm25-v3"  # part of the fingerprint: a tokeniser change invalidates caches
@@ -91,10 +92,10 @@ def script_of(text: str) -> str:
     return "zh" if han and han * 4 >= latin else "en"
 
 
-def fingerprint(chunks: Iterable[dict[str, Any]]) -> str:
+def fingerprint(chunks: Iterable[ChunkRecord]) -> str:
     """sha256 over the sorted (id, sha256(text)) pairs and the tokeniser version."""
     digest = hashlib.sha256(TOKENIZER_VERSION.encode())
-    for chunk_id, text_hash in sorted((c["id"], hashlib.sha256(c["text"].encode("utf-8")).hexdigest()) for c in chunks):
+    for chunk_id, text_hash in sorted((c.id, hashlib.sha256(c.text.encode("utf-8")).hexdigest()) for c in chunks):
         digest.update(f"{chunk_id}\x00{text_hash}\n".encode("utf-8"))
     return digest.hexdigest()
 
@@ -109,15 +110,15 @@ class Bm25Index:
     key: str = ""
 
     @classmethod
-    def build(cls, chunks: Sequence[dict[str, Any]], key: str = "") -> "Bm25Index":
-        """Tokenise and index ``chunks`` (dicts with ``id`` and ``text``)."""
+    def build(cls, chunks: Sequence[ChunkRecord], key: str = "") -> "Bm25Index":
+        """Tokenise and index ``chunks`` (by their ``id`` and ``text``)."""
         import bm25s
 
         model = None
         if chunks:
             model = bm25s.BM25()
-            model.index([tokenize(c["text"]) for c in chunks], show_progress=False)
-        return cls([c["id"] for c in chunks], [script_of(c["text"]) for c in chunks], model, key)
+            model.index([tokenize(c.text) for c in chunks], show_progress=False)
+        return cls([c.id for c in chunks], [script_of(c.text) for c in chunks], model, key)
 
     @property
     def vocabulary(self) -> dict[str, int]:
@@ -212,7 +213,7 @@ def _idf(documents: int, frequency: int) -> float:
     return math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
 
 
-def load_or_build(cache_dir: Path | None, name: str, chunks: Sequence[dict[str, Any]]) -> tuple[Bm25Index, bool]:
+def load_or_build(cache_dir: Path | None, name: str, chunks: Sequence[ChunkRecord]) -> tuple[Bm25Index, bool]:
     """The index of ``chunks`` from ``cache_dir/<name>-<fingerprint>``, built and saved
     when absent. Returns the index and whether it was built now."""
     key = fingerprint(chunks)

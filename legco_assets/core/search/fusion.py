@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
+from ..records import ChunkRecord
 from .bm25_index import script_of
 from .hits import Candidate, Hit, Scope
 from .links import inherit_counterparts
@@ -103,7 +103,7 @@ def fuse(
     by_rank: dict[str, float] = defaultdict(float)
     by_margin: dict[str, float] = defaultdict(float)
     by_cover: dict[str, float] = defaultdict(float)
-    records: dict[str, dict[str, Any]] = {}
+    records: dict[str, ChunkRecord] = {}
     ranks: dict[str, dict[str, int]] = defaultdict(dict)
     votes = [(query, rankings, 1.0, "")]
     if translated:
@@ -138,12 +138,12 @@ def vote_weight(fusion: Fusion, ranker: str, cand: Candidate, query_script: str,
     rendering in the chunk's script, the question ranker's under a question's for a chunk
     with no question of its own."""
     if ranker == "bm25":
-        chunk_script = scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])
+        chunk_script = scope.script(cand.id, cand.record.text) if scope else script_of(cand.record.text)
         return fusion.bm25_vote(cand, query_script, chunk_script)
     if ranker == DICTIONARY:
         return fusion.dictionary_weight * fusion.bm25_vote(cand, query_script, query_script)
     if ranker == "question":
-        asked = bool(cand.record["metadata"].get("question_text"))
+        asked = bool(cand.record.metadata.question_text)
         return fusion.question_weight * (1.0 if asked else fusion.narrative_weight)
     return fusion.vector_weight
 
@@ -158,7 +158,7 @@ def own_script_holds(rankings: Rankings, fusion: Fusion, query_script: str, scop
     paper, issue 43); where the question's own script answers, its evidence comes first."""
 
     def own(cand: Candidate) -> bool:
-        return (scope.script(cand.id, cand.record["text"]) if scope else script_of(cand.record["text"])) == query_script
+        return (scope.script(cand.id, cand.record.text) if scope else script_of(cand.record.text)) == query_script
 
     bm25 = rankings.get("bm25", [])
     if bm25 and query_script in fusion.own_script_first and own(bm25[0]):
@@ -178,7 +178,7 @@ def dictionary_votes(found: list[Candidate], fusion: Fusion, scope: Scope | None
     issue 29's fifth round, Q&A and narrative Hit@1 rose, cross-language did not fall)."""
     if fusion.dictionary_on_paired or scope is None or not scope.paired:
         return found
-    return [c for c in found if c.record["document_id"] not in scope.paired]
+    return [c for c in found if c.record.document_id not in scope.paired]
 
 
 MARGIN_FIELD = 3  # a ranker needs at least this many candidates for one to stand out

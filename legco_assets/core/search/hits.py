@@ -1,5 +1,7 @@
 """What a search works with and hands back: the search mode, a ranker's candidate, the ranked
-hit, the loaded scope of chunks, and the helpers between Chroma's rows and the chunk record.
+hit, the loaded scope of chunks, and the ``where`` clause of the query filters. Every record
+here is the typed :class:`.records.ChunkRecord`; its JSON form is made only for output
+(:meth:`Hit.to_json`).
 
 Every other search module that handles hits (the retriever, the fusion, the annex and
 counterpart links, reranking, answering) imports these records; they import none of those.
@@ -13,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..records import ChunkMetadata, ChunkRecord
 from .bm25_index import Bm25Index, script_of
-
-RECORD_KEYS = ("document_id", "page_number")  # stored as Chroma metadata, top-level in records
 
 
 class Mode(str, Enum):
@@ -33,14 +34,14 @@ DEFAULT_MODE = Mode.hybrid
 class Candidate:
     """A chunk as one ranker saw it. ``coverage`` is BM25's (1.0 for the other rankers)."""
 
-    record: dict[str, Any]
+    record: ChunkRecord
     score: float
     coverage: float = 1.0
     rank: int | None = None  # the rank it is voted at, when not its place in its ranker's list
 
     @property
     def id(self) -> str:
-        return str(self.record["id"])
+        return self.record.id
 
 
 @dataclass
@@ -50,52 +51,40 @@ class Hit:
     ``ranks`` holds its 1-based rank in each ranker that found it (``vector``,
     ``question``, ``bm25``; prefixed with :data:`.fusion.TRANSLATED` for the translated query)."""
 
-    record: dict[str, Any]
+    record: ChunkRecord
     rank: int
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
-    counterpart: dict[str, Any] | None = None  # the other language's version of this chunk, when stored
-    links: list[dict[str, Any]] = field(default_factory=list)  # its appendix (or the exchange it answers), when stored
+    counterpart: ChunkRecord | None = None  # the other language's version of this chunk, when stored
+    links: list[ChunkRecord] = field(default_factory=list)  # its appendix (or the exchange it answers), when stored
 
     @property
     def id(self) -> str:
-        return str(self.record["id"])
+        return self.record.id
 
     @property
     def text(self) -> str:
-        return str(self.record["text"])
+        return self.record.text
 
     @property
-    def metadata(self) -> dict[str, Any]:
-        return self.record["metadata"]
+    def metadata(self) -> ChunkMetadata:
+        return self.record.metadata
 
     def to_json(self) -> dict[str, Any]:
         """The chunk record with ``rank`` and ``score`` (the ``query --json`` line), and its
         ``counterpart`` record when the other language's version is stored."""
-        out = {**self.record, "rank": self.rank, "score": round(self.score, 6)}
+        out = {**self.record.to_json(), "rank": self.rank, "score": round(self.score, 6)}
         if self.counterpart is not None:
-            out["counterpart"] = self.counterpart
+            out["counterpart"] = self.counterpart.to_json()
         if self.links:
-            out["linked"] = [{"id": r["id"], "page_number": r["page_number"], "question_id": r["metadata"].get("question_id"),
-                              "annex": r["metadata"].get("annex")} for r in self.links]
+            out["linked"] = [{"id": r.id, "page_number": r.page_number, "question_id": r.metadata.question_id,
+                              "annex": r.metadata.annex} for r in self.links]
         return out
 
 
 def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
     """One ranker's candidates as hits (its own score, its own order)."""
     return [Hit(c.record, i, c.score, {ranker: i}) for i, c in enumerate(candidates, start=1)]
-
-
-def record_from_stored(chunk_id: str, text: str, metadata: dict[str, Any]) -> dict[str, Any]:
-    """Chroma's (id, document, metadata) back into the chunk record shape of DESIGN.md."""
-    meta = {k: v for k, v in metadata.items() if k not in RECORD_KEYS}
-    return {
-        "id": chunk_id,
-        "document_id": metadata.get("document_id"),
-        "text": text,
-        "page_number": metadata.get("page_number", metadata.get("page_start")),
-        "metadata": meta,
-    }
 
 
 def chunk_filter(strategy: str | None, document: str | None = None, all_versions: bool = False) -> dict[str, Any] | None:
@@ -116,7 +105,7 @@ def chunk_filter(strategy: str | None, document: str | None = None, all_versions
 class Scope:
     """The chunks of one (strategy, versions) scope: records, BM25 index, question vectors."""
 
-    records: list[dict[str, Any]]
+    records: list[ChunkRecord]
     index: Bm25Index
     documents: np.ndarray  # document id per row, for the document filter
     question_rows: np.ndarray  # rows that take part in the question-side ranker (every row by default)
@@ -135,9 +124,9 @@ class Scope:
     paired: set[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.position = {r["id"]: i for i, r in enumerate(self.records)}
-        stored = {r["document_id"] for r in self.records}
-        self.paired = {r["document_id"] for r in self.records if r["metadata"].get("counterpart_document_id") in stored}
+        self.position = {r.id: i for i, r in enumerate(self.records)}
+        stored = {r.document_id for r in self.records}
+        self.paired = {r.document_id for r in self.records if r.metadata.counterpart_document_id in stored}
 
     def script(self, chunk_id: str, text: str) -> str:
         """The chunk's script, from the index (computed once per build) when it is there."""

@@ -14,27 +14,23 @@ The other-language version of a chunk (``counterpart_id``) travels with it the s
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..records import ChunkRecord
 from .bm25_index import script_of
 from .hits import Hit, Scope
 
 
-def linked_records(record: dict[str, Any], scope: Scope) -> list[dict[str, Any]]:
+def linked_records(record: ChunkRecord, scope: Scope) -> list[ChunkRecord]:
     """The stored records linked to ``record``: its appendices' chunks for an exchange, the
     exchange's chunks (same paper, version and strategy) for an appendix."""
-    meta = record["metadata"]
-    ids = meta.get("annex_ids") or []
-    if isinstance(ids, str):
-        ids = ids.split()
-    linked = [scope.records[scope.position[i]] for i in ids if i in scope.position]
-    answers = meta.get("answers_question_id")
+    meta = record.metadata
+    linked = [scope.records[scope.position[i]] for i in meta.annex_ids or [] if i in scope.position]
+    answers = meta.answers_question_id
     if answers:
         linked += [
             r for r in scope.records
-            if r["document_id"] == record["document_id"]
-            and r["metadata"].get("question_id") == answers
-            and r["metadata"].get("content_sha256") == meta.get("content_sha256")
+            if r.document_id == record.document_id
+            and r.metadata.question_id == answers
+            and r.metadata.content_sha256 == meta.content_sha256
         ]
     return linked
 
@@ -46,9 +42,9 @@ def with_linked(hits: list[Hit], scope: Scope) -> list[Hit]:
     seen: set[str] = set()
     for hit in hits:
         for record, linked in [(hit.record, False)] + [(r, True) for r in linked_records(hit.record, scope)]:
-            if record["id"] in seen:
+            if record.id in seen:
                 continue
-            seen.add(record["id"])
+            seen.add(record.id)
             out.append(hit if not linked else Hit(record, hit.rank, hit.score, {**hit.ranks, LINKED: hit.rank}))
     return out
 
@@ -61,7 +57,7 @@ COUNTERPART = "counterpart"  # in ``Hit.ranks``: the fused rank of the counterpa
 
 
 def inherit_counterparts(
-    scores: dict[str, float], records: dict[str, dict[str, Any]], ranks: dict[str, dict[str, int]], scope: Scope, share: float, document: str | None = None
+    scores: dict[str, float], records: dict[str, ChunkRecord], ranks: dict[str, dict[str, int]], scope: Scope, share: float, document: str | None = None
 ) -> None:
     """Raise each chunk's fused score to ``share`` of its counterpart's where that is better
     (in place). Why: an English question finds the English version of a Q&A pair far more
@@ -71,21 +67,21 @@ def inherit_counterparts(
     original = dict(scores)
     fused_rank = {i: n for n, i in enumerate(sorted(original, key=lambda i: -original[i]), start=1)}
     for chunk_id, score in original.items():
-        partner = records[chunk_id]["metadata"].get("counterpart_id")
+        partner = records[chunk_id].metadata.counterpart_id
         row = scope.position.get(partner) if partner else None
         if row is None or share * score <= scores.get(partner, 0.0):
             continue
         record = scope.records[row]
-        if document is not None and record["document_id"] != document:
+        if document is not None and record.document_id != document:
             continue
         scores[partner] = share * score
         records.setdefault(partner, record)
         ranks[partner][COUNTERPART] = fused_rank[chunk_id]
 
 
-def counterpart_of(record: dict[str, Any], scope: Scope) -> dict[str, Any] | None:
+def counterpart_of(record: ChunkRecord, scope: Scope) -> ChunkRecord | None:
     """The stored record of ``record``'s other-language version in ``scope``, if any."""
-    partner = record["metadata"].get("counterpart_id")
+    partner = record.metadata.counterpart_id
     row = scope.position.get(partner) if partner else None
     return scope.records[row] if row is not None else None
 
@@ -108,7 +104,7 @@ def in_language_of(query: str, hits: list[Hit]) -> list[Hit]:
     seen: set[str] = set()
     for hit in hits:
         chosen = hit
-        if hit.counterpart is not None and script_of(hit.text) != script and script_of(hit.counterpart["text"]) == script:
+        if hit.counterpart is not None and script_of(hit.text) != script and script_of(hit.counterpart.text) == script:
             chosen = Hit(hit.counterpart, hit.rank, hit.score, hit.ranks, hit.record)
         if chosen.id not in seen:
             seen.add(chosen.id)

@@ -24,24 +24,21 @@ becoming the chunk's whole text again (that is the chunk-vector ranker's job).
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import markers
-from ..records import join_path, split_path
+from ..records import ChunkRecord, join_path
 
 OPENING_MIN = 40  # display width (CJK counts 2): a lone short line (a label, a figure) is no opening
 OPENING_MAX = 240  # display width: about one long English sentence, or two Chinese ones
 PATH_HEADINGS = 2  # the innermost headings of the section path that name the chunk's subject
 
 
-def question_side(record: dict[str, Any]) -> str:
+def question_side(record: ChunkRecord) -> str:
     """The text the question-side ranker embeds for ``record`` (a chunk record)."""
-    meta = record.get("metadata") or {}
-    asked = (meta.get("question_text") or "").strip()
+    asked = (record.metadata.question_text or "").strip()
     if asked:
         return asked
-    headings = _headings(meta.get("section_path"))
-    opening = opening_of(str(record.get("text") or ""), skip=set(headings))
+    headings = _headings(record.metadata.section_path)
+    opening = opening_of(record.text, skip=set(headings))
     return join_path(headings + [opening] if opening else headings)
 
 
@@ -66,7 +63,5 @@ def _width(text: str) -> int:
     return len(text) + len(markers.CJK_CHAR.findall(text))
 
 
-def _headings(path: Any) -> list[str]:
-    if isinstance(path, str):
-        path = split_path(path)
-    return [str(h).strip() for h in (path or [])[-PATH_HEADINGS:] if str(h).strip()]
+def _headings(path: list[str]) -> list[str]:
+    return [h.strip() for h in path[-PATH_HEADINGS:] if h.strip()]

@@ -18,6 +18,7 @@ import json
 from typing import Any, Callable, Sequence
 
 from ..llm import LLMClient, LLMError, unfenced
+from ..records import ChunkRecord
 from .hits import Hit
 
 RERANK_PROMPT_VERSION = "rerank-v1"
@@ -34,14 +35,14 @@ SYSTEM = (
 )
 
 
-def passage(number: int, record: dict[str, Any]) -> str:
+def passage(number: int, record: ChunkRecord) -> str:
     """One chunk as the model reads it: number, document, page, then the start of its text."""
-    text = str(record["text"])
+    text = record.text
     cut = text[:PASSAGE_CHARS] + (" …" if len(text) > PASSAGE_CHARS else "")
-    return f"[{number}] {record['document_id']}, page {record['page_number']}\n{cut}"
+    return f"[{number}] {record.document_id}, page {record.page_number}\n{cut}"
 
 
-def rerank_messages(query: str, records: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+def rerank_messages(query: str, records: Sequence[ChunkRecord]) -> list[dict[str, str]]:
     """The chat messages that ask for the order of ``records`` (numbered from 1) for ``query``."""
     passages = "\n\n".join(passage(n, r) for n, r in enumerate(records, start=1))
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"Query: {query}\n\nPassages:\n\n{passages}"}]
@@ -69,20 +70,20 @@ def reorder(items: Sequence[Any], order: Sequence[int]) -> list[Any]:
     return [items[i] for i in order] + [item for i, item in enumerate(items) if i not in chosen]
 
 
-def rerank_order(llm: LLMClient, query: str, records: Sequence[dict[str, Any]]) -> list[int] | None:
+def rerank_order(llm: LLMClient, query: str, records: Sequence[ChunkRecord]) -> list[int] | None:
     """The model's order of ``records`` for ``query`` as 0-based indices, or None (no usable
     reply, or the call failed)."""
     if not records:
         return None
     try:
-        payload = {"query": query, "chunks": [[r["id"], str(r["text"])[:PASSAGE_CHARS]] for r in records]}
+        payload = {"query": query, "chunks": [[r.id, r.text[:PASSAGE_CHARS]] for r in records]}
         reply = llm.complete("rerank", RERANK_PROMPT_VERSION, rerank_messages(query, records), payload, max_tokens=200)
     except LLMError:
         return None
     return parse_ranking(reply, len(records))
 
 
-def reranker(llm: LLMClient | None) -> Callable[[str, Sequence[dict[str, Any]]], list[int] | None] | None:
+def reranker(llm: LLMClient | None) -> Callable[[str, Sequence[ChunkRecord]], list[int] | None] | None:
     """A reranker over ``llm`` with a search's patience (bounded timeout, one retry), or None
     (the :data:`Reranker` the retriever calls)."""
     if llm is None:
@@ -92,7 +93,7 @@ def reranker(llm: LLMClient | None) -> Callable[[str, Sequence[dict[str, Any]]],
 
 
 # -- the model's order applied to the fused hits -----------------------------------------------
-Reranker = Callable[[str, list[dict[str, Any]]], "list[int] | None"]  # (query, records) -> their order, best first
+Reranker = Callable[[str, list[ChunkRecord]], "list[int] | None"]  # (query, records) -> their order, best first
 RERANKED = "reranked"  # the model's place for a chunk in ``Hit.ranks`` (:func:`rerank_hits`)
 
 

@@ -57,13 +57,13 @@ from .colloquial import written_form
 from .dictionary_translation import translate_words, vocabulary_test
 from .embeddings import embedding_function
 from .fusion import DEFAULT_FUSION, DICTIONARY, Fusion, fuse
-from .hits import DEFAULT_MODE, Candidate, Hit, Mode, Scope, chunk_filter, ranked_hits, record_from_stored
+from .hits import DEFAULT_MODE, Candidate, Hit, Mode, Scope, chunk_filter, ranked_hits
 from .links import with_counterparts
 from .query_translation import translator
 from .question_side import question_side
 from .rerank import Reranker, rerank_hits, reranker
 from .variants import printed_forms
-from .vector_store import open_collection, stored_chunks, with_retries
+from .vector_store import open_collection, stored_vectors, with_retries
 
 # Share of the query-script mean chunk vector taken out of the chunk-vector query, per strategy
 # (eval: docs/retrieval.md).
@@ -177,15 +177,15 @@ class Retriever:
     def _load_scope(self, strategy: str, all_versions: bool, count: int) -> Scope:
         started = time.perf_counter()
         where = chunk_filter(strategy, None, all_versions)
-        stored = sorted(stored_chunks(self.collection, where, embeddings=True), key=lambda c: c["id"])
+        stored = sorted(stored_vectors(self.collection, where), key=lambda pair: pair[0].id)
+        records, vectors = [r for r, _ in stored], [v for _, v in stored]
         name = f"{strategy}-{'all' if all_versions else 'latest'}"
-        index, built = load_or_build(self.cache_dir, name, stored)
-        records = [record_from_stored(c["id"], c["text"], c["metadata"]) for c in stored]
-        asked = np.array([bool(r["metadata"].get("question_text")) for r in records], dtype=bool)
+        index, built = load_or_build(self.cache_dir, name, records)
+        asked = np.array([bool(r.metadata.question_text) for r in records], dtype=bool)
         sides = self.question_sides or QUESTION_SIDE.get(strategy, "qa")
         rows = [i for i in range(len(records)) if asked[i] or sides != "qa"]
         if sides == "chunk":  # a narrative chunk is asked by its own text's vector
-            side = [None if asked[i] else stored[i]["embedding"] for i in rows]
+            side = [None if asked[i] else vectors[i] for i in rows]
             embedded = iter(self._embed_unique([question_side(records[i]) for i, v in zip(rows, side) if v is None]))
             questions = _unit_rows([next(embedded) if v is None else v for v in side])
         else:
@@ -193,16 +193,16 @@ class Retriever:
         return Scope(
             records=records,
             index=index,
-            documents=np.array([r["document_id"] for r in records], dtype=object),
+            documents=np.array([r.document_id for r in records], dtype=object),
             question_rows=np.array(rows, dtype=np.int64),
             asked=asked,
             question_vectors=questions,
-            script_means=_script_means(_unit_rows([c["embedding"] for c in stored]), index.scripts),
+            script_means=_script_means(_unit_rows(vectors), index.scripts),
             question_means=_script_means(questions, [index.scripts[i] for i in rows]),
             count=count,
             built=built,
             seconds=time.perf_counter() - started,
-            printed_forms=printed_forms(r["text"] for r in records),
+            printed_forms=printed_forms(r.text for r in records),
         )
 
     def _embed_unique(self, texts: list[str]) -> list[Any]:
@@ -260,7 +260,7 @@ class Retriever:
         extra results kept by scope membership when the scope is a large share of the
         collection; otherwise with the ``where`` filter."""
         if document is not None:
-            ids = [r["id"] for r, doc in zip(scope.records, scope.documents) if doc == document]
+            ids = [r.id for r, doc in zip(scope.records, scope.documents) if doc == document]
             return self._query(vector, scope, min(n, len(ids)), ids=ids) if ids else []
         if scope.records and len(scope.records) * 4 >= scope.count:
             extra = (n + OVERSAMPLE) * -(-scope.count // len(scope.records))

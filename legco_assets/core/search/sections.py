@@ -27,7 +27,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from ..records import split_path
+from ..records import ChunkRecord
+from .hits import Hit
 
 SECTION_DECAY = 0.5  # a section's k-th best chunk counts decay**(k-1) of its score
 SECTION_TOP = 3  # chunks that count towards a section's score
@@ -40,7 +41,7 @@ class Section:
     document_id: str
     path: tuple[str, ...]
     score: float = 0.0
-    hits: list[Any] = field(default_factory=list)  # :class:`.hits.Hit`, best first
+    hits: list[Hit] = field(default_factory=list)  # best first
 
     def to_json(self, chunks: int) -> dict[str, Any]:
         """The ``query --sections --json`` line: the section and its ``chunks`` best hits."""
@@ -52,10 +53,10 @@ class Section:
         }
 
 
-def section_key(record: dict[str, Any]) -> tuple[str, tuple[str, ...]] | None:
+def section_key(record: ChunkRecord) -> tuple[str, tuple[str, ...]] | None:
     """(document, section path) of a chunk record; None when it has no headed section."""
-    path = tuple(split_path(record["metadata"].get("section_path")))
-    return (str(record["document_id"]), path) if path else None
+    path = tuple(record.metadata.section_path)
+    return (record.document_id, path) if path else None
 
 
 def decayed(scores: Sequence[float], decay: float = SECTION_DECAY, top: int = SECTION_TOP) -> float:
@@ -63,13 +64,13 @@ def decayed(scores: Sequence[float], decay: float = SECTION_DECAY, top: int = SE
     return sum(s * decay**i for i, s in enumerate(sorted(scores, reverse=True)[:top]))
 
 
-def aggregate(hits: Sequence[Any], decay: float = SECTION_DECAY, top: int = SECTION_TOP) -> list[Section]:
+def aggregate(hits: Sequence[Hit], decay: float = SECTION_DECAY, top: int = SECTION_TOP) -> list[Section]:
     """The sections of ``hits`` (fused, best first), best section first. A chunk without a
     section path stands as a section of its own (its document, its own chunk id as path) so
     ``query --sections`` still shows a paper that has no headings."""
     groups: dict[tuple[str, tuple[str, ...]], Section] = {}
     for hit in hits:
-        key = section_key(hit.record) or (str(hit.record["document_id"]), (hit.id,))
+        key = section_key(hit.record) or (hit.record.document_id, (hit.id,))
         section = groups.setdefault(key, Section(key[0], key[1]))
         section.hits.append(hit)
     for section in groups.values():
@@ -77,7 +78,7 @@ def aggregate(hits: Sequence[Any], decay: float = SECTION_DECAY, top: int = SECT
     return sorted(groups.values(), key=lambda s: -s.score)
 
 
-def lift(scores: dict[str, float], records: dict[str, dict[str, Any]], share: float, decay: float = SECTION_DECAY) -> None:
+def lift(scores: dict[str, float], records: dict[str, ChunkRecord], share: float, decay: float = SECTION_DECAY) -> None:
     """Add ``share`` of each chunk's section-mates' decayed scores to its own (in place; the
     mates' original scores, best :data:`SECTION_TOP` − 1 of them)."""
     if share <= 0:

@@ -150,24 +150,28 @@ def link_counterparts(collection: Any, document_id: str, partner: str | None) ->
     latest = {"is_latest_version": True}
     stored = stored_chunks(collection, {"$and": [{"document_id": {"$in": docs}}, latest]})
     pointing = stored_chunks(collection, {"$and": [{"counterpart_document_id": document_id}, latest]})
-    seen = {c["id"] for c in stored}
-    stored += [c for c in pointing if c["id"] not in seen]
+    seen = {c.id for c in stored}
+    stored += [c for c in pointing if c.id not in seen]
     return update_metadata(collection, counterpart_changes(stored, document_id, partner))
 
 
-def stored_chunks(collection: Any, where: dict[str, Any] | None = None, embeddings: bool = False) -> list[dict[str, Any]]:
-    """Every stored chunk (id, text, metadata, and its ``embedding`` when asked) matching
-    ``where``, for views, BM25 and the retriever's per-language mean vectors."""
-    include = ["metadatas", "documents"] + (["embeddings"] if embeddings else [])
-    got = with_retries(lambda: collection.get(where=where, include=include))
-    chunks = [
-        {"id": i, "text": d, "metadata": from_chroma(m)}
-        for i, d, m in zip(got["ids"], got["documents"] or [], got["metadatas"] or [])
-    ]
-    if embeddings:
-        for chunk, vector in zip(chunks, got["embeddings"]):
-            chunk["embedding"] = vector
-    return chunks
+def stored_chunks(collection: Any, where: dict[str, Any] | None = None) -> list[ChunkRecord]:
+    """Every stored chunk matching ``where``, as its record, for views and counterparts."""
+    got = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents"]))
+    return _records(got)
+
+
+def stored_vectors(collection: Any, where: dict[str, Any] | None = None) -> list[tuple[ChunkRecord, Any]]:
+    """Every stored chunk matching ``where`` with its embedding, for the retriever's scopes
+    (BM25, the question vectors, the per-language mean vectors)."""
+    got = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"]))
+    return list(zip(_records(got), got["embeddings"]))
+
+
+def _records(got: Mapping[str, Any]) -> list[ChunkRecord]:
+    """Chroma's ``get`` result as chunk records (:meth:`.ChunkRecord.from_chroma`)."""
+    rows = zip(got["ids"], got["documents"] or [], got["metadatas"] or [])
+    return [ChunkRecord.from_chroma(i, d, m) for i, d, m in rows]
 
 
 # -- what is stored ---------------------------------------------------------------------------
@@ -180,11 +184,11 @@ def stored_versions(collection: Any, document_id: str | None = None) -> list[dic
     groups: dict[tuple[str, str, str, bool, str], int] = defaultdict(int)
     counterparts: dict[str, str] = {}  # document -> its paired other-language version (latest chunks)
     for chunk in stored_chunks(collection, where):
-        m = chunk["metadata"]
-        key = (m["document_id"], m["strategy_type"], m["content_sha256"][:12], bool(m["is_latest_version"]), m["filename"])
+        m = chunk.metadata
+        key = (chunk.document_id, m.strategy_type, m.content_sha256[:12], bool(m.is_latest_version), m.filename)
         groups[key] += 1
-        if m.get("counterpart_document_id") and m["is_latest_version"]:
-            counterparts[m["document_id"]] = m["counterpart_document_id"]
+        if m.counterpart_document_id and m.is_latest_version:
+            counterparts[chunk.document_id] = m.counterpart_document_id
     ordered = sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], not kv[0][3], kv[0][2]))
     rows = []
     for (d, s, v, latest, f), n in ordered:

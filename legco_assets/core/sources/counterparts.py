@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .. import markers
-from ..records import split_path
+from ..records import ChunkMetadata, ChunkRecord
 
 # the language a file-name tag stands for
 LANGUAGE_TAGS = {"c": "zh", "tc": "zh", "sc": "zh", "zh": "zh", "chi": "zh", "e": "en", "en": "en", "eng": "en"}
@@ -252,31 +252,28 @@ def heading_number(heading: str) -> tuple[str, int] | None:
     return None
 
 
-def _path_of(meta: Mapping[str, Any]) -> list[str]:
-    path = meta.get("section_path")
-    if isinstance(path, str):
-        path = split_path(path)
-    if path:
-        return list(path)
-    return [meta["section_heading"]] if meta.get("section_heading") else []
+def _path_of(meta: ChunkMetadata) -> list[str]:
+    if meta.section_path:
+        return list(meta.section_path)
+    return [meta.section_heading] if meta.section_heading else []
 
 
-def _qa_keys(records: Sequence[Mapping[str, Any]]) -> dict[str, tuple[tuple[str, int], int | None, int | None]]:
+def _qa_keys(records: Sequence[ChunkRecord]) -> dict[str, tuple[tuple[str, int], int | None, int | None]]:
     """chunk id -> ((question id, its n-th pair with that id), part, parts) for Q&A chunks."""
     out = {}
     seen: dict[str, int] = {}
     for record in records:
-        meta = record["metadata"]
-        if meta.get("section_type") != "qa" or not meta.get("question_id"):
+        meta = record.metadata
+        if meta.section_type != "qa" or not meta.question_id:
             continue
-        qid = normalise_id(str(meta["question_id"]))
-        if meta.get("part") in (None, 1):
+        qid = normalise_id(meta.question_id)
+        if meta.part in (None, 1):
             seen[qid] = seen.get(qid, 0) + 1
-        out[record["id"]] = ((qid, max(seen.get(qid, 1), 1)), meta.get("part"), meta.get("parts"))
+        out[record.id] = ((qid, max(seen.get(qid, 1), 1)), meta.part, meta.parts)
     return out
 
 
-def _qa_links(ours: Sequence[Mapping[str, Any]], theirs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def _qa_links(ours: Sequence[ChunkRecord], theirs: Sequence[ChunkRecord]) -> dict[str, str]:
     mine, other = _qa_keys(ours), _qa_keys(theirs)
     by_pair: dict[tuple[str, int], dict[int | None, str]] = {}
     for chunk_id, (pair, part, _) in other.items():
@@ -297,15 +294,15 @@ def _qa_links(ours: Sequence[Mapping[str, Any]], theirs: Sequence[Mapping[str, A
     return links
 
 
-def _sections(records: Sequence[Mapping[str, Any]]) -> dict[tuple[Any, int], list[str]]:
+def _sections(records: Sequence[ChunkRecord]) -> dict[tuple[Any, int], list[str]]:
     """Numbered sections of the non-Q&A chunks: (numbering of the heading path, n-th such
     section) -> its chunk ids in order. Consecutive chunks under one heading path are one section."""
     out: dict[tuple[Any, int], list[str]] = {}
     seen: dict[Any, int] = {}
     previous = None
     for record in records:
-        meta = record["metadata"]
-        if meta.get("section_type") == "qa":
+        meta = record.metadata
+        if meta.section_type == "qa":
             previous = None
             continue
         path = _path_of(meta)
@@ -316,11 +313,11 @@ def _sections(records: Sequence[Mapping[str, Any]]) -> dict[tuple[Any, int], lis
         if tuple(path) != previous:
             seen[numbering] = seen.get(numbering, 0) + 1
             previous = tuple(path)
-        out.setdefault((numbering, seen[numbering]), []).append(record["id"])
+        out.setdefault((numbering, seen[numbering]), []).append(record.id)
     return out
 
 
-def _section_links(ours: Sequence[Mapping[str, Any]], theirs: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def _section_links(ours: Sequence[ChunkRecord], theirs: Sequence[ChunkRecord]) -> dict[str, str]:
     other = _sections(theirs)
     links = {}
     for key, ids in _sections(ours).items():
@@ -331,16 +328,16 @@ def _section_links(ours: Sequence[Mapping[str, Any]], theirs: Sequence[Mapping[s
     return links
 
 
-def _ordered(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    return sorted(records, key=lambda r: r["metadata"].get("chunk_index", 0))
+def _ordered(records: Iterable[ChunkRecord]) -> list[ChunkRecord]:
+    return sorted(records, key=lambda r: r.metadata.chunk_index)
 
 
-def chunk_links(ours: Iterable[Mapping[str, Any]], theirs: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+def chunk_links(ours: Iterable[ChunkRecord], theirs: Iterable[ChunkRecord]) -> dict[str, str]:
     """Our chunk id -> the other version's chunk id, for chunk records (DESIGN.md shape) of
     one strategy: Q&A chunks by question id and part, narrative chunks by heading numbering;
     token windows get none."""
     ours, theirs = _ordered(ours), _ordered(theirs)
-    if not ours or ours[0]["metadata"].get("strategy_type") == "token":
+    if not ours or ours[0].metadata.strategy_type == "token":
         return {}
     return {**_section_links(ours, theirs), **_qa_links(ours, theirs)}
 
@@ -358,20 +355,19 @@ def linked_metadata(meta: Mapping[str, Any], partner: str | None, counterpart_id
     return out
 
 
-def question_counts(records: Iterable[Mapping[str, Any]]) -> int:
+def question_counts(records: Iterable[ChunkRecord]) -> int:
     """Distinct Q&A pairs among chunk records (split parts count once)."""
     return len({pair for pair, _, _ in _qa_keys(_ordered(records)).values()})
 
 
-def counterpart_changes(stored: Iterable[Mapping[str, Any]], document_id: str, partner: str | None) -> dict[str, dict[str, Any]]:
+def counterpart_changes(stored: Sequence[ChunkRecord], document_id: str, partner: str | None) -> dict[str, dict[str, Any]]:
     """The counterpart-key updates (chunk id -> {key: value, or None to remove it}) that make
     stored latest chunks agree with one pairing decision: ``document_id`` and ``partner``
     linked both ways in every strategy, or (``partner`` None) ``document_id`` and whoever
     pointed at it unlinked. ``stored``: their chunks as ``stored_chunks`` gives them."""
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    groups: dict[tuple[str, str], list[ChunkRecord]] = {}
     for chunk in stored:
-        meta = chunk["metadata"]
-        groups.setdefault((str(meta.get("document_id")), str(meta.get("strategy_type"))), []).append(chunk)
+        groups.setdefault((chunk.document_id, chunk.metadata.strategy_type), []).append(chunk)
     desired: dict[str, tuple[str | None, str | None]] = {}
     present = {doc for doc, _ in groups}
     for (doc, strategy), chunks in groups.items():
@@ -379,12 +375,12 @@ def counterpart_changes(stored: Iterable[Mapping[str, Any]], document_id: str, p
         other = other if other in present else None  # keys only where the other version is stored
         links = chunk_links(chunks, groups.get((str(other), strategy), [])) if other else {}
         for chunk in chunks:
-            desired[chunk["id"]] = (other, links.get(chunk["id"]) if other else None)
+            desired[chunk.id] = (other, links.get(chunk.id) if other else None)
     changes = {}
     for chunk in stored:
-        meta, (other, counterpart_id) = chunk["metadata"], desired[chunk["id"]]
+        other, counterpart_id = desired[chunk.id]
         want = {"counterpart_document_id": other, "counterpart_id": counterpart_id}
-        update = {k: v for k, v in want.items() if meta.get(k) != v}
+        update = {k: v for k, v in want.items() if getattr(chunk.metadata, k) != v}
         if update:
-            changes[chunk["id"]] = update
+            changes[chunk.id] = update
     return changes

@@ -12,7 +12,7 @@ from pydantic import Field, model_validator
 from legco_assets.core import pipeline
 from legco_assets.core.artifacts import chunks_file
 from legco_assets.core.excerpts import excerpt_url, with_excerpt_paths
-from legco_assets.core.records import join_path
+from legco_assets.core.records import ChunkRecord, join_path
 from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
@@ -106,7 +106,7 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     rows = [r.to_json() for r in records]  # the records as chunks-<strategy>.jsonl holds them
     return dg.MaterializeResult(
         metadata={
-            **_chunk_metadata(rows, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, rows[:60]), context.partition_key),
+            **_chunk_metadata(rows, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, records[:60]), context.partition_key),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
@@ -116,11 +116,11 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     )
 
 
-def _excerpt_links(settings: Settings, document_id: str, strategy: Strategy, records: list[dict[str, Any]]) -> list[tuple[str, str]]:
+def _excerpt_links(settings: Settings, document_id: str, strategy: Strategy, records: list[ChunkRecord]) -> list[tuple[str, str]]:
     """(label, URL) of each record's excerpt: ``question.pdf#page=3`` and where it is served."""
     out = []
     for r in with_excerpt_paths(settings, document_id, strategy, records):
-        link = r["metadata"]["chunk_file_path"]
+        link = str(r.metadata.chunk_file_path)
         out.append((Path(link).name, excerpt_url(settings.excerpts_base_url, settings.documents_dir, link)))
     return out
 
