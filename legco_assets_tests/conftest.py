@@ -40,7 +40,14 @@ def env_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
     monkeypatch.setenv("LEGCO_INBOX", str(data / "inbox"))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
-    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL", "DEFAULT_CHUNKING_STRATEGY"):
+    for name in (
+        "LLM_BASE_URL",
+        "LLM_MODEL_NAME",
+        "LLM_API_KEY",
+        "CHROMA_HOST",
+        "EMBEDDING_BASE_URL",
+        "DEFAULT_CHUNKING_STRATEGY",
+    ):
         monkeypatch.delenv(name, raising=False)
     (tmp_path / "dagster_home").mkdir()
     return data
@@ -53,13 +60,17 @@ def llm_store(llm_server: FakeLLMServer, tmp_path: Path) -> tuple[Settings, Any]
     settings = llm_server.settings(tmp_path / "data", llm_timeout_s=0.5)
     collection = open_collection(settings)
     replace_document(collection, question_records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
-    replace_document(collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    replace_document(
+        collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64
+    )
     return settings, collection
 
 
 def fixture_pdf(name: str) -> Path:
     path = FIXTURES / name
-    assert path.exists(), f"missing fixture {path}: run python -m legco_assets_tests.fixtures.generate_fixtures"
+    assert path.exists(), (
+        f"missing fixture {path}: run python -m legco_assets_tests.fixtures.generate_fixtures"
+    )
     return path
 
 

@@ -45,16 +45,16 @@ import struct
 import threading
 import time
 from collections import Counter, deque
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
 from legco_assets.core.llm import LLMClient
 from legco_assets.core.settings import Settings
-
 
 
 @dataclass(frozen=True)
@@ -66,15 +66,15 @@ class Fault:
     seconds: float = 0.0
 
     @classmethod
-    def timeout(cls, seconds: float) -> "Fault":
+    def timeout(cls, seconds: float) -> Fault:
         return cls("timeout", seconds=seconds)
 
     @classmethod
-    def status(cls, code: int) -> "Fault":
+    def status(cls, code: int) -> Fault:
         return cls("status", status_code=code)
 
     @classmethod
-    def bad_json(cls) -> "Fault":
+    def bad_json(cls) -> Fault:
         return cls("bad_json")
 
 
@@ -109,7 +109,7 @@ def _vector(text: str, dim: int) -> list[float]:
     raw: list[float] = []
     counter = 0
     while len(raw) < dim:
-        digest = hashlib.sha256(f"{counter}:{text}".encode("utf-8")).digest()
+        digest = hashlib.sha256(f"{counter}:{text}".encode()).digest()
         raw.extend((b - 127.5) / 127.5 for b in digest)
         counter += 1
     vec = raw[:dim]
@@ -125,24 +125,24 @@ class FakeLLMServer:
     def __init__(self, latency: float = 0.0, embedding_dim: int = 16) -> None:
         self.latency = latency
         self.embedding_dim = embedding_dim
-        self.default_reply: "str | Fault" = "NO_TABLES"
-        self.responder: Callable[[list[dict[str, Any]]], "str | Fault"] | None = None
+        self.default_reply: str | Fault = "NO_TABLES"
+        self.responder: Callable[[list[dict[str, Any]]], str | Fault] | None = None
         self.embedding_faults: deque[Fault] = deque()
         self.calls: Counter[str] = Counter()
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.max_in_flight = 0
         self._in_flight = 0
-        self._queue: deque["str | Fault"] = deque()
+        self._queue: deque[str | Fault] = deque()
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     # -- scripting ---------------------------------------------------------------------------
-    def enqueue(self, *replies: "str | Fault") -> None:
+    def enqueue(self, *replies: str | Fault) -> None:
         with self._lock:
             self._queue.extend(replies)
 
-    def _next_chat_reply(self, messages: list[dict[str, Any]]) -> "str | Fault":
+    def _next_chat_reply(self, messages: list[dict[str, Any]]) -> str | Fault:
         with self._lock:
             if self._queue:
                 return self._queue.popleft()
@@ -174,11 +174,17 @@ class FakeLLMServer:
         return Settings(**values)
 
     def client(self, **changes: Any) -> LLMClient:
-        values: dict[str, Any] = {"base_url": self.base_url, "model": self.model, "api_key": "test-key", "max_retries": 0, "timeout_s": 10.0}
+        values: dict[str, Any] = {
+            "base_url": self.base_url,
+            "model": self.model,
+            "api_key": "test-key",
+            "max_retries": 0,
+            "timeout_s": 10.0,
+        }
         values.update(changes)
         return LLMClient(**values)
 
-    def start(self) -> "FakeLLMServer":
+    def start(self) -> FakeLLMServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -216,7 +222,13 @@ class FakeLLMServer:
                     with server._lock:
                         server._in_flight -= 1
 
-            def _send(self, status: int, payload: Any, raw: bytes | None = None, headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self,
+                status: int,
+                payload: Any,
+                raw: bytes | None = None,
+                headers: dict[str, str] | None = None,
+            ) -> None:
                 data = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode("utf-8")
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
@@ -231,7 +243,13 @@ class FakeLLMServer:
                     time.sleep(fault.seconds)
                     self._send(200, {"error": "too late"})
                 elif fault.kind == "status":
-                    error = {"error": {"message": f"simulated {fault.status_code}", "type": "server_error", "code": str(fault.status_code)}}
+                    error = {
+                        "error": {
+                            "message": f"simulated {fault.status_code}",
+                            "type": "server_error",
+                            "code": str(fault.status_code),
+                        }
+                    }
                     self._send(fault.status_code, error, headers={"retry-after-ms": "1"})
                 else:
                     self._send(200, None, raw=b"this is not json {")
@@ -279,7 +297,9 @@ class FakeLLMServer:
                 for index, text in enumerate(texts):
                     vector = _vector(str(text), server.embedding_dim)
                     if as_base64:
-                        encoded: Any = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode("ascii")
+                        encoded: Any = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode(
+                            "ascii"
+                        )
                     else:
                         encoded = vector
                     data.append({"object": "embedding", "index": index, "embedding": encoded})
@@ -308,7 +328,7 @@ class FakeLLMServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "FakeLLMServer":
+    def __enter__(self) -> FakeLLMServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

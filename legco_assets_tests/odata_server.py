@@ -31,10 +31,11 @@ import re
 import threading
 import time
 from collections import Counter, deque
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
@@ -55,19 +56,19 @@ class Fault:
     location: str = ""
 
     @classmethod
-    def redirect(cls, location: str) -> "Fault":
+    def redirect(cls, location: str) -> Fault:
         return cls("redirect", status_code=302, location=location)
 
     @classmethod
-    def status(cls, code: int) -> "Fault":
+    def status(cls, code: int) -> Fault:
         return cls("status", status_code=code)
 
     @classmethod
-    def slow(cls, seconds: float) -> "Fault":
+    def slow(cls, seconds: float) -> Fault:
         return cls("slow", seconds=seconds)
 
     @classmethod
-    def html(cls) -> "Fault":
+    def html(cls) -> Fault:
         return cls("html")
 
 
@@ -98,14 +99,33 @@ class FakeHansardServer:
     def base_url(self) -> str:
         return f"{self.root}/OpenData/HansardDB"
 
-    def add_question(self, hansard_id: str, meeting_date: str, hansard_type: str, question_type: str, subject: str, speaker: str,
-                     speaker_id: int, rundown_id: int, file_url: str = "") -> dict[str, Any]:
+    def add_question(
+        self,
+        hansard_id: str,
+        meeting_date: str,
+        hansard_type: str,
+        question_type: str,
+        subject: str,
+        speaker: str,
+        speaker_id: int,
+        rundown_id: int,
+        file_url: str = "",
+    ) -> dict[str, Any]:
         """One ``Questions`` record of a meeting, in the published shape (``/Date(ms)/`` dates)."""
         day = date.fromisoformat(meeting_date)
-        ms = int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp() * 1000)
-        record = {"MeetingDate": f"/Date({ms})/", "QuestionType": question_type, "Subject": subject, "Speaker": speaker,
-                  "SpeakerID": speaker_id, "RundownID": rundown_id, "HansardID": int(hansard_id) if hansard_id.isdigit() else hansard_id,
-                  "HansardType": hansard_type, "HansardFileURL": file_url, "_day": meeting_date}
+        ms = int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
+        record = {
+            "MeetingDate": f"/Date({ms})/",
+            "QuestionType": question_type,
+            "Subject": subject,
+            "Speaker": speaker,
+            "SpeakerID": speaker_id,
+            "RundownID": rundown_id,
+            "HansardID": int(hansard_id) if hansard_id.isdigit() else hansard_id,
+            "HansardType": hansard_type,
+            "HansardFileURL": file_url,
+            "_day": meeting_date,
+        }
         with self._lock:
             self.questions.append(record)
         return record
@@ -118,18 +138,32 @@ class FakeHansardServer:
                 self.streamed.add(f"/files/{name}")
         return f"{self.root}/files/{name}"
 
-    def add_record(self, hansard_id: str, meeting_date: str, hansard_type: str, content: bytes | None, name: str | None = None) -> str:
+    def add_record(
+        self,
+        hansard_id: str,
+        meeting_date: str,
+        hansard_type: str,
+        content: bytes | None,
+        name: str | None = None,
+    ) -> str:
         """A record whose file is served with ``content`` (None: the file is missing, 404)."""
         name = name or f"{hansard_id}.pdf"
         day = date.fromisoformat(meeting_date)
         if len(self.records) % 2 == 0:
-            ms = int(datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp() * 1000)
+            ms = int(datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp() * 1000)
             when = f"/Date({ms})/"
         else:
             when = f"{meeting_date}T00:00:00"
         with self._lock:
-            self.records.append({"HansardID": int(hansard_id) if hansard_id.isdigit() else hansard_id, "MeetingDate": when,
-                                 "HansardType": hansard_type, "HansardFileURL": f"{self.root}/files/{name}", "_day": meeting_date})
+            self.records.append(
+                {
+                    "HansardID": int(hansard_id) if hansard_id.isdigit() else hansard_id,
+                    "MeetingDate": when,
+                    "HansardType": hansard_type,
+                    "HansardFileURL": f"{self.root}/files/{name}",
+                    "_day": meeting_date,
+                }
+            )
             if content is not None:
                 self.files[f"/files/{name}"] = content
         return f"{self.root}/files/{name}"
@@ -154,15 +188,24 @@ class FakeHansardServer:
         where = query.get("$filter", "")
         ge, le, eq, types = _GE.search(where), _LE.search(where), _EQ.search(where), set(_TYPE.findall(where))
         with self._lock:
-            rows = [r for r in (self.records if entity == "Hansard" else self.questions)
-                    if (not ge or r["_day"] >= ge.group(1)) and (not le or r["_day"] <= le.group(1))
-                    and (not eq or r["_day"] == eq.group(1)) and (not types or r["HansardType"] in types)]
+            rows = [
+                r
+                for r in (self.records if entity == "Hansard" else self.questions)
+                if (not ge or r["_day"] >= ge.group(1))
+                and (not le or r["_day"] <= le.group(1))
+                and (not eq or r["_day"] == eq.group(1))
+                and (not types or r["HansardType"] in types)
+            ]
         rows.sort(key=lambda r: r["_day"])
         skip = int(query.get("$skip", 0))
-        page = [{k: v for k, v in r.items() if not k.startswith("_")} for r in rows[skip: skip + self.page_size]]
+        page = [
+            {k: v for k, v in r.items() if not k.startswith("_")} for r in rows[skip : skip + self.page_size]
+        ]
         reply: dict[str, Any] = {"odata.metadata": f"{self.base_url}/$metadata#{entity}", "value": page}
         if skip + self.page_size < len(rows):
-            reply["odata.nextLink"] = f"{self.base_url}/{entity}?" + urlencode({**query, "$skip": str(skip + self.page_size)})
+            reply["odata.nextLink"] = f"{self.base_url}/{entity}?" + urlencode(
+                {**query, "$skip": str(skip + self.page_size)}
+            )
         return reply
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -189,10 +232,10 @@ class FakeHansardServer:
                 self.end_headers()
                 try:
                     for at in range(0, len(body), 1 << 16):
-                        self.wfile.write(body[at: at + (1 << 16)])
+                        self.wfile.write(body[at : at + (1 << 16)])
                         self.wfile.flush()
                         with server._lock:
-                            server.bytes_sent[path] += len(body[at: at + (1 << 16)])
+                            server.bytes_sent[path] += len(body[at : at + (1 << 16)])
                         time.sleep(0.002)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
@@ -231,7 +274,11 @@ class FakeHansardServer:
                     self._send(fault.status_code, b"<html><body>Server Error</body></html>", "text/html")
                     return
                 elif fault and fault.kind == "html":
-                    self._send(200, b"<!DOCTYPE html><html><body>Sorry, the page is under maintenance.</body></html>", "text/html")
+                    self._send(
+                        200,
+                        b"<!DOCTYPE html><html><body>Sorry, the page is under maintenance.</body></html>",
+                        "text/html",
+                    )
                     return
                 elif fault and fault.kind == "redirect":
                     self.send_response(fault.status_code)
@@ -242,8 +289,12 @@ class FakeHansardServer:
                 if parts.path in (FEED_PATH, QUESTIONS_PATH):
                     query = {k: v[0] for k, v in parse_qs(parts.query).items()}
                     with server._lock:
-                        (server.feed_queries if parts.path == FEED_PATH else server.questions_queries).append(query)
-                    page = server._feed_page(query) if parts.path == FEED_PATH else server._questions_page(query)
+                        (server.feed_queries if parts.path == FEED_PATH else server.questions_queries).append(
+                            query
+                        )
+                    page = (
+                        server._feed_page(query) if parts.path == FEED_PATH else server._questions_page(query)
+                    )
                     self._send(200, json.dumps(page).encode(), "application/json;odata=minimalmetadata")
                 elif parts.path in server.streamed:
                     self._stream(parts.path, server.files[parts.path])
@@ -255,7 +306,7 @@ class FakeHansardServer:
 
         return Handler
 
-    def start(self) -> "FakeHansardServer":
+    def start(self) -> FakeHansardServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()

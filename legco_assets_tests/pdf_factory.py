@@ -6,7 +6,7 @@ count); the LegCo-shaped papers are the committed fixtures in ``fixtures/pdfs``.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fpdf import FPDF
@@ -15,7 +15,7 @@ from fpdf import FPDF
 def make_pdf(path: Path, pages: list[list[str]], footer: str | None = "E-{n}") -> Path:
     """One text line per entry; ``footer`` (with ``{n}``) and a date line on every page."""
     pdf = FPDF(format="A4")
-    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=timezone.utc))  # reproducible bytes
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))  # reproducible bytes
     pdf.set_font("Helvetica", size=11)
     pdf.set_auto_page_break(False)
     for n, lines in enumerate(pages, start=1):
@@ -47,7 +47,7 @@ def make_leaflet(path: Path, title: str, lines: list[tuple[str, bool]]) -> Path:
     """A one-page leaflet as a word processor sets it: a 16-point bold title, then each
     ``(text, bold)`` paragraph at 11 points, wrapped, with a small gap after it."""
     pdf = FPDF(format="A4")
-    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=timezone.utc))
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
     pdf.add_page()
     pdf.set_font("Helvetica", "B", 16)
     pdf.multi_cell(0, 9, title, new_x="LMARGIN", new_y="NEXT")

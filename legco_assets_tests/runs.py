@@ -24,12 +24,23 @@ from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResour
 
 
 # -- the command line -------------------------------------------------------------------------
-def cli(*args: str, home: Path, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+def cli(
+    *args: str, home: Path, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """``python -m legco_assets.cli`` with its data dir and Dagster instance under ``home``."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_"))}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_"))
+    }
     base.update(LEGCO_DATA_DIR=str(home / "data"), DAGSTER_HOME=str(home / "dagster_home"), **(env or {}))
     return subprocess.run(
-        [sys.executable, "-m", "legco_assets.cli", *args], capture_output=True, text=True, env=base, cwd=cwd, timeout=600
+        [sys.executable, "-m", "legco_assets.cli", *args],
+        capture_output=True,
+        text=True,
+        env=base,
+        cwd=cwd,
+        timeout=600,
     )
 
 
@@ -59,7 +70,11 @@ def inbox_files(root: Path) -> list[str]:
 
 # -- Dagster ----------------------------------------------------------------------------------
 def dagster_resources(data: Path) -> dict[str, Any]:
-    return {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    return {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
 
 
 def materialize_paper(
@@ -72,8 +87,13 @@ def materialize_paper(
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", [key])
         return dg.materialize(
-            ALL_ASSETS, selection=selection, partition_key=key, instance=instance,
-            resources=dagster_resources(data), run_config=run_config, raise_on_error=False,
+            ALL_ASSETS,
+            selection=selection,
+            partition_key=key,
+            instance=instance,
+            resources=dagster_resources(data),
+            run_config=run_config,
+            raise_on_error=False,
         )
 
 
@@ -101,4 +121,8 @@ def failure_message(data: Any) -> str:
 
 def step_failure_messages(result: Any) -> dict[str, str]:
     """Failed step (asset) → what it says (:func:`failure_message`)."""
-    return {event.step_key: failure_message(event.event_specific_data) for event in result.all_events if event.is_step_failure}
+    return {
+        event.step_key: failure_message(event.event_specific_data)
+        for event in result.all_events
+        if event.is_step_failure
+    }

@@ -40,23 +40,31 @@ class ChromaServer:
 
     def heartbeat(self) -> bool:
         try:
-            with urllib.request.urlopen(f"http://{self.host}:{self.port}/api/v2/heartbeat", timeout=2) as reply:
+            with urllib.request.urlopen(
+                f"http://{self.host}:{self.port}/api/v2/heartbeat", timeout=2
+            ) as reply:
                 return reply.status == 200
         except OSError:
             return False
 
-    def wait_ready(self, timeout_s: float = 60.0) -> "ChromaServer":
+    def wait_ready(self, timeout_s: float = 60.0) -> ChromaServer:
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"chroma exited with {self.process.returncode}: {self.log.read_text(errors='replace')[-2000:]}")
+                raise RuntimeError(
+                    f"chroma exited with {self.process.returncode}: {self.log.read_text(errors='replace')[-2000:]}"
+                )
             if self.heartbeat():
                 return self
             time.sleep(0.2)
-        raise RuntimeError(f"chroma did not answer its heartbeat in {timeout_s}s: {self.log.read_text(errors='replace')[-2000:]}")
+        raise RuntimeError(
+            f"chroma did not answer its heartbeat in {timeout_s}s: {self.log.read_text(errors='replace')[-2000:]}"
+        )
 
     def settings(self, data_dir: Path) -> Settings:
-        return Settings(data_dir=data_dir, inbox=data_dir / "inbox", chroma_host=self.host, chroma_port=self.port)
+        return Settings(
+            data_dir=data_dir, inbox=data_dir / "inbox", chroma_host=self.host, chroma_port=self.port
+        )
 
     def stop(self) -> None:
         """Terminate the whole process group; kill it if it does not exit in time."""

@@ -56,10 +56,15 @@ def test_each_appendix_is_linked_both_ways_with_the_exchange_it_answers(chunked,
     for annex, gold in zip(annexes, _gold(lang)):
         exchange = next(r for r in records if r["metadata"].get("question_id") == gold["answers_question_id"])
         assert exchange["metadata"]["annex_ids"] == [annex["id"]]
-        assert by_id[exchange["metadata"]["annex_ids"][0]]["metadata"]["answers_question_id"] == gold["answers_question_id"]
+        assert (
+            by_id[exchange["metadata"]["annex_ids"][0]]["metadata"]["answers_question_id"]
+            == gold["answers_question_id"]
+        )
         assert annex["page_number"] == gold["page"]
     linked = [r["metadata"]["question_id"] for r in records if "annex_ids" in r["metadata"]]
-    assert linked == [g["answers_question_id"] for g in _gold(lang)], "no other exchange points to an appendix"
+    assert linked == [g["answers_question_id"] for g in _gold(lang)], (
+        "no other exchange points to an appendix"
+    )
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -76,7 +81,11 @@ def test_an_appendix_is_a_top_level_section_led_by_its_question_subject_and_aske
         assert meta["has_table"] and "|---|" in annex["text"], "the appendix's table is Markdown"
         rows = [line for line in annex["text"].split("\n") if line.startswith("|")]
         assert all(cell in "".join(rows) for cell in gold["cells"])
-    adjournment = [r for r in records if r["metadata"]["section_type"] != "annex" and r["page_number"] >= _gold(lang)[0]["page"]]
+    adjournment = [
+        r
+        for r in records
+        if r["metadata"]["section_type"] != "annex" and r["page_number"] >= _gold(lang)[0]["page"]
+    ]
     assert adjournment == [], "nothing of the appendices is left under the adjournment"
 
 
@@ -92,9 +101,15 @@ def test_a_reply_pointing_to_an_unnumbered_annex_is_linked_by_the_title() -> Non
     sections, report = link_annexes(doc, detect_structure(doc))
     annex = next(s for s in sections if s.type == "annex")
     asked = next(s for s in sections if s.qa_id == "1-S1")
-    assert annex.path[0] == "附件" and annex.extra["answers_question_id"] == "1-S1" and asked.extra["annexes"] == ["附件"]
+    assert (
+        annex.path[0] == "附件"
+        and annex.extra["answers_question_id"] == "1-S1"
+        and asked.extra["annexes"] == ["附件"]
+    )
     assert report.unresolved_references == [] and report.unlinked_appendices == []
-    assert "下次會議" in [s.heading for s in sections] and not any("附件" in s.text for s in sections if s.heading == "下次會議")
+    assert "下次會議" in [s.heading for s in sections] and not any(
+        "附件" in s.text for s in sections if s.heading == "下次會議"
+    )
 
 
 def test_a_written_reply_that_runs_into_the_appendix_ends_where_it_starts() -> None:
@@ -120,7 +135,9 @@ def test_papers_without_council_questions_are_left_as_they_are() -> None:
 
 
 def test_member_names_compare_without_titles() -> None:
-    assert same_member("MR CHAN KA-LOK", "Mr CHAN Ka-lok") and same_member("DR ELIZABETH QUAT", "Dr Elizabeth QUAT")
+    assert same_member("MR CHAN KA-LOK", "Mr CHAN Ka-lok") and same_member(
+        "DR ELIZABETH QUAT", "Dr Elizabeth QUAT"
+    )
     assert same_member("林健鋒議員", "林健鋒議員") and not same_member("林健鋒議員", "易志明議員")
     assert not same_member("MR CHAN KA-LOK", "Mr Holden CHOW") and not same_member(None, "Mr CHAN")
 
@@ -151,11 +168,23 @@ def _cli(*args: str) -> tuple[int, str]:
 
 
 def test_query_shows_the_link_under_a_hit(stored: Settings) -> None:
-    code, out = _cli("query", "各區使用醫療券的長者人數", "--strategy", "question", "--mode", "bm25", "-k", "3")
+    code, out = _cli(
+        "query", "各區使用醫療券的長者人數", "--strategy", "question", "--mode", "bm25", "-k", "3"
+    )
     assert code == 0
     assert "⤷ appendix 附錄I  hansard-annex-zh:question:8" in out, out
     assert "⤷ answers 1-S1  hansard-annex-zh:question:1" in out, out
-    code, out = _cli("query", "loans of public libraries in each district", "--strategy", "question", "--mode", "bm25", "-k", "3", "--json")
+    code, out = _cli(
+        "query",
+        "loans of public libraries in each district",
+        "--strategy",
+        "question",
+        "--mode",
+        "bm25",
+        "-k",
+        "3",
+        "--json",
+    )
     hits = [json.loads(line) for line in out.splitlines()]
     annex = next(h for h in hits if h["metadata"].get("answers_question_id") == "2-S2")
     assert [link["question_id"] for link in annex["linked"]] == ["2-S2"]
@@ -163,11 +192,26 @@ def test_query_shows_the_link_under_a_hit(stored: Settings) -> None:
 
 def test_answer_puts_the_linked_appendix_into_the_context_and_back(stored: Settings) -> None:
     retriever = Retriever.open(stored)
-    asked = answer_question(retriever, "葛珮帆議員問過去三年各區圖書館的借閱數字", None, "question", mode="bm25", k_start=1)
+    asked = answer_question(
+        retriever, "葛珮帆議員問過去三年各區圖書館的借閱數字", None, "question", mode="bm25", k_start=1
+    )
     ids = [b.hit.id for b in asked.blocks]
-    assert ids[:2] in (["hansard-annex-zh:question:5", "hansard-annex-zh:question:9"], ["hansard-annex-zh:question:9", "hansard-annex-zh:question:5"])
-    english = answer_question(retriever, "Written answer loans Yau Tsim Mong Sha Tin Yuen Long", None, "question", mode="bm25", k_start=1)
-    assert [b.hit.id for b in english.blocks][:2] == ["hansard-annex-en:question:9", "hansard-annex-en:question:5"]
+    assert ids[:2] in (
+        ["hansard-annex-zh:question:5", "hansard-annex-zh:question:9"],
+        ["hansard-annex-zh:question:9", "hansard-annex-zh:question:5"],
+    )
+    english = answer_question(
+        retriever,
+        "Written answer loans Yau Tsim Mong Sha Tin Yuen Long",
+        None,
+        "question",
+        mode="bm25",
+        k_start=1,
+    )
+    assert [b.hit.id for b in english.blocks][:2] == [
+        "hansard-annex-en:question:9",
+        "hansard-annex-en:question:5",
+    ]
     prompt = english.messages[1]["content"]
     assert "[1] document: hansard-annex-en | page: 4 | Appendix II answering question: 2-S2" in prompt
     assert "[2] document: hansard-annex-en | page: 2 | question: 2-S2" in prompt
@@ -178,11 +222,17 @@ def test_answer_puts_the_linked_appendix_into_the_context_and_back(stored: Setti
 def test_real_2012_hansard_appendix_i_answers_1_s1_both_ways() -> None:
     records = _chunks(HANSARD_2012)
     annex = [r for r in records if r["metadata"]["section_type"] == "annex"]
-    assert [(r["metadata"]["annex"], r["metadata"]["answers_question_id"], r["page_number"]) for r in annex] == [("附錄I", "1-S1", 249)]
-    assert annex[0]["metadata"]["section_path"][0] == "附錄I" and "林健鋒議員" in annex[0]["text"].split("\n")[0]
+    assert [
+        (r["metadata"]["annex"], r["metadata"]["answers_question_id"], r["page_number"]) for r in annex
+    ] == [("附錄I", "1-S1", 249)]
+    assert (
+        annex[0]["metadata"]["section_path"][0] == "附錄I" and "林健鋒議員" in annex[0]["text"].split("\n")[0]
+    )
     exchange = next(r for r in records if r["metadata"].get("question_id") == "1-S1")
     assert exchange["metadata"]["annex_ids"] == [annex[0]["id"]] and "(附錄I)" in exchange["text"]
-    assert not any(r["metadata"]["section_path"][:1] == ["下次會議"] and r["page_number"] >= 249 for r in records)
+    assert not any(
+        r["metadata"]["section_path"][:1] == ["下次會議"] and r["page_number"] >= 249 for r in records
+    )
 
 
 @pytest.mark.skipif(not HANSARD_2012.exists(), reason="shared corpus not present")

@@ -24,7 +24,9 @@ def test_bold_questions_of_a_pdf_faq_without_labels_are_one_pair_each(tmp_path: 
     pairs = [r for r in records if r["metadata"]["section_type"] == "qa"]
     expected = [(topic, q, a) for topic, items in EN["topics"] for q, a in items]
     assert [p["metadata"]["question_id"] for p in pairs] == [str(n) for n in range(1, len(expected) + 1)]
-    assert [(p["metadata"]["section_path"], p["metadata"]["question_text"]) for p in pairs] == [([t], q) for t, q, _ in expected]
+    assert [(p["metadata"]["section_path"], p["metadata"]["question_text"]) for p in pairs] == [
+        ([t], q) for t, q, _ in expected
+    ]
     for pair, (_, question, answer) in zip(pairs, expected):
         text = " ".join(pair["text"].split())
         assert text == " ".join([question, *answer]), question
@@ -41,7 +43,12 @@ def test_the_same_paper_chunked_by_tokens_is_unchanged_by_its_questions(tmp_path
 
 
 # -- a one-page PDF leaflet of questions, each way of setting them apart --------------------------
-ASKED = ["How do I apply for the scheme online?", "What documents must I submit with the form?", "How long does the approval take normally?", "Can I appeal if my application is refused?"]
+ASKED = [
+    "How do I apply for the scheme online?",
+    "What documents must I submit with the form?",
+    "How long does the approval take normally?",
+    "Can I appeal if my application is refused?",
+]
 ANSWERED = [
     "You may apply through the online portal at any time of the day. Applications are processed in the order received.",
     "You must submit a copy of your identity card and proof of address. Copies need not be certified.",
@@ -61,15 +68,23 @@ LEAFLET_STYLES = {
 
 
 @pytest.mark.parametrize("style", list(LEAFLET_STYLES))
-def test_a_one_page_leaflet_gives_a_pair_per_question_and_its_enquiry_note_a_chunk_of_its_own(style: str, tmp_path: Path) -> None:
+def test_a_one_page_leaflet_gives_a_pair_per_question_and_its_enquiry_note_a_chunk_of_its_own(
+    style: str, tmp_path: Path
+) -> None:
     """Found by setting one leaflet each way: questions in bold with no label made no pair
     (on a one-page paper a style seen on page 1 only was the title's unless its lines were
     apart, and apart was counted among the candidate lines, not the page's lines), and the
     closing ``Enquiries:`` line ran on in the last answer."""
     from .pdf_factory import make_leaflet
 
-    lines = [line for n, (q, a) in enumerate(zip(ASKED, ANSWERED), 1) for line in LEAFLET_STYLES[style](n, q, a)]
-    leaflet = make_leaflet(tmp_path / f"{style}.pdf", "Frequently Asked Questions on the Subsidy Scheme", lines + [(ENQUIRIES, False)])
+    lines = [
+        line for n, (q, a) in enumerate(zip(ASKED, ANSWERED), 1) for line in LEAFLET_STYLES[style](n, q, a)
+    ]
+    leaflet = make_leaflet(
+        tmp_path / f"{style}.pdf",
+        "Frequently Asked Questions on the Subsidy Scheme",
+        lines + [(ENQUIRIES, False)],
+    )
     records = chunk_file(leaflet, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
     pairs = [r for r in records if r["metadata"]["section_type"] == "qa"]
     assert [ASKED[n] in p["metadata"]["question_text"] for n, p in enumerate(pairs)] == [True] * 4

@@ -45,7 +45,14 @@ EN_RECORD = [
     "2. MR CHRISTOPHER CHUNG (in Chinese): President, will the Government inform this Council of the opening hours?",
     "SECRETARY FOR HOME AFFAIRS (in Chinese): President, the libraries open seven days a week in all districts.",
 ]
-ZH_NAMES = ["梁耀忠議員", "劉皇發議員, 大紫荊勳賢, G.B.S., J.P.", "劉慧卿議員, J.P.", "陳家洛議員", "陳婉嫻議員, S.B.S., J.P.", "郭偉强議員"]
+ZH_NAMES = [
+    "梁耀忠議員",
+    "劉皇發議員, 大紫荊勳賢, G.B.S., J.P.",
+    "劉慧卿議員, J.P.",
+    "陳家洛議員",
+    "陳婉嫻議員, S.B.S., J.P.",
+    "郭偉强議員",
+]
 
 
 def _headings(path: Path) -> list[str]:
@@ -54,7 +61,12 @@ def _headings(path: Path) -> list[str]:
 
 
 def test_a_run_of_names_of_one_form_is_a_list() -> None:
-    lines = ["MEMBERS PRESENT:", *EN_NAMES, "TABLING OF PAPERS", "The following papers were laid on the Table."]
+    lines = [
+        "MEMBERS PRESENT:",
+        *EN_NAMES,
+        "TABLING OF PAPERS",
+        "The following papers were laid on the Table.",
+    ]
     assert all(in_name_list(lines, i) for i in range(2, 1 + len(EN_NAMES)))
     assert not in_name_list(lines, len(lines) - 2)  # a heading after the list is no name
     assert all(in_name_list(["出席議員：", *ZH_NAMES], i) for i in range(1, len(ZH_NAMES) + 1))
@@ -87,9 +99,16 @@ real = pytest.mark.skipif(not CORPUS.exists(), reason="real corpus not present")
 
 @real
 @pytest.mark.parametrize(
-    "relative", ["legco/hansard_20150429-e.html", "legco/hansard_20150429-c.html", "legco/hansard_20121121_translate-c.pdf"]
+    "relative",
+    [
+        "legco/hansard_20150429-e.html",
+        "legco/hansard_20150429-c.html",
+        "legco/hansard_20121121_translate-c.pdf",
+    ],
 )
 def test_real_hansard_attendance_names_are_never_headings(relative: str) -> None:
     headings = _headings(CORPUS / relative)
-    assert not any("HONOURABLE" in h or h.endswith("議員") for h in headings), [h for h in headings if "議員" in h or "HONOUR" in h][:5]
+    assert not any("HONOURABLE" in h or h.endswith("議員") for h in headings), [
+        h for h in headings if "議員" in h or "HONOUR" in h
+    ][:5]
     assert headings  # the record's own headings are still found

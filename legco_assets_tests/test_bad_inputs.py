@@ -15,9 +15,10 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -31,10 +32,10 @@ from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.sensors import inbox_sensor
 
-from .llm_server import FakeLLMServer
 from .factories import english_paper
+from .llm_server import FakeLLMServer
 from .pdf_factory import encrypt_pdf
-from .runs import chunk_file_ids, cli, error_lines, dagster_resources, raised_error, step_failure_messages
+from .runs import chunk_file_ids, cli, dagster_resources, error_lines, raised_error, step_failure_messages
 
 
 # -- the files --------------------------------------------------------------------------------
@@ -112,22 +113,81 @@ class Row:
 
 
 ROWS = [
-    Row("not_a_pdf", "renamed zip.pdf", _write(b"PK\x03\x04" + b"\x00this is a zip archive renamed to .pdf" * 20), "not a PDF (the file does not start with %PDF)"),
-    Row("truncated_pdf", "truncated.pdf", _from_paper(lambda data: data[: len(data) // 2]), "corrupt or truncated PDF (cannot be parsed)"),
-    Row("corrupt_pdf", "corrupt.pdf", _write(b"%PDF-1.7\n" + bytes(range(256)) * 16), "corrupt or truncated PDF (cannot be parsed)"),
+    Row(
+        "not_a_pdf",
+        "renamed zip.pdf",
+        _write(b"PK\x03\x04" + b"\x00this is a zip archive renamed to .pdf" * 20),
+        "not a PDF (the file does not start with %PDF)",
+    ),
+    Row(
+        "truncated_pdf",
+        "truncated.pdf",
+        _from_paper(lambda data: data[: len(data) // 2]),
+        "corrupt or truncated PDF (cannot be parsed)",
+    ),
+    Row(
+        "corrupt_pdf",
+        "corrupt.pdf",
+        _write(b"%PDF-1.7\n" + bytes(range(256)) * 16),
+        "corrupt or truncated PDF (cannot be parsed)",
+    ),
     Row("zero_pages", "zero-pages.pdf", zero_page_pdf, "PDF has no pages"),
-    Row("encrypted_unknown_password", "locked.pdf", _encrypted("s3cret-pw"), "encrypted PDF (a password is required to open it)"),
+    Row(
+        "encrypted_unknown_password",
+        "locked.pdf",
+        _encrypted("s3cret-pw"),
+        "encrypted PDF (a password is required to open it)",
+    ),
     Row("encrypted_empty_password", "empty-password.pdf", _encrypted(""), None),
-    Row("scanned_no_text_layer", "scanned.pdf", lambda p: scanned_paper(p, "scan"), "no extractable text (0 characters in 2 pages", "page_text"),
+    Row(
+        "scanned_no_text_layer",
+        "scanned.pdf",
+        lambda p: scanned_paper(p, "scan"),
+        "no extractable text (0 characters in 2 pages",
+        "page_text",
+    ),
     Row("chinese_name_with_spaces", "立法會 文件 第 1 號 (E).pdf", lambda p: english_paper(p, "cjk"), None),
     Row("empty_docx", "empty.docx", empty_docx, "empty document (no text)"),
-    Row("corrupt_docx", "broken.docx", _write(b"this is not a zip, so not a DOCX"), "corrupt DOCX (cannot be parsed)"),
+    Row(
+        "corrupt_docx",
+        "broken.docx",
+        _write(b"this is not a zip, so not a DOCX"),
+        "corrupt DOCX (cannot be parsed)",
+    ),
     Row("blank_txt", "blank.txt", _write(b" \n\n\t \n"), "empty document (no text)"),
     Row("zero_byte_txt", "zero bytes.txt", _write(b""), "empty file (0 bytes)"),
-    Row("binary_html", "photo.html", _write(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 8), "not an HTML page (binary content)"),
-    Row("empty_html", "blank page.html", _write(b"<!DOCTYPE html><html><head><title>FAQ</title><style>p {}</style></head><body> </body></html>"), "empty HTML page (no text)"),
-    Row("error_page_html", "gone.htm", _write(b"<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL /faq.htm was not found on this server.</p><hr><address>Apache Server</address></body></html>"), "an error page, not a paper (404 Not Found)"),
-    Row("faq_html", "常見問題 faq.html", _write((Path(__file__).resolve().parent / "fixtures" / "html" / "ld_faq_annual_leave_tc.html").read_bytes()), None),
+    Row(
+        "binary_html",
+        "photo.html",
+        _write(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00" + bytes(range(256)) * 8),
+        "not an HTML page (binary content)",
+    ),
+    Row(
+        "empty_html",
+        "blank page.html",
+        _write(
+            b"<!DOCTYPE html><html><head><title>FAQ</title><style>p {}</style></head><body> </body></html>"
+        ),
+        "empty HTML page (no text)",
+    ),
+    Row(
+        "error_page_html",
+        "gone.htm",
+        _write(
+            b"<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>The requested URL /faq.htm was not found on this server.</p><hr><address>Apache Server</address></body></html>"
+        ),
+        "an error page, not a paper (404 Not Found)",
+    ),
+    Row(
+        "faq_html",
+        "常見問題 faq.html",
+        _write(
+            (
+                Path(__file__).resolve().parent / "fixtures" / "html" / "ld_faq_annual_leave_tc.html"
+            ).read_bytes()
+        ),
+        None,
+    ),
 ]
 BAD = [r for r in ROWS if r.reason]
 GOOD = [r for r in ROWS if not r.reason]
@@ -161,7 +221,9 @@ def test_chunk_command(row: Row, tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         records = [json.loads(line) for line in done.stdout.splitlines()]
         assert records and {r["metadata"]["filename"] for r in records} == {row.filename}
-        assert {r["metadata"]["content_sha256"] for r in records} == {hashlib.sha256(path.read_bytes()).hexdigest()}
+        assert {r["metadata"]["content_sha256"] for r in records} == {
+            hashlib.sha256(path.read_bytes()).hexdigest()
+        }
         assert all(r["text"].strip() for r in records)
 
 
@@ -187,9 +249,15 @@ def test_ingest_finishes_good_files_and_fails_each_bad_one(tmp_path: Path) -> No
     assert len(errors) == len(BAD), errors
     for row in BAD:
         mine = [e for e in errors if e.startswith(f"legco-assets: error: {files[row.id]}: ")]
-        assert len(mine) == 1 and mine[0].startswith(f"legco-assets: error: {files[row.id]}: {row.reason}"), (row.id, errors)
+        assert len(mine) == 1 and mine[0].startswith(f"legco-assets: error: {files[row.id]}: {row.reason}"), (
+            row.id,
+            errors,
+        )
     summary = done.stdout.strip().splitlines()[-1]
-    assert summary.startswith(f"ingested {len(GOOD) + 2} document(s)") and f"failed: token {len(BAD)};" in summary
+    assert (
+        summary.startswith(f"ingested {len(GOOD) + 2} document(s)")
+        and f"failed: token {len(BAD)};" in summary
+    )
     assert done.stdout.count("→ partition good-paper\n") == 1, "a file named twice is ingested once"
 
     data = tmp_path / "data"
@@ -200,14 +268,18 @@ def test_ingest_finishes_good_files_and_fails_each_bad_one(tmp_path: Path) -> No
         key = index.register(path)
         expected = chunk_file_ids(data, key)
         assert expected and sorted(c.id for c in stored if c.document_id == key) == sorted(expected)
-    assert {c.document_id for c in stored} == {index.register(p) for p in [good, copy, *(files[r.id] for r in GOOD)]}
+    assert {c.document_id for c in stored} == {
+        index.register(p) for p in [good, copy, *(files[r.id] for r in GOOD)]
+    }
     assert index.get("good-paper").versions == [hashlib.sha256(good.read_bytes()).hexdigest()]
 
     # the Dagster instance the CLI used records a failed partition with the same message
     with dg.DagsterInstance.from_config(str(tmp_path / "dagster_home")) as instance:
         for row in BAD:
             key = index.register(files[row.id])
-            status = instance.get_status_by_partition(dg.AssetKey(row.failing_asset), [key], documents_partitions)
+            status = instance.get_status_by_partition(
+                dg.AssetKey(row.failing_asset), [key], documents_partitions
+            )
             assert status and status[key] == dg.AssetPartitionStatus.FAILED, (row.id, status)
             runs = instance.get_runs(filters=dg.RunsFilter(tags={"dagster/partition": key}))
             assert [r.status for r in runs] == [dg.DagsterRunStatus.FAILURE]
@@ -225,9 +297,13 @@ def test_sensor_tick_runs_every_file_and_only_bad_partitions_fail(tmp_path: Path
     data = tmp_path / "data"
     inbox = data / "inbox"
     files = build_all(inbox)
-    defs = dg.Definitions(assets=ALL_ASSETS, jobs=list(JOBS.values()), sensors=[inbox_sensor], resources=dagster_resources(data))
+    defs = dg.Definitions(
+        assets=ALL_ASSETS, jobs=list(JOBS.values()), sensors=[inbox_sensor], resources=dagster_resources(data)
+    )
     with dg.instance_for_test() as instance:
-        tick = inbox_sensor(dg.build_sensor_context(instance=instance, resources={"legco": dagster_resources(data)["legco"]}))
+        tick = inbox_sensor(
+            dg.build_sensor_context(instance=instance, resources={"legco": dagster_resources(data)["legco"]})
+        )
         assert len(tick.run_requests) == len(ROWS), "the sensor does not judge files: every one gets its run"
         for request in tick.dynamic_partitions_requests:
             instance.add_dynamic_partitions(documents_partitions.name, list(request.partition_keys))
@@ -236,7 +312,10 @@ def test_sensor_tick_runs_every_file_and_only_bad_partitions_fail(tmp_path: Path
         outcomes = {}
         for request in tick.run_requests:
             result = defs.resolve_job_def(request.job_name).execute_in_process(
-                partition_key=request.partition_key, instance=instance, tags=request.tags, raise_on_error=False
+                partition_key=request.partition_key,
+                instance=instance,
+                tags=request.tags,
+                raise_on_error=False,
             )
             outcomes[request.partition_key] = result
         for key, row in by_key.items():
@@ -249,7 +328,9 @@ def test_sensor_tick_runs_every_file_and_only_bad_partitions_fail(tmp_path: Path
             failures = step_failure_messages(result)
             assert list(failures) == [row.failing_asset], (row.id, failures)
             assert failures[row.failing_asset].startswith(row.reason), (row.id, failures)
-            status = instance.get_status_by_partition(dg.AssetKey(row.failing_asset), [key], documents_partitions)
+            status = instance.get_status_by_partition(
+                dg.AssetKey(row.failing_asset), [key], documents_partitions
+            )
             assert status == {key: dg.AssetPartitionStatus.FAILED}
         good_keys = {k for k, r in by_key.items() if r.reason is None}
         first = stored_chunks(open_collection(Settings(data_dir=data)))
@@ -257,7 +338,9 @@ def test_sensor_tick_runs_every_file_and_only_bad_partitions_fail(tmp_path: Path
 
         # the same file's run again (e.g. re-executed from the UI): same ids, nothing twice
         again = next(r for r in tick.run_requests if r.partition_key in good_keys)
-        rerun = defs.resolve_job_def(again.job_name).execute_in_process(partition_key=again.partition_key, instance=instance)
+        rerun = defs.resolve_job_def(again.job_name).execute_in_process(
+            partition_key=again.partition_key, instance=instance
+        )
         assert rerun.success
         second = stored_chunks(open_collection(Settings(data_dir=data)))
         assert sorted(c.id for c in second) == sorted(c.id for c in first)
@@ -278,7 +361,9 @@ def thousand_page_paper(path: Path) -> Path:
     return path
 
 
-def test_thousand_page_paper(tmp_path: Path, llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_thousand_page_paper(
+    tmp_path: Path, llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Through ``chunk`` and the whole asset graph; embeddings from the fake endpoint so the
     test measures our code, not the local embedding model (see scripts/benchmark.py)."""
     paper = thousand_page_paper(tmp_path / "long paper.pdf")
@@ -294,11 +379,23 @@ def test_thousand_page_paper(tmp_path: Path, llm_server: FakeLLMServer, monkeypa
     key = DocumentIndex(data / "documents").register(paper)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=dagster_resources(data), raise_on_error=False)
+        result = dg.materialize(
+            ALL_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=dagster_resources(data),
+            raise_on_error=False,
+        )
         assert result.success, step_failure_messages(result)
         assert result.asset_materializations_for_node("source_document")[0].metadata["pages"].value == 1000
     expected = chunk_file_ids(data, key)
-    stored = stored_chunks(open_collection(Settings(data_dir=data, embedding_base_url=llm_server.base_url, embedding_model="fake-embedding-model")))
+    stored = stored_chunks(
+        open_collection(
+            Settings(
+                data_dir=data, embedding_base_url=llm_server.base_url, embedding_model="fake-embedding-model"
+            )
+        )
+    )
     assert sorted(c.id for c in stored) == sorted(expected) and len(expected) >= 100
     assert llm_server.calls["embeddings"] >= 1
 
@@ -328,7 +425,9 @@ def _text_of(data: bytes, name: str, tmp: Path) -> str:
     return "".join(p.raw for p in extract_document(read_source(path)).pages)
 
 
-def test_file_replaced_while_being_read_keeps_text_and_sha256_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_file_replaced_while_being_read_keeps_text_and_sha256_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The bytes are read once: the text, the snapshot and the recorded sha256 all describe
     the version that was read, never a mix with the file that replaced it."""
     original = english_paper(tmp_path / "inbox" / "moving.pdf", "original").read_bytes()
@@ -340,8 +439,19 @@ def test_file_replaced_while_being_read_keeps_text_and_sha256_together(tmp_path:
     # the CLI (chunk)
     target = tmp_path / "inbox" / "moving.pdf"
     done = subprocess.run(
-        [sys.executable, "-c", REPLACE_AFTER_READ, str(target), str(tmp_path / "replacement.pdf"), "chunk", str(target), "--no-llm"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-c",
+            REPLACE_AFTER_READ,
+            str(target),
+            str(tmp_path / "replacement.pdf"),
+            "chunk",
+            str(target),
+            "--no-llm",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     assert target.read_bytes() == replacement, "the file really was replaced during the command"
@@ -369,14 +479,27 @@ def test_file_replaced_while_being_read_keeps_text_and_sha256_together(tmp_path:
     key = DocumentIndex(data / "documents").register(target)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=dagster_resources(data), raise_on_error=False)
+        result = dg.materialize(
+            ALL_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=dagster_resources(data),
+            raise_on_error=False,
+        )
         assert result.success, step_failure_messages(result)
         assert replaced["done"] and target.read_bytes() == replacement
-        assert result.asset_materializations_for_node("source_document")[0].metadata["sha256"].value == original_sha
+        assert (
+            result.asset_materializations_for_node("source_document")[0].metadata["sha256"].value
+            == original_sha
+        )
     folder = data / "documents" / key
     assert hashlib.sha256((folder / "source.pdf").read_bytes()).hexdigest() == original_sha
     assert json.loads((folder / "source.json").read_text(encoding="utf-8"))["sha256"] == original_sha
     page_text = json.loads((folder / "page_text.json").read_text(encoding="utf-8"))
     assert "".join(p["raw"] for p in page_text["pages"]) == original_text
     chunk_text = (folder / "chunks-token.jsonl").read_text(encoding="utf-8")
-    assert original_sha in chunk_text and "the original scheme" in chunk_text and "the replacement scheme" not in chunk_text
+    assert (
+        original_sha in chunk_text
+        and "the original scheme" in chunk_text
+        and "the replacement scheme" not in chunk_text
+    )

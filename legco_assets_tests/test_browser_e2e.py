@@ -35,8 +35,13 @@ pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = REPO / "docs" / "screenshots"
 BROWSER_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
@@ -48,7 +53,9 @@ def _free_port() -> int:
 
 def _graphql(base: str, query: str) -> dict:
     request = urllib.request.Request(
-        f"{base}/graphql", data=json.dumps({"query": query}).encode(), headers={"content-type": "application/json"}
+        f"{base}/graphql",
+        data=json.dumps({"query": query}).encode(),
+        headers={"content-type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=30) as reply:
         return json.load(reply)
@@ -92,11 +99,20 @@ def dagster_dev(tmp_path: Path):
     with log.open("w") as out:
         process = subprocess.Popen(
             [str(dagster), "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait(lambda: urllib.request.urlopen(f"{base}/server_info", timeout=5).status == 200, 180, "the webserver", log)
+        _wait(
+            lambda: urllib.request.urlopen(f"{base}/server_info", timeout=5).status == 200,
+            180,
+            "the webserver",
+            log,
+        )
         yield base, data / "inbox", log
     finally:
         excerpts.shutdown()
@@ -138,10 +154,17 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
     assert run["status"] == "SUCCESS", f"run {run['runId']} ended {run['status']}:\n{log.read_text()[-3000:]}"
     assert tags["dagster/partition"] == "legco-問答-paper-b" and tags["legco/strategy"] == "token"
     # LEGCO_SENSOR_STRATEGIES (token,question): strategy_chain_sensor runs the question strategy next
-    chained = _wait(lambda: _finished_run(base, "strategy_chain_sensor"), 420, "the question strategy's run", log)
+    chained = _wait(
+        lambda: _finished_run(base, "strategy_chain_sensor"), 420, "the question strategy's run", log
+    )
     chained_tags = {t["key"]: t["value"] for t in chained["tags"]}
-    assert chained["status"] == "SUCCESS", f"run {chained['runId']} ended {chained['status']}:\n{log.read_text()[-3000:]}"
-    assert chained_tags["dagster/partition"] == tags["dagster/partition"] and chained_tags["legco/strategy"] == "question"
+    assert chained["status"] == "SUCCESS", (
+        f"run {chained['runId']} ended {chained['status']}:\n{log.read_text()[-3000:]}"
+    )
+    assert (
+        chained_tags["dagster/partition"] == tags["dagster/partition"]
+        and chained_tags["legco/strategy"] == "question"
+    )
 
     SHOTS.mkdir(parents=True, exist_ok=True)
     key = urllib.parse.quote(tags["dagster/partition"])
@@ -160,9 +183,13 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
         # the UI shows Markdown of 1,000 characters or more behind "[Show Markdown]" (a dialog);
         # the preview, with its excerpt links, is that long
         page.locator("tr", has_text="preview").get_by_text("[Show Markdown]").first.click()
-        page.get_by_role("dialog").get_by_text(gold["pairs"][0]["qa_id"], exact=True).first.wait_for(timeout=30_000)
+        page.get_by_role("dialog").get_by_text(gold["pairs"][0]["qa_id"], exact=True).first.wait_for(
+            timeout=30_000
+        )
         for pair in gold["pairs"]:
-            assert page.get_by_role("dialog").get_by_text(pair["qa_id"], exact=True).count() >= 1, pair["qa_id"]
+            assert page.get_by_role("dialog").get_by_text(pair["qa_id"], exact=True).count() >= 1, pair[
+                "qa_id"
+            ]
         links = page.get_by_role("dialog").locator("a", has_text="question.pdf#page=")
         assert links.count() >= len(gold["pairs"]), "each chunk's excerpt link"
         page.get_by_text(gold["pairs"][-1]["qa_id"], exact=True).first.scroll_into_view_if_needed()
@@ -174,9 +201,10 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
         link = links.last
         href = link.get_attribute("href") or ""
         assert href.startswith("http://127.0.0.1:") and "/excerpts/question.pdf#page=" in href, href
-        with page.context.expect_page() as opened, page.context.expect_event(
-            "response", lambda r: "/excerpts/question.pdf" in r.url
-        ) as answered:
+        with (
+            page.context.expect_page() as opened,
+            page.context.expect_event("response", lambda r: "/excerpts/question.pdf" in r.url) as answered,
+        ):
             link.click(modifiers=["Shift"])  # a new window, whatever target the UI gives the link
         reply = answered.value
         assert reply.status == 200
@@ -201,14 +229,27 @@ def test_a_check_result_shows_its_paper(dagster_dev) -> None:
 
     base, inbox, log = dagster_dev
     data = inbox.parent
-    page_lines = ["Opening paragraph of the paper, with enough words to be real text.", "E-3", "Closing paragraph of the page."]
+    page_lines = [
+        "Opening paragraph of the paper, with enough words to be real text.",
+        "E-3",
+        "Closing paragraph of the page.",
+    ]
     paper = make_pdf(data.parent / "papers" / "leaky paper.pdf", [page_lines, page_lines], footer=None)
-    env = {**os.environ, "DAGSTER_HOME": str(data.parent / "home"), "LEGCO_DATA_DIR": str(data), "LEGCO_INBOX": str(inbox)}
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(data.parent / "home"),
+        "LEGCO_DATA_DIR": str(data),
+        "LEGCO_INBOX": str(inbox),
+    }
     for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
         env.pop(name, None)
     done = subprocess.run(
         [sys.executable, "-m", "legco_assets.cli", "ingest", str(paper), "--strategy", "token"],
-        capture_output=True, text=True, env=env, timeout=600, cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=REPO,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "legco-assets: warning: " in done.stderr and "no_footer_leaked" in done.stderr, done.stderr

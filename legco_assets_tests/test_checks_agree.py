@@ -62,17 +62,31 @@ def test_dagster_warns_on_the_same_check_and_indexes_the_paper(tmp_path: Path) -
     paper = _paper(tmp_path)
     data = tmp_path / "data"
     key = DocumentIndex(data / "documents").register(paper)
-    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    resources = {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         result = dg.materialize(
-            ALL_ASSETS, partition_key=key, instance=instance, resources=resources,
-            run_config=strategy_run_config(Strategy.token), raise_on_error=False,
+            ALL_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=resources,
+            run_config=strategy_run_config(Strategy.token),
+            raise_on_error=False,
         )
-    failed = {c.check_name: c.severity for c in result.get_asset_check_evaluations() if not c.passed and ran(c)}
+    failed = {
+        c.check_name: c.severity for c in result.get_asset_check_evaluations() if not c.passed and ran(c)
+    }
     assert failed == {"no_footer_leaked": dg.AssetCheckSeverity.WARN}
-    assert result.success and result.asset_materializations_for_node("vector_index"), "a warning keeps the paper in Chroma"
-    cli_failed = {c.name for c in chunk_paper(paper, Strategy.token, Settings(), use_llm=False).checks if not c.passed}
+    assert result.success and result.asset_materializations_for_node("vector_index"), (
+        "a warning keeps the paper in Chroma"
+    )
+    cli_failed = {
+        c.name for c in chunk_paper(paper, Strategy.token, Settings(), use_llm=False).checks if not c.passed
+    }
     assert cli_failed == set(failed)
 
 
@@ -91,7 +105,10 @@ def test_ingest_prints_the_checks_chunk_prints(tmp_path: Path) -> None:
     faq = tmp_path / "inbox" / "faq.html"
     faq.write_text(
         "<html><body><h1>Frequently asked questions on the scheme</h1>"
-        + "".join(f"<p>({n}) Deciding case {n} of the scheme</p><p>Case {n} is decided by the board within a month.</p>" for n in range(1, 4))
+        + "".join(
+            f"<p>({n}) Deciding case {n} of the scheme</p><p>Case {n} is decided by the board within a month.</p>"
+            for n in range(1, 4)
+        )
         + "</body></html>"
     )
     expected = []
@@ -100,10 +117,23 @@ def test_ingest_prints_the_checks_chunk_prints(tmp_path: Path) -> None:
             done = cli("chunk", str(path), "--strategy", strategy, "--no-llm", home=tmp_path)
             expected += done.stderr.strip().splitlines()
     assert {line.split(": ")[1] for line in expected} == {"warning"}
-    assert {line.split(": ")[3] for line in expected} >= {"no_footer_leaked", "question_labels_paired"}, expected
+    assert {line.split(": ")[3] for line in expected} >= {"no_footer_leaked", "question_labels_paired"}, (
+        expected
+    )
     ingest = cli("ingest", str(faq), str(paper), "--strategy", "both", home=tmp_path)
-    printed = [line for line in ingest.stderr.splitlines() if line.startswith(("legco-assets: warning: ", "legco-assets: check failed: "))]
+    printed = [
+        line
+        for line in ingest.stderr.splitlines()
+        if line.startswith(("legco-assets: warning: ", "legco-assets: check failed: "))
+    ]
     assert sorted(set(printed)) == sorted(set(expected)), (printed, expected)
-    assert ingest.returncode == 0 and "failed: token 0, question 0;" in ingest.stdout.splitlines()[-1], ingest.stdout + ingest.stderr
-    stored = {(c.document_id, c.metadata.strategy_type) for c in stored_chunks(open_collection(Settings(data_dir=tmp_path / "data")))}
-    assert stored == {(doc, s) for doc in ("faq", "drainage-e") for s in ("token", "question")}, "a warning costs no paper"
+    assert ingest.returncode == 0 and "failed: token 0, question 0;" in ingest.stdout.splitlines()[-1], (
+        ingest.stdout + ingest.stderr
+    )
+    stored = {
+        (c.document_id, c.metadata.strategy_type)
+        for c in stored_chunks(open_collection(Settings(data_dir=tmp_path / "data")))
+    }
+    assert stored == {(doc, s) for doc in ("faq", "drainage-e") for s in ("token", "question")}, (
+        "a warning costs no paper"
+    )

@@ -14,14 +14,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
-from legco_assets.core.chunking import TokenChunkingStrategy
 from legco_assets.core.artifacts import Artifacts, SourceInfo
+from legco_assets.core.chunking import TokenChunkingStrategy
 from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import ChunkRecord, DocumentText
 from legco_assets.core.search import COLLECTION, open_client, open_collection, replace_document, stored_chunks
@@ -77,8 +77,12 @@ def test_server_collection_is_shared_between_clients(chroma_server: ChromaServer
     first = chroma_server.settings(tmp_path / "worker-1")
     second = chroma_server.settings(tmp_path / "worker-2")
     _empty_server_collection(first)
-    replace_document(open_collection(first), doc_records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1")
-    replace_document(open_collection(second), doc_records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1")
+    replace_document(
+        open_collection(first), doc_records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1"
+    )
+    replace_document(
+        open_collection(second), doc_records(["排水系統", "補償政策"], "s1"), "doc", "question", "s1"
+    )
     stored = stored_chunks(open_collection(first))
     assert sorted(c.id for c in stored) == ["doc:question:0", "doc:question:1"]
     hits = open_collection(second).query(query_texts=["補償"], n_results=1)
@@ -118,13 +122,19 @@ print("finished", result.stored.written, flush=True)
 """
 
 
-def _write_document(settings: Settings, paper: Path, document_id: str, sha256: str, chunk_size: int) -> list[ChunkRecord]:
+def _write_document(
+    settings: Settings, paper: Path, document_id: str, sha256: str, chunk_size: int
+) -> list[ChunkRecord]:
     """Real token chunks of ``paper`` as the chunks asset writes them, plus its source.json."""
     pages = clean_pages(extract_document(read_source(paper)).pages)
-    chunks = TokenChunkingStrategy(chunk_size, chunk_size // 8).chunk_text(document_id, DocumentText.from_pages(pages))
+    chunks = TokenChunkingStrategy(chunk_size, chunk_size // 8).chunk_text(
+        document_id, DocumentText.from_pages(pages)
+    )
     records = [c.to_record(paper.name, sha256) for c in chunks]
     art = Artifacts(settings, document_id)
-    info = SourceInfo(document_id, str(paper), paper.name, sha256, "pdf", "pypdfium2", len(pages), "en", "", 0, 1)
+    info = SourceInfo(
+        document_id, str(paper), paper.name, sha256, "pdf", "pypdfium2", len(pages), "en", "", 0, 1
+    )
     art.write_json("source.json", asdict(info))
     art.write_chunks(Strategy.token, records)
     return records
@@ -138,7 +148,9 @@ def _env_for(settings: Settings) -> dict[str, str]:
     return env
 
 
-def test_killed_vector_index_is_finished_exactly_by_the_rerun(store_settings: Settings, tmp_path: Path) -> None:
+def test_killed_vector_index_is_finished_exactly_by_the_rerun(
+    store_settings: Settings, tmp_path: Path
+) -> None:
     """SIGKILL a process half-way through writing a new version; the re-run leaves exactly
     the chunk file's ids as latest, the previous version archived once, nothing twice."""
     settings = store_settings
@@ -180,7 +192,11 @@ def test_killed_vector_index_is_finished_exactly_by_the_rerun(store_settings: Se
     # open while another process writes cannot read the new vectors: chromadb keeps its
     # index in memory. One writer process at a time embedded; a server otherwise.)
     rerun = subprocess.run(
-        [sys.executable, "-c", VECTOR_INDEX_PROCESS, doc, "token", "fast"], capture_output=True, text=True, env=_env_for(settings), timeout=300
+        [sys.executable, "-c", VECTOR_INDEX_PROCESS, doc, "token", "fast"],
+        capture_output=True,
+        text=True,
+        env=_env_for(settings),
+        timeout=300,
     )
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert rerun.stdout.split()[-2:] == ["finished", str(len(new))]
@@ -188,11 +204,21 @@ def test_killed_vector_index_is_finished_exactly_by_the_rerun(store_settings: Se
     stored = stored_chunks(open_collection(settings))
     ids = [c.id for c in stored]
     assert len(ids) == len(set(ids)), "no duplicates"
-    chunk_file = [json.loads(line) for line in Artifacts(settings, doc).path("chunks-token.jsonl").read_text(encoding="utf-8").splitlines()]
+    chunk_file = [
+        json.loads(line)
+        for line in Artifacts(settings, doc)
+        .path("chunks-token.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ]
     latest = sorted((c for c in stored if c.metadata.is_latest_version), key=lambda c: c.metadata.chunk_index)
-    assert [c.id for c in latest] == [r["id"] for r in chunk_file], "exactly the chunk file's ids, none missing"
+    assert [c.id for c in latest] == [r["id"] for r in chunk_file], (
+        "exactly the chunk file's ids, none missing"
+    )
     assert [c.text for c in latest] == [r["text"] for r in chunk_file]
     assert all(c.metadata.content_sha256 == "b" * 64 for c in latest)
     archived = sorted(c.id for c in stored if not c.metadata.is_latest_version)
-    assert archived == sorted(f"{doc}@aaaaaaaa:token:{i}" for i in range(len(old))), "previous version kept once"
+    assert archived == sorted(f"{doc}@aaaaaaaa:token:{i}" for i in range(len(old))), (
+        "previous version kept once"
+    )
     assert len(stored) == len(new) + len(old)

@@ -18,7 +18,13 @@ def _run(*args: str, env_dir: Path | None = None) -> subprocess.CompletedProcess
     env = {**os.environ}
     if env_dir:
         env.update(LEGCO_DATA_DIR=str(env_dir / "data"), DAGSTER_HOME=str(env_dir / "dagster_home"))
-    return subprocess.run([sys.executable, "-m", "legco_assets.cli", *args], capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "legco_assets.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
 
 
 def test_chunk_prints_chunk_records_only(tmp_path: Path) -> None:
@@ -30,13 +36,20 @@ def test_chunk_prints_chunk_records_only(tmp_path: Path) -> None:
     first = records[0]
     assert set(first) == {"id", "document_id", "text", "page_number", "metadata"}
     meta = first["metadata"]
-    assert meta["strategy_type"] == "token" and meta["filename"] == "paper.pdf" and meta["is_latest_version"] is True
+    assert (
+        meta["strategy_type"] == "token"
+        and meta["filename"] == "paper.pdf"
+        and meta["is_latest_version"] is True
+    )
     assert len(meta["content_sha256"]) == 64 and meta["page_start"] == first["page_number"] == 1
     assert "question_id" not in meta, "Q&A keys are absent on token chunks"
 
 
 def test_chunk_never_imports_dagster(tmp_path: Path) -> None:
-    paper = make_pdf(tmp_path / "p.pdf", [["Q1 What is the allowance rate for the elderly in this scheme?", "It is paid monthly."] * 20])
+    paper = make_pdf(
+        tmp_path / "p.pdf",
+        [["Q1 What is the allowance rate for the elderly in this scheme?", "It is paid monthly."] * 20],
+    )
     code = (
         "import sys, io, contextlib; from legco_assets import cli\n"
         f"with contextlib.redirect_stdout(io.StringIO()): rc = cli.main(['chunk', {str(paper)!r}, '--strategy', 'token'])\n"
@@ -51,7 +64,10 @@ def test_question_chunk_loads_no_network_llm_or_store_library(tmp_path: Path) ->
     """Start-up (issue 27): ``chunk --no-llm`` of a question paper imports none of what it
     does not use: the feed's HTTP client (httpx, which brings click, rich and pygments), the
     LLM client, Chroma; and it writes cl100k's decoded ranks to the data dir's cache once."""
-    paper = make_pdf(tmp_path / "p.pdf", [["Q1 What is the allowance rate for the elderly in this scheme?", "It is paid monthly."] * 20])
+    paper = make_pdf(
+        tmp_path / "p.pdf",
+        [["Q1 What is the allowance rate for the elderly in this scheme?", "It is paid monthly."] * 20],
+    )
     code = (
         "import sys, io, contextlib; from legco_assets import cli\n"
         f"with contextlib.redirect_stdout(io.StringIO()): rc = cli.main(['chunk', {str(paper)!r}, '--strategy', 'question', '--no-llm'])\n"
@@ -82,12 +98,22 @@ def test_bad_file_is_one_line_naming_it(tmp_path: Path) -> None:
 def test_chunk_leaves_fast_yet_prints_everything_and_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     """``chunk`` ends with ``os._exit`` (no interpreter teardown): every record must still
     reach a pipe, and a reader that leaves early (``| head -1``) gets no traceback."""
-    paper = fixed_english_paper(tmp_path / "paper.pdf", pages=30)  # ~150 KB of records: more than a pipe holds
+    paper = fixed_english_paper(
+        tmp_path / "paper.pdf", pages=30
+    )  # ~150 KB of records: more than a pipe holds
     whole = _run("chunk", str(paper), "--strategy", "token")
     assert whole.returncode == 0, whole.stderr
     lines = whole.stdout.splitlines()
-    assert len(whole.stdout) > 100_000 and len(lines) >= 2 and json.loads(lines[-1])["id"] == f"paper:token:{len(lines) - 1}"
-    reader = subprocess.Popen([sys.executable, "-m", "legco_assets.cli", "chunk", str(paper), "--strategy", "token"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert (
+        len(whole.stdout) > 100_000
+        and len(lines) >= 2
+        and json.loads(lines[-1])["id"] == f"paper:token:{len(lines) - 1}"
+    )
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "legco_assets.cli", "chunk", str(paper), "--strategy", "token"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert reader.stdout is not None and reader.stderr is not None
     first = reader.stdout.read(10)  # a reader that takes a few bytes and leaves
     reader.stdout.close()

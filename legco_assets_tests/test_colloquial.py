@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import replace
-
 from typing import Any
 
 from legco_assets.core.records import Chunk
-from legco_assets.core.search import COLLOQUIAL, DEFAULT_FUSION, Retriever, lexical_query, open_collection, replace_document, tokenize, variant_fold, written_form
+from legco_assets.core.search import (
+    COLLOQUIAL,
+    DEFAULT_FUSION,
+    Retriever,
+    lexical_query,
+    open_collection,
+    replace_document,
+    tokenize,
+    variant_fold,
+    written_form,
+)
 from legco_assets.core.search.dictionary_translation import dictionary
 from legco_assets.core.settings import Settings
 
@@ -33,18 +42,39 @@ def test_every_written_word_is_a_cc_cedict_word() -> None:
     words = dictionary().glosses
     for colloquial, written in COLLOQUIAL.items():
         for word in written:
-            assert word in words or variant_fold(word) in words or word.replace("甚麼", "什麼") in words, (colloquial, word)
+            assert word in words or variant_fold(word) in words or word.replace("甚麼", "什麼") in words, (
+                colloquial,
+                word,
+            )
 
 
-def test_bm25_finds_the_written_answer_and_the_embedder_reads_the_question_as_asked(settings: Settings) -> None:
+def test_bm25_finds_the_written_answer_and_the_embedder_reads_the_question_as_asked(
+    settings: Settings,
+) -> None:
     collection = open_collection(settings)
     chunks = [
-        Chunk("faq", "question", i, f"{qa} {q}\n{a}", i + 1, i + 1, "qa", 40, question_id=qa, question_index=i, question_text=q)
+        Chunk(
+            "faq",
+            "question",
+            i,
+            f"{qa} {q}\n{a}",
+            i + 1,
+            i + 1,
+            "qa",
+            40,
+            question_id=qa,
+            question_index=i,
+            question_text=q,
+        )
         for i, (qa, q, a) in enumerate(FAQ)
     ]
-    replace_document(collection, [c.to_record("faq.pdf", "f" * 64) for c in chunks], "faq", "question", "f" * 64)
+    replace_document(
+        collection, [c.to_record("faq.pdf", "f" * 64) for c in chunks], "faq", "question", "f" * 64
+    )
     # off by default (measured: docs/retrieval.md); switched on, the lexical rankers read it
-    retriever = Retriever.open(settings, fusion=replace(DEFAULT_FUSION, colloquial_reading=True), translate=False, rerank=False)
+    retriever = Retriever.open(
+        settings, fusion=replace(DEFAULT_FUSION, colloquial_reading=True), translate=False, rerank=False
+    )
     seen: list[str] = []
     embed = retriever.embed_query
 
@@ -54,9 +84,13 @@ def test_bm25_finds_the_written_answer_and_the_embedder_reads_the_question_as_as
 
     retriever.embed_query = recording  # type: ignore[method-assign]
     question = "僱主幾時要出糧？"
-    assert not set(tokenize(question)) & set(tokenize(FAQ[0][1] + FAQ[0][2])) - set(tokenize("僱主")), "only 僱主 is shared as asked"
+    assert not set(tokenize(question)) & set(tokenize(FAQ[0][1] + FAQ[0][2])) - set(tokenize("僱主")), (
+        "only 僱主 is shared as asked"
+    )
     found = retriever.rankings(question, "question", 3)["bm25"]
     assert found[0].id == "faq:question:0"
-    assert found[0].coverage > retriever.scope("question").index.coverage(question)[0], "coverage of the written reading"
+    assert found[0].coverage > retriever.scope("question").index.coverage(question)[0], (
+        "coverage of the written reading"
+    )
     assert seen == [question], "the embedder reads the question as asked"
     assert retriever.search(question, k=1, strategy="question", mode="bm25")[0].id == "faq:question:0"

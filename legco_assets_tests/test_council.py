@@ -11,14 +11,14 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
-from legco_assets.core.chunking import QuestionChunkingStrategy
-from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core import markers
+from legco_assets.core.chunking import QuestionChunkingStrategy
 from legco_assets.core.quality import structure_checks
+from legco_assets.core.read import clean_pages, extract_document, read_source
 from legco_assets.core.records import Chunk, DocumentText, Page, Section
 from legco_assets.core.structure import council, detect_structure, structure_summary
 
@@ -98,20 +98,38 @@ SECRETARY FOR TRANSPORT AND HOUSING: President, yes, in new towns.
 def test_chinese_oral_question_exchanges() -> None:
     found = pairs(doc_of(ZH_ORAL))
     assert [s.qa_id for s in found] == ["1", "1-S1", "1-S2", "1-S3", "2", "2-S1", "3"]
-    assert [s.question_kind for s in found] == ["main"] + ["supplementary"] * 3 + ["main", "supplementary", "written"]
+    assert [s.question_kind for s in found] == ["main"] + ["supplementary"] * 3 + [
+        "main",
+        "supplementary",
+        "written",
+    ]
     assert [s.parent_question_id for s in found] == [None, "1", "1", "1", None, "2", None]
-    assert [s.asker for s in found] == ["林健鋒議員", "林健鋒議員", "易志明議員", "鄧家彪議員", "胡志偉議員", "胡志偉議員", "梁美芬議員"]
+    assert [s.asker for s in found] == [
+        "林健鋒議員",
+        "林健鋒議員",
+        "易志明議員",
+        "鄧家彪議員",
+        "胡志偉議員",
+        "胡志偉議員",
+        "梁美芬議員",
+    ]
     assert found[3].answerer == "環境局局長" and found[5].answerer == "運輸及房屋局局長"
-    assert {s.heading for s in found[:4]} == {"實施法定最低工資的影響"} and found[6].heading == "公共設施的通道受阻"
+    assert {s.heading for s in found[:4]} == {"實施法定最低工資的影響"} and found[
+        6
+    ].heading == "公共設施的通道受阻"
     main, s1, s2, s3 = found[:4]
-    assert main.text.endswith("(二) 職位空缺約有七萬個。") and main.answer.startswith("主席，就林健鋒議員的提問")
+    assert main.text.endswith("(二) 職位空缺約有七萬個。") and main.answer.startswith(
+        "主席，就林健鋒議員的提問"
+    )
     # the follow-up after "是否未獲答覆" and the further reply stay in the exchange
     assert s1.question == "主席，局長可否說說哪些行業出現職位空缺？"
     assert s1.answer.startswith("主席，空缺分布於零售業。") and s1.text.endswith("飲食業的空缺達10 500個。")
     # the same member speaking again after the reply to their own supplementary is a follow-up;
     # the President's ruling after it belongs to no exchange
     assert s2.text.endswith("易志明議員：主席，我明白局長......")
-    assert all("排隊輪候" not in s.text and "第二項質詢" not in s.text and "22分40秒" not in s.text for s in found)
+    assert all(
+        "排隊輪候" not in s.text and "第二項質詢" not in s.text and "22分40秒" not in s.text for s in found
+    )
     assert s3.text.startswith("鄧家彪議員︰主席") and s3.answer == "主席，我們會繼續支援中小企。"
     assert "口頭質詢到此為止" not in found[5].text and found[5].answer == "市區道路擠塞，不宜騎單車。"
 
@@ -119,7 +137,13 @@ def test_chinese_oral_question_exchanges() -> None:
 def test_english_oral_question_exchanges() -> None:
     found = pairs(doc_of(EN_ORAL))
     assert [s.qa_id for s in found] == ["1", "1-S1", "1-S2", "1-S3", "2"]
-    assert [s.asker for s in found] == ["MR JEFFREY LAM", "MR TOMMY CHEUNG", "DR KWOK KA-KI", "MS CLAUDIA MO", "MR WU CHI-WAI"]
+    assert [s.asker for s in found] == [
+        "MR JEFFREY LAM",
+        "MR TOMMY CHEUNG",
+        "DR KWOK KA-KI",
+        "MS CLAUDIA MO",
+        "MR WU CHI-WAI",
+    ]
     assert {s.answerer for s in found[:4]} == {"SECRETARY FOR LABOUR AND WELFARE"}
     assert found[0].heading == "Impact of Statutory Minimum Wage" and found[4].heading == "Cycling Policy"
     assert found[1].text.endswith("The catering trade has 10 500 vacancies.")
@@ -143,9 +167,12 @@ def test_members_and_officials_of_the_current_council_are_speakers() -> None:
     )
     turns = council.speaker_turns(text, 0, len(text))
     assert [(t.role, t.speaker) for t in turns] == [
-        ("member", "REVD CANON PETER DOUGLAS KOON HO-MING"), ("official", "DEPUTY FINANCIAL SECRETARY"),
-        ("member", "SR DR TANG FEI"), ("official", "DEPUTY CHIEF SECRETARY FOR ADMINISTRATION"),
-        ("member", "IR DR LO WAI-KWOK"), ("official", "DEPUTY FINANCIAL SECRETARY"),
+        ("member", "REVD CANON PETER DOUGLAS KOON HO-MING"),
+        ("official", "DEPUTY FINANCIAL SECRETARY"),
+        ("member", "SR DR TANG FEI"),
+        ("official", "DEPUTY CHIEF SECRETARY FOR ADMINISTRATION"),
+        ("member", "IR DR LO WAI-KWOK"),
+        ("official", "DEPUTY FINANCIAL SECRETARY"),
     ]
     found = council.exchanges(text, 0, len(text), written=False)
     assert [(e.kind, e.asker, e.answerer) for e in found] == [
@@ -153,9 +180,17 @@ def test_members_and_officials_of_the_current_council_are_speakers() -> None:
         ("supplementary", "SR DR TANG FEI", "DEPUTY CHIEF SECRETARY FOR ADMINISTRATION"),
         ("supplementary", "IR DR LO WAI-KWOK", "DEPUTY FINANCIAL SECRETARY"),
     ]
-    agenda = "\n".join(["1. Revd Canon Hon Peter Douglas KOON Ho-ming to ask:", "*2. Ir Dr Hon LO Wai-kwok to ask: (Translation)", "3. Sr Dr Hon TANG Fei to ask:"])
+    agenda = "\n".join(
+        [
+            "1. Revd Canon Hon Peter Douglas KOON Ho-ming to ask:",
+            "*2. Ir Dr Hon LO Wai-kwok to ask: (Translation)",
+            "3. Sr Dr Hon TANG Fei to ask:",
+        ]
+    )
     assert [m["asker"] for m in map(markers.AGENDA_QUESTION.match, agenda.split("\n"))] == [
-        "Revd Canon Hon Peter Douglas KOON Ho-ming", "Ir Dr Hon LO Wai-kwok", "Sr Dr Hon TANG Fei",
+        "Revd Canon Hon Peter Douglas KOON Ho-ming",
+        "Ir Dr Hon LO Wai-kwok",
+        "Sr Dr Hon TANG Fei",
     ]
 
 
@@ -206,7 +241,9 @@ def test_translated_and_interpreted_turns_are_the_members(text: str) -> None:
 def test_an_indented_question_line_is_its_own_main_exchange() -> None:
     """A text layer that indents the numbered question's line (``  4. 張國柱議員：…``) still
     opens the main exchange with it: the question gets its own chunk, its supplementaries theirs."""
-    text = ZH_ORAL.replace("1. 林健鋒議員：", "  1. 林健鋒議員：").replace("\n2. 胡志偉議員", "\n 2. 胡志偉議員")
+    text = ZH_ORAL.replace("1. 林健鋒議員：", "  1. 林健鋒議員：").replace(
+        "\n2. 胡志偉議員", "\n 2. 胡志偉議員"
+    )
     found = pairs(doc_of(text))
     assert [s.qa_id for s in found] == ["1", "1-S1", "1-S2", "1-S3", "2", "2-S1", "3"]
     assert found[0].question_kind == "main" and found[0].asker == "林健鋒議員"
@@ -239,7 +276,11 @@ def test_the_structure_check_names_each_question_without_an_exchange() -> None:
 
 
 def qa_chunks(doc: DocumentText, **kwargs: object) -> list[Chunk]:
-    return [c for c in QuestionChunkingStrategy(**kwargs).chunk_text("h", doc, detect_structure(doc)) if c.section_type == "qa"]  # type: ignore[arg-type]
+    return [
+        c
+        for c in QuestionChunkingStrategy(**kwargs).chunk_text("h", doc, detect_structure(doc))
+        if c.section_type == "qa"
+    ]  # type: ignore[arg-type]
 
 
 def test_supplementary_chunk_starts_with_one_context_line_and_carries_its_keys() -> None:
@@ -249,7 +290,9 @@ def test_supplementary_chunk_starts_with_one_context_line_and_carries_its_keys()
     assert first == "第1項質詢「實施法定最低工資的影響」的補充質詢"
     assert second.startswith("林健鋒議員：主席，局長可否說說") and "據報" not in s1.text
     meta = s1.metadata("h.pdf", "sha").to_json()
-    assert {k: meta[k] for k in ("question_kind", "parent_question_id", "asker", "answerer", "section_heading")} == {
+    assert {
+        k: meta[k] for k in ("question_kind", "parent_question_id", "asker", "answerer", "section_heading")
+    } == {
         "question_kind": "supplementary",
         "parent_question_id": "1",
         "asker": "林健鋒議員",
@@ -262,7 +305,9 @@ def test_supplementary_chunk_starts_with_one_context_line_and_carries_its_keys()
     assert en.text.split("\n")[0] == "Supplementary question to Question 1: Impact of Statutory Minimum Wage"
     # no council keys on a paper that is no Hansard
     faq = qa_chunks(doc_of("常見問題\n問1：甚麼是計劃？\n答1：資助。\n問2：何時？\n答2：明年。"))
-    assert faq and not any(k in c.metadata("f", "s").to_json() for c in faq for k in ("question_kind", "asker"))
+    assert faq and not any(
+        k in c.metadata("f", "s").to_json() for c in faq for k in ("question_kind", "asker")
+    )
 
 
 def _long_written(lang: str) -> str:
@@ -295,13 +340,21 @@ def test_long_written_reply_is_split_at_its_own_parts(lang: str) -> None:
     assert [c.part for c in chunks] == [1, 2] and all(c.token_count <= 800 for c in chunks)
     first, second = chunks
     if lang == "zh":
-        assert first.text.startswith("8. 郭榮鏗議員(譯文)：(一) 過去一年接獲的聲請數目為何；\n保安局局長(譯文)：主席，現答覆如下：")
+        assert first.text.startswith(
+            "8. 郭榮鏗議員(譯文)：(一) 過去一年接獲的聲請數目為何；\n保安局局長(譯文)：主席，現答覆如下："
+        )
         assert "(二) 審核" not in first.text and "1 200宗" in first.text and "25個月" not in first.text
-        assert second.text.startswith("8. 郭榮鏗議員(譯文)：(二) 審核所需的時間為何；及\n(三) 當局會否增撥資源？\n(二)及(三)")
+        assert second.text.startswith(
+            "8. 郭榮鏗議員(譯文)：(二) 審核所需的時間為何；及\n(三) 當局會否增撥資源？\n(二)及(三)"
+        )
         assert first.question_text == "(一) 過去一年接獲的聲請數目為何；"
     else:
-        assert first.text.startswith("8. MR DENNIS KWOK: (1) of the number of claims received last year;\nSECRETARY FOR SECURITY:")
-        assert second.text.startswith("8. MR DENNIS KWOK: (2) of the time taken to screen a claim; and\n(3) whether it will")
+        assert first.text.startswith(
+            "8. MR DENNIS KWOK: (1) of the number of claims received last year;\nSECRETARY FOR SECURITY:"
+        )
+        assert second.text.startswith(
+            "8. MR DENNIS KWOK: (2) of the time taken to screen a claim; and\n(3) whether it will"
+        )
         assert "Screening takes 25 months" in second.text and "Screening" not in first.text
     assert all(c.question_kind == "written" for c in chunks)
     # within the limit the written reply stays one pair
@@ -310,14 +363,21 @@ def test_long_written_reply_is_split_at_its_own_parts(lang: str) -> None:
 
 def test_reply_parts_follow_the_question_s_labels() -> None:
     question = "政府可否告知本會：\n(一) 甲為何；及\n(二) 乙為何？"
-    answer = "主席，目標如下：\n(i) 融合規劃；\n(ii) 運用鐵路。\n現答覆如下：\n(一) 甲已落實。\n(二) 乙正研究。"
+    answer = (
+        "主席，目標如下：\n(i) 融合規劃；\n(ii) 運用鐵路。\n現答覆如下：\n(一) 甲已落實。\n(二) 乙正研究。"
+    )
     parts = council.reply_parts(question, answer)
     assert [asked for asked, _ in parts] == ["(一) 甲為何；及", "(二) 乙為何？"]
     assert parts[0][1].startswith("主席，目標如下：\n(i) 融合規劃；") and parts[1][1] == "(二) 乙正研究。"
     # a reply that does not say which part it answers repeats the whole question
-    assert council.reply_parts("Will the Government act?", "(a) Yes.\n(b) Soon.") == [(None, "(a) Yes."), (None, "(b) Soon.")]
+    assert council.reply_parts("Will the Government act?", "(a) Yes.\n(b) Soon.") == [
+        (None, "(a) Yes."),
+        (None, "(b) Soon."),
+    ]
     # a label wrapped mid-sentence is no part
-    _, found = council.labelled_parts("(1) The first part, as set out in\n(2) of the Ordinance, applies.\n(2) The second.")
+    _, found = council.labelled_parts(
+        "(1) The first part, as set out in\n(2) of the Ordinance, applies.\n(2) The second."
+    )
     assert [p.values for p in found] == [(1,), (2,)] and found[1].text == "(2) The second."
 
 
@@ -331,7 +391,7 @@ def _squash(text: str) -> str:
     return unicodedata.normalize("NFKC", re.sub(r"\s+", "", text))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load(relative: str) -> DocumentText:
     path = CORPUS / relative
     return DocumentText.from_pages(clean_pages(extract_document(read_source(path)).pages))
@@ -360,7 +420,12 @@ def floor_exchanges(speeches: list[dict]) -> list[dict]:
             if current and (not current["replies"] or (same and (follow_up or current["kind"] != "main"))):
                 current["questions"].append(content)
             else:
-                current = {"kind": "supplementary" if current else "main", "asker": asker, "questions": [content], "replies": []}
+                current = {
+                    "kind": "supplementary" if current else "main",
+                    "asker": asker,
+                    "questions": [content],
+                    "replies": [],
+                }
                 found.append(current)
             follow_up = False
     return found
@@ -370,7 +435,9 @@ def floor_exchanges(speeches: list[dict]) -> list[dict]:
 def test_real_hansard_every_exchange_in_a_chunk_of_its_own() -> None:
     """>= 95% of the oral exchanges each in a chunk holding the question's start and the
     reply's end, with no other exchange's start; no two supplementaries share a chunk."""
-    speeches = json.loads((CORPUS / "legco/floor_20121121_confirm-ec.speeches.json").read_text(encoding="utf-8"))["speeches"]
+    speeches = json.loads(
+        (CORPUS / "legco/floor_20121121_confirm-ec.speeches.json").read_text(encoding="utf-8")
+    )["speeches"]
     truth = floor_exchanges(speeches)
     assert (len(truth), sum(e["kind"] == "main" for e in truth)) == (41, 6)
     starts = [_squash(next(q for q in e["questions"] if q.strip()))[:14] for e in truth]
@@ -379,7 +446,10 @@ def test_real_hansard_every_exchange_in_a_chunk_of_its_own() -> None:
     own = 0
     for n, (start, end) in enumerate(zip(starts, ends)):
         others = [s for k, s in enumerate(starts) if k != n]
-        if any(start in c and end in c and c.index(start) < c.rindex(end) and not any(o in c for o in others) for c in chunks):
+        if any(
+            start in c and end in c and c.index(start) < c.rindex(end) and not any(o in c for o in others)
+            for c in chunks
+        ):
             own += 1
     assert own / len(truth) >= 0.95, f"{own} of {len(truth)} exchanges in a chunk of their own"
     supplementary_starts = [s for s, e in zip(starts, truth) if e["kind"] == "supplementary"]
@@ -392,8 +462,12 @@ def test_real_hansard_sections_name_kind_asker_and_parent() -> None:
     kinds = [s.question_kind for s in found]
     assert (kinds.count("main"), kinds.count("supplementary"), kinds.count("written")) == (6, 35, 14)
     assert [s.qa_id for s in found if s.question_kind != "supplementary"] == [str(n) for n in range(1, 21)]
-    assert all(s.parent_question_id == s.qa_id.split("-")[0] for s in found if s.question_kind == "supplementary")
-    assert all(s.asker and s.asker.endswith("議員") and s.answerer and s.answerer.endswith("局長") for s in found)
+    assert all(
+        s.parent_question_id == s.qa_id.split("-")[0] for s in found if s.question_kind == "supplementary"
+    )
+    assert all(
+        s.asker and s.asker.endswith("議員") and s.answerer and s.answerer.endswith("局長") for s in found
+    )
     summary = structure_summary(detect_structure(_load("legco/hansard_20121121_translate-c.pdf")))
     assert not summary["numbering_gaps"] and not summary["duplicate_ids"]
 
@@ -410,7 +484,10 @@ def test_real_html_hansard_written_replies(lang: str) -> None:
     assert {s.question_kind for s in found} == {"written"}
     member = re.compile(r"^(?:MR|MS|MRS|DR|PROF|IR) |議員$")
     assert all(s.asker and member.search(s.asker) and s.answerer for s in found)
-    assert all(s.answerer.startswith("SECRETARY") if lang == "e" else s.answerer.endswith(("局長", "司長")) for s in found)
+    assert all(
+        s.answerer.startswith("SECRETARY") if lang == "e" else s.answerer.endswith(("局長", "司長"))
+        for s in found
+    )
     chunks = qa_chunks(doc)
     assert all(c.token_count <= 3000 for c in chunks)
     split = [c for c in chunks if c.parts]
@@ -432,7 +509,9 @@ def test_dagster_tables_show_kind_asker_and_parent(tmp_path) -> None:
     paper = tmp_path / "hansard.txt"
     paper.write_text(ZH_ORAL, encoding="utf-8")
     selection = [source_document, page_text, page_images, page_tables, document_structure, chunks]
-    result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "question"}}}}, selection=selection)
+    result = materialize_paper(
+        tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "question"}}}}, selection=selection
+    )
     assert result.success
     structure = result.asset_materializations_for_node("document_structure")[0].metadata["structure"].value
     assert "| kind | asker | parent |" in structure and "| 1-S1 |" in structure

@@ -33,7 +33,12 @@ from .factories import chunk_record
 PAIRS = TESTS / "fixtures" / "counterparts"
 
 
-def _ingest(settings: Settings, path: Path, strategies: tuple[Strategy, ...] = (Strategy.question,), tables: bool = True) -> str:
+def _ingest(
+    settings: Settings,
+    path: Path,
+    strategies: tuple[Strategy, ...] = (Strategy.question,),
+    tables: bool = True,
+) -> str:
     """Every stage of the pipeline for one file, as the asset graph runs them (``tables``:
     with the geometric table stage, which long real PDFs spend most of their time in and
     which changes no question id)."""
@@ -103,19 +108,34 @@ def test_name_tags(name: str, expected: tuple[str, str] | None) -> None:
 
 
 def test_names_propose_only_the_other_language_with_the_same_base() -> None:
-    others = {"a": "drainage_faq-c.txt", "b": "drainage_faq-e.txt", "c": "other-c.txt", "d": "drainage_faq_tc.pdf"}
-    assert cp.proposed_partner("drainage_faq-e.txt", {k: v for k, v in others.items() if k != "b"}) is None  # two Chinese candidates
+    others = {
+        "a": "drainage_faq-c.txt",
+        "b": "drainage_faq-e.txt",
+        "c": "other-c.txt",
+        "d": "drainage_faq_tc.pdf",
+    }
+    assert (
+        cp.proposed_partner("drainage_faq-e.txt", {k: v for k, v in others.items() if k != "b"}) is None
+    )  # two Chinese candidates
     assert cp.proposed_partner("drainage_faq-e.txt", {"a": others["a"], "c": others["c"]}) == "a"
-    assert cp.proposed_partner("drainage_faq-c.txt", {"c": others["c"], "d": others["d"]}) is None  # same language
+    assert (
+        cp.proposed_partner("drainage_faq-c.txt", {"c": others["c"], "d": others["d"]}) is None
+    )  # same language
 
 
-def test_content_confirms_a_pair_and_rejects_unrelated_papers_with_matching_suffixes(settings: Settings, tmp_path: Path) -> None:
-    pair = cp.confirm(_profile(PAIRS / "drainage_faq-e.txt", settings), _profile(PAIRS / "drainage_faq-c.txt", settings))
+def test_content_confirms_a_pair_and_rejects_unrelated_papers_with_matching_suffixes(
+    settings: Settings, tmp_path: Path
+) -> None:
+    pair = cp.confirm(
+        _profile(PAIRS / "drainage_faq-e.txt", settings), _profile(PAIRS / "drainage_faq-c.txt", settings)
+    )
     assert pair.paired, pair.reason
     assert pair.evidence["counterpart_question_ids_agree"] == 1.0
     assert pair.evidence["counterpart_same_meeting_date"] and pair.evidence["counterpart_same_paper_number"]
 
-    unrelated = cp.confirm(_profile(PAIRS / "school_meals_en.txt", settings), _profile(PAIRS / "school_meals_tc.txt", settings))
+    unrelated = cp.confirm(
+        _profile(PAIRS / "school_meals_en.txt", settings), _profile(PAIRS / "school_meals_tc.txt", settings)
+    )
     assert not unrelated.paired and "differ" in unrelated.reason
 
     # two generated sample papers (one Chinese, one English, about different things), named as a pair
@@ -126,7 +146,9 @@ def test_content_confirms_a_pair_and_rejects_unrelated_papers_with_matching_suff
     samples = cp.confirm(_profile(zh, settings), _profile(en, settings))
     assert not samples.paired and samples.reason
 
-    same_language = cp.confirm(_profile(PAIRS / "drainage_faq-e.txt", settings), _profile(PAIRS / "school_meals_en.txt", settings))
+    same_language = cp.confirm(
+        _profile(PAIRS / "drainage_faq-e.txt", settings), _profile(PAIRS / "school_meals_en.txt", settings)
+    )
     assert not same_language.paired and "same language" in same_language.reason
 
 
@@ -147,7 +169,14 @@ def test_a_sidecar_pairs_by_hand_or_forbids(tmp_path: Path) -> None:
 
 # -- chunk links -------------------------------------------------------------------------------
 def _record(doc: str, index: int, section_type: str, **meta: Any) -> ChunkRecord:
-    return chunk_record(f"{doc}:question:{index}", document_id=doc, strategy_type="question", section_type=section_type, chunk_index=index, **meta)
+    return chunk_record(
+        f"{doc}:question:{index}",
+        document_id=doc,
+        strategy_type="question",
+        section_type=section_type,
+        chunk_index=index,
+        **meta,
+    )
 
 
 def test_chunk_links_by_question_id_part_and_heading_numbering() -> None:
@@ -190,7 +219,10 @@ def test_chunk_links_by_question_id_part_and_heading_numbering() -> None:
 def test_metadata_keys_are_absent_without_a_counterpart() -> None:
     meta = {"strategy_type": "question", "counterpart_document_id": "x", "counterpart_id": "x:question:1"}
     assert cp.linked_metadata(meta, None, None) == {"strategy_type": "question"}
-    assert cp.linked_metadata(meta, "y", None) == {"strategy_type": "question", "counterpart_document_id": "y"}
+    assert cp.linked_metadata(meta, "y", None) == {
+        "strategy_type": "question",
+        "counterpart_document_id": "y",
+    }
 
 
 # -- the pipeline ------------------------------------------------------------------------------
@@ -207,11 +239,18 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
     zh = _ingest(settings, inbox / "drainage_faq-c.txt", both)  # no re-run of the English paper's stages
     assert _assert_qa_linked(settings, en, zh) == 3 and _assert_qa_linked(settings, zh, en) == 3
     narrative = {c.metadata.section_heading: c.metadata.counterpart_id for c in _stored(settings, en)}
-    assert narrative["(1) Background"] == f"{zh}:question:1" and narrative["(2) Progress of works"] == f"{zh}:question:2"
+    assert (
+        narrative["(1) Background"] == f"{zh}:question:1"
+        and narrative["(2) Progress of works"] == f"{zh}:question:2"
+    )
     assert all(c.metadata.counterpart_id is None for c in _stored(settings, en, "token"))
     assert all(c.metadata.counterpart_document_id == zh for c in _stored(settings, en, "token"))
     meta = counterpart_metadata(settings, en)
-    assert meta["counterpart_document_id"] == zh and meta["counterpart_paired"] and meta["counterpart_by"] == "names"
+    assert (
+        meta["counterpart_document_id"] == zh
+        and meta["counterpart_paired"]
+        and meta["counterpart_by"] == "names"
+    )
     rows = [r for r in stored_versions(open_collection(settings)) if r["document_id"] in (en, zh)]
     assert rows and {r["counterpart_document_id"] for r in rows} == {en, zh}
 
@@ -228,10 +267,18 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
     retriever = Retriever.open(settings, translate=False, rerank=False)
     hits = retriever.search("How many flooding blackspots remain?", k=3, strategy="question")
     top = hits[0]
-    assert top.metadata.question_id == "Q1" and top.counterpart is not None and top.counterpart.id == top.metadata.counterpart_id
+    assert (
+        top.metadata.question_id == "Q1"
+        and top.counterpart is not None
+        and top.counterpart.id == top.metadata.counterpart_id
+    )
     assert top.to_json()["counterpart"]["document_id"] == zh
     swapped = in_language_of("北區仍有多少個水浸黑點？", hits)
-    assert swapped[0].record.document_id == zh and swapped[0].counterpart is not None and swapped[0].counterpart.id == top.id
+    assert (
+        swapped[0].record.document_id == zh
+        and swapped[0].counterpart is not None
+        and swapped[0].counterpart.id == top.id
+    )
     assert len({h.id for h in swapped}) == len(swapped)
 
     class Fixed:  # the English hits above, whatever the question
@@ -250,12 +297,16 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
     retriever.fusion = replace(DEFAULT_FUSION, counterpart_share=0.9)
     inherited = retriever.search("How many flooding blackspots remain?", k=3, strategy="question")
     assert [h.id for h in inherited[:2]] == [top.id, top.metadata.counterpart_id]
-    assert inherited[1].ranks["counterpart"] == 1 and inherited[1].score == pytest.approx(0.9 * inherited[0].score)
+    assert inherited[1].ranks["counterpart"] == 1 and inherited[1].score == pytest.approx(
+        0.9 * inherited[0].score
+    )
     only_en = retriever.search("How many flooding blackspots remain?", k=10, strategy="question", document=en)
     assert {h.record.document_id for h in only_en} == {en}
 
 
-def test_a_new_version_that_contradicts_its_counterpart_unlinks_both(settings: Settings, tmp_path: Path) -> None:
+def test_a_new_version_that_contradicts_its_counterpart_unlinks_both(
+    settings: Settings, tmp_path: Path
+) -> None:
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     shutil.copy(PAIRS / "drainage_faq-e.txt", inbox / "drainage_faq-e.txt")
@@ -263,7 +314,9 @@ def test_a_new_version_that_contradicts_its_counterpart_unlinks_both(settings: S
     en = _ingest(settings, inbox / "drainage_faq-e.txt")
     zh = _ingest(settings, inbox / "drainage_faq-c.txt")
     assert _assert_qa_linked(settings, en, zh)
-    shutil.copy(PAIRS / "school_meals_tc.txt", inbox / "drainage_faq-c.txt")  # a different paper under the same name
+    shutil.copy(
+        PAIRS / "school_meals_tc.txt", inbox / "drainage_faq-c.txt"
+    )  # a different paper under the same name
     _ingest(settings, inbox / "drainage_faq-c.txt")
     for doc in (en, zh):
         assert all(_unlinked(c) for c in _stored(settings, doc))
@@ -283,16 +336,31 @@ def test_dagster_shows_the_counterpart_and_checks_question_counts(tmp_path: Path
     shutil.copy(PAIRS / "drainage_faq-c.txt", inbox / "drainage_faq-c.txt")
     index = DocumentIndex(data / "documents")
     keys = [index.register(inbox / "drainage_faq-e.txt"), index.register(inbox / "drainage_faq-c.txt")]
-    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(inbox)), "llm": LLMResource(), "chroma": ChromaResource()}
+    resources = {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(inbox)),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, keys)
         for key in keys:
-            result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources, run_config=strategy_run_config(Strategy.question))
+            result = dg.materialize(
+                ALL_ASSETS,
+                partition_key=key,
+                instance=instance,
+                resources=resources,
+                run_config=strategy_run_config(Strategy.question),
+            )
             assert result.success
         [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == COUNTERPART_CHECK]
-        assert check.passed and check.metadata["questions"].value == 3 == check.metadata["counterpart_questions"].value
+        assert (
+            check.passed
+            and check.metadata["questions"].value == 3 == check.metadata["counterpart_questions"].value
+        )
         meta = result.asset_materializations_for_node("vector_index")[0].metadata
-        assert meta["counterpart_document_id"].value == keys[0] and meta["counterpart_chunks_updated"].value > 0
+        assert (
+            meta["counterpart_document_id"].value == keys[0] and meta["counterpart_chunks_updated"].value > 0
+        )
         observed = instance.fetch_observations(dg.AssetKey("source_document"), limit=10).records
         by_partition = {r.asset_observation.partition: r.asset_observation.metadata for r in observed}
         assert by_partition[keys[0]]["counterpart_document_id"].value == keys[1]
@@ -303,14 +371,31 @@ def test_dagster_shows_the_counterpart_and_checks_question_counts(tmp_path: Path
         text = (PAIRS / "drainage_faq-c.txt").read_text(encoding="utf-8")
         (inbox / "drainage_faq-c.txt").write_text(text.split("問3：")[0], encoding="utf-8")
         (inbox / "drainage_faq-c.txt.counterpart").write_text("drainage_faq-e.txt\n", encoding="utf-8")
-        result = dg.materialize(ALL_ASSETS, partition_key=keys[1], instance=instance, resources=resources, run_config=strategy_run_config(Strategy.question))
+        result = dg.materialize(
+            ALL_ASSETS,
+            partition_key=keys[1],
+            instance=instance,
+            resources=resources,
+            run_config=strategy_run_config(Strategy.question),
+        )
         [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == COUNTERPART_CHECK]
         assert result.success and not check.passed and check.severity == dg.AssetCheckSeverity.WARN
         assert check.description == f"2 Q&A pairs here, 3 in {keys[0]}"
         meta = result.asset_materializations_for_node("vector_index")[0].metadata
         assert meta["counterpart_by"].value == "hand" and "counterpart" in meta["counterpart_reason"].value
-        source = dg.materialize(ALL_ASSETS, selection=["source_document"], partition_key=keys[0], instance=instance, resources=resources)
-        assert source.asset_materializations_for_node("source_document")[0].metadata["counterpart_document_id"].value == keys[1]
+        source = dg.materialize(
+            ALL_ASSETS,
+            selection=["source_document"],
+            partition_key=keys[0],
+            instance=instance,
+            resources=resources,
+        )
+        assert (
+            source.asset_materializations_for_node("source_document")[0]
+            .metadata["counterpart_document_id"]
+            .value
+            == keys[1]
+        )
 
 
 # -- the real corpus ---------------------------------------------------------------------------
@@ -321,15 +406,24 @@ needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"real corpus not 
 def test_real_papers_are_paired_and_their_questions_linked(settings: Settings) -> None:
     hkgov, legco = CORPUS / "hkgov", CORPUS / "legco"
     keys = {}
-    for name in ("ld_continuous_contract_FAQ_en.pdf", "ld_continuous_contract_FAQ_tc.pdf", "ld_ECO_guide_with_FAQ_en.pdf"):
+    for name in (
+        "ld_continuous_contract_FAQ_en.pdf",
+        "ld_continuous_contract_FAQ_tc.pdf",
+        "ld_ECO_guide_with_FAQ_en.pdf",
+    ):
         keys[name] = _ingest(settings, hkgov / name, tables=False)
     for name in ("hansard_20150429-e.html", "hansard_20150429-c.html"):
         keys[name] = _ingest(settings, legco / name, tables=False)
 
     faq_en, faq_tc = keys["ld_continuous_contract_FAQ_en.pdf"], keys["ld_continuous_contract_FAQ_tc.pdf"]
     hansard_en, hansard_zh = keys["hansard_20150429-e.html"], keys["hansard_20150429-c.html"]
-    assert _assert_qa_linked(settings, faq_en, faq_tc) == 4 and _assert_qa_linked(settings, faq_tc, faq_en) == 4
-    assert _assert_qa_linked(settings, hansard_en, hansard_zh) >= 19 and _assert_qa_linked(settings, hansard_zh, hansard_en) >= 19
+    assert (
+        _assert_qa_linked(settings, faq_en, faq_tc) == 4 and _assert_qa_linked(settings, faq_tc, faq_en) == 4
+    )
+    assert (
+        _assert_qa_linked(settings, hansard_en, hansard_zh) >= 19
+        and _assert_qa_linked(settings, hansard_zh, hansard_en) >= 19
+    )
     assert counterpart_metadata(settings, hansard_en)["counterpart_same_meeting_date"]
     eco = keys["ld_ECO_guide_with_FAQ_en.pdf"]
     assert counterpart_metadata(settings, eco) == {}
@@ -345,13 +439,18 @@ def test_the_employment_ordinance_guides_are_paired(settings: Settings) -> None:
     assert decision.paired and decision.evidence["counterpart_numbers_shared"] >= cp.MIN_SHARED_NUMBERS
     assert counterpart_candidate(
         str(CORPUS / "hkgov" / "ld_EO_concise_guide_en.pdf"),
-        {"tc": str(CORPUS / "hkgov" / "ld_EO_concise_guide_tc.pdf"), "eco": str(CORPUS / "hkgov" / "ld_ECO_guide_with_FAQ_en.pdf")},
+        {
+            "tc": str(CORPUS / "hkgov" / "ld_EO_concise_guide_tc.pdf"),
+            "eco": str(CORPUS / "hkgov" / "ld_ECO_guide_with_FAQ_en.pdf"),
+        },
     ) == ("tc", None)
     budget = _profile(CORPUS / "hkgov" / "budget_2020-21_media_sheets_en.pdf", settings)
     assert not cp.confirm(tc, budget).paired  # an unrelated English paper of similar length
 
 
-def test_the_commands_show_the_counterpart(env_data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_commands_show_the_counterpart(
+    env_data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
 
     from legco_assets import cli
@@ -365,11 +464,40 @@ def test_the_commands_show_the_counterpart(env_data_dir: Path, tmp_path: Path, c
     zh = _ingest(settings, inbox / "drainage_faq-c.txt")
     capsys.readouterr()
 
-    assert cli.main(["query", "How many flooding blackspots remain?", "--strategy", "question", "-k", "1", "--no-translate", "--no-rerank"]) == 0
+    assert (
+        cli.main(
+            [
+                "query",
+                "How many flooding blackspots remain?",
+                "--strategy",
+                "question",
+                "-k",
+                "1",
+                "--no-translate",
+                "--no-rerank",
+            ]
+        )
+        == 0
+    )
     shown = capsys.readouterr().out
     assert f"{en}:question:3" in shown and f"↔ {zh}:question:3" in shown and "問1" in shown
 
-    assert cli.main(["query", "How many flooding blackspots remain?", "--strategy", "question", "-k", "1", "--json", "--no-translate", "--no-rerank"]) == 0
+    assert (
+        cli.main(
+            [
+                "query",
+                "How many flooding blackspots remain?",
+                "--strategy",
+                "question",
+                "-k",
+                "1",
+                "--json",
+                "--no-translate",
+                "--no-rerank",
+            ]
+        )
+        == 0
+    )
     [record] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert record["metadata"]["counterpart_id"] == record["counterpart"]["id"] == f"{zh}:question:3"
 

@@ -24,14 +24,18 @@ from .factories import fixed_english_paper
 from .runs import dagster_resources, ran
 
 
-def _materialize(instance: dg.DagsterInstance, data: Path, key: str, strategy: Strategy, selection=None) -> dg.ExecuteInProcessResult:
+def _materialize(
+    instance: dg.DagsterInstance, data: Path, key: str, strategy: Strategy, selection=None
+) -> dg.ExecuteInProcessResult:
     return dg.materialize(
         ALL_ASSETS,
         selection=selection,
         partition_key=key,
         instance=instance,
         resources=dagster_resources(data),
-        run_config=strategy_run_config(strategy, None if selection is None else [a.key.to_user_string() for a in selection]),
+        run_config=strategy_run_config(
+            strategy, None if selection is None else [a.key.to_user_string() for a in selection]
+        ),
     )
 
 
@@ -46,7 +50,14 @@ def registered(tmp_path: Path) -> tuple[Path, str]:
 def test_definitions_load() -> None:
     dg.Definitions.validate_loadable(defs)
     assert {a.key.to_user_string() for a in ALL_ASSETS} == {
-        "source_document", "page_text", "page_images", "page_tables", "document_structure", "chunks", "vector_index", "chunk_excerpts"
+        "source_document",
+        "page_text",
+        "page_images",
+        "page_tables",
+        "document_structure",
+        "chunks",
+        "vector_index",
+        "chunk_excerpts",
     }
 
 
@@ -72,7 +83,9 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
         assert isinstance(structure["outline"], dg.MarkdownMetadataValue) and structure["headings"].value >= 0
         stored = json.loads((data / "documents" / key / "structure.json").read_text())
         assert all("path" in s and "level" in s for s in stored["sections"]) and "outline" in stored
-        checks = [c for c in result.get_asset_check_evaluations() if ran(c)]  # no gold questions, no LegCo records: not run
+        checks = [
+            c for c in result.get_asset_check_evaluations() if ran(c)
+        ]  # no gold questions, no LegCo records: not run
         assert checks and all(c.passed for c in checks)
 
         rerun = _materialize(instance, data, key, Strategy.question, selection=[chunks, vector_index])
@@ -86,7 +99,10 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
         assert len(ids) == len(set(ids))
         assert {c.metadata.strategy_type for c in stored} == {"token", "question"}
         token_ids = sorted(i for i in ids if ":token:" in i)
-        expected = [json.loads(line)["id"] for line in (data / "documents" / key / "chunks-token.jsonl").read_text().splitlines()]
+        expected = [
+            json.loads(line)["id"]
+            for line in (data / "documents" / key / "chunks-token.jsonl").read_text().splitlines()
+        ]
         assert token_ids == sorted(expected)
 
 
@@ -111,11 +127,15 @@ def test_inbox_sensor_adds_partitions_and_never_ingests_twice(tmp_path: Path) ->
         assert sorted(r.run_key for r in result.run_requests) == [f"{k}@{sha}" for k in keys]
         assert sorted(result.dynamic_partitions_requests[0].partition_keys) == keys
 
-        again = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
+        again = inbox_sensor(
+            dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor)
+        )
         assert not again.run_requests and again.skip_reason
 
         fixed_english_paper(inbox / "copy.pdf", pages=3)  # changed content: a new version
-        changed = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
+        changed = inbox_sensor(
+            dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor)
+        )
         assert [r.partition_key for r in changed.run_requests] == ["copy"]
         assert changed.run_requests[0].run_key != result.run_requests[0].run_key
 
@@ -126,11 +146,20 @@ def test_a_bad_file_fails_its_materialisation_with_the_reason_and_no_retry(tmp_p
     data = tmp_path / "data"
     page = tmp_path / "inbox" / "missing.html"
     page.parent.mkdir(parents=True)
-    page.write_text("<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>", encoding="utf-8")
+    page.write_text(
+        "<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>",
+        encoding="utf-8",
+    )
     key = DocumentIndex(data / "documents").register(page)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=dagster_resources(data), raise_on_error=False)
+        result = dg.materialize(
+            ALL_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=dagster_resources(data),
+            raise_on_error=False,
+        )
         assert not result.success
         failures = [e.event_specific_data for e in result.all_events if e.is_step_failure]
         assert [e.step_key for e in result.all_events if e.is_step_failure] == ["source_document"]
@@ -149,8 +178,17 @@ def test_a_bad_setting_fails_with_the_reason(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setenv("CHUNK_SIZE", "a thousand")
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(ALL_ASSETS, selection=["source_document"], partition_key=key, instance=instance, resources=dagster_resources(data), raise_on_error=False)
-        failure = next(e for e in result.all_events if e.is_step_failure).event_specific_data.user_failure_data
+        result = dg.materialize(
+            ALL_ASSETS,
+            selection=["source_document"],
+            partition_key=key,
+            instance=instance,
+            resources=dagster_resources(data),
+            raise_on_error=False,
+        )
+        failure = next(
+            e for e in result.all_events if e.is_step_failure
+        ).event_specific_data.user_failure_data
         assert failure.description == "invalid setting: not a whole number: 'a thousand'"
 
 
@@ -171,12 +209,28 @@ def test_html_page_through_the_graph_with_the_label_guard(tmp_path: Path) -> Non
         assert (structure["labels_seen"].value, structure["pairs_made"].value) == (5, 5)
         checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
         assert checks["question_labels_paired"].passed
-        records = [json.loads(line) for line in (data / "documents" / faq / "chunks-question.jsonl").read_text(encoding="utf-8").splitlines()]
-        assert [r["metadata"].get("question_id") for r in records if r["metadata"]["section_type"] == "qa"] == ["1", "2", "3", "4", "5"]
+        records = [
+            json.loads(line)
+            for line in (data / "documents" / faq / "chunks-question.jsonl")
+            .read_text(encoding="utf-8")
+            .splitlines()
+        ]
+        assert [
+            r["metadata"].get("question_id") for r in records if r["metadata"]["section_type"] == "qa"
+        ] == ["1", "2", "3", "4", "5"]
 
         result = _materialize(instance, data, agenda, Strategy.question)
         structure = result.asset_materializations_for_node("document_structure")[0].metadata
-        assert (structure["labels_seen"].value, structure["pairs_made"].value, structure["qa_pairs"].value) == (3, 0, 0)
-        check = next(c for c in result.get_asset_check_evaluations() if c.check_name == "question_labels_paired")
+        assert (
+            structure["labels_seen"].value,
+            structure["pairs_made"].value,
+            structure["qa_pairs"].value,
+        ) == (3, 0, 0)
+        check = next(
+            c for c in result.get_asset_check_evaluations() if c.check_name == "question_labels_paired"
+        )
         assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN
-        assert check.description == "3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3"
+        assert (
+            check.description
+            == "3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3"
+        )

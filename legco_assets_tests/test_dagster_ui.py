@@ -6,7 +6,6 @@ from pathlib import Path
 
 import dagster as dg
 import pytest
-
 from dagster._core.event_api import PartitionKeyFilter  # 1.13's filter of check executions by partition
 
 from legco_assets.core import pipeline
@@ -26,14 +25,21 @@ from .runs import chunk_file_ids, dagster_resources, materialize_paper, ran
 def test_unknown_strategy_is_refused_by_config_validation(tmp_path: Path) -> None:
     paper = make_pdf(tmp_path / "p.pdf", [["Some text on the page"]])
     with pytest.raises(dg.DagsterInvalidConfigError, match="paragraph"):
-        materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "paragraph"}}}}, selection=[chunks])
+        materialize_paper(
+            tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "paragraph"}}}}, selection=[chunks]
+        )
 
 
 @pytest.mark.parametrize(
     ("config", "message"),
-    [({"chunk_size": -5}, "greater than 0"), ({"chunk_size": 100, "chunk_overlap": 100}, "must be smaller than chunk_size")],
+    [
+        ({"chunk_size": -5}, "greater than 0"),
+        ({"chunk_size": 100, "chunk_overlap": 100}, "must be smaller than chunk_size"),
+    ],
 )
-def test_invalid_limits_fail_before_any_work_with_a_clear_message(tmp_path: Path, config: dict, message: str) -> None:
+def test_invalid_limits_fail_before_any_work_with_a_clear_message(
+    tmp_path: Path, config: dict, message: str
+) -> None:
     paper = make_pdf(tmp_path / "p.pdf", [["Some text on the page"]])
     result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": config}}}, selection=[chunks])
     assert not result.success
@@ -50,7 +56,12 @@ def test_a_leaked_footer_warns_and_the_chunks_are_indexed(tmp_path: Path) -> Non
     """Issue 41: "E-3" in the middle of a page is not page furniture to the cleaner, so it
     reaches a chunk and no_footer_leaked fails; a heuristic's check warns (it names the
     chunk and the line), and the chunks reach Chroma."""
-    page = ["Opening paragraph of the paper, with enough words to be real text.", "E-3", "2025-05-15", "Closing paragraph."]
+    page = [
+        "Opening paragraph of the paper, with enough words to be real text.",
+        "E-3",
+        "2025-05-15",
+        "Closing paragraph.",
+    ]
     paper = make_pdf(tmp_path / "leaky.pdf", [page, page], footer=None)
     result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
     checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
@@ -63,7 +74,9 @@ def test_a_leaked_footer_warns_and_the_chunks_are_indexed(tmp_path: Path) -> Non
     assert sorted(c.id for c in stored) == sorted(chunk_file_ids(tmp_path / "data", "leaky", "token"))
 
 
-def test_a_failing_integrity_check_keeps_chunks_out_of_chroma(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_integrity_check_keeps_chunks_out_of_chroma(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A chunker that loses a page's text (here: its last chunk dropped) fails
     every_page_covered, a blocking check with ERROR severity: vector_index does not run."""
     real = pipeline.build_chunks
@@ -74,10 +87,14 @@ def test_a_failing_integrity_check_keeps_chunks_out_of_chroma(tmp_path: Path, mo
     covered = checks["every_page_covered"]
     assert covered.passed is False and covered.severity == dg.AssetCheckSeverity.ERROR
     assert covered.metadata["details"].value["missing_pages"], "the pages of the dropped chunk"
-    assert result.asset_materializations_for_node("chunks") and not result.asset_materializations_for_node("vector_index")
+    assert result.asset_materializations_for_node("chunks") and not result.asset_materializations_for_node(
+        "vector_index"
+    )
 
 
-def test_each_check_belongs_to_its_paper_says_what_it_checks_and_a_check_not_run_is_no_pass(tmp_path: Path) -> None:
+def test_each_check_belongs_to_its_paper_says_what_it_checks_and_a_check_not_run_is_no_pass(
+    tmp_path: Path,
+) -> None:
     """Issue 42: every check is partitioned as its asset (a result names its paper, and one
     paper's pass never hides another's failure), has a description that says whether it
     blocks, and a check that could not run (questions_match_open_data without LegCo's
@@ -88,39 +105,77 @@ def test_each_check_belongs_to_its_paper_says_what_it_checks_and_a_check_not_run
         assert spec.partitions_def is documents_partitions, spec.name
         assert spec.description and spec.description.startswith(("Blocks: ", "Warns: ")), spec.name
         assert spec.blocking == spec.description.startswith("Blocks: "), spec.name
-    assert {s.name for s in specs if s.blocking} == {"every_page_covered", "no_chunk_over_token_limit", "no_empty_chunk"}
+    assert {s.name for s in specs if s.blocking} == {
+        "every_page_covered",
+        "no_chunk_over_token_limit",
+        "no_empty_chunk",
+    }
 
     data = tmp_path / "data"
     index = DocumentIndex(data / "documents")
-    leaky_page = ["Opening paragraph of the paper, with enough words to be real text.", "E-3", "Closing paragraph."]
+    leaky_page = [
+        "Opening paragraph of the paper, with enough words to be real text.",
+        "E-3",
+        "Closing paragraph.",
+    ]
     leaky = index.register(make_pdf(tmp_path / "leaky.pdf", [leaky_page, leaky_page], footer=None))
-    clean = index.register(make_pdf(tmp_path / "clean.pdf", [["Q1 What is the monthly rate of the allowance?", "It is paid monthly at the rate set by the scheme."]]))
+    clean = index.register(
+        make_pdf(
+            tmp_path / "clean.pdf",
+            [
+                [
+                    "Q1 What is the monthly rate of the allowance?",
+                    "It is paid monthly at the rate set by the scheme.",
+                ]
+            ],
+        )
+    )
     key = dg.AssetCheckKey(dg.AssetKey("chunks"), "no_footer_leaked")
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", [leaky, clean])
         for paper in (leaky, clean):  # the clean paper's pass comes later
-            result = dg.materialize(ALL_ASSETS, partition_key=paper, instance=instance, resources=dagster_resources(data), run_config=strategy_run_config(Strategy.token))
+            result = dg.materialize(
+                ALL_ASSETS,
+                partition_key=paper,
+                instance=instance,
+                resources=dagster_resources(data),
+                run_config=strategy_run_config(Strategy.token),
+            )
             assert result.success
             evaluations = result.get_asset_check_evaluations()
             assert {e.partition for e in evaluations} == {paper}
             skipped = {e.check_name: e for e in evaluations if not ran(e)}
-            assert set(skipped) == {"questions_match_open_data", "retrieval_hit_at_5", "counterpart_question_counts_agree"}
+            assert set(skipped) == {
+                "questions_match_open_data",
+                "retrieval_hit_at_5",
+                "counterpart_question_counts_agree",
+            }
             for evaluation in skipped.values():
                 assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.WARN
                 assert evaluation.description.startswith("not run: ")
             assert "did not come from LegCo's feed" in skipped["questions_match_open_data"].description
         latest = {
-            paper: instance.event_log_storage.get_latest_asset_check_execution_by_key([key], partition_filter=PartitionKeyFilter(key=paper))[key]
+            paper: instance.event_log_storage.get_latest_asset_check_execution_by_key(
+                [key], partition_filter=PartitionKeyFilter(key=paper)
+            )[key]
             for paper in (leaky, clean)
         }
-        assert {paper: (record.partition, record.evaluation.passed) for paper, record in latest.items()} == {leaky: (leaky, False), clean: (clean, True)}
+        assert {paper: (record.partition, record.evaluation.passed) for paper, record in latest.items()} == {
+            leaky: (leaky, False),
+            clean: (clean, True),
+        }
 
 
 def test_metadata_uses_dagster_types(tmp_path: Path) -> None:
     paper = make_pdf(
         tmp_path / "p.pdf",
-        [["Q1 What is the monthly rate of the allowance?", "It is paid monthly at the rate set by the scheme."],
-         ["Second page text here, long enough to count as a text layer of a real page."]],
+        [
+            [
+                "Q1 What is the monthly rate of the allowance?",
+                "It is paid monthly at the rate set by the scheme.",
+            ],
+            ["Second page text here, long enough to count as a text layer of a real page."],
+        ],
     )
     result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token"}}}})
     assert result.success
@@ -129,17 +184,34 @@ def test_metadata_uses_dagster_types(tmp_path: Path) -> None:
     images = result.asset_materializations_for_node("page_images")[0].metadata
     assert images["dpi"].value == 150 and Path(images["first_page_image"].value).exists()
     text = result.asset_materializations_for_node("page_text")[0].metadata
-    assert isinstance(text["characters_per_page"], dg.JsonMetadataValue) and text["extractor"].value == "pypdfium2"
+    assert (
+        isinstance(text["characters_per_page"], dg.JsonMetadataValue)
+        and text["extractor"].value == "pypdfium2"
+    )
     chunk_meta = result.asset_materializations_for_node("chunks")[0].metadata
-    assert isinstance(chunk_meta["preview"], dg.MarkdownMetadataValue) and "| question |" in chunk_meta["preview"].value
+    assert (
+        isinstance(chunk_meta["preview"], dg.MarkdownMetadataValue)
+        and "| question |" in chunk_meta["preview"].value
+    )
 
 
 def test_contents_page_does_not_fail_page_coverage_for_the_question_strategy(tmp_path: Path) -> None:
     from .conftest import fixture_pdf
 
-    result = materialize_paper(tmp_path, fixture_pdf("paper_l_faq.pdf"), {"ops": {"chunks": {"config": {"strategy": "question"}}, "vector_index": {"config": {"strategy": "question"}}}})
+    result = materialize_paper(
+        tmp_path,
+        fixture_pdf("paper_l_faq.pdf"),
+        {
+            "ops": {
+                "chunks": {"config": {"strategy": "question"}},
+                "vector_index": {"config": {"strategy": "question"}},
+            }
+        },
+    )
     checks = {c.check_name: c for c in result.get_asset_check_evaluations() if ran(c)}
-    assert all(c.passed for c in checks.values()), {k: c.description for k, c in checks.items() if not c.passed}
+    assert all(c.passed for c in checks.values()), {
+        k: c.description for k, c in checks.items() if not c.passed
+    }
     assert result.asset_materializations_for_node("vector_index")
     structure = result.asset_materializations_for_node("document_structure")[0].metadata
     assert structure["qa_pairs"].value == 24 and structure["found_by"].value == "rules"
@@ -160,10 +232,17 @@ def test_previews_say_what_they_cut(tmp_path: Path) -> None:
     assert cut.startswith("…word") and len(cut) <= 60 and one.endswith(cut[1:])
 
     paper = fixed_english_paper(tmp_path / "long.pdf", pages=6)
-    result = materialize_paper(tmp_path, paper, {"ops": {"chunks": {"config": {"strategy": "token", "chunk_size": 60, "chunk_overlap": 10}}}}, selection=None)
+    result = materialize_paper(
+        tmp_path,
+        paper,
+        {"ops": {"chunks": {"config": {"strategy": "token", "chunk_size": 60, "chunk_overlap": 10}}}},
+        selection=None,
+    )
     meta = result.asset_materializations_for_node("chunks")[0].metadata
     total = meta["chunks"].value
     assert total > 60
     preview = meta["preview"].value
-    assert preview.startswith(f"first 60 of {total} chunks (legco-assets chunks long --strategy token for all)\n\n| question |")
+    assert preview.startswith(
+        f"first 60 of {total} chunks (legco-assets chunks long --strategy token for all)\n\n| question |"
+    )
     assert preview.count("\n| ") == 60 + 1  # the header's separator row and 60 chunks

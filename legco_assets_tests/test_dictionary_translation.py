@@ -9,14 +9,26 @@ from typing import Any
 import pytest
 
 from legco_assets.core.records import Chunk
-from legco_assets.core.search import DEFAULT_FUSION, DICTIONARY, PLAIN_RRF, Retriever, open_collection, replace_document, tokenize
+from legco_assets.core.search import (
+    DEFAULT_FUSION,
+    DICTIONARY,
+    PLAIN_RRF,
+    Retriever,
+    open_collection,
+    replace_document,
+    tokenize,
+)
 from legco_assets.core.search.dictionary_translation import translate_words, vocabulary_test
 from legco_assets.core.settings import Settings
 
 # a Chinese-only paper (Hong Kong forms: 僱主, not CC-CEDICT's 雇主) and an English one on
 # other subjects, so that no English chunk answers the English question below
 ZH = [
-    ("Q1", "僱主須否為外籍家庭傭工購買保險？", "僱主必須為外籍家庭傭工購買僱員補償保險，並須在合約期內保持有效。"),
+    (
+        "Q1",
+        "僱主須否為外籍家庭傭工購買保險？",
+        "僱主必須為外籍家庭傭工購買僱員補償保險，並須在合約期內保持有效。",
+    ),
     ("Q2", "最低工資是多少？", "法定最低工資為每小時42.1元，每兩年檢討一次。"),
     ("Q3", "公共泳池月票的收費是多少？", "康文署的公共泳池成人月票收費為每張 300 元。"),
 ]
@@ -28,7 +40,19 @@ EN = [
 
 def _records(document: str, pairs: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
     chunks = [
-        Chunk(document, "question", i, f"{qa} {q}\n{a}", i + 1, i + 1, "qa", 40, question_id=qa, question_index=i, question_text=q)
+        Chunk(
+            document,
+            "question",
+            i,
+            f"{qa} {q}\n{a}",
+            i + 1,
+            i + 1,
+            "qa",
+            40,
+            question_id=qa,
+            question_index=i,
+            question_text=q,
+        )
         for i, (qa, q, a) in enumerate(pairs)
     ]
     return [c.to_record(f"{document}.pdf", document[0] * 64) for c in chunks]
@@ -68,7 +92,9 @@ def test_an_english_question_finds_the_chinese_only_answer_through_the_dictionar
     retriever = Retriever.open(settings, translate=False, rerank=False)
     query = "Does an employer have to buy insurance for a foreign domestic helper?"
     rankings = retriever.rankings(query, "question", 10)
-    assert [c.id for c in rankings["bm25"] if c.record.document_id == "zhfaq"] == [], "BM25 alone cannot cross scripts"
+    assert [c.id for c in rankings["bm25"] if c.record.document_id == "zhfaq"] == [], (
+        "BM25 alone cannot cross scripts"
+    )
     assert rankings[DICTIONARY][0].id == "zhfaq:question:0"
     hits = retriever.search(query, k=3, strategy="question")
     assert hits[0].id == "zhfaq:question:0" and DICTIONARY in hits[0].ranks
@@ -81,7 +107,9 @@ def test_an_english_question_finds_the_chinese_only_answer_through_the_dictionar
     assert hits[0].score - hits[1].score > lead_without and PLAIN_RRF.dictionary_weight == 0.0
 
 
-def test_a_query_in_the_papers_own_script_only_asks_the_dictionary_when_the_other_script_is_stored(settings: Settings) -> None:
+def test_a_query_in_the_papers_own_script_only_asks_the_dictionary_when_the_other_script_is_stored(
+    settings: Settings,
+) -> None:
     collection = open_collection(settings)
     replace_document(collection, _records("enfaq", EN), "enfaq", "question", "e" * 64)
     retriever = Retriever.open(settings, translate=False, rerank=False)

@@ -34,7 +34,9 @@ from legco_assets.core.evaluation import (
 )
 from legco_assets.core.search import Mode
 
-pytestmark = pytest.mark.skipif(not REAL_CORPUS.exists(), reason="real corpus not available (../shared/corpus/real)")
+pytestmark = pytest.mark.skipif(
+    not REAL_CORPUS.exists(), reason="real corpus not available (../shared/corpus/real)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +100,9 @@ def test_blind_hansard_questions_are_found_and_beat_token_windows(tmp_path: Path
     second round's fusion (issue 29: the dictionary's vote lifts token windows too) 0.722 /
     0.778 against token windows' 0.167 / 0.778: question chunks find far more first and as
     many in the first five."""
-    report = prepare_eval(tmp_path, REAL_HANSARD_QUESTIONS, REAL_CORPUS, ("question", "token")).report(modes=(Mode.hybrid,))
+    report = prepare_eval(tmp_path, REAL_HANSARD_QUESTIONS, REAL_CORPUS, ("question", "token")).report(
+        modes=(Mode.hybrid,)
+    )
     question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
     assert question.questions == 18
     assert question.hit1 >= 0.55 and question.hit5 >= 0.75
@@ -195,7 +199,10 @@ def test_blind_narrative_questions_are_found_through_every_ranker(tmp_path: Path
     assert question.hit1 >= 0.6 and question.hit5 >= 0.7
     before = {r.mode: r for r in issue29_sweep(run) if r.strategy == "question" and r.subset == "all"}
     # round one's fusion (question ranker 2, no dictionary) with Q&A sides only: the fault itself
-    assert before["Q&A only (before issue 29), round 1 weights (question 2, narrative 0.95), no dictionary"].hit5 <= 0.05
+    assert (
+        before["Q&A only (before issue 29), round 1 weights (question 2, narrative 0.95), no dictionary"].hit5
+        <= 0.05
+    )
 
 
 def test_blind_cross_language_questions_on_one_language_papers(tmp_path: Path) -> None:

@@ -50,16 +50,25 @@ def test_blind_questions_load_without_a_question_id_and_name_their_answer_end() 
         questions = load_gold_questions(path)
         assert questions and all(q.qa_id is None and q.answer_end and q.document for q in questions), name
         assert {script_language(q.lang) for q in questions} <= {"zh", "en"}
-    kinds = {json.loads(p.read_text(encoding="utf-8"))["kind"] for p in (HELD_OUT["crosslang"], DEV_SETS["crosslang-dev"])}
+    kinds = {
+        json.loads(p.read_text(encoding="utf-8"))["kind"]
+        for p in (HELD_OUT["crosslang"], DEV_SETS["crosslang-dev"])
+    }
     assert kinds == {"cross-language"} and SET_KINDS["crosslang"] == "cross-language"
 
 
 def test_issue_43_dev_sets_ask_in_other_variant_forms_and_in_cantonese() -> None:
-    variant, cantonese = load_gold_questions(DEV_SETS["variant-dev"]), load_gold_questions(DEV_SETS["cantonese-dev"])
+    variant, cantonese = (
+        load_gold_questions(DEV_SETS["variant-dev"]),
+        load_gold_questions(DEV_SETS["cantonese-dev"]),
+    )
     for questions in (variant, cantonese):
         assert questions and all(q.qa_id is None and q.answer_end and q.document for q in questions)
     assert {q.lang for q in variant} == {"zh"} and {q.lang for q in cantonese} == {"yue"}
-    notes = [json.loads(DEV_SETS["variant-dev"].read_text(encoding="utf-8"))["questions"][i]["note"] for i in range(len(variant))]
+    notes = [
+        json.loads(DEV_SETS["variant-dev"].read_text(encoding="utf-8"))["questions"][i]["note"]
+        for i in range(len(variant))
+    ]
     # each note names the pairs as question form -> page form, and the question uses the first
     for q, note in zip(variant, notes):
         pairs = [pair.split("→") for pair in note.split(", ")]
@@ -77,7 +86,9 @@ def test_a_quoted_answer_end_matches_with_punctuation_and_spacing_ignored() -> N
     printed = "... any term of a contract of employment which purports to extinguish any right conferred on the\nemployee by this  Ordinance shall be void"
     assert holds_answer_end(chunk_record("guide:0", printed, "guide"), "guide", anchor)
     assert not holds_answer_end(chunk_record("other:0", printed, "other"), "guide", anchor)
-    assert not holds_answer_end(chunk_record("guide:0", "employee by this Ordinance", "guide"), "guide", anchor)
+    assert not holds_answer_end(
+        chunk_record("guide:0", "employee by this Ordinance", "guide"), "guide", anchor
+    )
     assert loose("《僱傭條例》㇐ 年") == "僱傭條例一年"  # the CJK stroke some PDFs print for 一
     # a writer quotes the 2012 Hansard as extracted (令 as the compatibility ideograph U+F9A8);
     # its chunks hold the text as the pipeline reads it
@@ -89,7 +100,9 @@ def test_cantonese_questions_are_same_language_for_a_chinese_paper() -> None:
     assert script_language("yue") == "zh" and script_language("zh") == "zh" and script_language("en") == "en"
 
 
-def test_the_eval_searches_with_the_configured_embedder_and_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_eval_searches_with_the_configured_embedder_and_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = _script()
     monkeypatch.setenv("EMBEDDING_MODEL", "multilingual-e5-small")
     monkeypatch.setenv("LEGCO_DATA_DIR", str(tmp_path / "data"))
@@ -98,6 +111,14 @@ def test_the_eval_searches_with_the_configured_embedder_and_data_dir(tmp_path: P
     assert settings.embedding_model == "multilingual-e5-small" and settings.data_dir == tmp_path / "data"
     # each set gets a Chroma of its own, never the configured server's collection
     assert settings.chroma_host is None and settings.chroma_dir == tmp_path / "runs" / "faq" / "chroma"
-    assert script.eval_settings(tmp_path / "runs", "faq", argparse.Namespace(embedding_model="use-multilingual")).embedding_model == "use-multilingual"
+    assert (
+        script.eval_settings(
+            tmp_path / "runs", "faq", argparse.Namespace(embedding_model="use-multilingual")
+        ).embedding_model
+        == "use-multilingual"
+    )
     monkeypatch.delenv("LEGCO_DATA_DIR")
-    assert script.eval_settings(tmp_path / "runs", "faq", argparse.Namespace(embedding_model=None)).data_dir == tmp_path / "runs"
+    assert (
+        script.eval_settings(tmp_path / "runs", "faq", argparse.Namespace(embedding_model=None)).data_dir
+        == tmp_path / "runs"
+    )

@@ -22,8 +22,18 @@ import pytest
 from legco_assets.core import pipeline
 from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.excerpts import (
-    CONTEXT_CHARS, cut_excerpt, excerpt_server, held_ratio, held_share, highlighted_texts, link_bytes, shown_of, shown_text,
-    shown_texts, split_link, write_excerpts,
+    CONTEXT_CHARS,
+    cut_excerpt,
+    excerpt_server,
+    held_ratio,
+    held_share,
+    highlighted_texts,
+    link_bytes,
+    shown_of,
+    shown_text,
+    shown_texts,
+    split_link,
+    write_excerpts,
 )
 from legco_assets.core.read import pdf_page_count, read_source, text_pages
 from legco_assets.core.records import ChunkRecord
@@ -44,7 +54,9 @@ def _chunks(path: Path, strategy: Strategy, settings: Settings) -> list[ChunkRec
     return pipeline.chunk_paper(path, strategy, settings, use_llm=False, check=False).records
 
 
-def _excerpts(path: Path, strategy: Strategy, settings: Settings, paper_dir: Path) -> tuple[list[ChunkRecord], object]:
+def _excerpts(
+    path: Path, strategy: Strategy, settings: Settings, paper_dir: Path
+) -> tuple[list[ChunkRecord], object]:
     """Chunk ``path`` and write its excerpts into ``paper_dir/excerpts`` beside the paper
     stored as ``source.pdf``, as the asset does; the records carry their ``chunk_file_path``."""
     source = read_source(path)
@@ -53,8 +65,13 @@ def _excerpts(path: Path, strategy: Strategy, settings: Settings, paper_dir: Pat
     paper_dir.mkdir(parents=True, exist_ok=True)
     (paper_dir / "source.pdf").write_bytes(source.data)
     folder = paper_dir / "excerpts"
-    report = write_excerpts(folder, strategy.value, extracted.kind, source.data, pages, records, source.sha256, path.name)
-    linked = [replace(r, metadata=replace(r.metadata, chunk_file_path=str(folder / e.link))) for r, e in zip(records, report.excerpts)]
+    report = write_excerpts(
+        folder, strategy.value, extracted.kind, source.data, pages, records, source.sha256, path.name
+    )
+    linked = [
+        replace(r, metadata=replace(r.metadata, chunk_file_path=str(folder / e.link)))
+        for r, e in zip(records, report.excerpts)
+    ]
     return linked, report
 
 
@@ -64,7 +81,14 @@ def _shares(records: list[ChunkRecord]) -> list[float]:
     return [held_share(r, shown_of(r, texts)) for r in records]
 
 
-@pytest.mark.parametrize("paper", [fixture_pdf("paper_a_tables.pdf"), fixture_pdf("paper_b_speaking_notes.pdf"), SAMPLES / "sample_zh_qa.pdf"])
+@pytest.mark.parametrize(
+    "paper",
+    [
+        fixture_pdf("paper_a_tables.pdf"),
+        fixture_pdf("paper_b_speaking_notes.pdf"),
+        SAMPLES / "sample_zh_qa.pdf",
+    ],
+)
 @pytest.mark.parametrize("strategy", list(Strategy))
 def test_every_chunk_is_highlighted_on_its_pages_in_one_copy_smaller_than_the_paper(
     paper: Path, strategy: Strategy, settings: Settings, tmp_path: Path
@@ -72,8 +96,13 @@ def test_every_chunk_is_highlighted_on_its_pages_in_one_copy_smaller_than_the_pa
     records, report = _excerpts(paper, strategy, settings, tmp_path / "paper")
     assert report.kind == "pdf" and len(report.excerpts) == len(records) and report.written == len(records)
     folder = tmp_path / "paper" / "excerpts"
-    assert sorted(p.name for p in folder.iterdir()) == [f"{strategy.value}.json", f"{strategy.value}.pdf.update"]
-    assert 0 < report.bytes <= paper.stat().st_size  # the bound of issue 42: fonts and images are not stored again
+    assert sorted(p.name for p in folder.iterdir()) == [
+        f"{strategy.value}.json",
+        f"{strategy.value}.pdf.update",
+    ]
+    assert (
+        0 < report.bytes <= paper.stat().st_size
+    )  # the bound of issue 42: fonts and images are not stored again
     copy = link_bytes(folder / f"{strategy.value}.pdf")
     assert pdf_page_count(copy) == pdf_page_count(paper.read_bytes())
     assert set(highlighted_texts(copy)) == {r.id for r in records}  # each highlight names its chunk
@@ -132,7 +161,9 @@ def test_the_layout_before_issue_42_is_removed(settings: Settings, tmp_path: Pat
 
 
 @pytest.mark.parametrize("strategy", list(Strategy))
-def test_html_paper_gets_one_page_with_each_chunk_marked(strategy: Strategy, settings: Settings, tmp_path: Path) -> None:
+def test_html_paper_gets_one_page_with_each_chunk_marked(
+    strategy: Strategy, settings: Settings, tmp_path: Path
+) -> None:
     paper = HTML / "ld_faq_annual_leave_tc.html"
     records, report = _excerpts(paper, strategy, settings, tmp_path / "paper")
     folder = tmp_path / "paper" / "excerpts"
@@ -156,7 +187,10 @@ def test_html_paper_gets_one_page_with_each_chunk_marked(strategy: Strategy, set
 
 def test_text_paper_gets_one_page_and_a_text_excerpt_on_demand(settings: Settings, tmp_path: Path) -> None:
     paper = tmp_path / "notes.txt"
-    paper.write_text("問1：什麼是連續性合約？\n答1：僱員連續受僱於同一僱主四星期或以上。\n\n問2：如何計算工時？\n答2：按每星期工作時數計算。\n", encoding="utf-8")
+    paper.write_text(
+        "問1：什麼是連續性合約？\n答1：僱員連續受僱於同一僱主四星期或以上。\n\n問2：如何計算工時？\n答2：按每星期工作時數計算。\n",
+        encoding="utf-8",
+    )
     records, report = _excerpts(paper, Strategy.question, settings, tmp_path / "paper")
     assert report.kind == "text" and len(records) == 2 and report.file == "question.html"
     texts = shown_texts(tmp_path / "paper" / "excerpts" / "question.html")
@@ -176,8 +210,13 @@ def _text_hansard(path: Path, questions: int = 40) -> Path:
     words = "the Government housing transport drainage public estates elderly allowance budget review licence site".split()
     lines = ["LEGISLATIVE COUNCIL ─ 21 November 2012", "", "WRITTEN ANSWERS TO QUESTIONS", ""]
     for n in range(1, questions + 1):
-        lines.append(f"{n}. MR MEMBER {n} (in Cantonese): President, will the Government inform this Council of the following:")
-        lines.extend(f"({part}) " + " ".join(rng.choice(words) for _ in range(rng.randint(15, 30))) + "?" for part in "abc")
+        lines.append(
+            f"{n}. MR MEMBER {n} (in Cantonese): President, will the Government inform this Council of the following:"
+        )
+        lines.extend(
+            f"({part}) " + " ".join(rng.choice(words) for _ in range(rng.randint(15, 30))) + "?"
+            for part in "abc"
+        )
         lines.append("SECRETARY FOR DEVELOPMENT (in Cantonese): President,")
         for _ in range(rng.randint(2, 4)):
             lines.append(" ".join(rng.choice(words) for _ in range(rng.randint(40, 90))) + ".")
@@ -188,7 +227,9 @@ def _text_hansard(path: Path, questions: int = 40) -> Path:
 
 @pytest.mark.parametrize("strategy", list(Strategy))
 @pytest.mark.parametrize("paper", ["generated", "html/blind/faq_dl_en.txt"])
-def test_text_papers_excerpts_take_no_more_than_the_paper(paper: str, strategy: Strategy, settings: Settings, tmp_path: Path) -> None:
+def test_text_papers_excerpts_take_no_more_than_the_paper(
+    paper: str, strategy: Strategy, settings: Settings, tmp_path: Path
+) -> None:
     """Issue 42's bound for text papers: the page holds the text once plus every chunk's
     marks, so it is stored gzipped and takes no more than the paper (it took 1.01-1.10x
     uncompressed); a link still reads it whole."""
@@ -196,7 +237,10 @@ def test_text_papers_excerpts_take_no_more_than_the_paper(paper: str, strategy: 
     records, report = _excerpts(path, strategy, settings, tmp_path / "paper")
     stored = tmp_path / "paper" / "excerpts" / f"{strategy.value}.html.gz"
     assert report.kind == "text" and records and report.file == f"{strategy.value}.html"
-    assert 0 < report.bytes == stored.stat().st_size <= path.stat().st_size, (report.bytes, path.stat().st_size)
+    assert 0 < report.bytes == stored.stat().st_size <= path.stat().st_size, (
+        report.bytes,
+        path.stat().st_size,
+    )
     assert all(share >= 0.99 for share in _shares(records))
 
 
@@ -217,17 +261,27 @@ def test_the_server_gives_excerpts_and_nothing_else(settings: Settings, tmp_path
             assert reply.headers["Content-Type"] == "application/pdf"
             assert reply.read() == link_bytes(documents / "paper-zh" / "excerpts" / "question.pdf")
         refused = [
-            "/../dagster_home/dagster.yaml", "/%2e%2e/dagster_home/dagster.yaml", "/paper-zh/excerpts/..%2f..%2f..%2fdagster_home%2fdagster.yaml",
-            "/paper-zh/excerpts/%2e%2e/page_text.json", "/paper-zh/page_text.json", "/paper-zh/source.pdf",
-            "/paper-zh/excerpts/question.pdf.update", "/paper-zh/excerpts/question.json", "/..%2fdagster_home/excerpts/question.pdf",
-            "/%2e%2e/excerpts/question.pdf", "/paper-zh/excerpts/token.pdf", "/",
+            "/../dagster_home/dagster.yaml",
+            "/%2e%2e/dagster_home/dagster.yaml",
+            "/paper-zh/excerpts/..%2f..%2f..%2fdagster_home%2fdagster.yaml",
+            "/paper-zh/excerpts/%2e%2e/page_text.json",
+            "/paper-zh/page_text.json",
+            "/paper-zh/source.pdf",
+            "/paper-zh/excerpts/question.pdf.update",
+            "/paper-zh/excerpts/question.json",
+            "/..%2fdagster_home/excerpts/question.pdf",
+            "/%2e%2e/excerpts/question.pdf",
+            "/paper-zh/excerpts/token.pdf",
+            "/",
         ]
         for path in refused:
             with pytest.raises(urllib.error.HTTPError) as caught:
                 urllib.request.urlopen(base + path)
             assert caught.value.code == 404, path
         with pytest.raises(urllib.error.HTTPError) as caught:
-            urllib.request.urlopen(urllib.request.Request(f"{base}/paper-zh/excerpts/question.pdf", data=b"x", method="PUT"))
+            urllib.request.urlopen(
+                urllib.request.Request(f"{base}/paper-zh/excerpts/question.pdf", data=b"x", method="PUT")
+            )
         assert caught.value.code == 405
     finally:
         server.shutdown()
@@ -246,7 +300,9 @@ def test_the_server_sends_an_html_page_gzipped_at_its_html_url(settings: Setting
     threading.Thread(target=server.serve_forever, daemon=True).start()
     host, port = server.server_address[:2]
     try:
-        request = urllib.request.Request(f"http://{host}:{port}/faq/excerpts/question.html", headers={"Accept-Encoding": "gzip, deflate"})
+        request = urllib.request.Request(
+            f"http://{host}:{port}/faq/excerpts/question.html", headers={"Accept-Encoding": "gzip, deflate"}
+        )
         with urllib.request.urlopen(request) as reply:
             assert reply.headers["Content-Type"] == "text/html; charset=utf-8"
             assert reply.headers["Content-Encoding"] == "gzip" and reply.headers["Vary"] == "Accept-Encoding"
@@ -273,21 +329,39 @@ def test_the_server_sends_an_html_page_gzipped_at_its_html_url(settings: Setting
 def test_the_asset_writes_excerpts_and_chroma_stores_their_links(tmp_path: Path) -> None:
     data = tmp_path / "data"
     key = DocumentIndex(data / "documents").register(fixture_pdf("paper_a_tables.pdf"))
-    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    resources = {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         for strategy in Strategy:
-            result = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources, run_config=strategy_run_config(strategy))
+            result = dg.materialize(
+                ALL_ASSETS,
+                partition_key=key,
+                instance=instance,
+                resources=resources,
+                run_config=strategy_run_config(strategy),
+            )
             assert result.success
             meta = result.asset_materializations_for_node("chunk_excerpts")[0].metadata
             assert meta["strategy"].value == strategy.value and meta["excerpt_kind"].value == "pdf"
             assert meta["excerpts"].value == meta["written"].value + meta["reused_unchanged"].value > 0
             assert 0 < meta["share_of_paper"].value <= 1
             preview = result.asset_materializations_for_node("chunks")[0].metadata["preview"].value
-            assert "| excerpt |" in preview and f"{strategy.value}.pdf#page=1](http://127.0.0.1:3001/{key}/excerpts/{strategy.value}.pdf#page=1)" in preview
+            assert (
+                "| excerpt |" in preview
+                and f"{strategy.value}.pdf#page=1](http://127.0.0.1:3001/{key}/excerpts/{strategy.value}.pdf#page=1)"
+                in preview
+            )
             assert "file://" not in preview
         rerun = dg.materialize(
-            ALL_ASSETS, selection=["chunk_excerpts"], partition_key=key, instance=instance, resources=resources,
+            ALL_ASSETS,
+            selection=["chunk_excerpts"],
+            partition_key=key,
+            instance=instance,
+            resources=resources,
             run_config=strategy_run_config(Strategy.token, ["chunk_excerpts"]),
         )
         meta = rerun.asset_materializations_for_node("chunk_excerpts")[0].metadata
@@ -297,7 +371,10 @@ def test_the_asset_writes_excerpts_and_chroma_stores_their_links(tmp_path: Path)
     assert {c.metadata.strategy_type for c in stored} == {"token", "question"}
     for chunk in stored:
         path, fragment = split_link(str(chunk.metadata.chunk_file_path))
-        assert path.name == f"{chunk.metadata.strategy_type}.pdf" and fragment == f"page={chunk.metadata.page_start}"
+        assert (
+            path.name == f"{chunk.metadata.strategy_type}.pdf"
+            and fragment == f"page={chunk.metadata.page_start}"
+        )
         assert held_ratio(chunk) >= 0.99
 
 
@@ -306,11 +383,16 @@ def test_the_asset_writes_excerpts_and_chroma_stores_their_links(tmp_path: Path)
 @pytest.mark.parametrize(
     "paper",
     [
-        "hkgov/ld_ECO_guide_with_FAQ_en.pdf", "hkgov/ld_continuous_contract_FAQ_tc.pdf", "hkgov/fdh_faq_en.html",
-        "legco/agenda_20140430-c.html", "legco/hansard_20150429-e.html",
+        "hkgov/ld_ECO_guide_with_FAQ_en.pdf",
+        "hkgov/ld_continuous_contract_FAQ_tc.pdf",
+        "hkgov/fdh_faq_en.html",
+        "legco/agenda_20140430-c.html",
+        "legco/hansard_20150429-e.html",
     ],
 )
-def test_real_papers_excerpts_hold_99_percent_of_chunks_within_the_papers_size(paper: str, settings: Settings, tmp_path: Path) -> None:
+def test_real_papers_excerpts_hold_99_percent_of_chunks_within_the_papers_size(
+    paper: str, settings: Settings, tmp_path: Path
+) -> None:
     """The done-when on real papers of every kind that run fast (scripts/check_excerpts.py
     measures the whole corpus, the 250-page Hansard included)."""
     for strategy in Strategy:
@@ -324,23 +406,39 @@ def test_query_and_answer_print_each_hits_excerpt(env_data_dir: Path, capsys: py
     from legco_assets import cli
 
     key = DocumentIndex(env_data_dir / "documents").register(fixture_pdf("paper_e_qa.pdf"))
-    resources = {"legco": LegcoSettings(data_dir=str(env_data_dir), inbox=str(env_data_dir / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    resources = {
+        "legco": LegcoSettings(data_dir=str(env_data_dir), inbox=str(env_data_dir / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         run_config = strategy_run_config(Strategy.question)
-        assert dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources, run_config=run_config).success
+        assert dg.materialize(
+            ALL_ASSETS, partition_key=key, instance=instance, resources=resources, run_config=run_config
+        ).success
     stored = Artifacts(Settings(data_dir=env_data_dir), key).read_chunks(Strategy.question)
     pair = next(r for r in stored if r.metadata.question_text)
     question = str(pair.metadata.question_text)
-    assert cli.main(["query", question, "--strategy", "question", "-k", "2", "--no-translate", "--no-rerank"]) == 0
-    shown = [line.split("excerpt: ", 1)[1] for line in capsys.readouterr().out.splitlines() if "excerpt: " in line]
+    assert (
+        cli.main(["query", question, "--strategy", "question", "-k", "2", "--no-translate", "--no-rerank"])
+        == 0
+    )
+    shown = [
+        line.split("excerpt: ", 1)[1] for line in capsys.readouterr().out.splitlines() if "excerpt: " in line
+    ]
     # an HTTP link a reader opens (the stored file alone is the paper's update section)
-    assert len(shown) == 2 and shown[0] == f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page={pair.metadata.page_start}"
+    assert (
+        len(shown) == 2
+        and shown[0] == f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page={pair.metadata.page_start}"
+    )
     assert all(p.startswith(f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page=") for p in shown)
     assert (env_data_dir / "documents" / key / "excerpts" / "question.pdf.update").exists()
     assert cli.main(["answer", question, "--strategy", "question", "--no-translate", "--no-rerank"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[1] excerpt: ")]
-    assert len(lines) == 1 and lines[0].split(": ", 1)[1].startswith(f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page=")
+    assert len(lines) == 1 and lines[0].split(": ", 1)[1].startswith(
+        f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page="
+    )
     out = env_data_dir / "cut.pdf"
     assert cli.main(["excerpt", pair.id, "-o", str(out)]) == 0
     assert held_ratio(pair, out) >= 0.99 and list(highlighted_texts(out.read_bytes())) == [pair.id]

@@ -102,13 +102,25 @@ def test_pages_turned_for_display_read_as_drawn(name: str, strategy: str, tmp_pa
 
     original = SAMPLES / name if name.startswith("sample") else fixture_pdf(name)
     turned = rotated_copy(original, tmp_path / name)
-    chunks = [chunk_file(p, Strategy(strategy), Settings.from_env(), use_llm=False) for p in (original, turned)]
-    assert [(c["text"], c["metadata"]["page_start"]) for c in chunks[1]] == [(c["text"], c["metadata"]["page_start"]) for c in chunks[0]]
+    chunks = [
+        chunk_file(p, Strategy(strategy), Settings.from_env(), use_llm=False) for p in (original, turned)
+    ]
+    assert [(c["text"], c["metadata"]["page_start"]) for c in chunks[1]] == [
+        (c["text"], c["metadata"]["page_start"]) for c in chunks[0]
+    ]
     assert len(chunks[0]) >= 9
 
 
-DOCX_ASKED = ["How do I apply for the scheme online?", "What documents must I submit with the form?", "Can I appeal if my application is refused?"]
-DOCX_ANSWERED = ["Through the online portal, at any time of the day.", "A copy of your identity card and proof of address.", "Yes, within 28 days of the decision letter."]
+DOCX_ASKED = [
+    "How do I apply for the scheme online?",
+    "What documents must I submit with the form?",
+    "Can I appeal if my application is refused?",
+]
+DOCX_ANSWERED = [
+    "Through the online portal, at any time of the day.",
+    "A copy of your identity card and proof of address.",
+    "Yes, within 28 days of the decision letter.",
+]
 
 
 def _bold(document: Any, question: str, answer: str) -> None:
@@ -148,7 +160,13 @@ def test_a_docx_faq_without_labels_gives_a_pair_per_question(style: str, tmp_pat
     document.save(path)
     hints = extract_document(read_source(path)).pages[0].headings
     numbered = [f"{n}. " if style == "table" else "" for n in range(1, 4)]
-    assert hints == [["Frequently Asked Questions on the Subsidy Scheme", 1]] + [[f"{n}{q}", 6] for n, q in zip(numbered, DOCX_ASKED)]
-    pairs = [r for r in chunk_file(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False) if r["metadata"]["section_type"] == "qa"]
+    assert hints == [["Frequently Asked Questions on the Subsidy Scheme", 1]] + [
+        [f"{n}{q}", 6] for n, q in zip(numbered, DOCX_ASKED)
+    ]
+    pairs = [
+        r
+        for r in chunk_file(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
+        if r["metadata"]["section_type"] == "qa"
+    ]
     assert [p["metadata"]["question_text"] for p in pairs] == DOCX_ASKED
     assert [p["text"].split("\n")[-1] for p in pairs] == DOCX_ANSWERED

@@ -14,9 +14,11 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable, Iterator
+from datetime import UTC
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import dagster as dg
 import pytest
@@ -48,16 +50,18 @@ def qa_paper_with_table(path: Path) -> Path:
     """Two pages, Q1 and Q2, a ruled table in Q1's answer: geometry finds the table, so the
     vision stage is asked for page 1, and the structure stage is asked once. Small on
     purpose: a timing-out call costs the openai client's 3 retries with backoff (~5 s)."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from fpdf import FPDF
 
     pdf = FPDF(format="A4", unit="pt")
-    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=timezone.utc))
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
     pdf.set_auto_page_break(False)
     pdf.set_font("Helvetica", size=10)
     rng = random.Random("faults")
-    words = "drainage capacity resettlement compensation licence vehicle allowance elderly safety budget".split()
+    words = (
+        "drainage capacity resettlement compensation licence vehicle allowance elderly safety budget".split()
+    )
 
     def filler() -> str:
         return " ".join(rng.choice(words) for _ in range(11)) + "."
@@ -69,7 +73,12 @@ def qa_paper_with_table(path: Path) -> Path:
         y += 14
         pdf.text(60, y, filler())
     y += 20
-    rows = [["Year", "Applications", "Approved"], ["2022", "11 991", "1 109"], ["2023", "12 005", "987"], ["2024", "12 310", "1 002"]]
+    rows = [
+        ["Year", "Applications", "Approved"],
+        ["2022", "11 991", "1 109"],
+        ["2023", "12 005", "987"],
+        ["2024", "12 310", "1 002"],
+    ]
     xs = [60, 160, 280, 400]
     for r, row in enumerate(rows):
         for c, text in enumerate(row):
@@ -101,8 +110,12 @@ def paper(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def without_llm(paper: Path, tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The question chunks with no LLM at all: what every fallback must give."""
-    records = chunk_file(paper, Strategy.question, Settings(data_dir=tmp_path_factory.mktemp("no-llm") / "data"), use_llm=False)
-    assert [r["metadata"].get("question_id") for r in records] == ["Q1", "Q2"] and records[0]["metadata"]["has_table"]
+    records = chunk_file(
+        paper, Strategy.question, Settings(data_dir=tmp_path_factory.mktemp("no-llm") / "data"), use_llm=False
+    )
+    assert [r["metadata"].get("question_id") for r in records] == ["Q1", "Q2"] and records[0]["metadata"][
+        "has_table"
+    ]
     return records
 
 
@@ -111,7 +124,9 @@ FAULTS: dict[str, Callable[[FakeLLMServer], None]] = {
     "429": lambda server: setattr(server, "default_reply", Fault.status(429)),
     "500": lambda server: setattr(server, "default_reply", Fault.status(500)),
     "not_json": lambda server: setattr(server, "default_reply", Fault.bad_json()),
-    "garbage_text": lambda server: setattr(server, "default_reply", "I am sorry, as a language model I cannot see tables {"),
+    "garbage_text": lambda server: setattr(
+        server, "default_reply", "I am sorry, as a language model I cannot see tables {"
+    ),
 }
 
 
@@ -146,15 +161,24 @@ def test_llm_unreachable_falls_back(tmp_path: Path, paper: Path, without_llm: li
 
 
 def test_llm_failures_are_recorded_and_never_cached(
-    llm_server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, paper: Path, without_llm: list[dict[str, Any]]
+    llm_server: FakeLLMServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    paper: Path,
+    without_llm: list[dict[str, Any]],
 ) -> None:
     """In a Dagster run the failures show in the metadata a person reads; a failure is not
     cached, so the next run (the endpoint back) asks again."""
     data = tmp_path / "data"
     for name, value in {
-        "LLM_BASE_URL": llm_server.base_url, "LLM_MODEL_NAME": llm_server.model, "LLM_API_KEY": "test-key",
-        "QA_VISION_ENABLED": "true", "QA_STRUCTURE_MODE": "llm", "LLM_TIMEOUT_S": "0.5",
-        "LEGCO_DATA_DIR": str(data), "LEGCO_INBOX": str(data / "inbox"),
+        "LLM_BASE_URL": llm_server.base_url,
+        "LLM_MODEL_NAME": llm_server.model,
+        "LLM_API_KEY": "test-key",
+        "QA_VISION_ENABLED": "true",
+        "QA_STRUCTURE_MODE": "llm",
+        "LLM_TIMEOUT_S": "0.5",
+        "LEGCO_DATA_DIR": str(data),
+        "LEGCO_INBOX": str(data / "inbox"),
     }.items():
         monkeypatch.setenv(name, value)
     resources = resources_from_env()  # what `dagster dev` and the CLI wire from this environment
@@ -163,8 +187,12 @@ def test_llm_failures_are_recorded_and_never_cached(
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         result = dg.materialize(
-            ALL_ASSETS, partition_key=key, instance=instance, resources=resources,
-            run_config=strategy_run_config(Strategy.question), raise_on_error=False,
+            ALL_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=resources,
+            run_config=strategy_run_config(Strategy.question),
+            raise_on_error=False,
         )
         assert result.success, step_failure_messages(result)
         tables_meta = result.asset_materializations_for_node("page_tables")[0].metadata
@@ -177,7 +205,10 @@ def test_llm_failures_are_recorded_and_never_cached(
         calls_before = llm_server.calls["chat"]
         llm_server.default_reply = "NO_TABLES"  # back, but with nothing useful to say
         again = dg.materialize(
-            ALL_ASSETS, partition_key=key, instance=instance, resources=resources,
+            ALL_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=resources,
             run_config=strategy_run_config(Strategy.question),
         )
         assert again.success and llm_server.calls["chat"] > calls_before, "failed calls were not cached"
@@ -231,7 +262,10 @@ def test_short_outage_is_bridged_with_exponential_backoff(settings: Settings, sl
     records = doc_records(["排水系統的容量", "補償政策"], "s1")
     result = replace_document(flaky, records, "doc", "question", "s1")
     assert result.written == 2 and sleeps == [0.5, 1.0, 2.0]
-    assert sorted(c.id for c in stored_chunks(open_collection(settings))) == ["doc:question:0", "doc:question:1"]
+    assert sorted(c.id for c in stored_chunks(open_collection(settings))) == [
+        "doc:question:0",
+        "doc:question:1",
+    ]
 
 
 def test_long_outage_raises_after_the_last_attempt_and_other_errors_at_once(sleeps: list[float]) -> None:
@@ -274,12 +308,20 @@ def test_chroma_down_fails_vector_index_only_and_a_rerun_completes(
     tmp_path: Path, sleeps: list[float], flaky_chroma: dict[str, Any]
 ) -> None:
     data = tmp_path / "data"
-    key = DocumentIndex(data / "documents").register(english_paper(tmp_path / "outage.pdf", "outage", pages=4))
-    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    key = DocumentIndex(data / "documents").register(
+        english_paper(tmp_path / "outage.pdf", "outage", pages=4)
+    )
+    resources = {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         flaky_chroma["failures"] = 1000  # down for longer than the retries last
-        failed = dg.materialize(ALL_ASSETS, partition_key=key, instance=instance, resources=resources, raise_on_error=False)
+        failed = dg.materialize(
+            ALL_ASSETS, partition_key=key, instance=instance, resources=resources, raise_on_error=False
+        )
         assert not failed.success
         failures = step_failure_messages(failed)
         assert list(failures) == ["vector_index"] and "Connection refused" in failures["vector_index"]
@@ -291,7 +333,9 @@ def test_chroma_down_fails_vector_index_only_and_a_rerun_completes(
         }
 
         flaky_chroma["failures"] = 2  # back after a blip
-        rerun = dg.materialize(ALL_ASSETS, selection=[vector_index], partition_key=key, instance=instance, resources=resources)
+        rerun = dg.materialize(
+            ALL_ASSETS, selection=[vector_index], partition_key=key, instance=instance, resources=resources
+        )
         assert rerun.success
         assert instance.get_status_by_partition(dg.AssetKey("vector_index"), [key], documents_partitions) == {
             key: dg.AssetPartitionStatus.MATERIALIZED
@@ -306,7 +350,11 @@ def test_chroma_server_started_late_is_waited_for(tmp_path: Path, monkeypatch: p
     data = tmp_path / "data"
     key = DocumentIndex(data / "documents").register(english_paper(tmp_path / "late.pdf", "late", pages=2))
     port = free_port()
-    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource(host="127.0.0.1", port=port)}
+    resources = {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(host="127.0.0.1", port=port),
+    }
     real_sleep = time.sleep
     delays: list[float] = []
 
@@ -318,12 +366,27 @@ def test_chroma_server_started_late_is_waited_for(tmp_path: Path, monkeypatch: p
     servers: list[Any] = []
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        upstream = dg.materialize(ALL_ASSETS, selection=[a for a in ALL_ASSETS if a is not vector_index], partition_key=key, instance=instance, resources=resources)
+        upstream = dg.materialize(
+            ALL_ASSETS,
+            selection=[a for a in ALL_ASSETS if a is not vector_index],
+            partition_key=key,
+            instance=instance,
+            resources=resources,
+        )
         assert upstream.success
-        starter = threading.Timer(0.8, lambda: servers.append(start_chroma_server(tmp_path / "late-chroma" / "db", port)))
+        starter = threading.Timer(
+            0.8, lambda: servers.append(start_chroma_server(tmp_path / "late-chroma" / "db", port))
+        )
         starter.start()
         try:
-            result = dg.materialize(ALL_ASSETS, selection=[vector_index], partition_key=key, instance=instance, resources=resources, raise_on_error=False)
+            result = dg.materialize(
+                ALL_ASSETS,
+                selection=[vector_index],
+                partition_key=key,
+                instance=instance,
+                resources=resources,
+                raise_on_error=False,
+            )
             starter.join()
             assert result.success, step_failure_messages(result)
             stored = stored_chunks(open_collection(servers[0].settings(data)))
@@ -349,25 +412,36 @@ def test_a_strategy_that_breaks_on_one_paper_costs_only_that_strategy_of_that_pa
 
     real = pipeline.stage_chunks
 
-    def token_breaks_on_one_paper(settings: Settings, document_id: str, strategy: Strategy, *args: Any, **kwargs: Any) -> Any:
+    def token_breaks_on_one_paper(
+        settings: Settings, document_id: str, strategy: Strategy, *args: Any, **kwargs: Any
+    ) -> Any:
         if document_id == "broken" and strategy is Strategy.token:
             raise RuntimeError("the token chunker broke on this paper")
         return real(settings, document_id, strategy, *args, **kwargs)
 
     monkeypatch.setattr(pipeline, "stage_chunks", token_breaks_on_one_paper)
-    papers = [english_paper(tmp_path / "broken.pdf", "broken", pages=2), english_paper(tmp_path / "sound.pdf", "sound", pages=2)]
+    papers = [
+        english_paper(tmp_path / "broken.pdf", "broken", pages=2),
+        english_paper(tmp_path / "sound.pdf", "sound", pages=2),
+    ]
     settings = Settings.from_env()
     summary = ingest_files(papers, list(Strategy), settings, out=io.StringIO())
 
-    assert summary["failed_by_strategy"] == {"token": 1, "question": 0} and failed_line(summary) == "failed: token 1, question 0"
+    assert (
+        summary["failed_by_strategy"] == {"token": 1, "question": 0}
+        and failed_line(summary) == "failed: token 1, question 0"
+    )
     [failure] = summary["failed"]
-    assert (failure["file"], failure["strategy"]) == (str(papers[0]), "token") and "token chunker broke" in failure["error"]
+    assert (failure["file"], failure["strategy"]) == (
+        str(papers[0]),
+        "token",
+    ) and "token chunker broke" in failure["error"]
     assert summary["documents"] == 2
     stored = {(c.document_id, c.metadata.strategy_type) for c in stored_chunks(open_collection(settings))}
     assert stored == {("broken", "question"), ("sound", "token"), ("sound", "question")}
-    assert sorted(c.id for c in stored_chunks(open_collection(settings)) if c.id.startswith("broken:")) == sorted(
-        chunk_file_ids(env_data_dir, "broken", "question")
-    )
+    assert sorted(
+        c.id for c in stored_chunks(open_collection(settings)) if c.id.startswith("broken:")
+    ) == sorted(chunk_file_ids(env_data_dir, "broken", "question"))
 
 
 def test_a_shared_stage_that_fails_fails_each_strategy_of_that_paper_only(
@@ -389,7 +463,10 @@ def test_a_shared_stage_that_fails_fails_each_strategy_of_that_paper_only(
         return real(settings, document_id, *args, **kwargs)
 
     monkeypatch.setattr(pipeline, "stage_structure", structure_breaks_on_one_paper)
-    papers = [english_paper(tmp_path / "broken.pdf", "broken", pages=2), english_paper(tmp_path / "sound.pdf", "sound", pages=2)]
+    papers = [
+        english_paper(tmp_path / "broken.pdf", "broken", pages=2),
+        english_paper(tmp_path / "sound.pdf", "sound", pages=2),
+    ]
     settings = Settings.from_env()
     summary = ingest_files(papers, list(Strategy), settings, out=io.StringIO())
     assert summary["failed_by_strategy"] == {"token": 1, "question": 1} and summary["documents"] == 1

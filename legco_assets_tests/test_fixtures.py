@@ -10,9 +10,8 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 import pypdfium2 as pdfium
+import pytest
 
 TESTS = Path(__file__).resolve().parent
 PDF_DIR = TESTS / "fixtures" / "pdfs"
@@ -104,7 +103,10 @@ CHINESE_GOLD = [p for p in GOLD_FILES if json.loads(p.read_text(encoding="utf-8"
 
 @pytest.mark.parametrize("gold_file", CHINESE_GOLD, ids=lambda p: p.name.replace(".gold.json", ""))
 def test_chinese_papers_extract_real_characters(gold_file):
-    pages = [page.get_textpage().get_text_range() for page in pdfium.PdfDocument(str(gold_file).replace(".gold.json", ".pdf"))]
+    pages = [
+        page.get_textpage().get_text_range()
+        for page in pdfium.PdfDocument(str(gold_file).replace(".gold.json", ".pdf"))
+    ]
     for n, text in enumerate(pages, 1):
         assert "\ufffd" not in text and "\u25a1" not in text, n
         assert len(re.findall(r"[\u4e00-\u9fff]", text)) >= 20, n
@@ -113,10 +115,32 @@ def test_chinese_papers_extract_real_characters(gold_file):
 def test_paper_e_covers_the_layout_cases():
     gold = json.loads((PDF_DIR / "paper_e_qa.gold.json").read_text(encoding="utf-8"))
     pairs = {p["qa_id"]: p for p in gold["pairs"]}
-    assert list(pairs) == ["A1", "A2", "A3", "B1", "B2", "B3", "C1", "C2", "C3", "D1", "D2", "D3", "O1", "O2", "O3"]
-    assert {p["question_marker"] for p in gold["pairs"] if p["kind"] == "marked"} >= {"問 A1：", "問A2:", "問 A3︰"}
+    assert list(pairs) == [
+        "A1",
+        "A2",
+        "A3",
+        "B1",
+        "B2",
+        "B3",
+        "C1",
+        "C2",
+        "C3",
+        "D1",
+        "D2",
+        "D3",
+        "O1",
+        "O2",
+        "O3",
+    ]
+    assert {p["question_marker"] for p in gold["pairs"] if p["kind"] == "marked"} >= {
+        "問 A1：",
+        "問A2:",
+        "問 A3︰",
+    }
     assert sum(p["answer_start_page"] > p["page"] for p in gold["pairs"]) >= 2  # 問 and 答 on different pages
-    assert sum(p["answer_end_page"] > p["answer_start_page"] for p in gold["pairs"]) >= 2  # answers span pages
+    assert (
+        sum(p["answer_end_page"] > p["answer_start_page"] for p in gold["pairs"]) >= 2
+    )  # answers span pages
     continued = [t for t in gold["tables"] if t["continues_to_page"]]
     assert continued and all(t["in_pair"] for t in continued)
     assert any("\u2009" in c for t in gold["tables"] for r in t["rows"] for c in r)

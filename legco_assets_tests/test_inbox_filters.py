@@ -40,18 +40,40 @@ def folder(tmp_path: Path) -> Path:
         ("notes.xls", Settings(), "notes.xls", "unsupported file type .xls (supported: "),
         ("README", Settings(), "README", "unsupported file type (none)"),
         ("paper-c.pdf", Settings(), "paper-c.pdf", None),
-        ("paper-c.pdf", Settings(inbox_include=("*-e.pdf", "*.docx")), "paper-c.pdf", "not matched by LEGCO_INBOX_INCLUDE (*-e.pdf,*.docx)"),
+        (
+            "paper-c.pdf",
+            Settings(inbox_include=("*-e.pdf", "*.docx")),
+            "paper-c.pdf",
+            "not matched by LEGCO_INBOX_INCLUDE (*-e.pdf,*.docx)",
+        ),
         ("drafts/draft-e.pdf", Settings(inbox_include=("*-e.pdf",)), "drafts/draft-e.pdf", None),
-        ("drafts/draft-e.pdf", Settings(inbox_exclude=("drafts/*",)), "drafts/draft-e.pdf", "matched by LEGCO_INBOX_EXCLUDE (drafts/*)"),
-        ("paper-c.pdf", Settings(inbox_exclude=("*-C.PDF",)), "paper-c.pdf", "matched by LEGCO_INBOX_EXCLUDE (*-C.PDF)"),
-        ("paper-c.pdf", Settings(inbox_exclude=("*-c.pdf",)), None, None),  # a file named by hand: globs do not apply
+        (
+            "drafts/draft-e.pdf",
+            Settings(inbox_exclude=("drafts/*",)),
+            "drafts/draft-e.pdf",
+            "matched by LEGCO_INBOX_EXCLUDE (drafts/*)",
+        ),
+        (
+            "paper-c.pdf",
+            Settings(inbox_exclude=("*-C.PDF",)),
+            "paper-c.pdf",
+            "matched by LEGCO_INBOX_EXCLUDE (*-C.PDF)",
+        ),
+        (
+            "paper-c.pdf",
+            Settings(inbox_exclude=("*-c.pdf",)),
+            None,
+            None,
+        ),  # a file named by hand: globs do not apply
         ("long report.pdf", Settings(max_pages=4), "long report.pdf", "5 pages, over LEGCO_MAX_PAGES=4"),
         ("long report.pdf", Settings(max_pages=5), "long report.pdf", None),
         ("long report.pdf", Settings(max_file_mb=0.001), None, "MB, over LEGCO_MAX_FILE_MB=0.001"),
         ("notes.xls", Settings(), None, "unsupported file type .xls"),
     ],
 )
-def test_skip_reason(folder: Path, name: str, settings: Settings, relative: str | None, expected: str | None) -> None:
+def test_skip_reason(
+    folder: Path, name: str, settings: Settings, relative: str | None, expected: str | None
+) -> None:
     reason = skip_reason(folder / name, settings, relative)
     if expected is None:
         assert reason is None
@@ -78,10 +100,14 @@ def test_scan_names_each_skipped_file_once_and_never_takes_it(folder: Path) -> N
     again = scan_inbox(folder, scan.state, settings)
     assert not again.changed and not again.skipped, "named once, not on every tick"
     raised = scan_inbox(folder, again.state, settings.with_(max_pages=10))
-    assert [f.path.name for f in raised.changed] == ["long report.pdf"], "a raised cap takes the file it left out"
+    assert [f.path.name for f in raised.changed] == ["long report.pdf"], (
+        "a raised cap takes the file it left out"
+    )
 
 
-def test_the_inbox_sensor_logs_skipped_files_and_gives_them_no_partition(folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture) -> None:
+def test_the_inbox_sensor_logs_skipped_files_and_gives_them_no_partition(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture
+) -> None:
     monkeypatch.setenv("LEGCO_MAX_PAGES", "4")
     monkeypatch.setenv("LEGCO_INBOX_EXCLUDE", "drafts/*")
     resources = {"legco": LegcoSettings(data_dir=str(tmp_path / "data"), inbox=str(folder))}
@@ -92,18 +118,33 @@ def test_the_inbox_sensor_logs_skipped_files_and_gives_them_no_partition(folder:
         assert tick.dynamic_partitions_requests[0].partition_keys == ["paper-c"]
         assert f"skipped {folder / 'long report.pdf'}: 5 pages, over LEGCO_MAX_PAGES=4" in log
         assert f"skipped {folder / 'notes.xls'}: unsupported file type .xls" in log
-        assert f"skipped {folder / 'drafts' / 'draft-e.pdf'}: matched by LEGCO_INBOX_EXCLUDE (drafts/*)" in log
+        assert (
+            f"skipped {folder / 'drafts' / 'draft-e.pdf'}: matched by LEGCO_INBOX_EXCLUDE (drafts/*)" in log
+        )
         index = json.loads((tmp_path / "data" / "documents" / "index.json").read_text())
         assert list(index) == ["paper-c"], "a skipped file is never registered"
 
         (folder / "paper-c.pdf").unlink()
-        quiet = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=tick.cursor))
+        quiet = inbox_sensor(
+            dg.build_sensor_context(instance=instance, resources=resources, cursor=tick.cursor)
+        )
         assert not quiet.run_requests and "skipped" not in capfd.readouterr().err
 
 
 def _cli(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    full = {**os.environ, "LEGCO_DATA_DIR": str(tmp_path / "data"), "DAGSTER_HOME": str(tmp_path / "dagster_home"), **env}
-    return subprocess.run([sys.executable, "-m", "legco_assets.cli", "ingest", *args], capture_output=True, text=True, env=full, timeout=600)
+    full = {
+        **os.environ,
+        "LEGCO_DATA_DIR": str(tmp_path / "data"),
+        "DAGSTER_HOME": str(tmp_path / "dagster_home"),
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "legco_assets.cli", "ingest", *args],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=600,
+    )
 
 
 def test_ingest_names_each_skipped_file_with_its_reason_and_counts_them(folder: Path, tmp_path: Path) -> None:
@@ -111,16 +152,23 @@ def test_ingest_names_each_skipped_file_with_its_reason_and_counts_them(folder: 
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
-    assert sorted(line for line in lines if line.startswith("skipped ")) == sorted([
-        f"skipped {folder / 'README'}: unsupported file type (none) (supported: {supported})",
-        f"skipped {folder / 'drafts' / 'draft-e.pdf'}: matched by LEGCO_INBOX_EXCLUDE (drafts/*)",
-        f"skipped {folder / 'long report.pdf'}: 5 pages, over LEGCO_MAX_PAGES=4",
-        f"skipped {folder / 'notes.xls'}: unsupported file type .xls (supported: {supported})",
-    ])
+    assert sorted(line for line in lines if line.startswith("skipped ")) == sorted(
+        [
+            f"skipped {folder / 'README'}: unsupported file type (none) (supported: {supported})",
+            f"skipped {folder / 'drafts' / 'draft-e.pdf'}: matched by LEGCO_INBOX_EXCLUDE (drafts/*)",
+            f"skipped {folder / 'long report.pdf'}: 5 pages, over LEGCO_MAX_PAGES=4",
+            f"skipped {folder / 'notes.xls'}: unsupported file type .xls (supported: {supported})",
+        ]
+    )
     assert "→ partition paper-c" in done.stdout and "→ partition long-report" not in done.stdout
-    assert lines[-1].startswith("ingested 1 document(s), 2 pages;") and "; failed: token 0; skipped 4;" in lines[-1]
+    assert (
+        lines[-1].startswith("ingested 1 document(s), 2 pages;")
+        and "; failed: token 0; skipped 4;" in lines[-1]
+    )
 
     # a file named by hand that cannot be taken is an error line and a non-zero exit
     named = _cli(tmp_path, str(folder / "notes.xls"))
     assert named.returncode == 1
-    assert named.stderr.splitlines()[0].startswith(f"legco-assets: error: {folder / 'notes.xls'}: unsupported file type .xls")
+    assert named.stderr.splitlines()[0].startswith(
+        f"legco-assets: error: {folder / 'notes.xls'}: unsupported file type .xls"
+    )

@@ -20,7 +20,18 @@ import pytest
 
 CORE = Path(__file__).resolve().parents[1] / "legco_assets" / "core"
 # lowest first: a module may import its own package and anything listed before it
-LAYERS = ["shared", "read", "sources", "structure", "tables", "chunking", "excerpts", "search", "pipeline", "evaluation"]
+LAYERS = [
+    "shared",
+    "read",
+    "sources",
+    "structure",
+    "tables",
+    "chunking",
+    "excerpts",
+    "search",
+    "pipeline",
+    "evaluation",
+]
 TOP_MODULES = {"pipeline": "pipeline"}  # the rest of core/*.py is shared
 
 
@@ -69,7 +80,9 @@ def test_imports_point_down_and_through_package_names(path: Path) -> None:
         if not target:  # from .. import markers: shared modules by name
             target = [names[0]]
         layer = layer_of(target)
-        assert LAYERS.index(layer) <= LAYERS.index(own), f"{own} imports {layer} ({'.'.join(target)}): an arrow up"
+        assert LAYERS.index(layer) <= LAYERS.index(own), (
+            f"{own} imports {layer} ({'.'.join(target)}): an arrow up"
+        )
         into_other_package = target[0] in LAYERS and target[0] != own_package
         assert not (into_other_package and len(target) > 1), (
             f"imports the module {'.'.join(target)} of another package: import its names from {target[0]}"
@@ -105,7 +118,9 @@ def imported_modules(name: str, path: Path, known: set[str]) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
             origin = ".".join(base + ([node.module] if node.module else []))
-            found.update(f"{origin}.{a.name}" if f"{origin}.{a.name}" in known else origin for a in node.names)
+            found.update(
+                f"{origin}.{a.name}" if f"{origin}.{a.name}" in known else origin for a in node.names
+            )
     return found & known
 
 
@@ -172,10 +187,22 @@ def test_a_circle_probe_is_caught(tmp_path: Path) -> None:
     graph = import_graph(root)
     circle = import_circle(graph)
     assert circle[0] == circle[-1] and len(circle) >= 3
-    assert set(circle) in ({"pkg.core.a", "pkg.core.b"}, {"pkg.core.ring", "pkg.core.ring.one", "pkg.core.ring.two"})
+    assert set(circle) in (
+        {"pkg.core.a", "pkg.core.b"},
+        {"pkg.core.ring", "pkg.core.ring.one", "pkg.core.ring.two"},
+    )
     del graph["pkg.core.b"]
     assert set(import_circle(graph)) == {"pkg.core.ring", "pkg.core.ring.one", "pkg.core.ring.two"}
-    assert import_circle(import_graph(_probe_package(tmp_path / "clean", {"core/a.py": "from .b import f\n", "core/b.py": "f = 1\n"}))) == []
+    assert (
+        import_circle(
+            import_graph(
+                _probe_package(
+                    tmp_path / "clean", {"core/a.py": "from .b import f\n", "core/b.py": "f = 1\n"}
+                )
+            )
+        )
+        == []
+    )
 
 
 def test_a_cli_import_from_below_is_caught(tmp_path: Path) -> None:
@@ -189,7 +216,10 @@ def test_a_cli_import_from_below_is_caught(tmp_path: Path) -> None:
             "defs/jobs.py": "import pkg.cli\n",
         },
     )
-    assert cli_imports_from_below(import_graph(root), "pkg") == ["pkg.core.work -> pkg.cli.common", "pkg.defs.jobs -> pkg.cli"]
+    assert cli_imports_from_below(import_graph(root), "pkg") == [
+        "pkg.core.work -> pkg.cli.common",
+        "pkg.defs.jobs -> pkg.cli",
+    ]
 
 
 # -- the README's layout table names every module ---------------------------------------------
@@ -209,12 +239,33 @@ def layout_rows() -> dict[str, set[str]]:
     return rows
 
 
-@pytest.mark.parametrize("folder", ["core/", "core/read/", "core/sources/", "core/structure/", "core/tables/", "core/chunking/", "core/excerpts/", "core/search/", "core/evaluation/", "cli/", "defs/"])
+@pytest.mark.parametrize(
+    "folder",
+    [
+        "core/",
+        "core/read/",
+        "core/sources/",
+        "core/structure/",
+        "core/tables/",
+        "core/chunking/",
+        "core/excerpts/",
+        "core/search/",
+        "core/evaluation/",
+        "cli/",
+        "defs/",
+    ],
+)
 def test_the_readme_layout_names_every_module(folder: str) -> None:
     names = layout_rows()[folder]
     here = PACKAGE / folder
-    modules = {p.stem for p in here.glob("*.py") if p.stem != "__init__"} - ({"pipeline"} if folder == "core/" else set())
-    for sub in (p for p in here.iterdir() if (p / "__init__.py").exists() and f"{folder}{p.name}/" not in layout_rows()):
+    modules = {p.stem for p in here.glob("*.py") if p.stem != "__init__"} - (
+        {"pipeline"} if folder == "core/" else set()
+    )
+    for sub in (
+        p
+        for p in here.iterdir()
+        if (p / "__init__.py").exists() and f"{folder}{p.name}/" not in layout_rows()
+    ):
         if folder == "core/":
             continue  # the stage packages have rows of their own
         assert f"{sub.name}/" in names, f"the README's {folder} row does not name {sub.name}/"

@@ -38,11 +38,19 @@ def feed_env(server_url: str, root: Path) -> dict[str, str]:
 
 
 def run_feed(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "legco_assets.cli", "feed", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "legco_assets.cli", "feed", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
 
 
 # -- the issue's "done when", through the command line ----------------------------------------
-def test_feed_polls_fetch_exactly_the_new_papers_across_pages(odata_server: FakeHansardServer, tmp_path: Path) -> None:
+def test_feed_polls_fetch_exactly_the_new_papers_across_pages(
+    odata_server: FakeHansardServer, tmp_path: Path
+) -> None:
     s = odata_server
     s.add_record("900", "2023-12-20", "Chinese", pdf_bytes("old"))
     zh = s.add_record("1001", "2024-01-10", "Chinese", pdf_bytes("1001"))
@@ -57,7 +65,11 @@ def test_feed_polls_fetch_exactly_the_new_papers_across_pages(odata_server: Fake
     first = run_feed(env, "--once", "--since", "2024-01-01")
     assert first.returncode == 1, first.stdout + first.stderr
     assert first.stderr.splitlines() == [f"legco-assets: error: {missing}: HTTP 404 Not Found"]
-    assert inbox_files(tmp_path) == ["hansard-2024-01-10-en.pdf", "hansard-2024-01-10-zh.pdf", "hansard-2024-01-17-zh.pdf"]
+    assert inbox_files(tmp_path) == [
+        "hansard-2024-01-10-en.pdf",
+        "hansard-2024-01-10-zh.pdf",
+        "hansard-2024-01-17-zh.pdf",
+    ]
     inbox = tmp_path / "data" / "inbox"
     assert (inbox / "hansard-2024-01-10-zh.pdf").read_bytes() == pdf_bytes("1001")
     assert (inbox / "hansard-2024-01-17-zh.pdf").read_bytes() == pdf_bytes("1011")
@@ -67,7 +79,11 @@ def test_feed_polls_fetch_exactly_the_new_papers_across_pages(odata_server: Fake
     # paged: 4 matching records, 2 a page, after one 500: 1 + 2 requests, the second by nextLink
     assert s.hits[FEED_PATH] == 3 and "$skip" in s.feed_queries[-1]
     sent = s.feed_queries[1]["$filter"]
-    assert "MeetingDate ge datetime'2024-01-01" in sent and "HansardType eq 'Chinese'" in sent and "Floor" not in sent
+    assert (
+        "MeetingDate ge datetime'2024-01-01" in sent
+        and "HansardType eq 'Chinese'" in sent
+        and "Floor" not in sent
+    )
     assert s.hits["/files/1011.pdf"] == 2 and s.hits["/files/1003.pdf"] == 0 and s.hits["/files/900.pdf"] == 0
 
     # the missing file is not marked seen: the next poll asks again, and now it is there
@@ -89,32 +105,50 @@ def test_feed_polls_fetch_exactly_the_new_papers_across_pages(odata_server: Fake
     assert "hansard-2023-12-20-zh.pdf" not in inbox_files(tmp_path), "older than --since, never fetched"
 
     state = json.loads((tmp_path / "data" / "feed" / "state.json").read_text())
-    assert sorted(state["records"]) == ["1001", "1002", "1011", "1012", "1021"] and state["last_meeting_date"] == "2024-01-24"
-    assert state["records"]["1001"]["source_url"] == zh and state["records"]["1001"]["meeting_date"] == "2024-01-10"
+    assert (
+        sorted(state["records"]) == ["1001", "1002", "1011", "1012", "1021"]
+        and state["last_meeting_date"] == "2024-01-24"
+    )
+    assert (
+        state["records"]["1001"]["source_url"] == zh
+        and state["records"]["1001"]["meeting_date"] == "2024-01-10"
+    )
 
 
-def test_feed_exit_2_on_bad_arguments_unreachable_or_malformed_feed(odata_server: FakeHansardServer, tmp_path: Path) -> None:
+def test_feed_exit_2_on_bad_arguments_unreachable_or_malformed_feed(
+    odata_server: FakeHansardServer, tmp_path: Path
+) -> None:
     env = feed_env(odata_server.base_url, tmp_path)
     bad_date = run_feed(env, "--once", "--since", "yesterday")
-    assert bad_date.returncode == 2 and bad_date.stderr.startswith("legco-assets: error: argument --since: not a date")
+    assert bad_date.returncode == 2 and bad_date.stderr.startswith(
+        "legco-assets: error: argument --since: not a date"
+    )
     bad_type = run_feed(env, "--once", "--types", "Chinese,Klingon")
     assert bad_type.returncode == 2 and "unknown Hansard type Klingon" in bad_type.stderr
     bad_env = run_feed({**env, "LEGCO_FEED_SINCE": "last week"}, "--once")
-    assert bad_env.returncode == 2 and bad_env.stderr.startswith("legco-assets: error: LEGCO_FEED_SINCE: not a date")
+    assert bad_env.returncode == 2 and bad_env.stderr.startswith(
+        "legco-assets: error: LEGCO_FEED_SINCE: not a date"
+    )
     assert odata_server.hits[FEED_PATH] == 0, "bad arguments ask nothing"
 
     odata_server.fault(FEED_PATH, Fault.html())  # a portal's HTML page instead of OData JSON
     malformed = run_feed(env, "--once", "--since", "2024-01-01")
-    assert malformed.returncode == 2 and malformed.stderr.count("\n") == 1 and "not JSON" in malformed.stderr, malformed.stderr
+    assert (
+        malformed.returncode == 2 and malformed.stderr.count("\n") == 1 and "not JSON" in malformed.stderr
+    ), malformed.stderr
 
     odata_server.stop()  # nothing listens there any more
     unreachable = run_feed(env, "--once", "--since", "2024-01-01")
     assert unreachable.returncode == 2 and unreachable.stderr.count("\n") == 1, unreachable.stderr
-    assert unreachable.stderr.startswith(f"legco-assets: error: feed {odata_server.base_url}/Hansard: cannot reach the server")
+    assert unreachable.stderr.startswith(
+        f"legco-assets: error: feed {odata_server.base_url}/Hansard: cannot reach the server"
+    )
 
 
 # -- downloads: faults, temp files, concurrency --------------------------------------------
-def test_an_html_page_and_a_slow_reply_are_refused_and_tried_again_next_poll(odata_server: FakeHansardServer, tmp_path: Path) -> None:
+def test_an_html_page_and_a_slow_reply_are_refused_and_tried_again_next_poll(
+    odata_server: FakeHansardServer, tmp_path: Path
+) -> None:
     s = odata_server
     html = s.add_record("2001", "2024-02-01", "Chinese", pdf_bytes("2001"))
     slow = s.add_record("2002", "2024-02-01", "English", pdf_bytes("2002"))
@@ -129,23 +163,35 @@ def test_an_html_page_and_a_slow_reply_are_refused_and_tried_again_next_poll(oda
     assert s.hits["/files/2001.pdf"] == 1, "an HTML page is an answer, not a fault to retry"
     assert s.hits["/files/2002.pdf"] == 3 and len(heard) == 2
     assert inbox_files(tmp_path) == [], "no half file, no temporary file, no HTML page in the inbox"
-    assert not (settings.feed_dir / "state.json").exists() or json.loads((settings.feed_dir / "state.json").read_text())["records"] == {}
+    assert (
+        not (settings.feed_dir / "state.json").exists()
+        or json.loads((settings.feed_dir / "state.json").read_text())["records"] == {}
+    )
 
     again = poll(settings)  # the faults are over: both are fetched by the next poll
-    assert sorted(f.path.name for f in again.fetched) == ["hansard-2024-02-01-en.pdf", "hansard-2024-02-01-zh.pdf"]
+    assert sorted(f.path.name for f in again.fetched) == [
+        "hansard-2024-02-01-en.pdf",
+        "hansard-2024-02-01-zh.pdf",
+    ]
     assert not again.failed
 
 
-def test_429_is_retried_and_a_retry_after_is_honoured_up_to_a_cap(odata_server: FakeHansardServer, tmp_path: Path) -> None:
+def test_429_is_retried_and_a_retry_after_is_honoured_up_to_a_cap(
+    odata_server: FakeHansardServer, tmp_path: Path
+) -> None:
     odata_server.add_record("2101", "2024-02-08", "Chinese", pdf_bytes("2101"))
     odata_server.fault("/files/2101.pdf", Fault.status(429), Fault.status(502))
     result = poll(feed_settings(odata_server, tmp_path), since=date(2024, 2, 1))
-    assert [f.record.hansard_id for f in result.fetched] == ["2101"] and odata_server.hits["/files/2101.pdf"] == 3
+    assert [f.record.hansard_id for f in result.fetched] == ["2101"] and odata_server.hits[
+        "/files/2101.pdf"
+    ] == 3
 
     from legco_assets.core.sources import downloads
 
     request = httpx.Request("GET", "http://127.0.0.1/x")
-    asked = httpx.HTTPStatusError("429", request=request, response=httpx.Response(429, headers={"Retry-After": "7"}, request=request))
+    asked = httpx.HTTPStatusError(
+        "429", request=request, response=httpx.Response(429, headers={"Retry-After": "7"}, request=request)
+    )
     assert downloads._retry_after(asked) == 7.0
     state = SimpleNamespace(attempt_number=1, outcome=SimpleNamespace(exception=lambda: asked))
     assert downloads._retrying(Settings(feed_backoff_s=0.5)).wait(state) == 7.0
@@ -158,7 +204,10 @@ def test_at_most_two_downloads_at_once_and_a_limit(odata_server: FakeHansardServ
         odata_server.add_record(str(3000 + n), f"2024-03-0{n + 1}", "Chinese", pdf_bytes(str(n)))
     settings = feed_settings(odata_server, tmp_path)
     limited = poll(settings, since=date(2024, 3, 1), limit=2)
-    assert [f.record.hansard_id for f in sorted(limited.fetched, key=lambda f: f.record.hansard_id)] == ["3000", "3001"]
+    assert [f.record.hansard_id for f in sorted(limited.fetched, key=lambda f: f.record.hansard_id)] == [
+        "3000",
+        "3001",
+    ]
     rest = poll(settings, since=date(2024, 3, 1))
     assert len(rest.fetched) == 4 and rest.already == 2
     assert odata_server.max_in_flight <= legco_feed.MAX_DOWNLOADS == 2
@@ -183,14 +232,18 @@ def test_same_bytes_are_never_put_in_the_inbox_twice(odata_server: FakeHansardSe
     # a new record id with the bytes of one already fetched brings no second file
     s.add_record("4002", "2024-04-11", "Chinese", pdf_bytes("4001"))
     twin = poll(settings)
-    assert twin.duplicates == 1 and not twin.fetched and inbox_files(tmp_path) == ["hansard-2024-04-10-zh.pdf"]
+    assert (
+        twin.duplicates == 1 and not twin.fetched and inbox_files(tmp_path) == ["hansard-2024-04-10-zh.pdf"]
+    )
     # two different papers of one type on one day keep both, the second named by its id
     s.add_record("4003", "2024-04-10", "Chinese", pdf_bytes("4003"))
     both = poll(settings)
     assert [f.path.name for f in both.fetched] == ["hansard-2024-04-10-zh-4003.pdf"]
 
 
-def test_a_mirror_that_ignores_the_filter_is_filtered_here(odata_server: FakeHansardServer, tmp_path: Path) -> None:
+def test_a_mirror_that_ignores_the_filter_is_filtered_here(
+    odata_server: FakeHansardServer, tmp_path: Path
+) -> None:
     """A static mirror answers every query with the same JSON: dates and types still hold."""
     s = odata_server
     s.add_record("5001", "2023-05-01", "Chinese", pdf_bytes("5001"))
@@ -209,7 +262,9 @@ def test_a_next_link_that_never_ends_is_a_feed_error(odata_server: FakeHansardSe
         poll(feed_settings(odata_server, tmp_path), since=date(2024, 1, 1))
 
 
-def test_a_second_poll_at_the_same_time_waits_its_turn(odata_server: FakeHansardServer, tmp_path: Path) -> None:
+def test_a_second_poll_at_the_same_time_waits_its_turn(
+    odata_server: FakeHansardServer, tmp_path: Path
+) -> None:
     settings = feed_settings(odata_server, tmp_path)
     with legco_feed._one_poll_at_a_time(settings):
         with pytest.raises(legco_feed.FeedBusy):
@@ -235,8 +290,17 @@ def test_types_and_records_are_checked() -> None:
     with pytest.raises(ValueError, match="valid: Chinese, English, Floor"):
         parse_types("Chinese,Minutes")
     with pytest.raises(ValueError, match="record without HansardFileURL"):
-        legco_feed.parse_record({"HansardID": 1, "MeetingDate": "2024-01-10T00:00:00", "HansardType": "Chinese"})
-    record = legco_feed.parse_record({"HansardID": 7, "MeetingDate": "/Date(1704844800000)/", "HansardType": "English", "HansardFileURL": "u"})
+        legco_feed.parse_record(
+            {"HansardID": 1, "MeetingDate": "2024-01-10T00:00:00", "HansardType": "Chinese"}
+        )
+    record = legco_feed.parse_record(
+        {
+            "HansardID": 7,
+            "MeetingDate": "/Date(1704844800000)/",
+            "HansardType": "English",
+            "HansardFileURL": "u",
+        }
+    )
     assert record.base_name() == "hansard-2024-01-10-en.pdf"
 
 
@@ -248,7 +312,9 @@ def test_first_poll_without_since_looks_back_a_month_then_from_the_last_date() -
     assert legco_feed.start_date(state, settings.with_(feed_since="2024-01-01"), None) == date(2024, 1, 1)
     state.records = {"1": {"meeting_date": "2024-03-20"}}
     state.floor = "2024-01-01"
-    assert legco_feed.start_date(state, settings, None) == date(2024, 1, 1), "never before the earliest date asked for"
+    assert legco_feed.start_date(state, settings, None) == date(2024, 1, 1), (
+        "never before the earliest date asked for"
+    )
     state.floor = "2020-01-01"
     assert legco_feed.start_date(state, settings, None) == date(2023, 3, 20)
 

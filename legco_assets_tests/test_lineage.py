@@ -9,7 +9,9 @@ from pathlib import Path
 import dagster as dg
 import pytest
 from dagster._core.definitions.data_version import StaleStatus
-from dagster._utils.test.data_versions import get_stale_status_resolver  # Dagster's own test helper (stale status is not public API)
+from dagster._utils.test.data_versions import (
+    get_stale_status_resolver,  # Dagster's own test helper (stale status is not public API)
+)
 
 from legco_assets import cli
 from legco_assets.cli.lineage import LEGEND
@@ -26,11 +28,22 @@ from .runs import dagster_resources
 FRESH, STALE = StaleStatus.FRESH, StaleStatus.STALE
 
 
-def _stage(instance: dg.DagsterInstance, data: Path, asset: str, key: str, assets: list = ALL_ASSETS, strategy: str = "token") -> None:
+def _stage(
+    instance: dg.DagsterInstance,
+    data: Path,
+    asset: str,
+    key: str,
+    assets: list = ALL_ASSETS,
+    strategy: str = "token",
+) -> None:
     from legco_assets.core.settings import Strategy
 
     result = dg.materialize(
-        assets, selection=[asset], partition_key=key, instance=instance, resources=dagster_resources(data),
+        assets,
+        selection=[asset],
+        partition_key=key,
+        instance=instance,
+        resources=dagster_resources(data),
         run_config=strategy_run_config(Strategy(strategy), [asset]),
     )
     assert result.success, (asset, key)
@@ -41,7 +54,11 @@ def _inbox_papers(instance: dg.DagsterInstance, data: Path) -> list[str]:
     inbox = data / "inbox"
     fixed_english_paper(inbox / "Paper A (E).pdf", pages=2)
     fixed_english_paper(inbox / "Paper B (E).pdf", pages=3)
-    tick = inbox_sensor(dg.build_sensor_context(instance=instance, resources={"legco": LegcoSettings(data_dir=str(data), inbox=str(inbox))}))
+    tick = inbox_sensor(
+        dg.build_sensor_context(
+            instance=instance, resources={"legco": LegcoSettings(data_dir=str(data), inbox=str(inbox))}
+        )
+    )
     keys = sorted(r.partition_key for r in tick.run_requests)
     instance.add_dynamic_partitions(documents_partitions.name, keys)
     return keys
@@ -56,7 +73,9 @@ def _interleaved(instance: dg.DagsterInstance, data: Path, keys: list[str]) -> N
             _stage(instance, data, stage, key)
 
 
-def test_a_paper_ingested_with_others_names_only_its_own_upstream(env_data_dir: Path, capsys: pytest.CaptureFixture) -> None:
+def test_a_paper_ingested_with_others_names_only_its_own_upstream(
+    env_data_dir: Path, capsys: pytest.CaptureFixture
+) -> None:
     data = env_data_dir
     instance = dg.DagsterInstance.get()  # the instance the CLI opens (DAGSTER_HOME)
     first, second = _inbox_papers(instance, data)
@@ -77,8 +96,12 @@ def test_a_paper_ingested_with_others_names_only_its_own_upstream(env_data_dir: 
     chain = json.loads(capsys.readouterr().out)
     assert [s["asset"] for s in chain["stages"]] == STAGES
     assert {s["partition"] for s in chain["stages"]} == {first}
-    assert {p["partition"] for s in chain["stages"] for p in s["metadata"].get("upstream_materializations") or []} == {first}
-    assert chain["chunk_ids"]["token"] and all(i.startswith(f"{first}:token:") for i in chain["chunk_ids"]["token"])
+    assert {
+        p["partition"] for s in chain["stages"] for p in s["metadata"].get("upstream_materializations") or []
+    } == {first}
+    assert chain["chunk_ids"]["token"] and all(
+        i.startswith(f"{first}:token:") for i in chain["chunk_ids"]["token"]
+    )
     assert chain["chunk_ids"]["question"] == []
     source = chain["stages"][0]["metadata"]
     assert source["path"].endswith("Paper A (E).pdf") and len(source["sha256"]) == 64
@@ -91,20 +114,33 @@ def test_a_paper_ingested_with_others_names_only_its_own_upstream(env_data_dir: 
     assert f"paper {first}" in text and "OTHER PAPER" not in text and second not in text
     assert "extractor=pypdfium2" in text and "config=" in text and f"chunk {chunk_id}: pages 1" in text
     assert "excerpts/token.pdf#page=1" in text
-    assert LEGEND in text.splitlines() and "code 3  data " in text  # the legend explains the columns it precedes
-    assert "section path: " in text and "chunks in Chroma" not in text, "the chunk's ancestry, not the paper's chunk list"
+    assert (
+        LEGEND in text.splitlines() and "code 3  data " in text
+    )  # the legend explains the columns it precedes
+    assert "section path: " in text and "chunks in Chroma" not in text, (
+        "the chunk's ancestry, not the paper's chunk list"
+    )
 
     # issue 42: the chunk's ancestry as JSON, without the paper's other chunk ids or previews
     assert cli.main(["lineage", chunk_id, "--json"]) == 0
     raw = capsys.readouterr().out
     one = json.loads(raw)
     assert "chunk_ids" not in one and "preview" not in raw and second not in raw
-    assert one["chunk"]["id"] == chunk_id and one["chunk"]["page_start"] == 1 and "section_path" in one["chunk"]
-    assert [s["asset"] for s in one["stages"]] == STAGES and {s["metadata"].get("strategy", "token") for s in one["stages"]} == {"token"}
-    assert one["stages"][1]["metadata"]["extractor"] == "pypdfium2" and one["stages"][1]["metadata"]["upstream_materializations"]
+    assert (
+        one["chunk"]["id"] == chunk_id and one["chunk"]["page_start"] == 1 and "section_path" in one["chunk"]
+    )
+    assert [s["asset"] for s in one["stages"]] == STAGES and {
+        s["metadata"].get("strategy", "token") for s in one["stages"]
+    } == {"token"}
+    assert (
+        one["stages"][1]["metadata"]["extractor"] == "pypdfium2"
+        and one["stages"][1]["metadata"]["upstream_materializations"]
+    )
 
 
-def test_lineage_of_an_unknown_paper_is_a_one_line_error(env_data_dir: Path, capsys: pytest.CaptureFixture) -> None:
+def test_lineage_of_an_unknown_paper_is_a_one_line_error(
+    env_data_dir: Path, capsys: pytest.CaptureFixture
+) -> None:
     assert cli.main(["lineage", "no-such-paper"]) == 1
     assert "no materialisation of this paper" in capsys.readouterr().err
 
@@ -114,7 +150,9 @@ def test_stale_is_per_paper(tmp_path: Path) -> None:
     with dg.instance_for_test() as instance:
         a, b = _inbox_papers(instance, data)
         _interleaved(instance, data, [a, b])
-        status = lambda assets, asset, key: get_stale_status_resolver(instance, assets).get_status(dg.AssetKey(asset), key)  # noqa: E731
+        status = lambda assets, asset, key: get_stale_status_resolver(instance, assets).get_status(
+            dg.AssetKey(asset), key
+        )  # noqa: E731
         assert {status(ALL_ASSETS, s, k) for s in STAGES for k in (a, b)} == {FRESH}
 
         # a new version of paper A's file: re-run stage by stage, each of A's next stages is
@@ -129,7 +167,12 @@ def test_stale_is_per_paper(tmp_path: Path) -> None:
 
         # page_text's code changes: every paper's page_text is stale until re-run; re-running
         # paper A's leaves B's stale, and A's downstream fresh as its output did not change
-        bumped = [asset.map_asset_specs(lambda spec: spec.replace_attributes(code_version="bumped")) if asset is page_text else asset for asset in ALL_ASSETS]
+        bumped = [
+            asset.map_asset_specs(lambda spec: spec.replace_attributes(code_version="bumped"))
+            if asset is page_text
+            else asset
+            for asset in ALL_ASSETS
+        ]
         assert status(bumped, "page_text", a) == status(bumped, "page_text", b) == STALE
         _stage(instance, data, "page_text", a, bumped)
         assert status(bumped, "page_text", a) == FRESH and status(bumped, "page_text", b) == STALE
@@ -144,10 +187,16 @@ def test_every_stage_records_a_data_version_of_what_it_wrote(tmp_path: Path) -> 
             _stage(instance, data, stage, a)
         before = {s: latest(instance, s, a, "token").data_version for s in STAGES}
         assert all(v and len(v) == 64 for v in before.values())
-        assert before["source_document"] == json.loads((data / "documents" / a / "source.json").read_text())["sha256"]
+        assert (
+            before["source_document"]
+            == json.loads((data / "documents" / a / "source.json").read_text())["sha256"]
+        )
         _stage(instance, data, "chunks", a)  # the same output again: the same data version
         assert latest(instance, "chunks", a, "token").data_version == before["chunks"]
         _stage(instance, data, "chunks", a, strategy="question")  # another strategy's file: a new one
         assert latest(instance, "chunks", a, "question").data_version != before["chunks"]
         chain = document_chain(instance, a)
-        assert [(s.asset, s.strategy) for s in chain.stages if s.asset == "chunks"] == [("chunks", "token"), ("chunks", "question")]
+        assert [(s.asset, s.strategy) for s in chain.stages if s.asset == "chunks"] == [
+            ("chunks", "token"),
+            ("chunks", "question"),
+        ]

@@ -104,9 +104,17 @@ def test_outline_records_levels_and_parents_and_titles_are_joined(name: str) -> 
         want_parent = parents[-2] if len(parents) > 1 else None
         assert (got["parent"] and key(got["parent"])) == (want_parent and key(want_parent))
     # a chapter label on its own line and its title are one heading (``Chapter 2`` / ``Liability for …``)
-    assert not any(re.fullmatch(r"(?:Chapter \d+|第[一二三四五六七八九十]+章)", e["heading"]) for e in outline_of(sections))
+    assert not any(
+        re.fullmatch(r"(?:Chapter \d+|第[一二三四五六七八九十]+章)", e["heading"])
+        for e in outline_of(sections)
+    )
     markdown = outline_markdown(outline_of(sections))
-    assert markdown.splitlines()[0].startswith("- ") and "\n  - " in markdown and "\n    - " in markdown and "(p. " in markdown
+    assert (
+        markdown.splitlines()[0].startswith("- ")
+        and "\n  - " in markdown
+        and "\n    - " in markdown
+        and "(p. " in markdown
+    )
 
 
 @pytest.mark.parametrize("name", FIXTURES)
@@ -118,7 +126,9 @@ def test_token_windows_carry_the_path_of_the_section_where_they_start(name: str)
     body_from = doc.text.index("\n" + gold["paragraphs"][0]["path"][0])  # after the contents page
     starts: list[tuple[int, list[str]]] = []
     for entry in gold["toc"]:  # where each heading is printed (its first line), with its path
-        m = re.compile(rf"(?m)^{re.escape(entry['lines'][0])}$").search(doc.text, starts[-1][0] + 1 if starts else body_from)
+        m = re.compile(rf"(?m)^{re.escape(entry['lines'][0])}$").search(
+            doc.text, starts[-1][0] + 1 if starts else body_from
+        )
         assert m, entry["heading"]
         starts.append((m.start(), entry["path"]))
     offsets = [offset for offset, _ in starts]
@@ -174,7 +184,10 @@ def test_docx_heading_styles_and_markdown_headings_make_the_path(tmp_path: Path)
     )
     records = _chunks(md)
     paths = [r["metadata"]["section_path"] for r in records]
-    assert ["# Budget", "## Supporting enterprises", "### SMEs"] in paths and ["# Budget", "## Housing"] in paths
+    assert ["# Budget", "## Supporting enterprises", "### SMEs"] in paths and [
+        "# Budget",
+        "## Housing",
+    ] in paths
 
 
 def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) -> None:
@@ -184,10 +197,30 @@ def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) 
 
     collection = open_collection(Settings.from_env())
     chunks = [
-        Chunk("budget", "question", 0, "Budget > Supporting enterprises > SMEs\nLoan guarantee schemes for SMEs are extended.", 3, 3,
-              "narrative", 12, section_heading="SMEs", section_path=["Budget", "Supporting enterprises", "SMEs"]),
-        Chunk("budget", "question", 1, "Budget > Housing\nPublic housing production for SMEs staff quarters rises.", 5, 5,
-              "narrative", 12, section_heading="Housing", section_path=["Budget", "Housing"]),
+        Chunk(
+            "budget",
+            "question",
+            0,
+            "Budget > Supporting enterprises > SMEs\nLoan guarantee schemes for SMEs are extended.",
+            3,
+            3,
+            "narrative",
+            12,
+            section_heading="SMEs",
+            section_path=["Budget", "Supporting enterprises", "SMEs"],
+        ),
+        Chunk(
+            "budget",
+            "question",
+            1,
+            "Budget > Housing\nPublic housing production for SMEs staff quarters rises.",
+            5,
+            5,
+            "narrative",
+            12,
+            section_heading="Housing",
+            section_path=["Budget", "Housing"],
+        ),
     ]
     replace_document(collection, [c.to_record("budget.pdf", "s") for c in chunks], "budget", "question", "s")
 
@@ -199,14 +232,30 @@ def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) 
 
     code, out = run("chunks", "budget", "--strategy", "question")
     assert code == 0 and "Budget > Supporting enterprises > SMEs" in out and "Budget > Housing" in out
-    code, out = run("query", "SMEs", "--strategy", "question", "--mode", "bm25", "--json", "--no-translate", "--no-rerank")
+    code, out = run(
+        "query", "SMEs", "--strategy", "question", "--mode", "bm25", "--json", "--no-translate", "--no-rerank"
+    )
     hits = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and {h["id"] for h in hits} == {"budget:question:0", "budget:question:1"}
     assert all(isinstance(h["metadata"]["section_path"], list) for h in hits)
-    code, out = run("query", "SMEs", "--strategy", "question", "--mode", "bm25", "--json", "--section", "housing", "--no-translate", "--no-rerank")
+    code, out = run(
+        "query",
+        "SMEs",
+        "--strategy",
+        "question",
+        "--mode",
+        "bm25",
+        "--json",
+        "--section",
+        "housing",
+        "--no-translate",
+        "--no-rerank",
+    )
     hits = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [h["id"] for h in hits] == ["budget:question:1"] and hits[0]["rank"] == 1
-    code, out = run("query", "SMEs", "--strategy", "question", "--mode", "bm25", "--no-translate", "--no-rerank")
+    code, out = run(
+        "query", "SMEs", "--strategy", "question", "--mode", "bm25", "--no-translate", "--no-rerank"
+    )
     assert "§ Budget > Supporting enterprises > SMEs" in out
 
 
@@ -241,7 +290,8 @@ def page_share(path: Path) -> tuple[int, int]:
             continue
         total += 1
         good += all(
-            [key(h) for h in r["metadata"]["section_path"] if key(h) in listed][-1:] == [key(expected.title)] for r in here
+            [key(h) for h in r["metadata"]["section_path"] if key(h) in listed][-1:] == [key(expected.title)]
+            for r in here
         )
     return good, total
 
@@ -274,7 +324,9 @@ def _runs_on(heading: str, text: str) -> bool:
     return False
 
 
-@pytest.mark.parametrize("name", GUIDES + ["hkgov/budget_2020-21_media_sheets_en.pdf", "hkgov/ld_ECO_guide_with_FAQ_en.pdf"])
+@pytest.mark.parametrize(
+    "name", GUIDES + ["hkgov/budget_2020-21_media_sheets_en.pdf", "hkgov/ld_ECO_guide_with_FAQ_en.pdf"]
+)
 def test_real_papers_name_no_chunk_after_a_numbered_paragraph_or_list_item(name: str) -> None:
     """A numbered title (``(1) Introduction``, ``1. Direct Payment by Employer``) may name a
     section; a numbered paragraph or list item whose prose runs on may not."""
@@ -300,7 +352,9 @@ def test_qa_chunks_keep_their_topic_heading_under_the_papers_parts(paper: str) -
     the part the paper's fixed title opens (``備用問答``)."""
     from .conftest import fixture_pdf
 
-    gold = json.loads((fixture_pdf(f"{paper}.pdf").with_suffix("").with_suffix(".gold.json")).read_text(encoding="utf-8"))
+    gold = json.loads(
+        (fixture_pdf(f"{paper}.pdf").with_suffix("").with_suffix(".gold.json")).read_text(encoding="utf-8")
+    )
     topics = {p["qa_id"]: p["heading"] for p in gold["pairs"]}
     records = [r for r in _chunks(fixture_pdf(f"{paper}.pdf")) if r["metadata"]["section_type"] == "qa"]
     assert {r["metadata"]["question_id"] for r in records} == set(topics)
@@ -309,6 +363,9 @@ def test_qa_chunks_keep_their_topic_heading_under_the_papers_parts(paper: str) -
         path = meta["section_path"]
         want = topics[meta["question_id"]]
         if want:
-            assert path and key(path[-1]) == key(want) and meta["section_heading"] == path[-1], (meta["question_id"], path)
+            assert path and key(path[-1]) == key(want) and meta["section_heading"] == path[-1], (
+                meta["question_id"],
+                path,
+            )
         if paper == "paper_e_qa":
             assert path[0] == "備用問答", path

@@ -60,7 +60,9 @@ def test_no_header_or_page_number_reaches_a_chunk(strategy: Strategy) -> None:
             beside = lines[k - 1 : k] + lines[k + 1 : k + 2]
             assert not (line in headers and any(re.fullmatch(r"\d{1,3}", b) for b in beside)), record.id
             assert not re.fullmatch(r"\d{1,3}", line), f"bare page number {line} in {record.id}"
-            assert not any(line == f"{h}{n}" or line == f"{n}{h}" for h in headers for n in range(1, 40)), record.id
+            assert not any(line == f"{h}{n}" or line == f"{n}{h}" for h in headers for n in range(1, 40)), (
+                record.id
+            )
     assert all(c.passed for c in paper.checks if c.blocking), [c.line() for c in paper.checks if not c.passed]
     if strategy is Strategy.question:  # paragraph 1 sits under its chapter: the heading is content
         first = next(r for r in paper.records if re.search(r"(?m)^1\. ", r.text))
@@ -73,7 +75,11 @@ def test_the_footer_check_learns_the_paper_s_furniture() -> None:
     _, pages = text_pages(read_source(SPEECH))
     leaky = [Page(number=p.number, raw=p.raw, cleaned=p.raw) for p in pages]
     records = [
-        {"id": f"speech:token:{p.number}", "text": p.raw, "metadata": {"page_start": p.number, "page_end": p.number, "token_count": 10}}
+        {
+            "id": f"speech:token:{p.number}",
+            "text": p.raw,
+            "metadata": {"page_start": p.number, "page_end": p.number, "token_count": 10},
+        }
         for p in leaky
     ]
     facts = paper_facts(pages, [], Strategy.token, Settings())
@@ -102,7 +108,9 @@ def test_a_contents_entry_with_its_paragraph_number_is_never_furniture(strategy:
     assert furniture.section_headers == headers
     assert not entries & set().union(*furniture.page_lines), "a contents entry taken for furniture"
     contents_page = pages[CONTENTS_GOLD["furniture"][0]["page"] - 1]
-    assert [_squash(ln) for ln in contents_page.cleaned.split("\n")[1:]] == [_squash(e) for e in CONTENTS_GOLD["contents"]]
+    assert [_squash(ln) for ln in contents_page.cleaned.split("\n")[1:]] == [
+        _squash(e) for e in CONTENTS_GOLD["contents"]
+    ]
     paper = chunk_paper(CONTENTS_SPEECH, strategy, Settings(), use_llm=False)
     check = next(c for c in paper.checks if c.name == "no_footer_leaked")
     assert check.passed, check.line()
@@ -111,11 +119,21 @@ def test_a_contents_entry_with_its_paragraph_number_is_never_furniture(strategy:
         assert entries <= chunked
     # chunks of the raw pages still fail the check, on the running headers and numbers only
     records = [
-        {"id": f"speech:token:{p.number}", "text": p.raw, "metadata": {"page_start": p.number, "page_end": p.number, "token_count": 10}}
+        {
+            "id": f"speech:token:{p.number}",
+            "text": p.raw,
+            "metadata": {"page_start": p.number, "page_end": p.number, "token_count": 10},
+        }
         for p in pages
     ]
-    leaky = next(c for c in paper_checks(records, paper_facts(pages, [], strategy, Settings())) if c.name == "no_footer_leaked")
-    assert not leaky.passed and {_squash(e["line"]) for e in leaky.details["examples"]} <= headers | {str(n) for n in range(1, 40)}
+    leaky = next(
+        c
+        for c in paper_checks(records, paper_facts(pages, [], strategy, Settings()))
+        if c.name == "no_footer_leaked"
+    )
+    assert not leaky.passed and {_squash(e["line"]) for e in leaky.details["examples"]} <= headers | {
+        str(n) for n in range(1, 40)
+    }
 
 
 def _pages(texts: list[str]) -> list[Page]:
@@ -125,7 +143,16 @@ def _pages(texts: list[str]) -> list[Page]:
 def test_a_first_line_that_changes_with_every_page_is_content() -> None:
     """A page number in sequence at the top, then the page's own first sentence: the number
     goes, the sentence (never repeated on other pages) stays."""
-    topics = ["排水系統", "安置補償", "網約車規管", "長者津貼", "工地安全", "公共交通", "房屋供應", "醫療服務"]
+    topics = [
+        "排水系統",
+        "安置補償",
+        "網約車規管",
+        "長者津貼",
+        "工地安全",
+        "公共交通",
+        "房屋供應",
+        "醫療服務",
+    ]
     bodies = [f"{topic}方面，政府會繼續推行各項措施。\n{topic}的詳情如下。" for topic in topics]
     pages = _pages([f"{n}\n{body}" for n, body in enumerate(bodies, start=1)])
     assert [p.cleaned for p in pages] == bodies
@@ -144,7 +171,10 @@ def test_a_header_under_the_number_at_the_bottom_edge_is_learned_too() -> None:
     """The same layout at the bottom edge (number, then the chapter title below it)."""
     chapters = ["經濟回顧"] * 3 + ["公共財政"] * 3
     topics = ["排水系統", "安置補償", "網約車規管", "長者津貼", "工地安全", "公共交通"]
-    texts = [f"{topic}的正文內容，說明措施的詳情。\n{n + 10}\n{title}" for n, (topic, title) in enumerate(zip(topics, chapters), start=1)]
+    texts = [
+        f"{topic}的正文內容，說明措施的詳情。\n{n + 10}\n{title}"
+        for n, (topic, title) in enumerate(zip(topics, chapters), start=1)
+    ]
     pages = _pages(texts)
     assert [p.cleaned for p in pages] == [f"{topic}的正文內容，說明措施的詳情。" for topic in topics]
 
@@ -153,7 +183,11 @@ def test_a_chunk_s_own_heading_path_is_never_furniture() -> None:
     """A narrative chunk starts with its section path; a chapter title that is also the
     running header is the chunk's heading there, not a leaked header."""
     facts = PaperFacts([1], 100, running_headers=frozenset({"引言"}), section_headers=frozenset({"引言"}))
-    record = {"id": "s:question:0", "text": "引言\n1. 政府會繼續推行各項措施。", "metadata": {"page_start": 1, "page_end": 1, "token_count": 9, "section_path": ["引言"]}}
+    record = {
+        "id": "s:question:0",
+        "text": "引言\n1. 政府會繼續推行各項措施。",
+        "metadata": {"page_start": 1, "page_end": 1, "token_count": 9, "section_path": ["引言"]},
+    }
     assert next(c for c in paper_checks([record], facts) if c.name == "no_footer_leaked").passed
     leaked = {**record, "text": record["text"] + "\n引言\n2\n2. 其後的段落。"}
     assert not next(c for c in paper_checks([leaked], facts) if c.name == "no_footer_leaked").passed
@@ -164,15 +198,31 @@ def test_a_header_and_its_page_number_on_one_line_are_learned() -> None:
     the number in step with the pages and the title repeating make it furniture, either way
     round; a page's own first line that starts with a number never repeats, so it stays."""
     chapters = ["經濟回顧"] * 4 + ["公共財政"] * 4
-    topics = ["排水系統", "安置補償", "網約車規管", "長者津貼", "工地安全", "公共交通", "房屋供應", "醫療服務"]
+    topics = [
+        "排水系統",
+        "安置補償",
+        "網約車規管",
+        "長者津貼",
+        "工地安全",
+        "公共交通",
+        "房屋供應",
+        "醫療服務",
+    ]
     texts = [
-        (f"{title} {n + 2}" if n % 2 else f"{n + 2} {title}") + f"\n{topic}方面，政府會繼續推行各項措施。\n詳情見附件。"
+        (f"{title} {n + 2}" if n % 2 else f"{n + 2} {title}")
+        + f"\n{topic}方面，政府會繼續推行各項措施。\n詳情見附件。"
         for n, (title, topic) in enumerate(zip(chapters, topics), start=1)
     ]
     pages = _pages(texts)
     assert [p.cleaned.split("\n")[0] for p in pages] == [f"{t}方面，政府會繼續推行各項措施。" for t in topics]
-    assert page_furniture([Page(number=n, raw=t) for n, t in enumerate(texts, start=1)]).section_headers == {"經濟回顧", "公共財政"}
-    questions = [f"{n} {topic}的申請資格為何？\n{topic}的申請人須為香港居民。" for n, topic in enumerate(topics, start=1)]
+    assert page_furniture([Page(number=n, raw=t) for n, t in enumerate(texts, start=1)]).section_headers == {
+        "經濟回顧",
+        "公共財政",
+    }
+    questions = [
+        f"{n} {topic}的申請資格為何？\n{topic}的申請人須為香港居民。"
+        for n, topic in enumerate(topics, start=1)
+    ]
     assert [p.cleaned for p in _pages(questions)] == questions  # numbered questions, one per page
 
 
@@ -181,7 +231,12 @@ def test_a_two_page_papers_footer_with_its_page_number_is_learned() -> None:
     page's own number in step, alone or after the same text (``… Page 1 of 2``,
     ``RVD/PUB/R12 (Rev. 01/2025) 2``), is furniture; a number out of step is not."""
     for footer in ("Last updated: 15 January 2025 Page {n} of 2", "RVD/PUB/R12 (Rev. 01/2025) {n}", "{n}"):
-        texts = [f"Answer text of page {n}, which runs to the end of the page.\n{footer.format(n=n)}" for n in (1, 2)]
-        assert [p.cleaned for p in _pages(texts)] == [f"Answer text of page {n}, which runs to the end of the page." for n in (1, 2)], footer
+        texts = [
+            f"Answer text of page {n}, which runs to the end of the page.\n{footer.format(n=n)}"
+            for n in (1, 2)
+        ]
+        assert [p.cleaned for p in _pages(texts)] == [
+            f"Answer text of page {n}, which runs to the end of the page." for n in (1, 2)
+        ], footer
     out_of_step = [f"Answer text of page {n}.\nRoom {room}" for n, room in ((1, 7), (2, 3))]
     assert [p.cleaned for p in _pages(out_of_step)] == out_of_step

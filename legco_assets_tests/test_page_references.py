@@ -20,7 +20,6 @@ from legco_assets.core.structure import find_structure
 from .conftest import CORPUS
 
 
-
 def _filler(first: int) -> str:
     """About 400 tokens of reply that never repeats itself (so each line is found once)."""
     return "".join(f"第{n}項措施已於去年推行，涉及{n * 37}宗個案。" for n in range(first, first + 25))

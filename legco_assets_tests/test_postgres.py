@@ -18,8 +18,8 @@ import socket
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -53,7 +53,9 @@ def postgres_url() -> Iterator[str]:
     """A throwaway PostgreSQL server with a ``dagster`` database; its URL."""
     pg_bin = _pg_bin()
     if pg_bin is None:
-        pytest.fail("PostgreSQL is not installed (initdb not found): scripts/run_tests.sh installs Debian's postgresql when run as root")
+        pytest.fail(
+            "PostgreSQL is not installed (initdb not found): scripts/run_tests.sh installs Debian's postgresql when run as root"
+        )
     # its own folder under /tmp: the server's user must reach it (pytest's tmp dirs are 0700)
     root = Path(tempfile.mkdtemp(prefix="legco-pg-"))
     as_owner: list[str] = []
@@ -64,7 +66,17 @@ def postgres_url() -> Iterator[str]:
     data, port = root / "data", _free_port()
     run = lambda *cmd: subprocess.run([*as_owner, *map(str, cmd)], check=True, capture_output=True, text=True)  # noqa: E731
     run(pg_bin / "initdb", "-D", data, "-A", "trust", "-U", "postgres")
-    run(pg_bin / "pg_ctl", "-D", data, "-o", f"-k {root} -p {port} -h 127.0.0.1", "-l", root / "log", "-w", "start")
+    run(
+        pg_bin / "pg_ctl",
+        "-D",
+        data,
+        "-o",
+        f"-k {root} -p {port} -h 127.0.0.1",
+        "-l",
+        root / "log",
+        "-w",
+        "start",
+    )
     try:
         run(pg_bin / "createdb", "-h", "127.0.0.1", "-p", port, "-U", "postgres", "dagster")
         yield f"postgresql+psycopg2://postgres@127.0.0.1:{port}/dagster"
@@ -76,23 +88,37 @@ def postgres_url() -> Iterator[str]:
 def _query(url: str, sql: str, params: tuple = ()) -> list[tuple]:
     import psycopg2
 
-    with psycopg2.connect(url.replace("postgresql+psycopg2://", "postgresql://")) as conn, conn.cursor() as cur:
+    with (
+        psycopg2.connect(url.replace("postgresql+psycopg2://", "postgresql://")) as conn,
+        conn.cursor() as cur,
+    ):
         cur.execute(sql, params)
         return cur.fetchall()
 
 
-def test_ingest_records_runs_partitions_and_materialisations_in_postgres(postgres_url: str, tmp_path: Path) -> None:
+def test_ingest_records_runs_partitions_and_materialisations_in_postgres(
+    postgres_url: str, tmp_path: Path
+) -> None:
     home, data, inbox = tmp_path / "home", tmp_path / "data", tmp_path / "inbox"
     for folder in (home, data, inbox):
         folder.mkdir()
     (home / "dagster.yaml").write_text(DAGSTER_YAML)
     shutil.copy(FIXTURES / "paper_e_qa.pdf", inbox / "pg paper.pdf")
     (inbox / "bad.pdf").write_text("not a pdf at all")
-    env = {**os.environ, "DAGSTER_HOME": str(home), "LEGCO_DATA_DIR": str(data), "LEGCO_INBOX": str(inbox), "DAGSTER_PG_URL": postgres_url}
+    env = {
+        **os.environ,
+        "DAGSTER_HOME": str(home),
+        "LEGCO_DATA_DIR": str(data),
+        "LEGCO_INBOX": str(inbox),
+        "DAGSTER_PG_URL": postgres_url,
+    }
     env.pop("CHROMA_HOST", None)
     done = subprocess.run(
         [sys.executable, "-m", "legco_assets.cli", "ingest", str(inbox), "--strategy", "both"],
-        env=env, capture_output=True, text=True, timeout=600,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode != 0  # the bad file fails...
     assert "bad.pdf: not a PDF" in done.stderr
@@ -101,7 +127,12 @@ def test_ingest_records_runs_partitions_and_materialisations_in_postgres(postgre
     good = slug(inbox / "pg paper.pdf")
     statuses = dict(_query(postgres_url, "select status, count(*) from runs group by status"))
     assert statuses == {"SUCCESS": 2, "FAILURE": 1}  # token and question jobs; the bad file's run
-    partitions = {row[0] for row in _query(postgres_url, "select partition from dynamic_partitions where partitions_def_name = 'documents'")}
+    partitions = {
+        row[0]
+        for row in _query(
+            postgres_url, "select partition from dynamic_partitions where partitions_def_name = 'documents'"
+        )
+    }
     assert {good, "bad"} <= partitions
     materialised = _query(
         postgres_url,

@@ -11,7 +11,9 @@ def _pages(*texts: str) -> list[Page]:
 
 
 def test_footer_label_and_date_removed_but_kept_in_raw() -> None:
-    pages = _pages("(E)\n問 A1：排水系統的容量？\n答 A1：容量足夠。\nE-1\n2025-05-15", "答案續。\nE-2\n2025-05-15")
+    pages = _pages(
+        "(E)\n問 A1：排水系統的容量？\n答 A1：容量足夠。\nE-1\n2025-05-15", "答案續。\nE-2\n2025-05-15"
+    )
     assert pages[0].cleaned == "問 A1：排水系統的容量？\n答 A1：容量足夠。"
     assert pages[1].cleaned == "答案續。"
     assert "E-1" in pages[0].raw and "2025-05-15" in pages[0].raw
@@ -34,9 +36,18 @@ def test_two_up_page_numbers_and_dash_marks() -> None:
 
 
 def test_running_header_repeated_on_most_pages_is_removed() -> None:
-    bodies = ["排水系統的正文內容。", "安置補償的正文內容。", "網約車規管正文內容。", "長者津貼的正文內容。", "工地安全的正文內容。", "公共交通正文內容。"]
+    bodies = [
+        "排水系統的正文內容。",
+        "安置補償的正文內容。",
+        "網約車規管正文內容。",
+        "長者津貼的正文內容。",
+        "工地安全的正文內容。",
+        "公共交通正文內容。",
+    ]
     texts = [
-        f"立法會 ─ 2012年11月21日 {1495 + i}\n{body}" if i % 2 else f"{1495 + i} 立法會 ─ 2012年11月21日\n{body}"
+        f"立法會 ─ 2012年11月21日 {1495 + i}\n{body}"
+        if i % 2
+        else f"{1495 + i} 立法會 ─ 2012年11月21日\n{body}"
         for i, body in enumerate(bodies)
     ]
     pages = _pages(*texts)
@@ -62,7 +73,10 @@ def test_normal_chinese_with_spaces_between_cells_is_left_alone() -> None:
 def test_annex_pages_running_header_with_page_label_is_removed() -> None:
     bodies = ["排水系統的正文內容。", "安置補償的正文內容。", "網約車規管正文內容。", "長者津貼的正文內容。"]
     texts = [f"立法會 ─ 2012年11月21日 {1495 + i}\n{b}" for i, b in enumerate(bodies)]
-    texts += ["立法會 ─ 2012年11月21日 A1\n附錄I\n書面答覆的內容。", "A2 立法會 ─ 2012年11月21日\n附錄的第二頁內容。"]
+    texts += [
+        "立法會 ─ 2012年11月21日 A1\n附錄I\n書面答覆的內容。",
+        "A2 立法會 ─ 2012年11月21日\n附錄的第二頁內容。",
+    ]
     pages = _pages(*texts)
     assert all("立法會 ─" not in p.cleaned for p in pages)
     assert pages[4].cleaned.startswith("附錄I")

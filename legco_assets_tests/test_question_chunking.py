@@ -46,7 +46,9 @@ def test_pair_chunk_text_and_metadata() -> None:
     assert [c.question_id for c in qa] == ["A1", "A2"]
     assert [c.question_index for c in qa] == [0, 1]
     a1 = qa[0]
-    assert a1.text.startswith("問 A1：政府會否興建新的雨水排放隧道？\n答 A1：渠務署正進行可行性研究。\n研究會在2026年完成。")
+    assert a1.text.startswith(
+        "問 A1：政府會否興建新的雨水排放隧道？\n答 A1：渠務署正進行可行性研究。\n研究會在2026年完成。"
+    )
     assert "問 A2" not in a1.text and "\n\n" not in a1.text
     assert (a1.page_start, a1.page_end) == (1, 2)
     assert a1.question_text == "政府會否興建新的雨水排放隧道？"
@@ -55,7 +57,9 @@ def test_pair_chunk_text_and_metadata() -> None:
     record = a1.to_record("paper.pdf", "sha").to_json()
     assert record["page_number"] == 1 and record["id"] == f"doc:question:{a1.index}"
     meta = record["metadata"]
-    assert meta["question_id"] == "A1" and meta["section_type"] == "qa" and meta["strategy_type"] == "question"
+    assert (
+        meta["question_id"] == "A1" and meta["section_type"] == "qa" and meta["strategy_type"] == "question"
+    )
     assert "part" not in meta and "fallback" not in meta
 
 
@@ -76,7 +80,9 @@ def test_follow_ups_stay_and_internal_refs_can_go() -> None:
 
 
 def test_long_pair_is_split_and_every_piece_repeats_the_question() -> None:
-    answer = "\n".join(f"第{n}段：渠務署會繼續監察排水系統的運作情況，並因應需要改善設施。" for n in range(120))
+    answer = "\n".join(
+        f"第{n}段：渠務署會繼續監察排水系統的運作情況，並因應需要改善設施。" for n in range(120)
+    )
     doc = doc_of(f"問 A1：政府會否改善排水系統？\n答 A1：{answer}\n問 A2：下一題？\n答 A2：答案。")
     chunks = chunk(doc, max_tokens=300)
     pieces = [c for c in chunks if c.question_id == "A1"]
@@ -103,7 +109,9 @@ def test_split_falls_back_to_sentences_inside_one_long_paragraph() -> None:
 
 def test_a_long_markdown_table_is_split_with_its_header() -> None:
     rows = "\n".join(f"| {2000 + n} 年度 | {n * 137} 宗 |" for n in range(150))
-    doc = doc_of(f"問 A1：過去的個案數目為何？\n答 A1：數字如下：\n| 年份 | 個案 |\n|---|---|\n{rows}\n以上數字已包括所有地區。")
+    doc = doc_of(
+        f"問 A1：過去的個案數目為何？\n答 A1：數字如下：\n| 年份 | 個案 |\n|---|---|\n{rows}\n以上數字已包括所有地區。"
+    )
     pieces = chunk(doc, max_tokens=250)
     assert len(pieces) > 3 and all(p.has_table and p.token_count <= 250 for p in pieces)
     for piece in pieces:
@@ -122,7 +130,9 @@ def test_speaking_notes_one_chunk_per_top_level_bullet() -> None:
     ]
     assert all(c.section_heading == "發言要點" for c in notes)
     # each bullet's own span of the document, not its section's
-    assert [squash(PAPER.text[c.char_start : c.char_end]) for c in notes] == [squash(c.text.removeprefix("發言要點\n")) for c in notes]
+    assert [squash(PAPER.text[c.char_start : c.char_end]) for c in notes] == [
+        squash(c.text.removeprefix("發言要點\n")) for c in notes
+    ]
 
 
 def test_heading_only_and_toc_give_no_chunk() -> None:
@@ -147,7 +157,9 @@ def test_narrative_is_split_under_its_heading_and_parent() -> None:
 
 def test_narrative_pieces_report_their_own_pages() -> None:
     pages = [
-        "\n".join(f"Page {n} paragraph {k}: the scheme is reviewed every year by the department." for k in range(40))
+        "\n".join(
+            f"Page {n} paragraph {k}: the scheme is reviewed every year by the department." for k in range(40)
+        )
         for n in range(1, 5)
     ]
     pages[0] = "1. Background\n" + pages[0]
@@ -211,7 +223,9 @@ def test_fixture_pair_chunks_hold_whole_answers(name: str) -> None:
             assert squash(gold["pairs"][n + 1]["question"]) not in text, g["qa_id"]
 
 
-@pytest.mark.parametrize("name", ["paper_e_qa.pdf", "paper_l_faq.pdf", "paper_b_speaking_notes.pdf", "paper_a_tables.pdf"])
+@pytest.mark.parametrize(
+    "name", ["paper_e_qa.pdf", "paper_l_faq.pdf", "paper_b_speaking_notes.pdf", "paper_a_tables.pdf"]
+)
 def test_fixture_chunks_carry_no_page_furniture(name: str) -> None:
     doc, gold = fixture(name)
     furniture = furniture_lines(gold)
@@ -241,7 +255,9 @@ def test_fixture_e_split_pairs_keep_metadata() -> None:
         assert all(squash(c.text).startswith(squash(g["question_marker"] + g["question"])) for c in pieces)
         assert all(c.page_start == g["page"] and c.question_index == g["question_index"] for c in pieces)
         if len(pieces) > 1:
-            assert [c.part for c in pieces] == list(range(1, len(pieces) + 1)) and {c.parts for c in pieces} == {len(pieces)}
+            assert [c.part for c in pieces] == list(range(1, len(pieces) + 1)) and {
+                c.parts for c in pieces
+            } == {len(pieces)}
         assert squash(pieces[-1].text).endswith(squash(g["answer_last_line"]))
 
 
@@ -255,7 +271,9 @@ def test_fixture_b_speaking_note_bullets() -> None:
     for bullet in gold["speaking_note_bullets"]:
         assert sum(squash(bullet) in squash(c.text) for c in notes) == 1
     spans = [(c.char_start, c.char_end) for c in notes]
-    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])), "bullets' spans follow each other"
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:])), (
+        "bullets' spans follow each other"
+    )
     for c in notes:
         assert squash(doc.text[c.char_start : c.char_end]) == squash(c.text.removeprefix("發言要點\n"))
 
@@ -271,7 +289,13 @@ def test_fixture_a_falls_back_without_error() -> None:
 def test_fixture_tables_are_embedded_as_markdown() -> None:
     doc, gold = fixture("paper_e_qa.pdf")
     tables = [
-        Table(page=t["page"], header=t["header"], rows=t["rows"], markdown=to_markdown(t["header"], t["rows"]), method="heuristic")
+        Table(
+            page=t["page"],
+            header=t["header"],
+            rows=t["rows"],
+            markdown=to_markdown(t["header"], t["rows"]),
+            method="heuristic",
+        )
         for t in gold["tables"]
     ]
     strategy = QuestionChunkingStrategy()

@@ -17,9 +17,8 @@ Skipped without the corpus; in CI the corpus is present. Its running time is in 
 from __future__ import annotations
 
 import json
-
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import dagster as dg
 import pytest
@@ -58,11 +57,22 @@ def ingest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dg.Dagste
         yield instance, data
 
 
-def _materialize(instance: dg.DagsterInstance, data: Path, key: str, strategy: Strategy, selection: list | None) -> dg.ExecuteInProcessResult:
-    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+def _materialize(
+    instance: dg.DagsterInstance, data: Path, key: str, strategy: Strategy, selection: list | None
+) -> dg.ExecuteInProcessResult:
+    resources = {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
     return dg.materialize(
-        ALL_ASSETS, selection=selection, partition_key=key, instance=instance, resources=resources,
-        run_config=strategy_run_config(strategy), raise_on_error=False,
+        ALL_ASSETS,
+        selection=selection,
+        partition_key=key,
+        instance=instance,
+        resources=resources,
+        run_config=strategy_run_config(strategy),
+        raise_on_error=False,
     )
 
 
@@ -73,7 +83,9 @@ def _failure(result: dg.ExecuteInProcessResult) -> tuple[str, str]:
 
 
 @pytest.mark.parametrize("paper", corpus_papers(), ids=lambda p: p.name)
-def test_every_real_paper_ingests_with_both_strategies(paper: Path, ingest: tuple[dg.DagsterInstance, Path]) -> None:
+def test_every_real_paper_ingests_with_both_strategies(
+    paper: Path, ingest: tuple[dg.DagsterInstance, Path]
+) -> None:
     instance, data = ingest
     key = DocumentIndex(data / "documents").register(paper)
     instance.add_dynamic_partitions(documents_partitions.name, [key])

@@ -6,7 +6,7 @@ environments, so these tests skip there; the fixture tests cover the same rules.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,12 +19,14 @@ from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.structure import detect_structure, printed_questions, structure_summary
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "real"
-pytestmark = pytest.mark.skipif(not CORPUS.exists(), reason="real corpus not available (../shared/corpus/real)")
+pytestmark = pytest.mark.skipif(
+    not CORPUS.exists(), reason="real corpus not available (../shared/corpus/real)"
+)
 
 ECO_PAGES = [48, 48, 49, 50, 50, 52, 53, 54, 54, 55, 55, 56, 57, 57, 59, 60, 60, 61, 62]
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(relative: str) -> DocumentText:
     return DocumentText.from_pages(clean_pages(extract_document(read_source(CORPUS / relative)).pages))
 
@@ -43,7 +45,9 @@ def test_continuous_contract_faq_numbered_questions(lang: str) -> None:
         assert found[2].question.startswith("How to ascertain whether an employee is being employed")
         assert found[2].question.endswith("requirement’s effective date?")
     else:
-        assert found[2].question == "僱員的僱傭期橫跨新規定適用前後，應如何確定其僱傭合約是否屬「連續性合約」？"
+        assert (
+            found[2].question == "僱員的僱傭期橫跨新規定適用前後，應如何確定其僱傭合約是否屬「連續性合約」？"
+        )
         assert found[0].answer.startswith("根據《僱傭條例》，僱員連續受僱於同一僱主")
 
 
@@ -59,9 +63,15 @@ def test_eco_guide_faq_pairs_and_appendix_trap() -> None:
     found = pairs("hkgov/ld_ECO_guide_with_FAQ_en.pdf")
     assert [s.qa_id for s in found] == [f"Q{n}" for n in range(1, 20)]
     assert [s.start_page for s in found] == ECO_PAGES
-    assert all(s.answer.startswith(("When", "The", "If", "According", "No", "Points", "An", "To", "(i)")) for s in found)
+    assert all(
+        s.answer.startswith(("When", "The", "If", "According", "No", "Points", "An", "To", "(i)"))
+        for s in found
+    )
     assert found[2].heading == "(II) Notification of Accident"
-    assert found[11].heading == "(VII) Procedures for Medical Clearance and Assessment of Permanent Loss of Earning Capacity"
+    assert (
+        found[11].heading
+        == "(VII) Procedures for Medical Clearance and Assessment of Permanent Loss of Earning Capacity"
+    )
     assert not [s for s in found if s.start_page < 48]  # appendix rows A1, A2 … on p.37 stay out
 
 
@@ -112,8 +122,15 @@ def test_hansard_pipeline_chunks_every_page_run() -> None:
     assert chunks[-1].page_end >= 248  # the reading goes on to the written replies' end
 
 
-SESSION = sorted(p.relative_to(CORPUS).as_posix() for p in (CORPUS / "legco" / "session1213").glob("*.txt")) if CORPUS.exists() else []
-HANSARDS = SESSION + ["legco/hansard_20121121_translate-c.pdfbox.txt", "legco/hansard_20121121_translate-c.pdf"]
+SESSION = (
+    sorted(p.relative_to(CORPUS).as_posix() for p in (CORPUS / "legco" / "session1213").glob("*.txt"))
+    if CORPUS.exists()
+    else []
+)
+HANSARDS = SESSION + [
+    "legco/hansard_20121121_translate-c.pdfbox.txt",
+    "legco/hansard_20121121_translate-c.pdf",
+]
 
 
 @pytest.mark.parametrize("relative", HANSARDS)
@@ -131,9 +148,17 @@ def test_every_numbered_question_of_a_hansard_is_an_exchange_of_its_own(relative
         assert paper.records, strategy
         assert not [c.line() for c in paper.checks if c.blocking and not c.passed], strategy
         if strategy is Strategy.question:
-            own = {r.metadata.question_id for r in paper.records if r.metadata.question_kind in ("main", "written")}
+            own = {
+                r.metadata.question_id
+                for r in paper.records
+                if r.metadata.question_kind in ("main", "written")
+            }
             assert [n for n in numbered if str(n) not in own] == []
-            check = next(c for c in paper.checks if c.name == "qa_numbering_complete")  # names no printed question
+            check = next(
+                c for c in paper.checks if c.name == "qa_numbering_complete"
+            )  # names no printed question
             assert not {str(n) for n in numbered} & set(check.details["gaps"]), check.line()
     if "session1213" in relative and relative.split("-cm")[1][:4] not in ("0221", "0425"):
-        assert numbered, "a meeting with questions prints them"  # the two without questions: a debate, a committee
+        assert numbered, (
+            "a meeting with questions prints them"
+        )  # the two without questions: a debate, a committee

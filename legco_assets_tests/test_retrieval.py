@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
 
+from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import (
     DICTIONARY,
     QUESTION_CENTERING,
@@ -33,7 +34,6 @@ from legco_assets.core.search import (
     tokenize,
     versions_markdown,
 )
-from legco_assets.core.records import ChunkRecord
 from legco_assets.core.settings import Settings
 
 from .factories import EN_PAIRS, ZH_PAIRS, chunk_record, question_records
@@ -46,7 +46,9 @@ def store(settings: Settings) -> tuple[Settings, Any]:
     """A collection holding a Chinese and an English paper, question strategy, version 1."""
     collection = open_collection(settings)
     replace_document(collection, question_records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
-    replace_document(collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    replace_document(
+        collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64
+    )
     return settings, collection
 
 
@@ -70,16 +72,22 @@ def test_bm25_index_is_cached_by_content_and_rebuilt_when_a_chunk_changes(tmp_pa
     assert built and len(list(tmp_path.iterdir())) == 1
     again, built_again = load_or_build(tmp_path, "question-latest", list(reversed(chunks)))
     assert not built_again and again.ids == first.ids
-    changed, rebuilt = load_or_build(tmp_path, "question-latest", [chunks[0], chunk_record("d:question:1", "penalties")])
+    changed, rebuilt = load_or_build(
+        tmp_path, "question-latest", [chunks[0], chunk_record("d:question:1", "penalties")]
+    )
     assert rebuilt and changed.top("penalties", 5)[0][0] == 1
     other_scope, _ = load_or_build(tmp_path, "token-latest", chunks)
     names = sorted(p.name.rsplit("-", 1)[0] for p in tmp_path.iterdir())
-    assert names == ["question-latest", "question-latest", "token-latest"], "older generations are kept once, then pruned"
+    assert names == ["question-latest", "question-latest", "token-latest"], (
+        "older generations are kept once, then pruned"
+    )
     assert other_scope.key == first.key
 
 
 def test_bm25_top_respects_mask_and_ignores_zero_scores() -> None:
-    index = Bm25Index.build([chunk_record("a", "水浸黑點 改善"), chunk_record("b", "水浸 黑點"), chunk_record("c", "allowance")])
+    index = Bm25Index.build(
+        [chunk_record("a", "水浸黑點 改善"), chunk_record("b", "水浸 黑點"), chunk_record("c", "allowance")]
+    )
     assert [row for row, _, _ in index.top("水浸黑點", 5)] == [0, 1]
     assert [row for row, _, _ in index.top("水浸黑點", 5, mask=np.array([False, True, True]))] == [1]
     assert index.top("nothing matches", 5) == []
@@ -88,7 +96,11 @@ def test_bm25_top_respects_mask_and_ignores_zero_scores() -> None:
 
 def test_coverage_is_the_idf_share_of_the_query_a_chunk_holds() -> None:
     index = Bm25Index.build(
-        [chunk_record("zh", "水浸黑點的改善工程"), chunk_record("en", "the government will study the allowance"), chunk_record("x", "care homes")]
+        [
+            chunk_record("zh", "水浸黑點的改善工程"),
+            chunk_record("en", "the government will study the allowance"),
+            chunk_record("x", "care homes"),
+        ]
     )
     coverage = index.coverage("government study on drainage tunnels")
     assert coverage[0] == 0.0, "an English query covers nothing of a Chinese chunk"
@@ -104,8 +116,19 @@ def _cand(chunk_id: str, text: str, coverage: float = 1.0) -> Candidate:
 def test_fusion_is_weighted_reciprocal_rank() -> None:
     asked = _cand("b", "x")
     asked.record.metadata.question_text = "x?"
-    rankings = {"vector": [_cand("a", "x"), _cand("b", "x")], "question": [asked], "bm25": [_cand("b", "x", 0.5), _cand("a", "x", 1.0)]}
-    fusion = Fusion(vector_weight=1.0, question_weight=2.0, bm25_weight=1.0, coverage_power=2.0, margin_share=0.0, coverage_share=0.0)
+    rankings = {
+        "vector": [_cand("a", "x"), _cand("b", "x")],
+        "question": [asked],
+        "bm25": [_cand("b", "x", 0.5), _cand("a", "x", 1.0)],
+    }
+    fusion = Fusion(
+        vector_weight=1.0,
+        question_weight=2.0,
+        bm25_weight=1.0,
+        coverage_power=2.0,
+        margin_share=0.0,
+        coverage_share=0.0,
+    )
     hits = fuse("x", rankings, fusion)
     expected_b = 1 / 62 + 2 / 61 + 0.25 / 61
     expected_a = 1 / 61 + 1 / 62
@@ -116,7 +139,10 @@ def test_fusion_is_weighted_reciprocal_rank() -> None:
     # and at the rank the ranker gives it among its own kind
     narrative = {**rankings, "question": [Candidate(_cand("b", "x").record, 0.5, rank=3)]}
     hit = next(h for h in fuse("x", narrative, fusion) if h.id == "b")
-    assert hit.score == pytest.approx(1 / 62 + fusion.narrative_weight * 2 / 63 + 0.25 / 61) and hit.ranks["question"] == 3
+    assert (
+        hit.score == pytest.approx(1 / 62 + fusion.narrative_weight * 2 / 63 + 0.25 / 61)
+        and hit.ranks["question"] == 3
+    )
 
 
 def test_margins_are_z_scores_over_the_field_above_its_mean() -> None:
@@ -125,12 +151,15 @@ def test_margins_are_z_scores_over_the_field_above_its_mean() -> None:
     assert margins([0.9, 0.5], 20) == [0.0, 0.0], "two candidates are no field to stand out from"
     assert margins([0.5, 0.5, 0.5], 20) == [0.0, 0.0, 0.0]
     # the field is the first ``depth`` candidates: a weak tail does not inflate the leader
-    assert margins([3.0, 2.0, 1.0, 0.0, 0.0, 0.0], 3)[0] == pytest.approx((3.0 - 2.0) / np.std([3.0, 2.0, 1.0]))
+    assert margins([3.0, 2.0, 1.0, 0.0, 0.0, 0.0], 3)[0] == pytest.approx(
+        (3.0 - 2.0) / np.std([3.0, 2.0, 1.0])
+    )
 
 
 def test_a_ranker_sure_of_its_first_candidate_outvotes_a_narrow_first_place() -> None:
     """Reciprocal ranks alone tie "a" (BM25's runaway first, the vectors' second) with "b"
     (the vectors' narrow first, BM25's second); the margin gives it to BM25's sure match."""
+
     def ranked(scores: dict[str, float]) -> list[Candidate]:
         return [Candidate(_cand(i, "x").record, s) for i, s in scores.items()]
 
@@ -152,6 +181,7 @@ def test_a_chunk_holding_all_the_querys_words_outvotes_one_repeating_its_rarest(
     query's IDF mass) and "whole" second (every word of the query, once); the vectors rank
     them the other way round, narrowly. Ranks and margins keep BM25's sure first; the coverage
     vote gives it to the chunk that holds the whole question."""
+
     def ranked(scores: dict[str, tuple[float, float]]) -> list[Candidate]:
         return [Candidate(_cand(i, "x").record, s, cov) for i, (s, cov) in scores.items()]
 
@@ -180,7 +210,9 @@ def test_the_dictionary_votes_only_for_papers_with_no_version_in_the_querys_lang
     assert [h.id for h in fuse("年假", rankings, Fusion(), scope)] == ["faq:0"]  # type: ignore[arg-type]
     everywhere = Fusion(dictionary_on_paired=True)
     assert [h.id for h in fuse("年假", rankings, everywhere, scope)] == ["guide:0", "faq:0"]  # type: ignore[arg-type]
-    assert dictionary_votes([guide], Fusion(), None) == [guide], "without a scope nothing is known to be paired"
+    assert dictionary_votes([guide], Fusion(), None) == [guide], (
+        "without a scope nothing is known to be paired"
+    )
 
 
 def test_a_same_script_chunk_ranked_high_is_not_outvoted_by_the_dictionary() -> None:
@@ -192,11 +224,17 @@ def test_a_same_script_chunk_ranked_high_is_not_outvoted_by_the_dictionary() -> 
     cost cross-language questions their first places (docs/retrieval.md)."""
     zh, near, en = _cand("zh", "侍產假", 0.3), _cand("near", "產假", 0.2), _cand("en", "paternity leave", 1.0)
     rankings = {"vector": [near, zh], "question": [en, near, zh], "bm25": [zh, near], DICTIONARY: [en]}
-    assert Fusion() == Fusion(own_script_agreement=0, own_script_first=(), dictionary_yield=1.0), "off by default (measured)"
+    assert Fusion() == Fusion(own_script_agreement=0, own_script_first=(), dictionary_yield=1.0), (
+        "off by default (measured)"
+    )
     assert fuse("侍產假有幾多日？", rankings, Fusion())[0].id == "en"
-    chosen = Fusion(own_script_agreement=2, own_script_first=("zh",), dictionary_yield=0.5)  # issue 43's dev-set choice
+    chosen = Fusion(
+        own_script_agreement=2, own_script_first=("zh",), dictionary_yield=0.5
+    )  # issue 43's dev-set choice
     assert fuse("侍產假有幾多日？", rankings, chosen)[0].id == "zh"
-    agreeing = Fusion(own_script_agreement=2, dictionary_yield=0.5)  # BM25 first and the chunk vectors second: they agree
+    agreeing = Fusion(
+        own_script_agreement=2, dictionary_yield=0.5
+    )  # BM25 first and the chunk vectors second: they agree
     assert fuse("侍產假有幾多日？", rankings, agreeing)[0].id == "zh"
     # no chunk in the question's script ranked high by BM25: the dictionary votes in full
     crossing = {**rankings, "bm25": [en]}
@@ -248,13 +286,19 @@ def test_hybrid_chunk_vector_query_loses_part_of_its_language_mean(store) -> Non
     raw = retriever.embed_query(query)
     unit = raw / np.linalg.norm(raw)
     assert retriever.centering_share("question") == 0.5 and retriever.centering_share("token") == 0.0
-    assert np.allclose(retriever.centred(raw, query, scope.script_means, 0.5), unit - 0.5 * zh_mean, atol=1e-6)
+    assert np.allclose(
+        retriever.centred(raw, query, scope.script_means, 0.5), unit - 0.5 * zh_mean, atol=1e-6
+    )
     assert np.allclose(retriever.centred(raw, query, scope.script_means, 0.0), unit)
     assert np.allclose(retriever.centred(raw, "old age allowance", {"zh": zh_mean}, 0.5), unit)
 
     ranked = retriever.rankings(query, "question", 5, plain=True)
-    assert [c.id for c in ranked["vector-plain"]] == [h.id for h in retriever.search(query, k=5, strategy="question", mode="vector")]
-    assert {c.id for c in ranked["vector"]} == {c.id for c in ranked["vector-plain"]}  # same chunks, re-ordered at most
+    assert [c.id for c in ranked["vector-plain"]] == [
+        h.id for h in retriever.search(query, k=5, strategy="question", mode="vector")
+    ]
+    assert {c.id for c in ranked["vector"]} == {
+        c.id for c in ranked["vector-plain"]
+    }  # same chunks, re-ordered at most
 
 
 def test_question_ranker_query_loses_part_of_its_language_mean_question(store) -> None:
@@ -267,7 +311,9 @@ def test_question_ranker_query_loses_part_of_its_language_mean_question(store) -
     questions = [np.asarray(v) / np.linalg.norm(v) for v in retriever.embedder(texts)]
     zh_rows = [n for n, i in enumerate(scope.question_rows) if scope.records[i].document_id == "drain"]
     assert 0 < len(zh_rows) < len(texts)
-    assert np.allclose(scope.question_means["zh"], np.mean([questions[n] for n in zh_rows], axis=0), atol=1e-6)
+    assert np.allclose(
+        scope.question_means["zh"], np.mean([questions[n] for n in zh_rows], axis=0), atol=1e-6
+    )
 
     query = "長者生活津貼每月多少錢？"
     centred = retriever.centred(retriever.embed_query(query), query, scope.question_means, QUESTION_CENTERING)
@@ -275,7 +321,9 @@ def test_question_ranker_query_loses_part_of_its_language_mean_question(store) -
     expected = [scope.records[scope.question_rows[n]].id for n in np.argsort(cosines)[::-1][:3]]
     assert [c.id for c in retriever.rankings(query, "question", 3)["question"]] == expected
     plain = Retriever(collection, retriever.embedder, question_centering=0.0)
-    assert [c.score for c in plain.rankings(query, "question", 3)["question"]] != [c.score for c in retriever.rankings(query, "question", 3)["question"]]
+    assert [c.score for c in plain.rankings(query, "question", 3)["question"]] != [
+        c.score for c in retriever.rankings(query, "question", 3)["question"]
+    ]
 
 
 def test_hits_are_chunk_records_with_rank_and_score(store) -> None:
@@ -298,9 +346,14 @@ def test_queries_see_the_latest_version_and_documents_shows_both(store) -> None:
     latest = retriever.search("水浸黑點", k=5, strategy="question", mode="bm25")
     assert latest == [], "the old version's chunk is archived, and the retriever noticed the change"
     both = retriever.search("水浸黑點", k=5, strategy="question", mode="bm25", all_versions=True)
-    assert [h.id for h in both] == ["drain@aaaaaaaa:question:1"] and both[0].metadata.is_latest_version is False
+    assert [h.id for h in both] == ["drain@aaaaaaaa:question:1"] and both[
+        0
+    ].metadata.is_latest_version is False
     rows = [r for r in stored_versions(collection) if r["document_id"] == "drain"]
-    assert [(r["version"], r["latest"], r["chunks"]) for r in rows] == [("cccccccccccc", True, 1), ("aaaaaaaaaaaa", False, 3)]
+    assert [(r["version"], r["latest"], r["chunks"]) for r in rows] == [
+        ("cccccccccccc", True, 1),
+        ("aaaaaaaaaaaa", False, 3),
+    ]
     assert "| drain | question | aaaaaaaaaaaa | no | 3 |" in versions_markdown(rows)
 
 
@@ -309,17 +362,25 @@ def test_queries_see_the_latest_version_and_documents_shows_both(store) -> None:
 def cli_store(env_data_dir: Path) -> Path:
     collection = open_collection(Settings.from_env())
     replace_document(collection, question_records("drain", ZH_PAIRS, "a" * 64), "drain", "question", "a" * 64)
-    replace_document(collection, question_records("drain", ZH_PAIRS[:1], "d" * 64), "drain", "question", "d" * 64)
-    replace_document(collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64)
+    replace_document(
+        collection, question_records("drain", ZH_PAIRS[:1], "d" * 64), "drain", "question", "d" * 64
+    )
+    replace_document(
+        collection, question_records("elderly", EN_PAIRS, "b" * 64), "elderly", "question", "b" * 64
+    )
     return env_data_dir
 
 
 def test_query_json_prints_ranked_records_one_per_line(cli_store: Path) -> None:
-    code, out, _ = cli_in_process("query", "monthly Old Age Allowance", "--strategy", "question", "-k", "2", "--json")
+    code, out, _ = cli_in_process(
+        "query", "monthly Old Age Allowance", "--strategy", "question", "-k", "2", "--json"
+    )
     lines = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [r["rank"] for r in lines] == [1, 2]
     assert lines[0]["id"] == "elderly:question:0" and lines[0]["score"] >= lines[1]["score"]
-    code, out, _ = cli_in_process("query", "水浸黑點", "--strategy", "question", "--mode", "bm25", "--all-versions")
+    code, out, _ = cli_in_process(
+        "query", "水浸黑點", "--strategy", "question", "--mode", "bm25", "--all-versions"
+    )
     assert code == 0 and "drain@aaaaaaaa:question:1" in out and "A2" in out and "p2" in out
 
 
@@ -332,7 +393,9 @@ def test_documents_and_chunks_views(cli_store: Path) -> None:
     code, out, _ = cli_in_process("documents", "--json")
     rows = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [(r["document_id"], r["latest"], r["chunks"]) for r in rows] == [
-        ("drain", True, 1), ("drain", False, 3), ("elderly", True, 2)
+        ("drain", True, 1),
+        ("drain", False, 3),
+        ("elderly", True, 2),
     ]
     code, out, _ = cli_in_process("documents")
     table = [line.split() for line in out.splitlines()]
@@ -340,17 +403,24 @@ def test_documents_and_chunks_views(cli_store: Path) -> None:
     assert ["drain", "question", "dddddddddddd", "yes", "1", "drain.pdf"] in table
     assert ["drain", "question", "aaaaaaaaaaaa", "no", "3", "drain.pdf"] in table
     code, out, _ = cli_in_process("chunks", "elderly", "--strategy", "question")
-    assert code == 0 and "Q2" in out and "What penalties apply to unlicensed care homes?" in out and "p2" in out
+    assert (
+        code == 0 and "Q2" in out and "What penalties apply to unlicensed care homes?" in out and "p2" in out
+    )
     code, out, _ = cli_in_process("chunks", "drain", "--all-versions", "--json")
     assert {json.loads(line)["id"] for line in out.splitlines()} == {
-        "drain:question:0", "drain@aaaaaaaa:question:0", "drain@aaaaaaaa:question:1", "drain@aaaaaaaa:question:2"
+        "drain:question:0",
+        "drain@aaaaaaaa:question:0",
+        "drain@aaaaaaaa:question:1",
+        "drain@aaaaaaaa:question:2",
     }
     code, _, err = cli_in_process("chunks", "nothing-here")
     assert code == 1 and "nothing-here" in err
 
 
 def test_answer_without_llm_prints_the_context_it_would_send(cli_store: Path) -> None:
-    code, out, err = cli_in_process("answer", "How many flooding blackspots are left?", "--strategy", "question")
+    code, out, err = cli_in_process(
+        "answer", "How many flooding blackspots are left?", "--strategy", "question"
+    )
     assert code == 0 and "no LLM configured" in err
     assert "[1] document: " in out and "[2] document: " in out and "[3]" not in out, "k starts at 2"
     assert "question: A2" not in out, "the archived version's chunks are not context"
@@ -366,15 +436,17 @@ def test_context_is_cut_to_the_token_budget(store) -> None:
 
 
 def test_parse_answer_accepts_json_fences_and_plain_replies() -> None:
-    assert parse_answer('```json\n{"sufficient": true, "answer": "五個", "citations": [{"document_id": "d", "page": 2}]}\n```') == (
-        True, "五個", [{"document_id": "d", "page": 2}]
-    )
+    assert parse_answer(
+        '```json\n{"sufficient": true, "answer": "五個", "citations": [{"document_id": "d", "page": 2}]}\n```'
+    ) == (True, "五個", [{"document_id": "d", "page": 2}])
     assert parse_answer('{"sufficient": false}') == (False, None, [])
     assert parse_answer("INSUFFICIENT context") == (False, None, [])
     assert parse_answer("Five blackspots remain.") == (True, "Five blackspots remain.", [])
 
 
-def test_answer_grows_the_context_while_the_model_says_insufficient(store, llm_server: FakeLLMServer, tmp_path: Path) -> None:
+def test_answer_grows_the_context_while_the_model_says_insufficient(
+    store, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
     settings, collection = store
     retriever = Retriever.open(settings, collection=collection)
     llm_server.enqueue(
@@ -388,29 +460,56 @@ def test_answer_grows_the_context_while_the_model_says_insufficient(store, llm_s
     assert [r.k for r in result.rounds] == [2, 4, 5], "k grows by 2 and stops at the chunks there are (5)"
     assert result.sufficient and result.answer == "Five." and result.citations[0]["question_id"] == "A2"
     sent = [body["messages"][1]["content"] for endpoint, body in llm_server.requests if endpoint == "chat"]
-    assert "[2]" in sent[0] and "[3]" not in sent[0] and "[5]" in sent[2] and "ONLY" in llm_server.requests[0][1]["messages"][0]["content"]
+    assert (
+        "[2]" in sent[0]
+        and "[3]" not in sent[0]
+        and "[5]" in sent[2]
+        and "ONLY" in llm_server.requests[0][1]["messages"][0]["content"]
+    )
     again = answer_question(retriever, "水浸黑點還有多少？", llm, "question", k_start=2, k_max=6, k_step=2)
-    assert llm_server.calls["chat"] == 3 and again.answer == "Five.", "an unchanged question and context is answered from the cache"
+    assert llm_server.calls["chat"] == 3 and again.answer == "Five.", (
+        "an unchanged question and context is answered from the cache"
+    )
 
 
 def test_answer_stops_at_k_max_and_says_so(store, llm_server: FakeLLMServer) -> None:
     settings, collection = store
     llm_server.default_reply = '{"sufficient": false}'
-    result = answer_question(Retriever.open(settings, collection=collection), "月球上有水嗎？", llm_server.client(), "question", k_max=3, k_step=1)
+    result = answer_question(
+        Retriever.open(settings, collection=collection),
+        "月球上有水嗎？",
+        llm_server.client(),
+        "question",
+        k_max=3,
+        k_step=1,
+    )
     assert [r.k for r in result.rounds] == [2, 3] and not result.sufficient and result.answer is None
     assert llm_server.calls["chat"] == 2
 
 
-def test_answer_command_is_not_held_to_the_per_document_budget(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:
+def test_answer_command_is_not_held_to_the_per_document_budget(
+    cli_store: Path, llm_server: FakeLLMServer, monkeypatch
+) -> None:
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     monkeypatch.setenv("LLM_MAX_CALLS_PER_DOCUMENT", "1")  # an ingest budget
-    llm_server.enqueue('{"sufficient": false}', '{"sufficient": true, "answer": "$1,675 a month.", "citations": []}')
-    code, out, err = cli_in_process("answer", "How much is the Old Age Allowance?", "--strategy", "question", "--no-translate", "--no-rerank")
+    llm_server.enqueue(
+        '{"sufficient": false}', '{"sufficient": true, "answer": "$1,675 a month.", "citations": []}'
+    )
+    code, out, err = cli_in_process(
+        "answer",
+        "How much is the Old Age Allowance?",
+        "--strategy",
+        "question",
+        "--no-translate",
+        "--no-rerank",
+    )
     assert code == 0 and out.startswith("$1,675 a month.") and "2 model calls" in err
 
 
-def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, llm_server: FakeLLMServer, monkeypatch) -> None:
+def test_answer_command_with_an_llm_prints_answer_and_sources(
+    cli_store: Path, llm_server: FakeLLMServer, monkeypatch
+) -> None:
     monkeypatch.setenv("LLM_BASE_URL", llm_server.base_url)
     monkeypatch.setenv("LLM_MODEL_NAME", llm_server.model)
     llm_server.enqueue(
@@ -419,5 +518,7 @@ def test_answer_command_with_an_llm_prints_answer_and_sources(cli_store: Path, l
         '{"sufficient": true, "answer": "$1,675 a month.", "citations": [{"document_id": "elderly", "page": 1, "question_id": "Q1"}]}',
     )
     code, out, err = cli_in_process("answer", "How much is the Old Age Allowance?", "--strategy", "question")
-    assert code == 0 and out.startswith("$1,675 a month.") and "elderly p.1 Q1" in out and "1 model call" in err
+    assert (
+        code == 0 and out.startswith("$1,675 a month.") and "elderly p.1 Q1" in out and "1 model call" in err
+    )
     assert llm_server.calls["chat"] == 3

@@ -33,7 +33,9 @@ def token_job_from_env() -> dg.JobDefinition:
     return defs.resolve_job_def(JOBS[Strategy.token].name)
 
 
-def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ingest_token_job_runs_on_the_multiprocess_executor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from legco_assets.core.search import open_collection, stored_chunks
     from legco_assets.core.sources import DocumentIndex
 
@@ -45,7 +47,9 @@ def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monk
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
     monkeypatch.setenv("LEGCO_INBOX", str(data / "inbox"))
-    key = DocumentIndex(data / "documents").register(english_paper(tmp_path / "multi process.pdf", "multiprocess", pages=4))
+    key = DocumentIndex(data / "documents").register(
+        english_paper(tmp_path / "multi process.pdf", "multiprocess", pages=4)
+    )
     (tmp_path / "dagster_home").mkdir()
     run_config = {
         **strategy_run_config(Strategy.token),
@@ -54,7 +58,9 @@ def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monk
             "config": {
                 "multiprocess": {
                     "max_concurrent": 2,
-                    "start_method": {"forkserver": {"preload_modules": ["legco_assets.defs.assets", "chromadb"]}},
+                    "start_method": {
+                        "forkserver": {"preload_modules": ["legco_assets.defs.assets", "chromadb"]}
+                    },
                 }
             }
         },
@@ -62,14 +68,21 @@ def test_ingest_token_job_runs_on_the_multiprocess_executor(tmp_path: Path, monk
     with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         with dg.execute_job(
-            dg.reconstructable(token_job_from_env), instance=instance, run_config=run_config, tags={"dagster/partition": key}
+            dg.reconstructable(token_job_from_env),
+            instance=instance,
+            run_config=run_config,
+            tags={"dagster/partition": key},
         ) as result:
             assert result.success
             starts = [e for e in result.all_events if e.is_step_start]
             assert {e.step_key for e in starts} == {a.key.to_user_string() for a in ALL_ASSETS}
             pids = {e.pid for e in starts}
-            assert len(pids) == len(starts) and os.getpid() not in pids, "every step ran in a process of its own"
-            engine = " ".join(e.message or "" for e in result.all_events if e.event_type_value == "ENGINE_EVENT")
+            assert len(pids) == len(starts) and os.getpid() not in pids, (
+                "every step ran in a process of its own"
+            )
+            engine = " ".join(
+                e.message or "" for e in result.all_events if e.event_type_value == "ENGINE_EVENT"
+            )
             assert "multiprocess" in engine.lower()
             meta = result.asset_materializations_for_node("chunks")[0].metadata
             assert meta["strategy"].value == "token"
@@ -103,7 +116,9 @@ def test_document_index_survives_concurrent_processes(tmp_path: Path) -> None:
     from legco_assets.core.sources import DocumentIndex
 
     with multiprocessing.get_context("spawn").Pool(4) as pool:
-        keys = [k for share in pool.map(_register_many, [(str(tmp_path), w) for w in range(4)]) for k in share]
+        keys = [
+            k for share in pool.map(_register_many, [(str(tmp_path), w) for w in range(4)]) for k in share
+        ]
     entries = DocumentIndex(tmp_path).all()
     assert sorted(entries) == sorted(keys) and len(keys) == 100
     assert all(len(entry.versions) == 1 for entry in entries.values())
@@ -116,7 +131,9 @@ def test_llm_cache_survives_concurrent_writers_of_one_key(tmp_path: Path) -> Non
 
     from legco_assets.core.llm import LLMClient
 
-    clients = [LLMClient(base_url="http://127.0.0.1:9/v1", model="m", cache_dir=tmp_path / "llm") for _ in range(4)]
+    clients = [
+        LLMClient(base_url="http://127.0.0.1:9/v1", model="m", cache_dir=tmp_path / "llm") for _ in range(4)
+    ]
     key = "ab" + "0" * 62
     errors: list[BaseException] = []
 
@@ -134,10 +151,14 @@ def test_llm_cache_survives_concurrent_writers_of_one_key(tmp_path: Path) -> Non
         thread.join()
     assert errors == []
     assert clients[0]._cached(key) is not None and clients[0]._cached(key).startswith("| page |")
-    assert [p.name for p in (tmp_path / "llm").rglob("*") if p.is_file()] == [f"{key}.json"], "no temp file left behind"
+    assert [p.name for p in (tmp_path / "llm").rglob("*") if p.is_file()] == [f"{key}.json"], (
+        "no temp file left behind"
+    )
 
 
-def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """What the inbox sensor asks for (a partition key, no run config) gets the job's own
     run config: the steps one after another in the run's process, so chromadb and the
     embedding model are loaded once per run, not once per step (``jobs.IN_PROCESS``)."""
@@ -150,7 +171,9 @@ def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(tmp_path:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
     monkeypatch.setenv("LEGCO_INBOX", str(data / "inbox"))
-    key = DocumentIndex(data / "documents").register(english_paper(tmp_path / "one process.pdf", "oneprocess", pages=2))
+    key = DocumentIndex(data / "documents").register(
+        english_paper(tmp_path / "one process.pdf", "oneprocess", pages=2)
+    )
     run_config = token_job_from_env().get_run_config_for_partition_key(key)
     assert run_config["execution"] == {"config": {"in_process": {}}}
     # this process may hold the job reconstructed by an earlier test, with that test's data dir
@@ -160,7 +183,10 @@ def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(tmp_path:
     with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         with dg.execute_job(
-            dg.reconstructable(token_job_from_env), instance=instance, run_config=run_config, tags={"dagster/partition": key}
+            dg.reconstructable(token_job_from_env),
+            instance=instance,
+            run_config=run_config,
+            tags={"dagster/partition": key},
         ) as result:
             assert result.success
             starts = [e for e in result.all_events if e.is_step_start]
@@ -169,7 +195,9 @@ def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(tmp_path:
             assert result.asset_materializations_for_node("vector_index")[0].metadata["ids_written"].value > 0
 
 
-def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ingest_of_both_strategies_loads_the_embedding_model_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``legco-assets ingest --strategy both`` makes two runs per paper, each with its
     resources and its ``vector_index`` step; the model is the process's, read once."""
     import io
@@ -183,7 +211,14 @@ def test_ingest_of_both_strategies_loads_the_embedding_model_once(tmp_path: Path
     from .factories import english_paper
 
     data = tmp_path / "data"
-    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "LLM_API_KEY", "CHROMA_HOST", "EMBEDDING_BASE_URL", "EMBEDDING_MODEL"):
+    for name in (
+        "LLM_BASE_URL",
+        "LLM_MODEL_NAME",
+        "LLM_API_KEY",
+        "CHROMA_HOST",
+        "EMBEDDING_BASE_URL",
+        "EMBEDDING_MODEL",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("LEGCO_DATA_DIR", str(data))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))

@@ -13,9 +13,10 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,10 @@ def cli_chunk(path: Path, env: dict[str, str], *args: str) -> subprocess.Complet
 def page_responder(pdf: Path, dpi: int, texts: list[str]) -> Callable[[list[dict[str, Any]]], str]:
     """Replies with ``texts[n-1]`` to the image of page ``n`` (known by its PNG's sha256)."""
     data = pdf.read_bytes()
-    by_sha = {hashlib.sha256(render_page_png(data, n, dpi)).hexdigest(): text for n, text in enumerate(texts, start=1)}
+    by_sha = {
+        hashlib.sha256(render_page_png(data, n, dpi)).hexdigest(): text
+        for n, text in enumerate(texts, start=1)
+    }
 
     def respond(messages: list[dict[str, Any]]) -> str:
         images = message_images(messages)
@@ -77,10 +81,16 @@ def assert_one_line_error(done: subprocess.CompletedProcess, name: str) -> None:
 
 # -- pure parts ---------------------------------------------------------------------------------
 def test_scanned_pages_are_those_with_an_image_and_no_text(tmp_path: Path) -> None:
-    blank = make_pdf(tmp_path / "blank.pdf", [[], ["A page of ordinary text, long enough to count as a text layer."]], footer=None)
+    blank = make_pdf(
+        tmp_path / "blank.pdf",
+        [[], ["A page of ordinary text, long enough to count as a text layer."]],
+        footer=None,
+    )
     empty_pages = [Page(1, "", ""), Page(2, "", "")]
     assert scanned_pages(SCANNED_PDF.read_bytes(), [Page(1, STAMP, STAMP), Page(2, "", "")], 50) == [1, 2]
-    assert scanned_pages(blank.read_bytes(), empty_pages, 50) == [], "a blank page has no image: nothing to read"
+    assert scanned_pages(blank.read_bytes(), empty_pages, 50) == [], (
+        "a blank page has no image: nothing to read"
+    )
     assert scanned_pages(TOPIC_PDF.read_bytes(), [Page(1, "", "x" * 60), Page(2, "", "y" * 60)], 50) == []
 
 
@@ -97,7 +107,9 @@ def test_scanned_paper_without_llm_is_a_one_line_error(tmp_path: Path, llm_serve
     assert_one_line_error(cli_chunk(SCANNED_PDF, env, "--strategy", "question"), "scanned_paper.pdf")
     with_llm = {**env, "LLM_BASE_URL": llm_server.base_url, "LLM_MODEL_NAME": llm_server.model}
     assert_one_line_error(cli_chunk(SCANNED_PDF, with_llm), "scanned_paper.pdf")
-    assert_one_line_error(cli_chunk(SCANNED_PDF, {**with_llm, "QA_VISION_ENABLED": "true"}, "--no-llm"), "scanned_paper.pdf")
+    assert_one_line_error(
+        cli_chunk(SCANNED_PDF, {**with_llm, "QA_VISION_ENABLED": "true"}, "--no-llm"), "scanned_paper.pdf"
+    )
     assert llm_server.calls["chat"] == 0, "no vision switch, or --no-llm: nothing is sent"
 
 
@@ -109,13 +121,18 @@ def test_real_scanned_paper_without_llm_is_a_one_line_error(tmp_path: Path) -> N
 
 
 # -- with a vision model ------------------------------------------------------------------------
-def test_scanned_pages_are_transcribed_and_chunked_by_question(llm_server: FakeLLMServer, tmp_path: Path) -> None:
+def test_scanned_pages_are_transcribed_and_chunked_by_question(
+    llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
     settings = llm_server.settings(tmp_path / "data")
     llm_server.responder = page_responder(SCANNED_PDF, settings.image_dpi, transcripts())
     records = pipeline.chunk_file(SCANNED_PDF, Strategy.question, settings)
     pairs = [r for r in records if r["metadata"]["section_type"] == "qa"]
     assert [r["metadata"]["question_id"] for r in pairs] == ["1", "2"]
-    assert [r["metadata"]["question_text"] for r in pairs] == ["政府會否增加郊野公園的垃圾收集次數？", "政府如何處理行山徑的水土流失問題？"]
+    assert [r["metadata"]["question_text"] for r in pairs] == [
+        "政府會否增加郊野公園的垃圾收集次數？",
+        "政府如何處理行山徑的水土流失問題？",
+    ]
     assert [r["page_number"] for r in pairs] == [1, 2]
     assert "並在熱門地點加設回收設施。" in pairs[0]["text"] and "並以天然物料鞏固路面" in pairs[1]["text"]
     assert llm_server.calls["chat"] == 2
@@ -125,7 +142,9 @@ def test_scanned_pages_are_transcribed_and_chunked_by_question(llm_server: FakeL
     assert llm_server.calls["chat"] == 2, "transcriptions are cached by the page image's sha256"
 
 
-def test_cli_chunk_transcribes_with_the_vision_model_configured(llm_server: FakeLLMServer, tmp_path: Path) -> None:
+def test_cli_chunk_transcribes_with_the_vision_model_configured(
+    llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
     llm_server.responder = page_responder(SCANNED_PDF, Settings().image_dpi, transcripts())
     env = {
         "LEGCO_DATA_DIR": str(tmp_path / "data"),
@@ -137,7 +156,10 @@ def test_cli_chunk_transcribes_with_the_vision_model_configured(llm_server: Fake
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]
     text = "".join(r["text"] for r in records).replace("\n", "")
-    assert "問 1：政府會否增加郊野公園的垃圾收集次數？" in text and "答 2：署方會按優先次序修復受損的行山徑" in text
+    assert (
+        "問 1：政府會否增加郊野公園的垃圾收集次數？" in text
+        and "答 2：署方會按優先次序修復受損的行山徑" in text
+    )
     assert llm_server.calls["chat"] == 2
 
 
@@ -146,7 +168,9 @@ def test_failed_transcription_keeps_the_no_text_error(llm_server: FakeLLMServer,
     with pytest.raises(DocumentError) as failure:
         pipeline.chunk_file(SCANNED_PDF, Strategy.token, llm_server.settings(tmp_path / "data"))
     assert "no extractable text" in str(failure.value) and "\n" not in str(failure.value)
-    assert llm_server.calls["chat"] == 2 * (1 + 3), "each page: one call and openai's three retries, then the error"
+    assert llm_server.calls["chat"] == 2 * (1 + 3), (
+        "each page: one call and openai's three retries, then the error"
+    )
 
 
 def test_page_text_stage_records_the_transcription(llm_server: FakeLLMServer, tmp_path: Path) -> None:
@@ -162,7 +186,9 @@ def test_page_text_stage_records_the_transcription(llm_server: FakeLLMServer, tm
     assert meta["transcribed"] == [1, 2] and meta["failed"] == [] and meta["stats"]["llm_calls"] == 2
     sections = pipeline.stage_structure(settings, key, llm_server.client()).sections
     assert [s.qa_id for s in sections if s.type == "qa"] == ["1", "2"]
-    assert art.read_json("structure.json")["llm"]["reason"] is None, "the rules read the transcription: no structure call"
+    assert art.read_json("structure.json")["llm"]["reason"] is None, (
+        "the rules read the transcription: no structure call"
+    )
     assert llm_server.calls["chat"] == 2
 
 
@@ -179,7 +205,9 @@ def test_real_scanned_paper_is_transcribed_page_by_page(llm_server: FakeLLMServe
     records = pipeline.chunk_file(REAL_SCANNED, Strategy.token, settings)
     joined = "".join(r["text"] for r in records)
     assert all(t in joined for t in texts) and "立法會CB(3)641/2026(02)號文件" in joined
-    assert llm_server.calls["chat"] == 3 and {r["metadata"]["content_sha256"] for r in records} == {source.sha256}
+    assert llm_server.calls["chat"] == 3 and {r["metadata"]["content_sha256"] for r in records} == {
+        source.sha256
+    }
 
 
 # -- a text layer that maps to no characters ------------------------------------------------------
@@ -209,8 +237,12 @@ def without_unicode_map(source: Path, target: Path, pages: set[int] | None = Non
 def test_a_text_layer_of_control_codes_is_unreadable_and_real_text_is_not() -> None:
     from legco_assets.core.read.extract import unreadable_text
 
-    assert unreadable_text("\x01\n\x04 \x05\x06\x07\x08\t \n\x0b\x0c \x04\r\x01\x0e\x0f\x0e\x10\x11\x12\x0e\x13\x0e\x14\x01\x13\x10 !\"#$%&'()*+")
-    assert not unreadable_text("政府會否增加郊野公園的垃圾收集次數？\uf0fc 僱主須支付\ue473工資，\uf8e7見附件。" * 3), "HKSCS and symbol-font bullets are private use, not garbage"
+    assert unreadable_text(
+        "\x01\n\x04 \x05\x06\x07\x08\t \n\x0b\x0c \x04\r\x01\x0e\x0f\x0e\x10\x11\x12\x0e\x13\x0e\x14\x01\x13\x10 !\"#$%&'()*+"
+    )
+    assert not unreadable_text(
+        "政府會否增加郊野公園的垃圾收集次數？\uf0fc 僱主須支付\ue473工資，\uf8e7見附件。" * 3
+    ), "HKSCS and symbol-font bullets are private use, not garbage"
     assert not unreadable_text("\x01\x02\x03 short"), "too few characters to judge"
 
 
@@ -230,21 +262,34 @@ def test_an_unreadable_page_among_readable_ones_is_left_out_and_named(tmp_path: 
     done = cli_chunk(mixed, {"LEGCO_DATA_DIR": str(tmp_path / "data")}, "--strategy", "question")
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in done.stdout.splitlines()]
-    assert records and not any(ch < " " and ch not in "\n\t" for r in records for ch in r["text"]), "no control code is chunked"
+    assert records and not any(ch < " " and ch not in "\n\t" for r in records for ch in r["text"]), (
+        "no control code is chunked"
+    )
     page_two = max(text_pages(read_source(EN_QA))[1][1].cleaned.split("\n"), key=len)
-    assert len(page_two) > 40 and not any(page_two in r["text"] for r in records), "the page's text is left out, not garbled in"
-    assert "legco-assets: warning: " in done.stderr and "text_layer_readable: 1 page(s) whose text layer maps to no characters" in done.stderr
+    assert len(page_two) > 40 and not any(page_two in r["text"] for r in records), (
+        "the page's text is left out, not garbled in"
+    )
+    assert (
+        "legco-assets: warning: " in done.stderr
+        and "text_layer_readable: 1 page(s) whose text layer maps to no characters" in done.stderr
+    )
     assert "(missing_pages 2)" in done.stderr
 
 
-def test_unreadable_pages_are_transcribed_with_the_vision_model(llm_server: FakeLLMServer, tmp_path: Path) -> None:
+def test_unreadable_pages_are_transcribed_with_the_vision_model(
+    llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
     garbled = without_unicode_map(EN_QA, tmp_path / "garbled.pdf")
     originals = [page.cleaned for page in text_pages(read_source(EN_QA))[1]]
-    settings = replace(llm_server.settings(tmp_path / "data"), structure_mode="rules")  # the model reads pages only
+    settings = replace(
+        llm_server.settings(tmp_path / "data"), structure_mode="rules"
+    )  # the model reads pages only
     llm_server.responder = page_responder(garbled, settings.image_dpi, originals)
     records = pipeline.chunk_file(garbled, Strategy.question, settings)
     expected = pipeline.chunk_file(EN_QA, Strategy.question, settings, use_llm=False)
-    assert llm_server.calls["chat"] >= len(originals), "every page's image is read (a table page's once more, for its tables)"
+    assert llm_server.calls["chat"] >= len(originals), (
+        "every page's image is read (a table page's once more, for its tables)"
+    )
     assert not any(ch < " " and ch not in "\n\t" for r in records for ch in r["text"])
     asked = [r["metadata"]["question_text"] for r in expected if r["metadata"].get("question_text")]
     paired = [r["metadata"]["question_text"] for r in records if r["metadata"].get("question_text")]

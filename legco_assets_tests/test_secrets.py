@@ -58,11 +58,15 @@ def instance_leaks(instance: dg.DagsterInstance, secret: str) -> list[str]:
             leaks.append(f"run {run.run_id}: config/tags")
         if run.job_snapshot_id and secret in serialize_value(instance.get_job_snapshot(run.job_snapshot_id)):
             leaks.append(f"run {run.run_id}: job snapshot")
-        if run.execution_plan_snapshot_id and secret in serialize_value(instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)):
+        if run.execution_plan_snapshot_id and secret in serialize_value(
+            instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)
+        ):
             leaks.append(f"run {run.run_id}: execution plan snapshot")
         for entry in instance.all_logs(run.run_id):
             if secret in serialize_value(entry):
-                leaks.append(f"run {run.run_id}: event {entry.dagster_event_type or 'log'}: {entry.message[:80]}")
+                leaks.append(
+                    f"run {run.run_id}: event {entry.dagster_event_type or 'log'}: {entry.message[:80]}"
+                )
     return leaks
 
 
@@ -81,11 +85,17 @@ def _llm_env(monkeypatch: pytest.MonkeyPatch, server_url: str, data: Path) -> No
         monkeypatch.setenv(name, value)
 
 
-def test_dagster_runs_never_store_the_key(llm_server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dagster_runs_never_store_the_key(
+    llm_server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data, home = tmp_path / "data", tmp_path / "dagster_home"
     _llm_env(monkeypatch, llm_server.base_url, data)
-    assert LLMClient.from_settings(Settings.from_env()).api_key == MARKER, "the marker really is the key in use"
-    llm_server.enqueue(Fault.status(401), Fault.status(500), Fault.bad_json())  # failing calls first, then NO_TABLES
+    assert LLMClient.from_settings(Settings.from_env()).api_key == MARKER, (
+        "the marker really is the key in use"
+    )
+    llm_server.enqueue(
+        Fault.status(401), Fault.status(500), Fault.bad_json()
+    )  # failing calls first, then NO_TABLES
     index = DocumentIndex(data / "documents")
     good = index.register(fixture_pdf("paper_a_tables.pdf"))
     bad_file = tmp_path / "inbox" / "broken.pdf"
@@ -98,8 +108,12 @@ def test_dagster_runs_never_store_the_key(llm_server: FakeLLMServer, tmp_path: P
         resources = resources_from_env()  # the production wiring: LLM_API_KEY as an EnvVar
         for key, strategy in ((good, Strategy.question), (bad, Strategy.token)):
             result = dg.materialize(
-                ALL_ASSETS, partition_key=key, instance=instance, resources=resources,
-                run_config=strategy_run_config(strategy), raise_on_error=False,
+                ALL_ASSETS,
+                partition_key=key,
+                instance=instance,
+                resources=resources,
+                run_config=strategy_run_config(strategy),
+                raise_on_error=False,
             )
             assert result.success == (key == good)
         assert llm_server.calls["chat"] >= 4, "LLM calls were made, some failing"
@@ -110,18 +124,38 @@ def test_dagster_runs_never_store_the_key(llm_server: FakeLLMServer, tmp_path: P
 
 def test_cli_never_prints_or_stores_the_key(llm_server: FakeLLMServer, tmp_path: Path) -> None:
     data, home = tmp_path / "data", tmp_path / "dagster_home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_", "QA_"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_", "QA_"))
+    }
     env.update(
-        LLM_BASE_URL=llm_server.base_url, LLM_MODEL_NAME="fake-vision-model", LLM_API_KEY=MARKER, QA_VISION_ENABLED="true",
-        QA_STRUCTURE_MODE="llm", LLM_TIMEOUT_S="2", LEGCO_DATA_DIR=str(data), DAGSTER_HOME=str(home),
+        LLM_BASE_URL=llm_server.base_url,
+        LLM_MODEL_NAME="fake-vision-model",
+        LLM_API_KEY=MARKER,
+        QA_VISION_ENABLED="true",
+        QA_STRUCTURE_MODE="llm",
+        LLM_TIMEOUT_S="2",
+        LEGCO_DATA_DIR=str(data),
+        DAGSTER_HOME=str(home),
     )
     llm_server.enqueue(Fault.status(401), Fault.status(500))
     good = english_paper(tmp_path / "inbox" / "secret test.pdf", "secret")
     bad = tmp_path / "inbox" / "broken.pdf"
     bad.write_bytes(b"%PDF-1.7\nbroken")
     outputs: list[Any] = []
-    for args in (["ingest", str(tmp_path / "inbox"), "--strategy", "question"], ["chunk", str(fixture_pdf("paper_a_tables.pdf")), "--strategy", "question"], ["chunk", str(bad)]):
-        done = subprocess.run([sys.executable, "-m", "legco_assets.cli", *args], capture_output=True, text=True, env=env, timeout=600)
+    for args in (
+        ["ingest", str(tmp_path / "inbox"), "--strategy", "question"],
+        ["chunk", str(fixture_pdf("paper_a_tables.pdf")), "--strategy", "question"],
+        ["chunk", str(bad)],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "legco_assets.cli", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
         outputs.append(done)
         assert MARKER not in done.stdout and MARKER not in done.stderr, args
     assert [o.returncode for o in outputs] == [1, 0, 1], [o.stderr[-2000:] for o in outputs]
@@ -149,6 +183,8 @@ def test_the_search_finds_a_key_that_is_stored(tmp_path: Path) -> None:
     }
     with dg.instance_for_test(temp_dir=str(home)) as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
-        assert dg.materialize(ALL_ASSETS, selection=[source_document], partition_key=key, instance=instance, resources=resources).success
+        assert dg.materialize(
+            ALL_ASSETS, selection=[source_document], partition_key=key, instance=instance, resources=resources
+        ).success
         assert any("job snapshot" in leak for leak in instance_leaks(instance, MARKER))
     assert files_containing(home, MARKER) == [], "compressed: a byte search alone would have missed it"

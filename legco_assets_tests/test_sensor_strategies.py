@@ -13,19 +13,32 @@ from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.defs.jobs import JOBS
 from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource
-from legco_assets.defs.sensors import inbox_sensor, next_strategy, strategy_chain_after_failure_sensor, strategy_chain_sensor
+from legco_assets.defs.sensors import (
+    inbox_sensor,
+    next_strategy,
+    strategy_chain_after_failure_sensor,
+    strategy_chain_sensor,
+)
 
 from .factories import fixed_english_paper
 
 
-def _execute(instance: dg.DagsterInstance, request: dg.RunRequest, data: Path, raise_on_error: bool = True) -> dg.ExecuteInProcessResult:
+def _execute(
+    instance: dg.DagsterInstance, request: dg.RunRequest, data: Path, raise_on_error: bool = True
+) -> dg.ExecuteInProcessResult:
     """The run the daemon would launch for ``request`` (its job, partition, assets, tags),
     in process, with the project's definitions bound to a temporary data dir."""
     from legco_assets.defs.assets import ALL_ASSETS
     from legco_assets.defs.jobs import strategy_run_config
 
-    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
-    job = dg.Definitions(assets=ALL_ASSETS, jobs=list(JOBS.values()), resources=resources).resolve_job_def(request.job_name)
+    resources = {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
+    job = dg.Definitions(assets=ALL_ASSETS, jobs=list(JOBS.values()), resources=resources).resolve_job_def(
+        request.job_name
+    )
     return job.execute_in_process(
         run_config=strategy_run_config(Strategy.parse(request.tags["legco/strategy"])),
         instance=instance,
@@ -42,11 +55,15 @@ def _chain(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResult) -> d
     sensor = strategy_chain_sensor if result.success else strategy_chain_after_failure_sensor
     ended = dg.DagsterEventType.RUN_SUCCESS if result.success else dg.DagsterEventType.RUN_FAILURE
     event = next(e for e in result.all_events if e.event_type == ended)
-    context = dg.build_run_status_sensor_context(sensor_name=sensor.name, dagster_event=event, dagster_instance=instance, dagster_run=run)
+    context = dg.build_run_status_sensor_context(
+        sensor_name=sensor.name, dagster_event=event, dagster_instance=instance, dagster_run=run
+    )
     return sensor(context)
 
 
-def test_an_inbox_paper_gets_token_and_question_chunks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_inbox_paper_gets_token_and_question_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("LEGCO_SENSOR_STRATEGIES", raising=False)
     data = tmp_path / "data"
     fixed_english_paper(data / "inbox" / "paper.pdf", pages=2)
@@ -54,7 +71,9 @@ def test_an_inbox_paper_gets_token_and_question_chunks(tmp_path: Path, monkeypat
     with dg.instance_for_test() as instance:
         tick = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources))
         (first,) = tick.run_requests
-        assert first.job_name == JOBS[Strategy.token].name and first.tags["legco/strategies"] == "token,question"
+        assert (
+            first.job_name == JOBS[Strategy.token].name and first.tags["legco/strategies"] == "token,question"
+        )
         instance.add_dynamic_partitions("documents", [first.partition_key])
         done = _execute(instance, first, data)
         assert done.success
@@ -62,7 +81,11 @@ def test_an_inbox_paper_gets_token_and_question_chunks(tmp_path: Path, monkeypat
         second = _chain(instance, done)
         assert isinstance(second, dg.RunRequest)
         assert second.job_name == JOBS[Strategy.question].name and second.partition_key == first.partition_key
-        assert second.asset_selection == [dg.AssetKey("chunks"), dg.AssetKey("vector_index"), dg.AssetKey("chunk_excerpts")]
+        assert second.asset_selection == [
+            dg.AssetKey("chunks"),
+            dg.AssetKey("vector_index"),
+            dg.AssetKey("chunk_excerpts"),
+        ]
         assert second.run_key == f"{first.run_key}:question" and second.tags["legco/file"] == "paper.pdf"
         again = _execute(instance, second, data)
         assert again.success
@@ -85,14 +108,19 @@ def test_the_setting_narrows_the_strategies(tmp_path: Path, monkeypatch: pytest.
         (only,) = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources)).run_requests
     assert only.job_name == JOBS[Strategy.question].name and only.tags["legco/strategies"] == "question"
     assert next_strategy(dict(only.tags)) is None
-    assert Settings.from_env({"LEGCO_SENSOR_STRATEGIES": "question, token"}).sensor_strategies == (Strategy.question, Strategy.token)
+    assert Settings.from_env({"LEGCO_SENSOR_STRATEGIES": "question, token"}).sensor_strategies == (
+        Strategy.question,
+        Strategy.token,
+    )
 
 
 def test_a_run_without_a_chain_requests_nothing() -> None:
     """Runs started by hand or by ``legco-assets ingest`` carry no chain: nothing follows."""
     assert next_strategy({"legco/strategy": "token"}) is None
     assert next_strategy({}) is None
-    assert next_strategy({"legco/strategy": "token", "legco/strategies": "token,question"}) is Strategy.question
+    assert (
+        next_strategy({"legco/strategy": "token", "legco/strategies": "token,question"}) is Strategy.question
+    )
 
 
 def _first_run(instance: dg.DagsterInstance, data: Path) -> dg.RunRequest:
@@ -103,7 +131,9 @@ def _first_run(instance: dg.DagsterInstance, data: Path) -> dg.RunRequest:
     return first
 
 
-def test_a_strategy_that_fails_does_not_stop_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_strategy_that_fails_does_not_stop_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 41: the token chunker breaks on the paper; the token run fails in ``chunks``
     (its own step), and the chain still runs the question strategy, which reaches Chroma."""
     from legco_assets.core import pipeline
@@ -132,7 +162,9 @@ def test_a_strategy_that_fails_does_not_stop_the_next(tmp_path: Path, monkeypatc
     assert stored == {"question"}
 
 
-def test_a_failed_shared_stage_ends_the_chain_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_shared_stage_ends_the_chain_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from legco_assets.core import pipeline
 
     monkeypatch.delenv("LEGCO_SENSOR_STRATEGIES", raising=False)
@@ -146,7 +178,10 @@ def test_a_failed_shared_stage_ends_the_chain_and_says_so(tmp_path: Path, monkey
         failed = _execute(instance, _first_run(instance, data), data, raise_on_error=False)
         skip = _chain(instance, failed)
     assert isinstance(skip, dg.SkipReason)
-    assert "shared stage document_structure" in skip.skip_message and "strategies question not run" in skip.skip_message
+    assert (
+        "shared stage document_structure" in skip.skip_message
+        and "strategies question not run" in skip.skip_message
+    )
 
 
 def test_every_run_says_its_strategy(tmp_path: Path) -> None:
@@ -163,13 +198,27 @@ def test_every_run_says_its_strategy(tmp_path: Path) -> None:
     from legco_assets.core.sources import DocumentIndex
 
     key = DocumentIndex(data / "documents").register(paper)
-    resources = {"legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")), "llm": LLMResource(), "chroma": ChromaResource()}
+    resources = {
+        "legco": LegcoSettings(data_dir=str(data), inbox=str(data / "inbox")),
+        "llm": LLMResource(),
+        "chroma": ChromaResource(),
+    }
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions("documents", [key])
-        upstream = [a for a in ALL_ASSETS if a.key.to_user_string() not in ("chunks", "vector_index", "chunk_excerpts")]
-        assert dg.materialize(ALL_ASSETS, selection=upstream, partition_key=key, instance=instance, resources=resources).success
+        upstream = [
+            a
+            for a in ALL_ASSETS
+            if a.key.to_user_string() not in ("chunks", "vector_index", "chunk_excerpts")
+        ]
+        assert dg.materialize(
+            ALL_ASSETS, selection=upstream, partition_key=key, instance=instance, resources=resources
+        ).success
         result = dg.materialize(
-            ALL_ASSETS, selection=[chunks], partition_key=key, instance=instance, resources=resources,
+            ALL_ASSETS,
+            selection=[chunks],
+            partition_key=key,
+            instance=instance,
+            resources=resources,
             run_config=strategy_run_config(Strategy.question, ["chunks"]),
         )
         assert result.success

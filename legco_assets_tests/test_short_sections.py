@@ -55,13 +55,19 @@ def test_short_sections_under_one_chapter_join_with_the_chapter_as_their_path() 
     assert (first.char_start, first.char_end) == (sections[0].char_start, sections[2].char_end)
     # the next chapter starts a run of its own, which a pair ends
     assert joined[1].path == ["第六章：生育保障"] and joined[1].text.startswith("第六章：生育保障\n產假\n")
-    assert joined[2] is sections[5] and joined[3] is sections[6], "one narrative section after a pair has nothing to join"
+    assert joined[2] is sections[5] and joined[3] is sections[6], (
+        "one narrative section after a pair has nothing to join"
+    )
 
 
 def test_a_heading_at_the_end_of_a_run_stays_out_of_it() -> None:
     doc, sections = _guide()
     sub_heading = replace(sections[2], type="heading_only")
-    assert join_short_sections([sections[1], sub_heading, sections[4]], doc, 500) == [sections[1], sub_heading, sections[4]]
+    assert join_short_sections([sections[1], sub_heading, sections[4]], doc, 500) == [
+        sections[1],
+        sub_heading,
+        sections[4],
+    ]
 
 
 def test_the_budget_is_a_setting_off_by_default() -> None:
@@ -90,7 +96,9 @@ def test_joined_chunks_keep_the_sub_headings_in_their_text() -> None:
     assert len([c for c in plain if c.section_type == "narrative"]) == len(narrative) + 1
 
 
-@pytest.mark.skipif(not (CORPUS / "hkgov/ld_EO_concise_guide_tc.pdf").exists(), reason="real corpus not present")
+@pytest.mark.skipif(
+    not (CORPUS / "hkgov/ld_EO_concise_guide_tc.pdf").exists(), reason="real corpus not present"
+)
 def test_the_chinese_employment_guide_gets_chunks_of_a_useful_size(tmp_path: Path) -> None:
     from legco_assets.core.pipeline import chunk_file
     from legco_assets.core.settings import Settings, Strategy

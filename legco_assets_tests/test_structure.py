@@ -133,13 +133,18 @@ def test_numbered_questions_wrap_and_bare_number() -> None:
     found = pairs(NUMBERED_FAQ)
     assert [s.qa_id for s in found] == ["1", "2", "3", "4"]
     assert found[1].question == "When will the new requirement take effect? Will this apply retrospectively?"
-    assert found[2].question == "How to ascertain whether an employee is being employed under a continuous contract?"
+    assert (
+        found[2].question
+        == "How to ascertain whether an employee is being employed under a continuous contract?"
+    )
     assert found[2].start_page == 2
     assert found[2].answer.endswith("2. the second condition.")  # a numbered list inside an answer
 
 
 def test_numbered_chapter_list_without_questions_gives_no_pairs() -> None:
-    doc = doc_of("The Ordinance does not apply to:\n1. casual employees; or\n2. outworkers; or\n3. family members.")
+    doc = doc_of(
+        "The Ordinance does not apply to:\n1. casual employees; or\n2. outworkers; or\n3. family members."
+    )
     assert pairs(doc) == []
 
 
@@ -188,14 +193,19 @@ def test_speaking_notes_toc_and_standby() -> None:
 
 
 def test_toc_entries_that_look_like_questions_are_skipped() -> None:
-    doc = doc_of("Contents\nQ1 What is a licence? ........ 3\nQ2 Who applies? ........ 4", "Q1 What is a licence?\nA permit.")
+    doc = doc_of(
+        "Contents\nQ1 What is a licence? ........ 3\nQ2 Who applies? ........ 4",
+        "Q1 What is a licence?\nA permit.",
+    )
     found = pairs(doc)
     assert len(found) == 1 and found[0].start_page == 2
 
 
 def test_leader_lines_in_an_appendix_table_are_not_a_toc() -> None:
     body = "\n".join(f"Paragraph {n} of the guide." for n in range(30))
-    pages = [body] * 20 + ["Appendix 1 List of injuries\n1. Loss of 2 limbs ........ 100\n2. Loss of both hands .... 100"]
+    pages = [body] * 20 + [
+        "Appendix 1 List of injuries\n1. Loss of 2 limbs ........ 100\n2. Loss of both hands .... 100"
+    ]
     assert not [s for s in detect_structure(doc_of(*pages)) if s.type == "toc"]
 
 
@@ -275,7 +285,9 @@ def test_table_shapes() -> None:
     rows = "隧道 長度 啟用年份\n荔枝角 3.7 2012\n荃灣 5.1 2013\n總計 8.8 –"
     assert looks_tabular(rows)
     assert looks_tabular("| a | b |\n|---|---|\n| 1 | 2 |")
-    assert not looks_tabular("渠務署已於2024年完成檢討，並把設計標準提高約百分之十一，\n以反映本世紀末的預計雨量增幅。")
+    assert not looks_tabular(
+        "渠務署已於2024年完成檢討，並把設計標準提高約百分之十一，\n以反映本世紀末的預計雨量增幅。"
+    )
 
 
 def test_summary_reports_gaps_duplicates_and_missing_answers() -> None:
@@ -323,7 +335,12 @@ def fixture_doc(name: str) -> tuple[DocumentText, dict]:
 
 @pytest.mark.parametrize(
     ("name", "expected"),
-    [("paper_e_qa.pdf", 15), ("paper_l_faq.pdf", 24), ("paper_b_speaking_notes.pdf", 3), ("paper_a_tables.pdf", 0)],
+    [
+        ("paper_e_qa.pdf", 15),
+        ("paper_l_faq.pdf", 24),
+        ("paper_b_speaking_notes.pdf", 3),
+        ("paper_a_tables.pdf", 0),
+    ],
 )
 def test_fixture_pairs_match_gold(name: str, expected: int) -> None:
     doc, gold = fixture_doc(name)
@@ -355,7 +372,10 @@ def test_fixture_l_toc_narrative_and_topics() -> None:
     assert len(toc) == 1 and toc[0].start_page == gold["toc_lines"][0]["page"]
     narrative = [s.heading for s in sections if s.type == "narrative" and s.heading]
     assert narrative == [h for h in gold["narrative_headings"] if h != "Standby Questions and Answers"]
-    assert [s.heading for s in sections if s.type == "heading_only"] == ["Standby Questions and Answers", *gold["topic_headings"]]
+    assert [s.heading for s in sections if s.type == "heading_only"] == [
+        "Standby Questions and Answers",
+        *gold["topic_headings"],
+    ]
     summary = structure_summary(sections)
     assert summary["qa_ids"] == [f"Q{n}" for n in range(1, 25)] and not summary["unsure"]
     assert unchunked_pages(sections) == [toc[0].start_page]
@@ -371,9 +391,15 @@ def test_fixture_b_speaking_notes_section() -> None:
 
 # -- numbered paragraphs that ask -----------------------------------------------------------------
 def _speech_paragraphs() -> list[str]:
-    asks = {5: "How can we make sure that every young person in Hong Kong has a fair chance to own a home in the years ahead?",
-            6: "And how can we keep our city competitive while we do so?", 17: "What does this mean for the middle class?"}
-    return [f"{n}. {asks.get(n) or f'The Government will invest in housing and transport, and paragraph {n} sets out the measures for the year, with ${n * 3} billion.'}" for n in range(1, 31)]
+    asks = {
+        5: "How can we make sure that every young person in Hong Kong has a fair chance to own a home in the years ahead?",
+        6: "And how can we keep our city competitive while we do so?",
+        17: "What does this mean for the middle class?",
+    }
+    return [
+        f"{n}. {asks.get(n) or f'The Government will invest in housing and transport, and paragraph {n} sets out the measures for the year, with ${n * 3} billion.'}"
+        for n in range(1, 31)
+    ]
 
 
 @pytest.mark.parametrize("kind", ["pdf", "html"])
@@ -393,7 +419,9 @@ def test_a_speech_numbering_its_paragraphs_makes_no_pair_of_its_questions(kind: 
         path = make_leaflet(tmp_path / "speech.pdf", title, [(p, False) for p in paragraphs])
     else:
         path = tmp_path / "speech.html"
-        path.write_text(f"<html><body><h1>{title}</h1>" + "".join(f"<p>{p}</p>" for p in paragraphs) + "</body></html>")
+        path.write_text(
+            f"<html><body><h1>{title}</h1>" + "".join(f"<p>{p}</p>" for p in paragraphs) + "</body></html>"
+        )
     paper = chunk_paper(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
     assert paper.records and not any(r.metadata.section_type == "qa" for r in paper.records)
     assert all(c.passed for c in paper.checks), [c.line() for c in paper.checks if not c.passed]
@@ -406,9 +434,21 @@ def test_an_faq_numbering_its_questions_keeps_its_pairs_with_lists_in_its_answer
     from legco_assets.core.structure.numbering import paragraph_numbers
 
     lines = [
-        "1. How do I apply?", "Apply online.", "2. What must I bring?", "Bring these:", "1. Your identity card.",
-        "2. Proof of address.", "3. How long does it take?", "It depends on:", "1. The season.", "2. The district.",
-        "3. Your documents.", "4. Can I appeal?", "Yes, within 28 days.", "5. Other enquiries", "Call 2345 6789.",
+        "1. How do I apply?",
+        "Apply online.",
+        "2. What must I bring?",
+        "Bring these:",
+        "1. Your identity card.",
+        "2. Proof of address.",
+        "3. How long does it take?",
+        "It depends on:",
+        "1. The season.",
+        "2. The district.",
+        "3. Your documents.",
+        "4. Can I appeal?",
+        "Yes, within 28 days.",
+        "5. Other enquiries",
+        "Call 2345 6789.",
     ]
     assert paragraph_numbers(lines) == set()
     assert paragraph_numbers(_speech_paragraphs()) == {4, 5, 16}

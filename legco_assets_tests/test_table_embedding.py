@@ -15,7 +15,9 @@ from legco_assets.core.tables import (
 from legco_assets.core.tokens import count_tokens
 
 
-def make_table(page: int, header: list[str], rows: list[list[str]], cont: bool = False, top: float = 100.0) -> Table:
+def make_table(
+    page: int, header: list[str], rows: list[list[str]], cont: bool = False, top: float = 100.0
+) -> Table:
     return Table(
         page=page,
         header=header,
@@ -82,7 +84,9 @@ def test_continued_table_is_stitched_with_header_once() -> None:
 def test_continuation_without_repeated_header() -> None:
     first = make_table(3, HEADER, ROWS)
     second = make_table(4, HEADER, [["2024", "13 100", "2 000"]], cont=True, top=60)
-    text = "答：\n年份\n申請數目\n獲批數目\n2022\n11 991\n1 109\n2023\n12 005\n1 600\n\n2024\n13 100\n2 000\n完"
+    text = (
+        "答：\n年份\n申請數目\n獲批數目\n2022\n11 991\n1 109\n2023\n12 005\n1 600\n\n2024\n13 100\n2 000\n完"
+    )
     new, n = embed_tables(text, [first, second])
     assert n == 1
     assert new == "答：\n\n" + to_markdown(HEADER, ROWS + [["2024", "13 100", "2 000"]]) + "\n\n完"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -102,7 +102,9 @@ def test_in_pair_tables_exist_in_the_fixtures(fixture_results) -> None:
 
 def test_thin_space_numbers_stay_one_cell(fixture_results) -> None:
     _, result, _ = fixture_results["paper_a_tables"]
-    numbers = [c for t in result.tables for r in t.rows for c in r[1:] if " " in c and c.replace(" ", "").isdigit()]
+    numbers = [
+        c for t in result.tables for r in t.rows for c in r[1:] if " " in c and c.replace(" ", "").isdigit()
+    ]
     assert numbers, "paper A has thousands with thin spaces"
     assert all(len(part) == 3 for n in numbers for part in n.split(" ")[1:])
 
@@ -110,13 +112,21 @@ def test_thin_space_numbers_stay_one_cell(fixture_results) -> None:
 # -- tiny PDFs drawn here ---------------------------------------------------------------------------
 def new_pdf() -> FPDF:
     pdf = FPDF(format="A4", unit="pt")
-    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=timezone.utc))
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
     pdf.set_auto_page_break(False)
     pdf.set_font("Helvetica", size=10)
     return pdf
 
 
-def grid(pdf: FPDF, x: float, y: float, widths: list[float], rows: list[list[str]], h: float = 18, outer: bool = True) -> float:
+def grid(
+    pdf: FPDF,
+    x: float,
+    y: float,
+    widths: list[float],
+    rows: list[list[str]],
+    h: float = 18,
+    outer: bool = True,
+) -> float:
     """Cells with text and a full set of ruling lines (optionally no left/right border)."""
     xs = [x]
     for w in widths:
@@ -183,7 +193,11 @@ def test_shaded_cells_one_text_line_at_a_time_are_one_cell(tmp_path: Path) -> No
     x, y = 60, 80
     cols = [(x, 150), (x + 152, 250)]  # a 2 pt white gutter between the columns
     pdf.set_fill_color(220, 235, 250)
-    rows = [["Period", "Threshold"], ["Before 18 January", "18 hours each week"], ["On or after 18 January", "17 hours each week"]]
+    rows = [
+        ["Period", "Threshold"],
+        ["Before 18 January", "18 hours each week"],
+        ["On or after 18 January", "17 hours each week"],
+    ]
     top = y
     for r, row in enumerate(rows):
         lines = [[c] if r == 0 else [c, "(see note)"] for c in row]
@@ -236,7 +250,9 @@ def test_stacked_boxes_are_not_a_table(tmp_path: Path) -> None:
 
 
 def test_pages_without_ruling_lines_get_no_tables(tmp_path: Path) -> None:
-    path = make_pdf(tmp_path / "plain.pdf", [["Year  Applications  Approved", "2022  11 991  1 109"], ["text only"]])
+    path = make_pdf(
+        tmp_path / "plain.pdf", [["Year  Applications  Approved", "2022  11 991  1 109"], ["text only"]]
+    )
     data, pages = load(path)
     result = find_tables(data, pages, Settings())
     assert result.tables == [] and result.pages_with_tables == []
@@ -274,7 +290,9 @@ def test_table_continued_on_next_page(tmp_path: Path, repeat_header: bool) -> No
     assert text.index("Answer A1") < text.index("| Code |") < text.index("Question A2")
 
 
-def test_token_chunks_of_a_continued_tables_rows_start_on_the_page_they_are_printed_on(tmp_path: Path) -> None:
+def test_token_chunks_of_a_continued_tables_rows_start_on_the_page_they_are_printed_on(
+    tmp_path: Path,
+) -> None:
     """The table is stitched onto page 1, where it starts; a token window that begins in the
     rows printed at the top of page 2 starts on page 2 (issue 42: its link opened page 1),
     and every window's pages are the lowest and highest its characters are printed on."""
@@ -285,7 +303,13 @@ def test_token_chunks_of_a_continued_tables_rows_start_on_the_page_they_are_prin
     header = ["Code", "Project", "Budget"]
     pdf.add_page()
     pdf.text(60, 640, "Answer A1: the projects are listed below.")
-    grid(pdf, 60, 654, [80, 160, 100], [header] + [[f"A{i}", f"Road works {i}", f"{i} 000"] for i in range(1, 10)])
+    grid(
+        pdf,
+        60,
+        654,
+        [80, 160, 100],
+        [header] + [[f"A{i}", f"Road works {i}", f"{i} 000"] for i in range(1, 10)],
+    )
     pdf.text(280, 830, "E-1")
     pdf.add_page()
     grid(pdf, 60, 60, [80, 160, 100], [[f"B{i}", f"Harbour works {i}", f"{i} 500"] for i in range(1, 31)])
@@ -294,13 +318,17 @@ def test_token_chunks_of_a_continued_tables_rows_start_on_the_page_they_are_prin
     data, pages = load(save(pdf, tmp_path / "continued.pdf"))
     tables = find_tables(data, pages, Settings()).tables
     assert [t.page for t in tables] == [1, 2] and tables[1].continues_from_previous
-    chunks = build_chunks("t", Strategy.token, pages, Settings(chunk_size=60, chunk_overlap=0), sections=[], tables=tables)
+    chunks = build_chunks(
+        "t", Strategy.token, pages, Settings(chunk_size=60, chunk_overlap=0), sections=[], tables=tables
+    )
     assert sum("| Code |" in c.text for c in chunks) == 1  # one table, stitched on page 1
     for chunk in chunks:
         on_1 = "Answer A1" in chunk.text or re.search(r"\| A\d", chunk.text) is not None
         on_2 = "Question A2" in chunk.text or re.search(r"\| B\d", chunk.text) is not None
         assert (chunk.page_start, chunk.page_end) == (1 if on_1 else 2, 2 if on_2 else 1), chunk.text
-    assert any(c.text.lstrip().startswith("| B") and c.page_start == 2 for c in chunks)  # a window starts in page 2's rows
+    assert any(
+        c.text.lstrip().startswith("| B") and c.page_start == 2 for c in chunks
+    )  # a window starts in page 2's rows
 
 
 def test_separate_tables_with_text_between_are_not_continuations(tmp_path: Path) -> None:
@@ -324,7 +352,9 @@ def test_result_round_trips_through_json() -> None:
 
 
 # -- real corpus (only where it is present) ----------------------------------------------------------
-needs_corpus = pytest.mark.skipif(not CORPUS.exists(), reason="real corpus (../shared/corpus/real) not present")
+needs_corpus = pytest.mark.skipif(
+    not CORPUS.exists(), reason="real corpus (../shared/corpus/real) not present"
+)
 
 
 @needs_corpus
@@ -332,11 +362,27 @@ def test_hansard_tables_keep_thin_space_totals_and_merged_headers() -> None:
     data, pages = load(CORPUS / "legco" / "hansard_20121121_translate-c.pdf")
     tables = geometric_tables(data, [9, 77])
     (wages,) = tables[9]
-    assert wages.header == ["行業", "2011年比較2010年總薪酬開支(1) 增幅(百萬港元)", "2011年比較2010年總薪酬開支(1) 增加率(%)(2)"]
+    assert wages.header == [
+        "行業",
+        "2011年比較2010年總薪酬開支(1) 增幅(百萬港元)",
+        "2011年比較2010年總薪酬開支(1) 增加率(%)(2)",
+    ]
     assert wages.rows[0] == ["製造(3)", "912.8", "6.0"]
     assert wages.rows[-1] == ["所有行業", "59,639.0", "10.9"]
     (levels,) = tables[77]
-    assert levels.rows[-1] == ["總計", "", "2 446", "3 570", "1 944", "1 590", "1 158", "1 058", "225", "11 991", "100%"]
+    assert levels.rows[-1] == [
+        "總計",
+        "",
+        "2 446",
+        "3 570",
+        "1 944",
+        "1 590",
+        "1 158",
+        "1 058",
+        "225",
+        "11 991",
+        "100%",
+    ]
     page9 = next(p for p in pages if p.number == 9)
     text, n = embed_tables(page9.cleaned, [wages])
     assert n == 1 and wages.markdown in text and "\n製造(3) 912.8 6.0\n" not in text

@@ -68,7 +68,9 @@ def test_long_paper_same_tables_in_the_same_order_with_one_or_two_workers(long_p
 
 
 @pytest.mark.parametrize("forked", [True, False], ids=["forked", "spawned"])
-def test_workers_are_forked_only_from_a_single_threaded_process(long_paper: bytes, forked: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_workers_are_forked_only_from_a_single_threaded_process(
+    long_paper: bytes, forked: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(workers_module, "_single_threaded", lambda: forked)
     with GeometricTables(long_paper, workers=2, min_pages=2) as geometry:
         kinds = {type(w.process) for w in geometry._workers}
@@ -89,7 +91,9 @@ def test_single_threaded_counts_native_threads_too() -> None:
         thread.join()
 
 
-def test_a_worker_that_cannot_start_or_dies_leaves_the_pages_to_the_caller(long_paper: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_that_cannot_start_or_dies_leaves_the_pages_to_the_caller(
+    long_paper: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
     serial = geometric_tables(long_paper)
     with monkeypatch.context() as patch:  # spawned
         patch.setattr(workers_module, "_single_threaded", lambda: False)
@@ -126,7 +130,9 @@ def test_a_file_pdfium_cannot_open_fails_as_before() -> None:
     assert type(parallel_error.value) is type(serial_error.value)
 
 
-def test_find_tables_and_chunk_file_same_with_workers(long_paper: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_find_tables_and_chunk_file_same_with_workers(
+    long_paper: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "long.pdf"
     path.write_bytes(long_paper)
     settings = Settings(data_dir=tmp_path / "data")
@@ -135,12 +141,17 @@ def test_find_tables_and_chunk_file_same_with_workers(long_paper: bytes, tmp_pat
     for min_pages in (10_000, 2):  # in process, then with a worker
         monkeypatch.setattr(workers_module, "PARALLEL_MIN_PAGES", min_pages)
         monkeypatch.setattr(workers_module, "_spare_cores", lambda: 1)
-        runs[min_pages] = (find_tables(long_paper, pages, settings).tables, chunk_file(path, Strategy.question, settings, use_llm=False))
+        runs[min_pages] = (
+            find_tables(long_paper, pages, settings).tables,
+            chunk_file(path, Strategy.question, settings, use_llm=False),
+        )
     assert runs[2] == runs[10_000]
 
 
 @pytest.mark.parametrize("path", PDFS, ids=lambda p: p.stem)
-def test_skipping_far_text_lines_reads_the_same_characters(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_skipping_far_text_lines_reads_the_same_characters(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def read_all() -> list:
         seen: list = []
         original = page_reader_module.PageReader.chars
@@ -183,12 +194,14 @@ def test_stopping_in_order_early_stops_the_workers(long_paper: bytes) -> None:
     assert all(p.poll() is not None for p in processes)  # ended (killed, or done before)
 
 
-def test_question_chunks_are_made_while_later_pages_are_still_unread(long_paper: bytes, tmp_path: Path) -> None:
+def test_question_chunks_are_made_while_later_pages_are_still_unread(
+    long_paper: bytes, tmp_path: Path
+) -> None:
     """chunk_file hands the tables over page by page (PageTables): each section is chunked as
     soon as the pages up to its end are read, not after the last page."""
     from legco_assets.core.chunking import question_chunking
-    from legco_assets.core.structure import find_structure
     from legco_assets.core.records import DocumentText, PageTables
+    from legco_assets.core.structure import find_structure
     from legco_assets.core.tables import iter_page_tables
 
     path = tmp_path / "long.pdf"
@@ -225,4 +238,6 @@ def test_question_chunks_are_made_while_later_pages_are_still_unread(long_paper:
             assert read_so_far >= page  # never before its pages are read
             chunked_while_unread += read_so_far < 60
     assert chunked_while_unread > 10
-    assert streamed == strategy.chunk_text("long", doc, sections, find_tables(long_paper, pages, settings).tables)
+    assert streamed == strategy.chunk_text(
+        "long", doc, sections, find_tables(long_paper, pages, settings).tables
+    )

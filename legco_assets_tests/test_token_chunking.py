@@ -35,14 +35,20 @@ def test_limits_overlap_pages_and_reconstruction(tmp_path: Path) -> None:
         for prev, nxt in zip(chunks, chunks[1:]):
             assert nxt.char_start < prev.char_end, "consecutive windows overlap"
             assert 160 <= count_tokens(doc.text[nxt.char_start : prev.char_end]) <= 240
-        rebuilt = chunks[0].text + "".join(b.text[a.char_end - b.char_start :] for a, b in zip(chunks, chunks[1:]))
+        rebuilt = chunks[0].text + "".join(
+            b.text[a.char_end - b.char_start :] for a, b in zip(chunks, chunks[1:])
+        )
         assert rebuilt == doc.text
         pages = clean_pages(extract_document(read_source(paper)).pages)
         for chunk in chunks:
             head = chunk.text.strip().split("\n")[0][:20]
             assert head in pages[chunk.page_start - 1].cleaned, (paper.name, chunk.index)
             assert chunk.page_start <= chunk.page_end
-            assert not [ln for ln in chunk.text.split("\n") if ln.strip() and is_furniture(ln, 0) and not ln.strip().isdigit()]
+            assert not [
+                ln
+                for ln in chunk.text.split("\n")
+                if ln.strip() and is_furniture(ln, 0) and not ln.strip().isdigit()
+            ]
 
 
 def test_window_prefers_paragraph_then_sentence_boundaries() -> None:

@@ -66,9 +66,17 @@ from legco_assets.core.settings import Settings, Strategy
 HTML = Path(__file__).resolve().parent / "fixtures" / "html"
 BLIND, BLIND3, BLIND4, BLIND5 = HTML / "blind", HTML / "blind3", HTML / "blind4", HTML / "blind5"
 SETS = (BLIND, HTML / "blind2", BLIND3, BLIND4, BLIND5)
-KEY = {folder / entry["file"]: entry for folder in SETS for entry in json.loads((folder / "key.json").read_text(encoding="utf-8"))}
+KEY = {
+    folder / entry["file"]: entry
+    for folder in SETS
+    for entry in json.loads((folder / "key.json").read_text(encoding="utf-8"))
+}
 # (file, pair index): answers that run on past their end, as the module docstring says
-RUNS_ON = {(BLIND3 / "faq_unlabelled_en.pdf", 3), (BLIND3 / "faq_unlabelled_en.pdf", 5), (BLIND5 / "lru_nonjupas_admissions_faq_2025.pdf", 8)}
+RUNS_ON = {
+    (BLIND3 / "faq_unlabelled_en.pdf", 3),
+    (BLIND3 / "faq_unlabelled_en.pdf", 5),
+    (BLIND5 / "lru_nonjupas_admissions_faq_2025.pdf", 8),
+}
 
 
 def _squashed(text: str | None) -> str:
@@ -77,7 +85,11 @@ def _squashed(text: str | None) -> str:
     return re.sub(r"[\s|]+", "", text or "")
 
 
-@pytest.mark.parametrize("name", sorted(k for k, v in KEY.items() if v["pairs"] and v["pairs"][0]["answer_ends_with"]), ids=lambda p: f"{p.parent.name}/{p.name}")
+@pytest.mark.parametrize(
+    "name",
+    sorted(k for k, v in KEY.items() if v["pairs"] and v["pairs"][0]["answer_ends_with"]),
+    ids=lambda p: f"{p.parent.name}/{p.name}",
+)
 def test_each_exchange_the_key_names_is_a_pair_of_its_own(name: Path, tmp_path: Path) -> None:
     """Each question, and its answer's last characters, in a pair of its own, and every
     check the assets run passes."""
@@ -98,10 +110,16 @@ def test_each_exchange_the_key_names_is_a_pair_of_its_own(name: Path, tmp_path: 
 def test_the_releases_name_asker_answerer_and_kind_and_drop_the_sign_off(tmp_path: Path) -> None:
     found = {}
     for name in ("lcq_en.html", "lcq_zh.html"):
-        records = chunk_paper(BLIND / name, Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
+        records = chunk_paper(
+            BLIND / name, Strategy.question, Settings(data_dir=tmp_path), use_llm=False
+        ).records
         pair = next(r for r in records if r.metadata.section_type == "qa")
         found[name] = (pair.metadata.asker, pair.metadata.answerer, pair.metadata.question_kind)
-        assert not any(mark in r.text for r in records for mark in ("NNNN", "Issued at HKT", "香港時間", "Today's Press Releases", "今日新聞公報"))
+        assert not any(
+            mark in r.text
+            for r in records
+            for mark in ("NNNN", "Issued at HKT", "香港時間", "Today's Press Releases", "今日新聞公報")
+        )
     assert found == {
         "lcq_en.html": ("Hon Cheung Wing-sze", "Secretary for Transport and Logistics", "written"),
         "lcq_zh.html": ("何敏儀議員", "保安局局長", "main"),
@@ -109,22 +127,30 @@ def test_the_releases_name_asker_answerer_and_kind_and_drop_the_sign_off(tmp_pat
 
 
 def test_the_agendas_questions_are_one_chunk_each_under_their_item(tmp_path: Path) -> None:
-    paper = chunk_paper(BLIND / "agenda_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False)
+    paper = chunk_paper(
+        BLIND / "agenda_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False
+    )
     asked = [r for r in paper.records if r.metadata.section_path[:1] == ["II. Questions"]]
     expected = KEY[BLIND / "agenda_en.html"]["pairs"]
     assert len(asked) == len(expected)
     for record, want in zip(asked, expected):
         assert _squashed(want["question"]) in _squashed(record.text)
         assert record.text.split("\n")[-1].startswith(("Public Officer to reply", "* For written reply"))
-    assert [r.metadata.section_path[-1] for r in asked][:2] == ["1. Hon CHAN Kwok-wai to ask: (Oral reply)", "2. Hon LO Yuk-ying to ask: (Oral reply) (Translation)"]
+    assert [r.metadata.section_path[-1] for r in asked][:2] == [
+        "1. Hon CHAN Kwok-wai to ask: (Oral reply)",
+        "2. Hon LO Yuk-ying to ask: (Oral reply) (Translation)",
+    ]
     labels = next(c for c in paper.checks if c.name == "question_labels_paired")
     assert not labels.passed and "a question put without a reply ×6" in labels.description
 
 
-@pytest.mark.parametrize(("name", "asked", "last"), [
-    (BLIND / "speech_en.html", "What makes a good employer?", "Thank you."),
-    (HTML / "blind2" / "speech_zh.html", "？", "謝謝各位。"),
-])
+@pytest.mark.parametrize(
+    ("name", "asked", "last"),
+    [
+        (BLIND / "speech_en.html", "What makes a good employer?", "Thank you."),
+        (HTML / "blind2" / "speech_zh.html", "？", "謝謝各位。"),
+    ],
+)
 def test_a_speech_has_no_pair_and_no_sign_off(name: Path, asked: str, last: str, tmp_path: Path) -> None:
     records = chunk_paper(name, Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
     assert records and not any(r.metadata.section_type == "qa" for r in records)
@@ -133,40 +159,79 @@ def test_a_speech_has_no_pair_and_no_sign_off(name: Path, asked: str, last: str,
     assert not any(mark in text for mark in ("NNNN", "Issued at HKT", "香港時間", "\n完"))
 
 
-def test_the_hansard_extract_gives_each_exchange_with_its_speakers_and_no_running_head(tmp_path: Path) -> None:
-    records = chunk_paper(HTML / "blind2" / "hansard_oral_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
+def test_the_hansard_extract_gives_each_exchange_with_its_speakers_and_no_running_head(
+    tmp_path: Path,
+) -> None:
+    records = chunk_paper(
+        HTML / "blind2" / "hansard_oral_en.html",
+        Strategy.question,
+        Settings(data_dir=tmp_path),
+        use_llm=False,
+    ).records
     pairs = [r.metadata for r in records if r.metadata.section_type == "qa"]
     assert [(m.question_id, m.question_kind) for m in pairs] == [
-        ("1", "main"), ("1-S1", "supplementary"), ("1-S2", "supplementary"), ("1-S3", "supplementary"), ("2", "main"), ("2-S1", "supplementary"),
+        ("1", "main"),
+        ("1-S1", "supplementary"),
+        ("1-S2", "supplementary"),
+        ("1-S3", "supplementary"),
+        ("2", "main"),
+        ("2-S1", "supplementary"),
     ]
     assert {m.answerer for m in pairs[:4]} == {"SECRETARY FOR HOUSING"}
     assert not any("LEGISLATIVE COUNCIL ―" in r.text for r in records)
 
 
-def test_papers_without_questions_make_no_pair_not_even_the_guides_numbered_headings_that_ask(tmp_path: Path) -> None:
+def test_papers_without_questions_make_no_pair_not_even_the_guides_numbered_headings_that_ask(
+    tmp_path: Path,
+) -> None:
     """The panel paper (numbered paragraphs, bold headings, a drawn table) makes no pair; the
     guide numbers its sections 1 to 5 and two of them ask (``1. Who is a part-time worker?``):
     they were pairs until the run of numbers was read (``structure.numbering``: most of its
     numbers do not ask, so they number sections); now every section is narrative under its
     own heading, the two that ask included, and the guard counts no label."""
-    paper = chunk_paper(BLIND3 / "paper_en.pdf", Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
+    paper = chunk_paper(
+        BLIND3 / "paper_en.pdf", Strategy.question, Settings(data_dir=tmp_path), use_llm=False
+    ).records
     assert paper and not any(r.metadata.section_type == "qa" for r in paper)
-    guide = chunk_paper(BLIND3 / "guide_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False)
+    guide = chunk_paper(
+        BLIND3 / "guide_en.html", Strategy.question, Settings(data_dir=tmp_path), use_llm=False
+    )
     assert not any(r.metadata.section_type == "qa" for r in guide.records)
     headings = [r.metadata.section_path[1] for r in guide.records if len(r.metadata.section_path) > 1]
     assert list(dict.fromkeys(headings)) == [
-        "1. Who is a part-time worker?", "2. Why is a written contract important?", "3. Entitlements at a glance",
-        "4. Keeping records", "5. Further enquiries",
+        "1. Who is a part-time worker?",
+        "2. Why is a written contract important?",
+        "3. Entitlements at a glance",
+        "4. Keeping records",
+        "5. Further enquiries",
     ]
     assert all(c.passed for c in guide.checks), [c.line() for c in guide.checks if not c.passed]
 
 
 def test_the_agenda_pdf_gives_each_question_a_chunk_of_its_own(tmp_path: Path) -> None:
-    records = chunk_paper(BLIND4 / "legco_council_agenda_20240529.pdf", Strategy.question, Settings(data_dir=tmp_path), use_llm=False).records
-    labels = [r.metadata.section_path[-1] for r in records if r.metadata.section_path[-1:] and "to ask:" in r.metadata.section_path[-1]]
+    records = chunk_paper(
+        BLIND4 / "legco_council_agenda_20240529.pdf",
+        Strategy.question,
+        Settings(data_dir=tmp_path),
+        use_llm=False,
+    ).records
+    labels = [
+        r.metadata.section_path[-1]
+        for r in records
+        if r.metadata.section_path[-1:] and "to ask:" in r.metadata.section_path[-1]
+    ]
     assert [label.split(".")[0] for label in labels] == ["1", "2", "3", "*4", "*5", "*6"]
-    assert {tuple(r.metadata.section_path[:-1]) for r in records if "to ask:" in "".join(r.metadata.section_path[-1:])} == {
+    assert {
+        tuple(r.metadata.section_path[:-1])
+        for r in records
+        if "to ask:" in "".join(r.metadata.section_path[-1:])
+    } == {
         ("II. Questions",),
     }, "the item the PDF sets like its sub-headings, at a page's foot"
     tops = [r.metadata.section_path[0] for r in records if r.metadata.section_path]
-    assert list(dict.fromkeys(tops)) == ["I. Tabling of Papers", "II. Questions", "III. Bills", "IV. Members' Motions"]
+    assert list(dict.fromkeys(tops)) == [
+        "I. Tabling of Papers",
+        "II. Questions",
+        "III. Bills",
+        "IV. Members' Motions",
+    ]

@@ -3,7 +3,7 @@ cached embeddings (each behaviour is in vector_store_behaviours.py, shared with 
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

@@ -46,7 +46,9 @@ class Paper:
         for page in self.table_pages:
             frags = [t for t in self.gold["tables"] if t["page"] == page]
             png = render_page_png(self.data, page, DPI)
-            self.replies[hashlib.sha256(png).hexdigest()] = "\n\n".join(to_markdown(t["header"], t["rows"]) for t in frags)
+            self.replies[hashlib.sha256(png).hexdigest()] = "\n\n".join(
+                to_markdown(t["header"], t["rows"]) for t in frags
+            )
 
     def respond(self, messages: list[dict]) -> str:
         (image,) = message_images(messages)
@@ -61,7 +63,9 @@ def paper_e() -> Paper:
     return Paper("paper_e_qa")
 
 
-def test_valid_replies_replace_geometric_tables(llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path) -> None:
+def test_valid_replies_replace_geometric_tables(
+    llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path
+) -> None:
     llm_server.responder = paper_e.respond
     settings = llm_server.settings(tmp_path / "data")
     result = find_tables(paper_e.data, paper_e.pages, settings)  # client built from settings
@@ -73,7 +77,9 @@ def test_valid_replies_replace_geometric_tables(llm_server: FakeLLMServer, paper
     assert all(t.method == "vision" for t in result.tables)
     for expected in paper_e.gold["tables"]:
         want = norm_rows(expected["header"], expected["rows"])
-        (table,) = [t for t in result.tables if t.page == expected["page"] and norm_rows(t.header, t.rows) == want]
+        (table,) = [
+            t for t in result.tables if t.page == expected["page"] and norm_rows(t.header, t.rows) == want
+        ]
         assert table.continues_from_previous == (expected["continued_from_page"] is not None)
         assert table.bbox is not None  # taken from the geometric table it replaced
     # what was sent: a system prompt, and the page as a base64 PNG data URL
@@ -85,7 +91,9 @@ def test_valid_replies_replace_geometric_tables(llm_server: FakeLLMServer, paper
     assert body["messages"][1]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
 
 
-def test_rerun_of_unchanged_paper_makes_zero_calls(llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path) -> None:
+def test_rerun_of_unchanged_paper_makes_zero_calls(
+    llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path
+) -> None:
     """Bar (b): the cache key is sha256(page image) + model + prompt version."""
     llm_server.responder = paper_e.respond
     settings = llm_server.settings(tmp_path / "data")
@@ -108,7 +116,9 @@ def test_cache_turned_off_calls_again(llm_server: FakeLLMServer, paper_e: Paper,
     assert not (settings.cache_dir / "llm").exists()
 
 
-def test_new_prompt_version_or_model_misses_the_cache(llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path, monkeypatch) -> None:
+def test_new_prompt_version_or_model_misses_the_cache(
+    llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path, monkeypatch
+) -> None:
     llm_server.responder = paper_e.respond
     settings = llm_server.settings(tmp_path / "data")
     find_tables(paper_e.data, paper_e.pages, settings)
@@ -144,7 +154,9 @@ FAULTS = {
 
 
 @pytest.mark.parametrize("fault", list(FAULTS))
-def test_failures_fall_back_to_geometric_with_a_warning(llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path, fault: str) -> None:
+def test_failures_fall_back_to_geometric_with_a_warning(
+    llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path, fault: str
+) -> None:
     """Bar (d): every page keeps its geometric tables, each failure is warned and counted."""
     llm_server.responder = lambda messages: FAULTS[fault]
     settings = llm_server.settings(tmp_path / "data")
@@ -163,7 +175,9 @@ def test_failures_fall_back_to_geometric_with_a_warning(llm_server: FakeLLMServe
         assert result.stats["vision_invalid"] == n and result.stats["llm_failures"] == 0
 
 
-def test_one_rate_limit_is_retried_by_the_client(llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path) -> None:
+def test_one_rate_limit_is_retried_by_the_client(
+    llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path
+) -> None:
     llm_server.responder = paper_e.respond
     llm_server.enqueue(Fault.status(429))
     settings = llm_server.settings(tmp_path / "data")
@@ -172,7 +186,9 @@ def test_one_rate_limit_is_retried_by_the_client(llm_server: FakeLLMServer, pape
     assert result.warnings == [] and all(t.method == "vision" for t in result.tables)
 
 
-def test_call_budget_keeps_geometry_for_the_rest(llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path) -> None:
+def test_call_budget_keeps_geometry_for_the_rest(
+    llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path
+) -> None:
     llm_server.responder = paper_e.respond
     settings = llm_server.settings(tmp_path / "data", llm_max_calls_per_document=2, llm_max_concurrency=1)
     result = find_tables(paper_e.data, paper_e.pages, settings)
@@ -191,7 +207,9 @@ def test_no_table_reply_keeps_geometry(llm_server: FakeLLMServer, paper_e: Paper
 
 
 @pytest.mark.parametrize("changes", [{"qa_vision_enabled": False}, {"llm_base_url": None}])
-def test_vision_off_or_no_llm_makes_no_calls(llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path, changes: dict) -> None:
+def test_vision_off_or_no_llm_makes_no_calls(
+    llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path, changes: dict
+) -> None:
     settings = llm_server.settings(tmp_path / "data", **changes)
     client = llm_server.client() if changes.get("llm_base_url", "") is None else None
     result = find_tables(paper_e.data, paper_e.pages, settings, client)

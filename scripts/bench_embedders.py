@@ -31,7 +31,11 @@ PAPERS = ("hkgov/ld_EO_concise_guide_en.pdf", "legco/hansard_20121121_translate-
 
 def texts_of(papers: list[Path], strategies: tuple[str, ...], limit: int) -> list[str]:
     """The first ``limit`` chunk texts, taken in turn from each (paper, strategy)."""
-    per = [[r["text"] for r in chunk_file(p, Strategy.parse(s), Settings(), use_llm=False)] for p in papers for s in strategies]
+    per = [
+        [r["text"] for r in chunk_file(p, Strategy.parse(s), Settings(), use_llm=False)]
+        for p in papers
+        for s in strategies
+    ]
     out: list[str] = []
     for i in range(max(len(t) for t in per)):
         out += [t[i] for t in per if i < len(t)]
@@ -47,7 +51,9 @@ def main() -> int:
     papers = [Path(p) for p in args.papers] or [REAL_CORPUS / p for p in PAPERS]
     texts = texts_of(papers, ("question", "token"), args.chunks)
     chars = sum(len(t) for t in texts)
-    print(f"{len(texts)} chunks, {chars:,} characters (mean {chars / len(texts):,.0f}) from {', '.join(p.name for p in papers)}")
+    print(
+        f"{len(texts)} chunks, {chars:,} characters (mean {chars / len(texts):,.0f}) from {', '.join(p.name for p in papers)}"
+    )
     print("| model | seconds | chunks/s | characters/s |\n|---|---:|---:|---:|")
     for name in [m.strip() for m in args.models.split(",") if m.strip()]:
         model = MODELS[name](None)  # no cache: every text goes to the model

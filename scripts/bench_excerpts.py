@@ -19,7 +19,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "corpus" / "real"
-DEFAULT = [CORPUS / "legco/hansard_20121121_translate-c.pdf", CORPUS / "hkgov/ld_ECO_guide_with_FAQ_en.pdf", CORPUS / "legco/hansard_20150429-c.html"]
+DEFAULT = [
+    CORPUS / "legco/hansard_20121121_translate-c.pdf",
+    CORPUS / "hkgov/ld_ECO_guide_with_FAQ_en.pdf",
+    CORPUS / "legco/hansard_20150429-c.html",
+]
 
 
 def step_seconds(instance) -> dict[str, float]:
@@ -54,16 +58,24 @@ def main(args: list[str]) -> int:
         summary = ingest_files(files, list(Strategy), settings, out=io.StringIO())
         wall = time.perf_counter() - started
         steps = step_seconds(dagster_instance(settings))
-        excerpts = sum(len(list((settings.documents_dir / d / "excerpts" / s.value).glob("[0-9]*.*")))
-                       for d in os.listdir(settings.documents_dir) if (settings.documents_dir / d).is_dir() for s in Strategy)
+        excerpts = sum(
+            len(list((settings.documents_dir / d / "excerpts" / s.value).glob("[0-9]*.*")))
+            for d in os.listdir(settings.documents_dir)
+            if (settings.documents_dir / d).is_dir()
+            for s in Strategy
+        )
         size = sum(f.stat().st_size for f in settings.documents_dir.rglob("excerpts/*/*") if f.is_file())
     mine = steps.get("chunk_excerpts", 0.0)
     rest = sum(steps.values()) - mine
     for step, seconds in sorted(steps.items(), key=lambda kv: -kv[1]):
         print(f"{step:<20} {seconds:8.1f}s")
-    print(f"\n{len(files)} papers, {summary['documents']} ingested ({len(summary['failed'])} failed), both strategies, {wall:.0f}s wall")
-    print(f"chunk_excerpts: {mine:.1f}s for {excerpts} excerpts ({excerpts / mine if mine else 0:.1f}/s, {size / 1e6:.0f} MB); "
-          f"the other steps {rest:.1f}s; ingest slower by {mine / rest if rest else 0:.1%} ({mine / (mine + rest) if rest else 0:.1%} of it)")
+    print(
+        f"\n{len(files)} papers, {summary['documents']} ingested ({len(summary['failed'])} failed), both strategies, {wall:.0f}s wall"
+    )
+    print(
+        f"chunk_excerpts: {mine:.1f}s for {excerpts} excerpts ({excerpts / mine if mine else 0:.1f}/s, {size / 1e6:.0f} MB); "
+        f"the other steps {rest:.1f}s; ingest slower by {mine / rest if rest else 0:.1%} ({mine / (mine + rest) if rest else 0:.1%} of it)"
+    )
     return 0
 
 

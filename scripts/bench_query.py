@@ -54,14 +54,18 @@ def source_chunks(settings: Settings) -> list[dict]:
     return records
 
 
-def synthetic_records(sources: list[dict], total: int, per_document: int, strategy: str, seed: str) -> list[list[dict]]:
+def synthetic_records(
+    sources: list[dict], total: int, per_document: int, strategy: str, seed: str
+) -> list[list[dict]]:
     """``total`` unique chunk records grouped by document: each keeps a source chunk's first
     line (and, for the question strategy, its question) followed by 4–10 sentences drawn
     from chunks of the same language."""
     rng = random.Random(seed)
     pools: dict[bool, list[str]] = {True: [], False: []}
     for r in sources:
-        pools[_is_chinese(r["text"])] += [s.strip() for s in SENTENCE.findall(r["text"]) if len(s.strip()) > 8]
+        pools[_is_chinese(r["text"])] += [
+            s.strip() for s in SENTENCE.findall(r["text"]) if len(s.strip()) > 8
+        ]
     documents = []
     for d in range(0, total, per_document):
         doc_id = f"bench-{strategy}-{d // per_document:04d}"
@@ -71,8 +75,18 @@ def synthetic_records(sources: list[dict], total: int, per_document: int, strate
             first = src["text"].strip().split("\n", 1)[0]
             body = rng.sample(pools[_is_chinese(src["text"])], rng.randint(4, 10))
             meta = src["metadata"] if strategy == STRATEGY else {"section_type": "window"}
-            chunk = Chunk(doc_id, strategy, i, "\n".join([first, *body]), 1 + i // 3, 1 + i // 3, meta["section_type"], 300,
-                          question_id=meta.get("question_id"), question_text=meta.get("question_text"))
+            chunk = Chunk(
+                doc_id,
+                strategy,
+                i,
+                "\n".join([first, *body]),
+                1 + i // 3,
+                1 + i // 3,
+                meta["section_type"],
+                300,
+                question_id=meta.get("question_id"),
+                question_text=meta.get("question_text"),
+            )
             chunks.append(chunk.to_record(f"{doc_id}.pdf", f"{d:064d}"))
         documents.append(chunks)
     return documents
@@ -96,14 +110,22 @@ def build_store(settings: Settings, total: int, per_document: int, question_shar
     written = 0
     for records in documents:
         first = records[0]
-        replace_document(collection, records, first.document_id, first.metadata.strategy_type, first.metadata.content_sha256)
+        replace_document(
+            collection,
+            records,
+            first.document_id,
+            first.metadata.strategy_type,
+            first.metadata.content_sha256,
+        )
         written += len(records)
         if written % 2000 == 0:
             print(f"  {written} chunks written ({time.perf_counter() - started:.0f}s)", flush=True)
     print(f"store: {collection.count()} chunks built in {time.perf_counter() - started:.1f}s")
 
 
-def time_mode(retriever: Retriever, queries: list[str], mode: Mode, k: int, document: str | None = None) -> list[float]:
+def time_mode(
+    retriever: Retriever, queries: list[str], mode: Mode, k: int, document: str | None = None
+) -> list[float]:
     """Milliseconds per search, one warm-up query first; each mode gets its own query texts
     so no query embedding comes from the cache."""
     retriever.search("warm-up " + mode.value, k=k, strategy=STRATEGY, mode=mode, document=document)
@@ -123,10 +145,14 @@ def _row(label: str, times: list[float]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", default=str(REPO / "data" / "cache" / "bench"), help="where the bench store lives")
+    parser.add_argument(
+        "--data-dir", default=str(REPO / "data" / "cache" / "bench"), help="where the bench store lives"
+    )
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--per-document", type=int, default=100)
-    parser.add_argument("--question-share", type=float, default=0.5, help="share of question chunks (the rest: token)")
+    parser.add_argument(
+        "--question-share", type=float, default=0.5, help="share of question chunks (the rest: token)"
+    )
     parser.add_argument("--queries", type=int, default=68, help="how many gold questions to time (cycled)")
     parser.add_argument("-k", type=int, default=5)
     args = parser.parse_args()
@@ -146,8 +172,10 @@ def main() -> int:
         print(f"open scope ({cache}): {scope.seconds * 1000:.0f} ms for {len(scope.records)} chunks")
 
     total = retriever.collection.count()
-    print(f"machine: {os.cpu_count()} CPU cores; {total} stored chunks, {len(scope.records)} in the {STRATEGY} scope; "
-          f"{len(queries)} queries, k={args.k}")
+    print(
+        f"machine: {os.cpu_count()} CPU cores; {total} stored chunks, {len(scope.records)} in the {STRATEGY} scope; "
+        f"{len(queries)} queries, k={args.k}"
+    )
     print(f"{'mode':<22} {'median ms':>10} {'p90 ms':>8} {'max ms':>8}")
     for mode in (Mode.bm25, Mode.vector, Mode.hybrid):
         print(_row(mode.value, time_mode(retriever, queries, mode, args.k)))
@@ -155,8 +183,12 @@ def main() -> int:
     print(_row("hybrid, one document", time_mode(retriever, queries, Mode.hybrid, args.k, one)))
     retriever.translator = recorded_translator(load_translations(QUERY_TRANSLATIONS))
     print(_row("hybrid + translation", time_mode(retriever, queries, Mode.hybrid, args.k)))
-    print("(hybrid + translation: the recorded translations stand in for the model, so the model's own latency,")
-    print(" one call per new query, is not included; what is timed is the second query's embedding and rankers)")
+    print(
+        "(hybrid + translation: the recorded translations stand in for the model, so the model's own latency,"
+    )
+    print(
+        " one call per new query, is not included; what is timed is the second query's embedding and rankers)"
+    )
     return 0
 
 

@@ -60,7 +60,9 @@ def plumber_cell(cell: str | None) -> str:
     return out
 
 
-def run_plumber(data: bytes, only: list[int] | None = None) -> tuple[dict[int, list[list[list[str]]]], float, int]:
+def run_plumber(
+    data: bytes, only: list[int] | None = None
+) -> tuple[dict[int, list[list[list[str]]]], float, int]:
     import pdfplumber
 
     started = time.perf_counter()
@@ -151,7 +153,9 @@ def main() -> None:
     files = sorted(FIXTURES.glob("*.pdf"))
     if CORPUS.exists() and not args.no_corpus:
         files += sorted(CORPUS.glob("*/*.pdf"))
-    print(f"{'file':42} {'pages':>5} {'tbl pg':>6} {'tables':>6} | {'pdfium p/s':>10} {'tbl pg/s':>8} {'exact':>7} | {'plumber p/s':>11} {'tbl pg/s':>8} {'tables':>6} {'exact':>7}")
+    print(
+        f"{'file':42} {'pages':>5} {'tbl pg':>6} {'tables':>6} | {'pdfium p/s':>10} {'tbl pg/s':>8} {'exact':>7} | {'plumber p/s':>11} {'tbl pg/s':>8} {'tables':>6} {'exact':>7}"
+    )
     totals = {"ours": [0, 0], "plumber": [0, 0]}
     for path in files:
         r = bench_file(path, not args.no_plumber)

@@ -74,9 +74,14 @@ def main() -> None:
     rows = [
         ("raw pypdfium2 text extraction", best(lambda: raw_extraction(path), args.repeat)),
         ("token path: text + clean + token windows", best(text_and_tokens, args.repeat)),
-        ("token path end to end (chunk_file, geometric tables)", best(lambda: chunk_file(path, Strategy.token, settings, use_llm=False), args.repeat)),
+        (
+            "token path end to end (chunk_file, geometric tables)",
+            best(lambda: chunk_file(path, Strategy.token, settings, use_llm=False), args.repeat),
+        ),
     ]
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; {args.pages} pages; best of {args.repeat}")
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; {args.pages} pages; best of {args.repeat}"
+    )
     print(f"{'stage':<56} {'seconds':>8} {'pages/s':>9} {'x raw':>7}")
     raw = rows[0][1]
     for name, seconds in rows:

@@ -19,7 +19,7 @@ import multiprocessing
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -39,7 +39,7 @@ from legco_assets_tests.llm_server import FakeLLMServer, message_images  # noqa:
 
 def build_paper(path: Path, pages: int) -> Path:
     pdf = FPDF(format="A4", unit="pt")
-    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=timezone.utc))
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
     pdf.set_auto_page_break(False)
     pdf.set_font("Helvetica", size=10)
     widths = [70, 180, 110, 110]
@@ -47,7 +47,15 @@ def build_paper(path: Path, pages: int) -> Path:
         pdf.add_page()
         pdf.text(60, 60, f"Reply to question A{n}: the figures requested are set out below.")
         rows = [["Code", "Project", "Approved budget", "2025-26 estimate"]]
-        rows += [[f"P{n}-{r}", f"Facility improvement {r}", f"{(n * 37 + r * 11) % 900 + 100} {r:03d}", f"{r * 17 + n} 500"] for r in range(1, 16)]
+        rows += [
+            [
+                f"P{n}-{r}",
+                f"Facility improvement {r}",
+                f"{(n * 37 + r * 11) % 900 + 100} {r:03d}",
+                f"{r * 17 + n} 500",
+            ]
+            for r in range(1, 16)
+        ]
         y = 80
         xs = [60]
         for w in widths:
@@ -76,7 +84,9 @@ def main() -> None:
         pages = clean_pages(extract_document(source).pages)
         geometric = geometric_tables(source.data)
         replies = {
-            hashlib.sha256(render_page_png(source.data, n, 150)).hexdigest(): "\n\n".join(t.markdown for t in tables)
+            hashlib.sha256(render_page_png(source.data, n, 150)).hexdigest(): "\n\n".join(
+                t.markdown for t in tables
+            )
             for n, tables in geometric.items()
         }
         # the server runs in its own process, as a remote endpoint would: its JSON and
@@ -107,13 +117,17 @@ def main() -> None:
             to_server.put("stop")
             calls, max_in_flight = from_server.get(timeout=60)
             process.join(timeout=10)
-        print(f"table pages: {len(geometric)}  latency per call: {args.latency:.1f} s  concurrency: {args.concurrency}")
+        print(
+            f"table pages: {len(geometric)}  latency per call: {args.latency:.1f} s  concurrency: {args.concurrency}"
+        )
         print(
             f"cold run: {cold:.2f} s wall, {result.stats.get('llm_calls', 0)} calls, max in flight {max_in_flight}, "
             f"{result.stats.get('vision_replaced', 0)} pages replaced by vision, {len(result.warnings)} warnings "
             f"(sequential calls alone would take {len(geometric) * args.latency:.0f} s)"
         )
-        print(f"cached re-run: {warm:.2f} s wall, {again.stats.get('llm_calls', 0)} calls, {again.stats.get('llm_cached', 0)} cached; server counted {calls} calls in all")
+        print(
+            f"cached re-run: {warm:.2f} s wall, {again.stats.get('llm_calls', 0)} calls, {again.stats.get('llm_cached', 0)} cached; server counted {calls} calls in all"
+        )
         print(f"BAR (c) 40 table pages < 8 s: {'PASS' if cold < 8 else 'FAIL'} ({cold:.2f} s)")
 
 

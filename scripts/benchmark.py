@@ -37,8 +37,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -112,15 +113,24 @@ def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]
     """Everything the stage needs (not timed), and the timed call itself."""
     from legco_assets.core.pipeline import build_chunks, chunk_file
     from legco_assets.core.read import read_source, require_text, text_pages
+    from legco_assets.core.settings import Settings, Strategy
     from legco_assets.core.structure import find_structure
     from legco_assets.core.tables import find_page_tables
-    from legco_assets.core.settings import Settings, Strategy
 
     settings = Settings(data_dir=work / "data")
     if stage == "raw_process":
         return _process([sys.executable, "-c", RAW_PROGRAM, str(paper)], work / "data")
     if stage == "cli_question":
-        cli = [sys.executable, "-m", "legco_assets.cli", "chunk", str(paper), "--strategy", "question", "--no-llm"]
+        cli = [
+            sys.executable,
+            "-m",
+            "legco_assets.cli",
+            "chunk",
+            str(paper),
+            "--strategy",
+            "question",
+            "--no-llm",
+        ]
         return _process(cli, work / "data")
     if stage == "raw_pypdfium2":
         import pypdfium2 as pdfium
@@ -164,8 +174,13 @@ def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]
         return lambda: {"chunks": len(build_chunks("bench", Strategy.token, pages, settings, None, tables))}
     if stage == "chunk_question":
         sections = find_structure(pages, settings, None).sections
-        return lambda: {"chunks": len(build_chunks("bench", Strategy.question, pages, settings, sections, tables))}
-    records = [c.to_record(paper.name, source.sha256) for c in build_chunks("bench", Strategy.token, pages, settings, None, tables)]
+        return lambda: {
+            "chunks": len(build_chunks("bench", Strategy.question, pages, settings, sections, tables))
+        }
+    records = [
+        c.to_record(paper.name, source.sha256)
+        for c in build_chunks("bench", Strategy.token, pages, settings, None, tables)
+    ]
     if stage == "embedding":
         from legco_assets.core.search import embedding_function
 
@@ -207,11 +222,22 @@ def run_stage(stage: str, paper: Path) -> dict[str, Any]:
         started = time.perf_counter()
         facts = call()
         seconds = time.perf_counter() - started
-        own, workers = _cpu_seconds(resource.RUSAGE_SELF) - own, _cpu_seconds(resource.RUSAGE_CHILDREN) - workers
+        own, workers = (
+            _cpu_seconds(resource.RUSAGE_SELF) - own,
+            _cpu_seconds(resource.RUSAGE_CHILDREN) - workers,
+        )
         cpu = own + workers
         # the largest child of the whole process: only the stage's when the stage started one
         worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 if workers > 0 else 0.0
-        return {"stage": stage, "seconds": seconds, "cpu_seconds": cpu, "peak_rss_mib": _maxrss_mib(), "stage_rss_mib": _maxrss_mib() - before, "worker_rss_mib": worker, **facts}
+        return {
+            "stage": stage,
+            "seconds": seconds,
+            "cpu_seconds": cpu,
+            "peak_rss_mib": _maxrss_mib(),
+            "stage_rss_mib": _maxrss_mib() - before,
+            "worker_rss_mib": worker,
+            **facts,
+        }
 
 
 def run_sensor(files: int, work: Path) -> dict[str, Any]:
@@ -239,7 +265,9 @@ def run_sensor(files: int, work: Path) -> dict[str, Any]:
             instance.add_dynamic_partitions(documents_partitions.name, list(request.partition_keys))
         first = time.perf_counter() - started
         started = time.perf_counter()
-        again = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor))
+        again = inbox_sensor(
+            dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor)
+        )
         second = time.perf_counter() - started
         assert len(result.run_requests) == files and not again.run_requests
         return {
@@ -264,13 +292,21 @@ def _child(args: list[str]) -> dict[str, Any]:
 def machine() -> str:
     mem = ""
     try:
-        kib = int(next(line for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")).split()[1])
+        kib = int(
+            next(
+                line for line in Path("/proc/meminfo").read_text().splitlines() if line.startswith("MemTotal")
+            ).split()[1]
+        )
         mem = f", {kib / 1024 / 1024:.0f} GiB RAM"
     except (OSError, StopIteration, ValueError):
         pass
     cpu = ""
     try:
-        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name"))
+        cpu = next(
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        )
     except (OSError, StopIteration):
         pass
     return f"{os.cpu_count()} cores{mem}; {cpu}; Python {platform.python_version()}; {platform.system()} {platform.release()}"
@@ -282,9 +318,21 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs per stage; the fastest is reported")
     parser.add_argument("--stages", nargs="+", default=STAGES, choices=STAGES)
     parser.add_argument("--sensor-files", type=int, default=200)
-    parser.add_argument("--table-light", action="store_true", help="papers of narrative and Q&A with few tables (make_long_paper --table-light)")
-    parser.add_argument("--paper", type=Path, help="time this PDF instead of generated papers (e.g. data/samples/sample_zh_qa.pdf for start-up)")
-    parser.add_argument("--profile", choices=STAGES, help="cProfile one stage on the largest paper and print its top functions")
+    parser.add_argument(
+        "--table-light",
+        action="store_true",
+        help="papers of narrative and Q&A with few tables (make_long_paper --table-light)",
+    )
+    parser.add_argument(
+        "--paper",
+        type=Path,
+        help="time this PDF instead of generated papers (e.g. data/samples/sample_zh_qa.pdf for start-up)",
+    )
+    parser.add_argument(
+        "--profile",
+        choices=STAGES,
+        help="cProfile one stage on the largest paper and print its top functions",
+    )
     parser.add_argument("--child", nargs=2, metavar=("STAGE", "PAPER"), help=argparse.SUPPRESS)
     parser.add_argument("--child-sensor", nargs=2, metavar=("FILES", "WORKDIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -315,7 +363,11 @@ def main() -> None:
             for stage in args.stages:
                 runs = [_child(["--child", stage, str(paper)]) for _ in range(args.repeat)]
                 results[(stage, n)] = min(runs, key=lambda r: r["seconds"])
-                print(f"  {stage:<18} {n:>4} pages  {results[(stage, n)]['seconds']:8.3f}s", file=sys.stderr, flush=True)
+                print(
+                    f"  {stage:<18} {n:>4} pages  {results[(stage, n)]['seconds']:8.3f}s",
+                    file=sys.stderr,
+                    flush=True,
+                )
         sensor = None
         if args.sensor_files:
             sensor_dir = work / "sensor"
@@ -326,7 +378,12 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def report(results: dict[tuple[str, int], dict[str, Any]], sensor: dict[str, Any] | None, sizes: list[int], args: argparse.Namespace) -> str:
+def report(
+    results: dict[tuple[str, int], dict[str, Any]],
+    sensor: dict[str, Any] | None,
+    sizes: list[int],
+    args: argparse.Namespace,
+) -> str:
     light = (" --table-light" if args.table_light else "") + (f" --paper {args.paper}" if args.paper else "")
     lines = [
         f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end",
@@ -340,11 +397,19 @@ def report(results: dict[tuple[str, int], dict[str, Any]], sensor: dict[str, Any
         for n in sizes:
             r = results[(stage, n)]
             # a process against raw pypdfium2 in a process, a stage against the raw loop
-            raw = results.get(("raw_process" if stage in ("raw_process", "cli_question") else "raw_pypdfium2", n))
+            raw = results.get(
+                ("raw_process" if stage in ("raw_process", "cli_question") else "raw_pypdfium2", n)
+            )
             vs_raw = f"{r['seconds'] / raw['seconds']:.2f}" if raw and raw["seconds"] > 0 else "–"
             base = results[(stage, smallest)]
-            growth = (r["seconds"] / n) / (base["seconds"] / smallest) if base["seconds"] > 0 else float("nan")
-            output = ", ".join(f"{k} {v}" for k, v in r.items() if k in ("characters", "sections", "tables", "chunks", "output lines"))
+            growth = (
+                (r["seconds"] / n) / (base["seconds"] / smallest) if base["seconds"] > 0 else float("nan")
+            )
+            output = ", ".join(
+                f"{k} {v}"
+                for k, v in r.items()
+                if k in ("characters", "sections", "tables", "chunks", "output lines")
+            )
             lines.append(
                 f"| {LABELS[stage]} | {n} | {r['seconds']:.3f} | {r['cpu_seconds']:.2f} | {n / r['seconds']:,.0f} | {vs_raw} | {growth:.2f} | "
                 f"{r['peak_rss_mib']:.0f} | {r['stage_rss_mib']:.0f} | {r['worker_rss_mib']:.0f} | {output} |"

@@ -30,7 +30,13 @@ sys.path.insert(0, str(ROOT))
 from legco_assets.core import pipeline  # noqa: E402
 from legco_assets.core.errors import DocumentError  # noqa: E402
 from legco_assets.core.excerpts import (  # noqa: E402
-    held_share, highlight_pages, link_bytes, shown_of, shown_texts, split_link, write_excerpts,
+    held_share,
+    highlight_pages,
+    link_bytes,
+    shown_of,
+    shown_texts,
+    split_link,
+    write_excerpts,
 )
 from legco_assets.core.read import read_source, text_pages  # noqa: E402
 from legco_assets.core.records import ChunkRecord  # noqa: E402
@@ -43,13 +49,21 @@ HOLDS = 0.99
 def papers(args: list[str]) -> list[Path]:
     if args:
         return [Path(a) for a in args]
-    return sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in (".pdf", ".html", ".htm", ".docx", ".txt", ".md") and ".pdfbox" not in p.name and p.name != "MANIFEST.md")
+    return sorted(
+        p
+        for p in CORPUS.rglob("*")
+        if p.suffix.lower() in (".pdf", ".html", ".htm", ".docx", ".txt", ".md")
+        and ".pdfbox" not in p.name
+        and p.name != "MANIFEST.md"
+    )
 
 
 def main(args: list[str]) -> int:
     settings = Settings.from_env()
     totals = {"chunks": 0, "held": 0, "written": 0, "seconds": 0.0, "bytes": 0}
-    print(f"{'paper':<44} {'strategy':<9} {'chunks':>6} {'held':>6} {'share':>7} {'min':>6} {'exc/s':>6} {'MB':>7}")
+    print(
+        f"{'paper':<44} {'strategy':<9} {'chunks':>6} {'held':>6} {'share':>7} {'min':>6} {'exc/s':>6} {'MB':>7}"
+    )
     with tempfile.TemporaryDirectory(prefix="legco-excerpts-") as tmp:
         for path in papers(args):
             try:
@@ -60,15 +74,21 @@ def main(args: list[str]) -> int:
                 continue
             for strategy in Strategy:
                 try:
-                    records = pipeline.chunk_paper(path, strategy, settings, use_llm=False, check=False).records
+                    records = pipeline.chunk_paper(
+                        path, strategy, settings, use_llm=False, check=False
+                    ).records
                 except DocumentError as exc:
                     print(f"{path.name:<44} {strategy.value:<9} skipped: {exc.reason}")
                     break
                 folder = Path(tmp) / path.stem / "excerpts"
                 folder.mkdir(parents=True, exist_ok=True)
                 (folder.parent / "source.pdf").write_bytes(source.data)
-                kind = "text" if extracted.kind == "pdf" and extracted.extractor == "pypdf" else extracted.kind
-                report = write_excerpts(folder, strategy.value, kind, source.data, pages, records, source.sha256, path.name)
+                kind = (
+                    "text" if extracted.kind == "pdf" and extracted.extractor == "pypdf" else extracted.kind
+                )
+                report = write_excerpts(
+                    folder, strategy.value, kind, source.data, pages, records, source.sha256, path.name
+                )
                 texts = shown_texts(folder / report.file)
                 ratios = [held_share(r, shown_of(r, texts)) for r in records]
                 held = sum(r >= HOLDS for r in ratios)
@@ -99,7 +119,11 @@ def check_data(data: Path) -> int:
 
     settings = Settings.from_env().with_(data_dir=data)
     bad, chunks, over = 0, 0, 0
-    print(f"{'paper':<46} {'source MB':>9} " + " ".join(f"{s.value + ' MB':>11} {'ratio':>6}" for s in Strategy) + f" {'opened':>8}")
+    print(
+        f"{'paper':<46} {'source MB':>9} "
+        + " ".join(f"{s.value + ' MB':>11} {'ratio':>6}" for s in Strategy)
+        + f" {'opened':>8}"
+    )
     for folder in sorted(p for p in settings.documents_dir.iterdir() if (p / "source.json").exists()):
         art = Artifacts(settings, folder.name)
         info = art.source()
@@ -120,7 +144,9 @@ def check_data(data: Path) -> int:
                 opened += ok
                 bad += not ok
         print(f"{folder.name[:46]:<46} {paper / 1e6:>9.3f} " + " ".join(cells) + f" {opened:>8}")
-    print(f"\n{chunks - bad} of {chunks} chunk links open their highlighted page; {over} paper-strategies over the paper's size")
+    print(
+        f"\n{chunks - bad} of {chunks} chunk links open their highlighted page; {over} paper-strategies over the paper's size"
+    )
     return 0 if bad == 0 and over == 0 else 1
 
 

@@ -34,7 +34,9 @@ def render(path: Path, strategy: str) -> str:
     from legco_assets.core.settings import Settings, Strategy
 
     try:
-        records = chunk_file(path, Strategy.parse(strategy), Settings.from_env(), use_llm=False, warn=lambda m: None)
+        records = chunk_file(
+            path, Strategy.parse(strategy), Settings.from_env(), use_llm=False, warn=lambda m: None
+        )
     except DocumentError as exc:
         return f"error: {exc}\n"
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
@@ -55,7 +57,9 @@ def main() -> int:
                 args.write.mkdir(parents=True, exist_ok=True)
                 (args.write / name).write_text(text, encoding="utf-8")
                 continue
-            before = (args.compare / name).read_text(encoding="utf-8") if (args.compare / name).exists() else None
+            before = (
+                (args.compare / name).read_text(encoding="utf-8") if (args.compare / name).exists() else None
+            )
             same = before == text
             differ += not same
             print(f"{'same ' if same else 'DIFFERS'} {name} ({text.count(chr(10))} lines)")

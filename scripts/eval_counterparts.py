@@ -28,8 +28,8 @@ from legco_assets.core.evaluation import (  # noqa: E402
     HELD_OUT,
     REAL_CORPUS,
     EvalRun,
-    paper_language,
     holds_answer_end,
+    paper_language,
     prepare_eval,
     rank,
 )
@@ -100,13 +100,22 @@ def main() -> int:
     for name in names:
         with tempfile.TemporaryDirectory(prefix=f"legco-counterparts-{name}-") as tmp:
             work = Path(tmp)
-            gold = with_counterparts(HELD_OUT[name], work / "gold.json") if args.both_versions else HELD_OUT[name]
-            run = prepare_eval(work, gold, REAL_CORPUS, ["question"], Settings(data_dir=work, inbox=work / "inbox"))
+            gold = (
+                with_counterparts(HELD_OUT[name], work / "gold.json")
+                if args.both_versions
+                else HELD_OUT[name]
+            )
+            run = prepare_eval(
+                work, gold, REAL_CORPUS, ["question"], Settings(data_dir=work, inbox=work / "inbox")
+            )
             linked = sum(bool(r.metadata.counterpart_id) for r in run.retriever.scope("question").records)
             results = {s: first_ranks(run, s) for s in shares}
         for s in shares:
             pooled[s] += results[s]
-        print(f"## {name}: {len(run.papers)} papers, {linked} question chunks linked\n\n{table(results)}\n", flush=True)
+        print(
+            f"## {name}: {len(run.papers)} papers, {linked} question chunks linked\n\n{table(results)}\n",
+            flush=True,
+        )
     if len(names) > 1:
         print(f"## pooled\n\n{table(pooled)}")
     return 0

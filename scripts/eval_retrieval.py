@@ -59,36 +59,38 @@ import json
 import math
 import os
 import sys
-from collections import Counter
 import tempfile
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"  # the gold set's papers (the tests' fixtures)
+FIXTURE_PAPERS = (
+    REPO / "legco_assets_tests" / "fixtures" / "pdfs"
+)  # the gold set's papers (the tests' fixtures)
 
 from legco_assets.core.evaluation import (  # noqa: E402
     BASELINE,
+    BLIND_ROUNDS,
     DEV_SETS,
-    SET_KINDS,
-    issue29_sweep,
-    script_language,
     GOLD_QUESTIONS,
     HELD_OUT,
-    BLIND_ROUNDS,
     REAL_CORPUS,
+    SET_KINDS,
     EvalReport,
     EvalRun,
     check_document,
     format_bounds,
     format_table,
+    issue29_sweep,
     load_rerankings,
     load_translations,
     pooled,
     pooled_bounds,
     prepare_eval,
     reading_bounds,
+    script_language,
 )
 from legco_assets.core.search import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode, fuse, script_of  # noqa: E402
 from legco_assets.core.search import DEPTH as RERANK_DEPTH  # noqa: E402
@@ -195,7 +197,11 @@ def eval_settings(root: Path, name: str, args: argparse.Namespace) -> Settings:
 
 def held_out_names(spec: str) -> list[str]:
     """The sets ``--held-out`` names: ``all``, ``dev``, a round (``v9``) or a comma list."""
-    groups = {"all": list(HELD_OUT), "dev": list(DEV_SETS), **{version: list(sets) for version, sets in BLIND_ROUNDS.items()}}
+    groups = {
+        "all": list(HELD_OUT),
+        "dev": list(DEV_SETS),
+        **{version: list(sets) for version, sets in BLIND_ROUNDS.items()},
+    }
     names = groups.get(spec) or [n.strip() for n in spec.split(",")]
     unknown = [n for n in names if n not in HELD_OUT and n not in DEV_SETS]
     if unknown:
@@ -209,11 +215,15 @@ def set_path(name: str) -> Path:
 
 def language_pairs(run: EvalRun) -> str:
     """The set's questions by (question language → paper language), e.g. ``en→en 20, zh→en 10``."""
-    pairs = Counter(f"{script_language(q.lang)}→{script_of(run.papers[q.document].text)}" for q in run.questions)
+    pairs = Counter(
+        f"{script_language(q.lang)}→{script_of(run.papers[q.document].text)}" for q in run.questions
+    )
     return ", ".join(f"{pair} {n}" for pair, n in sorted(pairs.items()))
 
 
-def summary_table(names: list[str], reports: list[EvalReport], pairs: list[str], strategies: list[str]) -> str:
+def summary_table(
+    names: list[str], reports: list[EvalReport], pairs: list[str], strategies: list[str]
+) -> str:
     """One line per set: kind, language pairs, question and token windows (hybrid, no LLM)."""
     rows = [
         "| set | kind | languages (question→paper) | n | question Hit@1 | Hit@5 | MRR | token Hit@1 | Hit@5 | MRR |",
@@ -230,7 +240,9 @@ def summary_table(names: list[str], reports: list[EvalReport], pairs: list[str],
         t = report.row("token", "hybrid", subset) if "token" in strategies else None
         token = f"{t.hit1:.3f} | {t.hit5:.3f} | {t.mrr:.3f}" if t else "– | – | –"
         kind = SET_KINDS.get(name, "")
-        rows.append(f"| {name} | {kind} | {'' if pair == 'cross' else pair} | {q.questions} | {q.hit1:.3f} | {q.hit5:.3f} | {q.mrr:.3f} | {token} |")
+        rows.append(
+            f"| {name} | {kind} | {'' if pair == 'cross' else pair} | {q.questions} | {q.hit1:.3f} | {q.hit5:.3f} | {q.mrr:.3f} | {token} |"
+        )
     return "\n".join(rows)
 
 
@@ -248,11 +260,23 @@ def target_lines(names: list[str], reports: list[EvalReport]) -> list[str]:
     ]
     if any(r.cross_language for r in report.results):
         cross = report.row("question", "hybrid", "cross-language")
-        checks.append((f"pooled cross-language question Hit@5 {cross.hit5:.3f}", f">= {TARGETS['cross_hit5']}", cross.hit5 >= TARGETS["cross_hit5"]))
+        checks.append(
+            (
+                f"pooled cross-language question Hit@5 {cross.hit5:.3f}",
+                f">= {TARGETS['cross_hit5']}",
+                cross.hit5 >= TARGETS["cross_hit5"],
+            )
+        )
     for name, r in zip(names, reports):
         if SET_KINDS.get(name) == "narrative" and "token" in r.strategies:
             a, b = r.row("question", "hybrid"), r.row("token", "hybrid")
-            checks.append((f"{name}: question {a.hit1:.3f} / {a.hit5:.3f} against token {b.hit1:.3f} / {b.hit5:.3f}", "question >= token", a.hit1 >= b.hit1 and a.hit5 >= b.hit5))
+            checks.append(
+                (
+                    f"{name}: question {a.hit1:.3f} / {a.hit5:.3f} against token {b.hit1:.3f} / {b.hit5:.3f}",
+                    "question >= token",
+                    a.hit1 >= b.hit1 and a.hit5 >= b.hit5,
+                )
+            )
     return [f"{'met ' if ok else 'MISS'}  {what} (target {bar})" for what, bar, ok in checks]
 
 
@@ -264,9 +288,18 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
         for name in names:
             settings = eval_settings(root, name, args)
             if not args.json:
-                print(f"## {name} ({set_path(name).name}; {SET_KINDS.get(name, '?')}; embedder {settings.embedding_base_url or settings.embedding_model})\n")
+                print(
+                    f"## {name} ({set_path(name).name}; {SET_KINDS.get(name, '?')}; embedder {settings.embedding_base_url or settings.embedding_model})\n"
+                )
             run = prepare_eval(
-                root / name, set_path(name), REAL_CORPUS, strategies, settings, args.pair_ends, translations(args), rerankings(args)
+                root / name,
+                set_path(name),
+                REAL_CORPUS,
+                strategies,
+                settings,
+                args.pair_ends,
+                translations(args),
+                rerankings(args),
             )
             reports.append(run.report())
             alone.append(without_llm(run))
@@ -284,7 +317,12 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
             sys.stdout.flush()
     report = pooled(reports) if len(reports) > 1 else reports[0]
     if args.json:
-        print(json.dumps({name: r.to_json() for name, r in zip(names + ["pooled"], reports + [report])}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {name: r.to_json() for name, r in zip(names + ["pooled"], reports + [report])},
+                ensure_ascii=False,
+            )
+        )
         return 0
     print("## every set, hybrid, no LLM\n")
     print(summary_table(names, reports, pairs, strategies))
@@ -301,7 +339,9 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
     return 0
 
 
-def llm_table(names: list[str], with_llm: list[EvalReport], alone: list[EvalReport], strategies: list[str]) -> str:
+def llm_table(
+    names: list[str], with_llm: list[EvalReport], alone: list[EvalReport], strategies: list[str]
+) -> str:
     """Hit@1 / Hit@5 / MRR and chars to answer of hybrid search with the recorded LLM replies
     and without, per set, strategy and subset, and pooled: a paired comparison on the same
     ingest."""
@@ -326,7 +366,9 @@ def llm_table(names: list[str], with_llm: list[EvalReport], alone: list[EvalRepo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--gold", default=str(GOLD_QUESTIONS))
-    parser.add_argument("--papers", default=str(FIXTURE_PAPERS), help="folder the gold file's paper names are relative to")
+    parser.add_argument(
+        "--papers", default=str(FIXTURE_PAPERS), help="folder the gold file's paper names are relative to"
+    )
     parser.add_argument(
         "--held-out",
         help=f"comma-separated real-paper sets, all (every held-out set: {', '.join(HELD_OUT)}) or dev (the development sets: {', '.join(DEV_SETS)})",
@@ -334,24 +376,31 @@ def main() -> int:
     parser.add_argument("--strategies", default=f"question,token,{BASELINE}")
     parser.add_argument("--work-dir", help="keep the eval's data dir (default: a temp dir)")
     parser.add_argument(
-        "--embedding-model", help="use-multilingual | multilingual-e5-small (default: EMBEDDING_MODEL, as for ingest)"
+        "--embedding-model",
+        help="use-multilingual | multilingual-e5-small (default: EMBEDDING_MODEL, as for ingest)",
     )
     parser.add_argument(
-        "--pair-ends", action="store_true", help="judge every hit by the end of the whole pair's answer, not a question's own answer end"
+        "--pair-ends",
+        action="store_true",
+        help="judge every hit by the end of the whole pair's answer, not a question's own answer end",
     )
     parser.add_argument("--sweep", action="store_true", help="also compare fusion weights (hybrid mode)")
     parser.add_argument(
-        "--sweep29", action="store_true", help="also compare question sides (Q&A chunks only / every chunk) and section lifting"
+        "--sweep29",
+        action="store_true",
+        help="also compare question sides (Q&A chunks only / every chunk) and section lifting",
     )
-    parser.add_argument("--record-baselines", action="store_true", help="write per-paper Hit@5 into the gold file")
+    parser.add_argument(
+        "--record-baselines", action="store_true", help="write per-paper Hit@5 into the gold file"
+    )
     parser.add_argument(
         "--translations",
-        help="JSON file of recorded LLM query translations ({\"translations\": {question: translation}}): "
+        help='JSON file of recorded LLM query translations ({"translations": {question: translation}}): '
         "hybrid search also runs each question in the other language, as with an LLM configured",
     )
     parser.add_argument(
         "--rerankings",
-        help="JSON file of recorded LLM rerankings ({\"rerankings\": {question: {\"shown\": [ids], \"ranking\": [ids]}}}): "
+        help='JSON file of recorded LLM rerankings ({"rerankings": {question: {"shown": [ids], "ranking": [ids]}}}): '
         "the fused top chunks are re-ordered as the model did, as with an LLM configured",
     )
     parser.add_argument(
@@ -363,7 +412,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.held_out and (args.record_baselines or args.sweep):
         parser.error("baselines and sweeps are run on the fixture papers only")
-    if args.record_baselines and (args.embedding_model or Settings.from_env().embedding_model) != Settings().embedding_model:
+    if (
+        args.record_baselines
+        and (args.embedding_model or Settings.from_env().embedding_model) != Settings().embedding_model
+    ):
         parser.error("baselines are recorded with the default embedding model only")
 
     strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
@@ -376,7 +428,14 @@ def main() -> int:
         work = Path(args.work_dir or tmp)
         settings = eval_settings(work, "fixtures", args)
         run = prepare_eval(
-            work, Path(args.gold), Path(args.papers), strategies, settings, args.pair_ends, translations(args), rerankings(args)
+            work,
+            Path(args.gold),
+            Path(args.papers),
+            strategies,
+            settings,
+            args.pair_ends,
+            translations(args),
+            rerankings(args),
         )
         report = run.report()
         if args.json:

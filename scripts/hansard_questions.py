@@ -21,6 +21,7 @@ from legco_assets.core.structure import detect_structure, printed_questions
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT.parent / "shared" / "corpus" / "real" / "legco"
 
+
 def exchanges_found(doc: DocumentText) -> set[int]:
     """Numbers with a main or written exchange of their own."""
     return {
@@ -47,7 +48,10 @@ def main() -> int:
         found = exchanges_found(doc)
         missed = [n for n in numbered if n not in found]
         total, found_total = total + len(numbered), found_total + len(numbered) - len(missed)
-        print(f"{path.name}: numbered {len(numbered)}, found {len(numbered) - len(missed)}" + (f", missed {missed}" if missed else ""))
+        print(
+            f"{path.name}: numbered {len(numbered)}, found {len(numbered) - len(missed)}"
+            + (f", missed {missed}" if missed else "")
+        )
     print(f"all: numbered {total}, found {found_total}")
     return 0
 

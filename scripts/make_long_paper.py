@@ -59,7 +59,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("pages", type=int, help="number of pages of the result")
     parser.add_argument("target", type=Path, help="where to write the PDF")
-    parser.add_argument("--table-light", action="store_true", help="narrative and Q&A with few tables (no table fixture, plus the outline fixtures)")
+    parser.add_argument(
+        "--table-light",
+        action="store_true",
+        help="narrative and Q&A with few tables (no table fixture, plus the outline fixtures)",
+    )
     args = parser.parse_args()
     sources = TABLE_LIGHT_SOURCES if args.table_light else SOURCES
     path = make_long_paper(args.pages, args.target, sources)

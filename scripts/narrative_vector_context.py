@@ -66,12 +66,20 @@ def main() -> None:
         sys.exit(f"needs the real corpus at {E.REAL_CORPUS}")
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="narrative-context-")))
     papers = {name: E.load_paper(E.REAL_CORPUS / name, {}) for name in E.REAL_PAPERS}
-    questions = [(name, q) for name in args.sets.split(",") for q in E.load_gold_questions(E.HELD_OUT.get(name) or E.DEV_SETS[name])]
+    questions = [
+        (name, q)
+        for name in args.sets.split(",")
+        for q in E.load_gold_questions(E.HELD_OUT.get(name) or E.DEV_SETS[name])
+    ]
     E.add_question_anchors(papers, [q for _, q in questions])
     embed = embedding_function(settings)
     asked = unit(embed([q.question for _, q in questions]))
     for strategy in ("question", "token"):
-        chunked = [r for p in papers.values() for r in chunk_file(p.path, Strategy.parse(strategy), settings, use_llm=False)]
+        chunked = [
+            r
+            for p in papers.values()
+            for r in chunk_file(p.path, Strategy.parse(strategy), settings, use_llm=False)
+        ]
         records = [ChunkRecord.from_json(r) for r in chunked]
         variants = {"as stored": [r.text for r in records]}
         if strategy == "question":
@@ -89,7 +97,10 @@ def main() -> None:
                     hit1 += hits[0]
                     hit5 += any(hits)
                 n = len(questions)
-                print(f"{strategy:8s} {label:28s} centering {share:.1f}: Hit@1 {hit1 / n:.3f}  Hit@5 {hit5 / n:.3f}  (n={n})", flush=True)
+                print(
+                    f"{strategy:8s} {label:28s} centering {share:.1f}: Hit@1 {hit1 / n:.3f}  Hit@5 {hit5 / n:.3f}  (n={n})",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

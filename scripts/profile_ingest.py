@@ -41,8 +41,9 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -102,7 +103,11 @@ def instrument() -> None:
     for stage in STAGES:
         _patch(pipeline, stage, stage)
     _patch(search, "replace_document", "replace_document")
-    for cls in (embeddings.UseMultilingualEmbedding, embeddings.E5SmallEmbedding, embeddings.OpenAICompatibleEmbedding):
+    for cls in (
+        embeddings.UseMultilingualEmbedding,
+        embeddings.E5SmallEmbedding,
+        embeddings.OpenAICompatibleEmbedding,
+    ):
         _patch(cls, "_embed", "embed")
         if "_encoder" in cls.__dict__:  # the process's model: loaded on the first call, or waited for
             cls._encoder = classmethod(_timed("model_wait", cls.__dict__["_encoder"].__func__))
@@ -205,7 +210,9 @@ def report(total: float, cpu: float, steps: dict[str, float], args: argparse.Nam
     ]
     lines += [f"| {label} | {seconds:.2f} | {seconds / total:.0%} |" for label, seconds in rows]
     lines.append("")
-    lines.append(f"Everything but the embedding itself: {(total - embed_itself) / total:.0%} of the ingest time.")
+    lines.append(
+        f"Everything but the embedding itself: {(total - embed_itself) / total:.0%} of the ingest time."
+    )
     return "\n".join(lines)
 
 

@@ -28,7 +28,14 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "scripts"))
 
 import eval_retrieval as er  # noqa: E402
-from legco_assets.core.evaluation import REAL_CORPUS, SET_KINDS, holds_answer_end, prepare_eval, script_language  # noqa: E402
+
+from legco_assets.core.evaluation import (  # noqa: E402
+    REAL_CORPUS,
+    SET_KINDS,
+    holds_answer_end,
+    prepare_eval,
+    script_language,
+)
 from legco_assets.core.search import DEFAULT_FUSION, DICTIONARY, FUSED, dictionary_votes, fuse, script_of  # noqa: E402
 
 DEPTH = 50  # each ranker's candidates, as the fusion takes them (Fusion.depth)
@@ -54,7 +61,13 @@ def question_rows(run, strategy: str) -> list[dict]:
             firsts[ranker] = first_hit([c.id for c in found[:DEPTH]], relevant)
         fused = first_hit([h.id for h in fuse(q.question, rankings, DEFAULT_FUSION, scope)], relevant)
         cross = script_language(q.lang) != script_of(paper.text)
-        rows.append({"firsts": firsts, "fused": fused, "groups": ["all", "across languages" if cross else "same language"]})
+        rows.append(
+            {
+                "firsts": firsts,
+                "fused": fused,
+                "groups": ["all", "across languages" if cross else "same language"],
+            }
+        )
     return rows
 
 
@@ -68,7 +81,14 @@ def table(rows: list[dict]) -> str:
     for row in rows:
         for group in row["groups"]:
             groups[group].append(row)
-    head = ["questions", "n", "default", "best ranker per question", "answer among the candidates", *(f"{r} alone" for r in FUSED)]
+    head = [
+        "questions",
+        "n",
+        "default",
+        "best ranker per question",
+        "answer among the candidates",
+        *(f"{r} alone" for r in FUSED),
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, items in groups.items():
         n = len(items)
@@ -77,11 +97,15 @@ def table(rows: list[dict]) -> str:
             return f"{sum(map(test, items)) / n:.3f}"  # noqa: B023 - used in this iteration only
 
         cells = [
-            name, str(n),
+            name,
+            str(n),
             f"{share(lambda r: at(r['fused'], 1))} / {share(lambda r: at(r['fused'], 5))}",
             f"{share(lambda r: any(at(v, 1) for v in r['firsts'].values()))} / {share(lambda r: any(at(v, 5) for v in r['firsts'].values()))}",
             share(lambda r: any(v is not None for v in r["firsts"].values())),
-            *(f"{share(lambda r, k=k: at(r['firsts'][k], 1))} / {share(lambda r, k=k: at(r['firsts'][k], 5))}" for k in FUSED),
+            *(
+                f"{share(lambda r, k=k: at(r['firsts'][k], 1))} / {share(lambda r, k=k: at(r['firsts'][k], 5))}"
+                for k in FUSED
+            ),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -107,7 +131,9 @@ def main() -> int:
                 row["groups"].append(f"{SET_KINDS.get(name, '?')} sets")
             rows.extend(found)
             print(f"{name}: {len(found)} questions", file=sys.stderr, flush=True)
-    print(f"## what four rankers can reach ({args.strategy} strategy, {len(rows)} questions, first {DEPTH} candidates each)\n")
+    print(
+        f"## what four rankers can reach ({args.strategy} strategy, {len(rows)} questions, first {DEPTH} candidates each)\n"
+    )
     print(table(rows))
     return 0
 

@@ -27,16 +27,26 @@ def _excerpt_of(cite: dict[str, Any], blocks: list[Any], settings: Any) -> str |
 
 
 def _print_answer(result: Any, settings: Any) -> None:
-    print(result.answer if result.sufficient and result.answer else "The retrieved papers do not answer this question.")
+    print(
+        result.answer
+        if result.sufficient and result.answer
+        else "The retrieved papers do not answer this question."
+    )
     if result.citations:
         print("\nSources:")
         for cite in result.citations:
             extra = f" {cite['question_id']}" if cite.get("question_id") else ""
             excerpt = _excerpt_of(cite, result.blocks, settings)
-            print(f"  - {cite.get('document_id')} p.{cite.get('page')}{extra}" + (f"  excerpt: {excerpt}" if excerpt else ""))
+            print(
+                f"  - {cite.get('document_id')} p.{cite.get('page')}{extra}"
+                + (f"  excerpt: {excerpt}" if excerpt else "")
+            )
     calls = len(result.rounds)
     tokens = result.rounds[-1].context_tokens if result.rounds else 0
-    print(f"\n(context: {len(result.blocks)} chunks, {tokens} tokens; {calls} model call{'s' if calls != 1 else ''})", file=sys.stderr)
+    print(
+        f"\n(context: {len(result.blocks)} chunks, {tokens} tokens; {calls} model call{'s' if calls != 1 else ''})",
+        file=sys.stderr,
+    )
 
 
 def cmd_answer(args: argparse.Namespace, settings: Any) -> int:
@@ -53,16 +63,27 @@ def cmd_answer(args: argparse.Namespace, settings: Any) -> int:
     llm = llm.unbudgeted() if llm else None  # the budgets are per ingested document
     try:
         result = answer_question(
-            retriever, args.question, llm, strategy, args.mode or DEFAULT_MODE, args.document, args.budget or CONTEXT_TOKENS
+            retriever,
+            args.question,
+            llm,
+            strategy,
+            args.mode or DEFAULT_MODE,
+            args.document,
+            args.budget or CONTEXT_TOKENS,
         )
     except LLMError as exc:
         return common.fail(str(exc))
     if llm is None:
-        print("no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME); the context that would be sent:", file=sys.stderr)
+        print(
+            "no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME); the context that would be sent:",
+            file=sys.stderr,
+        )
         for message in result.messages:
             print(f"--- {message['role']} ---\n{message['content']}\n")
         for number, block in enumerate(result.blocks, start=1):
-            print(f"[{number}] excerpt: {common.excerpt_link(block.hit.metadata.to_json(), settings) or '(none)'}")
+            print(
+                f"[{number}] excerpt: {common.excerpt_link(block.hit.metadata.to_json(), settings) or '(none)'}"
+            )
         return 0
     if args.json:
         data = result.to_json()
@@ -78,7 +99,9 @@ def cmd_answer(args: argparse.Namespace, settings: Any) -> int:
 def add_command(sub: Any) -> None:
     answer = sub.add_parser("answer", help="answer a question from the stored chunks, with citations")
     answer.add_argument("question")
-    answer.add_argument("--strategy", choices=common.STRATEGY_CHOICES, help="default: DEFAULT_CHUNKING_STRATEGY")
+    answer.add_argument(
+        "--strategy", choices=common.STRATEGY_CHOICES, help="default: DEFAULT_CHUNKING_STRATEGY"
+    )
     answer.add_argument("--mode", choices=common.MODES, help="default: hybrid")
     answer.add_argument("--document", help="only this document id")
     answer.add_argument("--budget", type=int, help="context tokens (default 3000)")
@@ -86,5 +109,7 @@ def add_command(sub: Any) -> None:
     answer.add_argument(
         "--no-translate", action="store_true", help="do not also search the question in the other language"
     )
-    answer.add_argument("--no-rerank", action="store_true", help="keep the fused order of the chunks (no model re-ordering)")
+    answer.add_argument(
+        "--no-rerank", action="store_true", help="keep the fused order of the chunks (no model re-ordering)"
+    )
     answer.set_defaults(func=cmd_answer)

@@ -51,7 +51,9 @@ def cmd_documents(args: argparse.Namespace, settings: Any) -> int:
     for r in rows:
         latest = "yes" if r["latest"] else "no"
         pair = f"  (counterpart: {r['counterpart_document_id']})" if r.get("counterpart_document_id") else ""
-        print(f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} {r['chunks']:>6}  {r['filename']}{pair}")
+        print(
+            f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} {r['chunks']:>6}  {r['filename']}{pair}"
+        )
     return 0
 
 
@@ -65,7 +67,10 @@ def cmd_chunks(args: argparse.Namespace, settings: Any) -> int:
         key=lambda c: (c.metadata.strategy_type, not c.metadata.is_latest_version, c.metadata.chunk_index),
     )
     if not found:
-        return common.fail(f"no stored chunks for document {args.document!r}" + (f" and strategy {args.strategy}" if args.strategy else ""))
+        return common.fail(
+            f"no stored chunks for document {args.document!r}"
+            + (f" and strategy {args.strategy}" if args.strategy else "")
+        )
     for chunk in found:
         if args.json:
             print(json.dumps(chunk.to_json(), ensure_ascii=False))
@@ -83,6 +88,7 @@ def cmd_chunks(args: argparse.Namespace, settings: Any) -> int:
 # -- query ------------------------------------------------------------------------------------
 SECTION_CHUNKS = 3  # chunks shown under each section by ``query --sections``
 
+
 def _path(meta: dict[str, Any]) -> str:
     """The chunk's section path as a reader cites it (``A > B > C``)."""
     return join_path(split_path(meta.get("section_path")))
@@ -98,7 +104,9 @@ def _print_hit(hit: Any, settings: Any) -> None:
     m = hit.metadata.to_json()
     label = m.get("question_id") or m.get("section_type", "")
     via = " · ".join(f"{name} {rank}" for name, rank in hit.ranks.items())
-    print(f"#{hit.rank:<2} {hit.score:.4f}  {hit.record.document_id}  {_pages(m)}  {label}  ({via})  {hit.id}")
+    print(
+        f"#{hit.rank:<2} {hit.score:.4f}  {hit.record.document_id}  {_pages(m)}  {label}  ({via})  {hit.id}"
+    )
     if _path(m):
         print(f"    § {_path(m)}")
     for line in _first_lines(hit.text):
@@ -143,7 +151,9 @@ def cmd_query(args: argparse.Namespace, settings: Any) -> int:
         from legco_assets.core.search import aggregate
 
         # sections need more chunks than k: rank deeply, then group and keep k sections
-        hits = retriever.search(args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions)
+        hits = retriever.search(
+            args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions
+        )
         if args.section:
             hits = [hit for hit in hits if _in_section(hit.metadata.to_json(), args.section)]
         if not hits:
@@ -152,7 +162,9 @@ def cmd_query(args: argparse.Namespace, settings: Any) -> int:
         return 0
     if args.section:
         # filter a deeper ranking, then keep k: hits outside the section must not use up k
-        hits = retriever.search(args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions)
+        hits = retriever.search(
+            args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions
+        )
         hits = [hit for hit in hits if _in_section(hit.metadata.to_json(), args.section)][: args.k]
         for rank, hit in enumerate(hits, start=1):
             hit.rank = rank
@@ -193,9 +205,13 @@ def add_command(sub: Any) -> None:
     query = sub.add_parser("query", help="hybrid search over the stored chunks")
     query.add_argument("text")
     query.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
-    query.add_argument("--strategy", choices=common.STRATEGY_CHOICES, help="default: DEFAULT_CHUNKING_STRATEGY")
+    query.add_argument(
+        "--strategy", choices=common.STRATEGY_CHOICES, help="default: DEFAULT_CHUNKING_STRATEGY"
+    )
     query.add_argument("--mode", choices=common.MODES, help="default: the mode the eval shows best (hybrid)")
-    query.add_argument("--section", metavar="TEXT", help="keep hits whose section path has a heading containing TEXT")
+    query.add_argument(
+        "--section", metavar="TEXT", help="keep hits whose section path has a heading containing TEXT"
+    )
     query.add_argument(
         "--sections",
         action="store_true",
@@ -205,7 +221,13 @@ def add_command(sub: Any) -> None:
     query.add_argument("--all-versions", action="store_true", help="also search archived versions")
     query.add_argument("--json", action="store_true", help="chunk records with rank and score, one per line")
     query.add_argument(
-        "--no-translate", action="store_true", help="with an LLM configured, do not also search the query in the other language"
+        "--no-translate",
+        action="store_true",
+        help="with an LLM configured, do not also search the query in the other language",
     )
-    query.add_argument("--no-rerank", action="store_true", help="with an LLM configured, keep the fused order (no model re-ordering)")
+    query.add_argument(
+        "--no-rerank",
+        action="store_true",
+        help="with an LLM configured, keep the fused order (no model re-ordering)",
+    )
     query.set_defaults(func=cmd_query)

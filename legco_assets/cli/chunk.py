@@ -39,7 +39,13 @@ def cmd_chunk(args: argparse.Namespace, settings: Any) -> int:
 def add_command(sub: Any) -> None:
     chunk = sub.add_parser("chunk", help="print a file's chunks as JSON Lines")
     chunk.add_argument("file")
-    chunk.add_argument("--strategy", type=common.strategy, help="token | question (default: DEFAULT_CHUNKING_STRATEGY)")
+    chunk.add_argument(
+        "--strategy", type=common.strategy, help="token | question (default: DEFAULT_CHUNKING_STRATEGY)"
+    )
     chunk.add_argument("--no-llm", action="store_true", help="never call an LLM, even if LLM_* is set")
-    chunk.add_argument("--strict", action="store_true", help="exit 1 when a blocking check fails (as Dagster would keep the chunks out of Chroma)")
+    chunk.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 when a blocking check fails (as Dagster would keep the chunks out of Chroma)",
+    )
     chunk.set_defaults(func=cmd_chunk, one_shot=True)

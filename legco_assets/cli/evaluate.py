@@ -32,13 +32,20 @@ def cmd_eval(args: argparse.Namespace, settings: Any) -> int:
 
 
 def add_command(sub: Any) -> None:
-    ev = sub.add_parser("eval", help="retrieval eval on the gold questions (Hit@1/5, MRR, nDCG@5, context read)")
-    ev.add_argument("--gold", help="gold questions JSON (default: the fixture papers' set, shipped with the package)")
+    ev = sub.add_parser(
+        "eval", help="retrieval eval on the gold questions (Hit@1/5, MRR, nDCG@5, context read)"
+    )
     ev.add_argument(
-        "--papers", required=True,
+        "--gold", help="gold questions JSON (default: the fixture papers' set, shipped with the package)"
+    )
+    ev.add_argument(
+        "--papers",
+        required=True,
         help="folder of the papers and their .gold.json files (for the default set: the tests' fixtures/pdfs)",
     )
-    ev.add_argument("--strategies", default="question,token,baseline", help="comma list (baseline = 1000-char windows)")
+    ev.add_argument(
+        "--strategies", default="question,token,baseline", help="comma list (baseline = 1000-char windows)"
+    )
     ev.add_argument("--modes", default="hybrid,vector,bm25", help="comma list")
     ev.add_argument("--work-dir", help="keep the eval's data dir here (default: a temp dir)")
     ev.add_argument("--json", action="store_true")

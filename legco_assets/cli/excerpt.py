@@ -23,9 +23,13 @@ def cmd_excerpt(args: argparse.Namespace, settings: Any) -> int:
     try:
         data, extension = pipeline.cut_chunk_excerpt(settings, args.chunk_id)
     except (KeyError, ValueError):
-        return common.fail(f"no stored chunk {args.chunk_id!r} (ids look like DOCUMENT:STRATEGY:INDEX; see `legco-assets chunks`)")
+        return common.fail(
+            f"no stored chunk {args.chunk_id!r} (ids look like DOCUMENT:STRATEGY:INDEX; see `legco-assets chunks`)"
+        )
     except FileNotFoundError:
-        return common.fail(f"chunk {args.chunk_id} has no excerpts yet: run its chunk_excerpts (legco-assets ingest)")
+        return common.fail(
+            f"chunk {args.chunk_id} has no excerpts yet: run its chunk_excerpts (legco-assets ingest)"
+        )
     out = Path(args.output or args.chunk_id.replace(":", "_").replace("/", "_") + f".{extension}")
     out.write_bytes(data)
     print(out)
@@ -35,12 +39,14 @@ def cmd_excerpt(args: argparse.Namespace, settings: Any) -> int:
 def cmd_serve(args: argparse.Namespace, settings: Any) -> int:
     """Serve the excerpts of the data folder, and nothing else of it, read-only."""
     from legco_assets.core.excerpts import excerpt_server
-
     from legco_assets.core.settings import EXCERPTS_PORT
 
     root = settings.documents_dir
     server = excerpt_server(root, args.host, EXCERPTS_PORT if args.port is None else args.port)
-    print(f"serving the excerpts under {root} on http://{args.host}:{server.server_address[1]}/ (read-only)", file=sys.stderr)
+    print(
+        f"serving the excerpts under {root} on http://{args.host}:{server.server_address[1]}/ (read-only)",
+        file=sys.stderr,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -51,11 +57,17 @@ def cmd_serve(args: argparse.Namespace, settings: Any) -> int:
 
 
 def add_command(sub: Any) -> None:
-    excerpt = sub.add_parser("excerpt", help="write one chunk's excerpt: its pages with its highlight (PDF) or its marked passage")
+    excerpt = sub.add_parser(
+        "excerpt", help="write one chunk's excerpt: its pages with its highlight (PDF) or its marked passage"
+    )
     excerpt.add_argument("chunk_id", metavar="CHUNK_ID")
-    excerpt.add_argument("-o", "--output", metavar="FILE", help="default: CHUNK_ID (':' as '_') .pdf/.html/.txt here")
+    excerpt.add_argument(
+        "-o", "--output", metavar="FILE", help="default: CHUNK_ID (':' as '_') .pdf/.html/.txt here"
+    )
     excerpt.set_defaults(func=cmd_excerpt)
-    serve = sub.add_parser("serve-excerpts", help="serve the excerpts (only them) read-only over HTTP, for the UI's links")
+    serve = sub.add_parser(
+        "serve-excerpts", help="serve the excerpts (only them) read-only over HTTP, for the UI's links"
+    )
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, help="default 3001, the port of the default EXCERPTS_BASE_URL")
     serve.set_defaults(func=cmd_serve)

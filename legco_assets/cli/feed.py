@@ -46,7 +46,10 @@ def _report(item: Any) -> None:
         return
     r = item.record
     note = "" if item.written else " (already in the inbox)"
-    print(f"{item.path.name}  {r.meeting_date} {r.hansard_type} HansardID {r.hansard_id}  {item.size / 1024:.0f} KB  ← {r.url}{note}", flush=True)
+    print(
+        f"{item.path.name}  {r.meeting_date} {r.hansard_type} HansardID {r.hansard_id}  {item.size / 1024:.0f} KB  ← {r.url}{note}",
+        flush=True,
+    )
 
 
 def poll_once(args: argparse.Namespace, settings: Any) -> int:
@@ -54,7 +57,9 @@ def poll_once(args: argparse.Namespace, settings: Any) -> int:
 
     started = time.perf_counter()
     try:
-        result = poll(settings, since=args.since, until=args.until, types=args.types, limit=args.limit, report=_report)
+        result = poll(
+            settings, since=args.since, until=args.until, types=args.types, limit=args.limit, report=_report
+        )
     except FeedError as exc:
         common.fail(f"feed {exc}")
         return 2
@@ -99,9 +104,15 @@ def cmd_feed(args: argparse.Namespace, settings: Any) -> int:
 
 def add_command(sub: Any) -> None:
     feed = sub.add_parser("feed", help="download new Hansards from LegCo's open data into the inbox")
-    feed.add_argument("--once", action="store_true", help="poll once and exit (default: every LEGCO_FEED_INTERVAL_MINUTES)")
-    feed.add_argument("--since", type=_date, help="meeting date YYYY-MM-DD to start from (default: after what was fetched)")
+    feed.add_argument(
+        "--once", action="store_true", help="poll once and exit (default: every LEGCO_FEED_INTERVAL_MINUTES)"
+    )
+    feed.add_argument(
+        "--since", type=_date, help="meeting date YYYY-MM-DD to start from (default: after what was fetched)"
+    )
     feed.add_argument("--until", type=_date, help="last meeting date YYYY-MM-DD")
-    feed.add_argument("--types", type=_types, help="Chinese,English,Floor (default: LEGCO_FEED_TYPES, Chinese,English)")
+    feed.add_argument(
+        "--types", type=_types, help="Chinese,English,Floor (default: LEGCO_FEED_TYPES, Chinese,English)"
+    )
     feed.add_argument("--limit", type=_limit, help="download at most N papers this poll (oldest first)")
     feed.set_defaults(func=cmd_feed)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from . import common
 
@@ -104,7 +105,10 @@ def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Any, upst
 
     job = definitions.resolve_job_def(JOBS[strategy].name)
     return job.execute_in_process(
-        run_config={**strategy_run_config(strategy), "loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
+        run_config={
+            **strategy_run_config(strategy),
+            "loggers": {"console": {"config": {"log_level": "CRITICAL"}}},
+        },
         instance=instance,
         partition_key=key,
         raise_on_error=False,
@@ -118,7 +122,9 @@ def _failed_steps(result: Any) -> list[str]:
     return [event.step_key for event in result.all_events if event.is_step_failure]
 
 
-def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout) -> dict[str, Any]:
+def ingest_files(
+    files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout
+) -> dict[str, Any]:
     """Register and materialise each file with each strategy; a failure never stops the
     others: not another paper, nor the paper's other strategy (issue 41). The first
     strategy's run makes the shared stages too; when one of those fails, the paper's later
@@ -142,10 +148,16 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
     index = DocumentIndex(settings.documents_dir)
     keys = [index.register(f) for f in files]
     existing = set(instance.get_dynamic_partitions(documents_partitions.name))
-    instance.add_dynamic_partitions(documents_partitions.name, [k for k in dict.fromkeys(keys) if k not in existing])
+    instance.add_dynamic_partitions(
+        documents_partitions.name, [k for k in dict.fromkeys(keys) if k not in existing]
+    )
     names = [s.value for s in strategies]
     summary: dict[str, Any] = {
-        "documents": 0, "failed": [], "pages": 0, "chunks": dict.fromkeys(names, 0), "failed_by_strategy": dict.fromkeys(names, 0)
+        "documents": 0,
+        "failed": [],
+        "pages": 0,
+        "chunks": dict.fromkeys(names, 0),
+        "failed_by_strategy": dict.fromkeys(names, 0),
     }
     for n, (key, path) in enumerate(zip(keys, files), start=1):
         print(f"[{n}/{len(files)}] {path.name} → partition {key}", file=out, flush=True)
@@ -160,7 +172,11 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
                 for blocking, line in _failed_checks(result):
                     common.report_check(path, blocking, line)
                 if result.success:
-                    print(f"    {strategy.value} done in {time.perf_counter() - started:.1f}s", file=out, flush=True)
+                    print(
+                        f"    {strategy.value} done in {time.perf_counter() - started:.1f}s",
+                        file=out,
+                        flush=True,
+                    )
                     summary["chunks"][strategy.value] += _count_chunks(settings, key, strategy)
                     indexed += 1
                     continue
@@ -168,7 +184,11 @@ def ingest_files(files: list[Path], strategies: list[Any], settings: Any, out: A
                 shared = [step for step in _failed_steps(result) if step not in STRATEGY_ASSETS]
                 if shared:
                     shared_failure = (shared[0], message)
-                    note = f" (strategies {', '.join(names[i:])}: the shared stage {shared[0]} failed)" if len(names) > 1 else ""
+                    note = (
+                        f" (strategies {', '.join(names[i:])}: the shared stage {shared[0]} failed)"
+                        if len(names) > 1
+                        else ""
+                    )
                 else:
                     note = f" (strategy {strategy.value})" if len(names) > 1 else ""
                 common.fail((message if message.startswith(str(path)) else f"{path}: {message}") + note)
@@ -210,9 +230,16 @@ def cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
         else:
             print(f"skipped {path}: {reason}", flush=True)
     if not files:
-        common.fail("no PDF, DOCX, TXT, Markdown or HTML files found in " + ", ".join(args.paths or [str(settings.inbox)]))
+        common.fail(
+            "no PDF, DOCX, TXT, Markdown or HTML files found in "
+            + ", ".join(args.paths or [str(settings.inbox)])
+        )
         return 1
-    strategies = list(Strategy) if args.strategy == "both" else [common.strategy(args.strategy) if args.strategy else settings.default_strategy]
+    strategies = (
+        list(Strategy)
+        if args.strategy == "both"
+        else [common.strategy(args.strategy) if args.strategy else settings.default_strategy]
+    )
     started = time.perf_counter()
     summary = ingest_files(files, strategies, settings)
     per_strategy = ", ".join(f"{k} {v}" for k, v in summary["chunks"].items())
@@ -226,5 +253,7 @@ def cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
 def add_command(sub: Any) -> None:
     ingest = sub.add_parser("ingest", help="register files as partitions and materialise the asset graph")
     ingest.add_argument("paths", nargs="*", help="files or folders (default: the inbox)")
-    ingest.add_argument("--strategy", choices=[*common.STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY")
+    ingest.add_argument(
+        "--strategy", choices=[*common.STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY"
+    )
     ingest.set_defaults(func=cmd_ingest)

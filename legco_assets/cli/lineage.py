@@ -24,17 +24,53 @@ FACTS = {
     "page_text": ["extractor", "pages", "characters"],
     "page_images": ["images", "dpi", "all_pages"],
     "page_tables": ["tables", "methods", "calls", "cached", "tokens_in", "seconds"],
-    "document_structure": ["found_by", "llm_reason", "llm_model", "prompt_version", "calls", "cached", "failures", "sections", "qa_pairs"],
+    "document_structure": [
+        "found_by",
+        "llm_reason",
+        "llm_model",
+        "prompt_version",
+        "calls",
+        "cached",
+        "failures",
+        "sections",
+        "qa_pairs",
+    ],
     "chunks": ["chunks", "max_tokens", "config"],
     "vector_index": ["collection", "ids_written", "stale_ids_deleted", "previous_version_chunks_archived"],
-    "chunk_excerpts": ["excerpt_kind", "excerpts", "written", "reused_unchanged", "characters_located", "folder"],
+    "chunk_excerpts": [
+        "excerpt_kind",
+        "excerpts",
+        "written",
+        "reused_unchanged",
+        "characters_located",
+        "folder",
+    ],
 }
-ORIGIN = ["path", "sha256", "source_url", "meeting_date", "hansard_type", "hansard_id", "counterpart_document_id", "counterpart_candidate"]
+ORIGIN = [
+    "path",
+    "sha256",
+    "source_url",
+    "meeting_date",
+    "hansard_type",
+    "hansard_id",
+    "counterpart_document_id",
+    "counterpart_candidate",
+]
 LEGEND = (
     "legend: code N = the stage's code version (raised when its logic changes; an older one is stale in the UI); "
     "data X = the data version, a hash of what the stage wrote for this paper (first 12 hex digits; it changes exactly when the output does)"
 )
-CHUNK_FACTS = ["page_start", "page_end", "section_path", "section_type", "question_id", "chunk_index", "token_count", "content_sha256", "chunk_file_path"]
+CHUNK_FACTS = [
+    "page_start",
+    "page_end",
+    "section_path",
+    "section_type",
+    "question_id",
+    "chunk_index",
+    "token_count",
+    "content_sha256",
+    "chunk_file_path",
+]
 
 
 def parse_target(target: str) -> tuple[str, str | None, int | None]:
@@ -53,7 +89,9 @@ def stored_ids(settings: Any, document_id: str, strategies: list[str]) -> dict[s
     collection = open_collection(settings)
     out = {}
     for strategy in strategies:
-        where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
+        where = {
+            "$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]
+        }
         chunks = sorted(stored_chunks(collection, where), key=lambda c: c.metadata.chunk_index)
         out[strategy] = [c.id for c in chunks]
     return out
@@ -88,19 +126,31 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
     print(LEGEND)
     for m in chain.stages:
         label = m.asset + (f" [{m.strategy}]" if m.strategy and m.asset != "source_document" else "")
-        print(f"{label:<26} {m.when}  run {m.run_id[:8]}  code {m.code_version}  data {(m.data_version or '')[:12]}")
+        print(
+            f"{label:<26} {m.when}  run {m.run_id[:8]}  code {m.code_version}  data {(m.data_version or '')[:12]}"
+        )
         facts = [f"{k}={_fmt(m.metadata[k])}" for k in FACTS.get(m.asset, []) if k in m.metadata]
         if facts:
             print("    " + "  ".join(facts))
         for read in m.metadata.get("upstream_materializations") or []:
             other = "" if read["partition"] == chain.document_id else f"  (OTHER PAPER {read['partition']})"
-            print(f"    read {read['asset']:<20} run {read['run_id'][:8]}  {read['time']}  data {(read.get('data_version') or '')[:12]}{other}")
+            print(
+                f"    read {read['asset']:<20} run {read['run_id'][:8]}  {read['time']}  data {(read.get('data_version') or '')[:12]}{other}"
+            )
     if chunk is not None:
         meta = chunk["metadata"]
-        print(f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  excerpt {meta.get('chunk_file_path', '(none)')}")
+        print(
+            f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  excerpt {meta.get('chunk_file_path', '(none)')}"
+        )
         path = meta.get("section_path")
-        print(f"    section path: {join_path(path) if isinstance(path, list) else path or '(before the first heading)'}")
-        facts = [f"{k}={meta[k]}" for k in ("section_type", "question_id", "token_count") if meta.get(k) not in (None, "")]
+        print(
+            f"    section path: {join_path(path) if isinstance(path, list) else path or '(before the first heading)'}"
+        )
+        facts = [
+            f"{k}={meta[k]}"
+            for k in ("section_type", "question_id", "token_count")
+            if meta.get(k) not in (None, "")
+        ]
         print("    " + "  ".join(facts))
         return
     for strategy, chunk_ids in ids.items():
@@ -138,9 +188,15 @@ def cmd_lineage(args: argparse.Namespace, settings: Any) -> int:
     chunk = chunk_record(settings, args.target) if index is not None else None
     if index is not None and chunk is None:
         return common.fail(f"{args.target}: no such chunk in Chroma")
-    ids = {} if chunk is not None else stored_ids(settings, document_id, [strategy] if strategy else STRATEGIES)
+    ids = (
+        {} if chunk is not None else stored_ids(settings, document_id, [strategy] if strategy else STRATEGIES)
+    )
     if args.json:
-        out = chunk_json(chain, chunk) if chunk is not None else {**chain.to_json(), "legend": LEGEND, "chunk_ids": ids}
+        out = (
+            chunk_json(chain, chunk)
+            if chunk is not None
+            else {**chain.to_json(), "legend": LEGEND, "chunk_ids": ids}
+        )
         print(json.dumps(out, ensure_ascii=False))
     else:
         print_chain(chain, ids, chunk)
@@ -148,8 +204,12 @@ def cmd_lineage(args: argparse.Namespace, settings: Any) -> int:
 
 
 def add_command(sub: Any) -> None:
-    lineage = sub.add_parser("lineage", help="provenance of one paper or chunk: file, each stage's run and config, chunk ids")
+    lineage = sub.add_parser(
+        "lineage", help="provenance of one paper or chunk: file, each stage's run and config, chunk ids"
+    )
     lineage.add_argument("target", help="document id (partition key) or chunk id <doc>:<strategy>:<index>")
-    lineage.add_argument("--strategy", choices=common.STRATEGY_CHOICES, help="only this strategy's chunks, index and excerpts")
+    lineage.add_argument(
+        "--strategy", choices=common.STRATEGY_CHOICES, help="only this strategy's chunks, index and excerpts"
+    )
     lineage.add_argument("--json", action="store_true", help="the chain as one JSON object")
     lineage.set_defaults(func=cmd_lineage)

@@ -12,7 +12,7 @@ import argparse
 import gc
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import ask, browse, chunk, common, evaluate, excerpt, feed, ingest, lineage
 
@@ -70,4 +70,3 @@ def run() -> None:
     except BrokenPipeError:  # the reader left (``| head``): it has what it wanted, no traceback
         code = 1
     os._exit(code)
-

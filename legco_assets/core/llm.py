@@ -101,7 +101,7 @@ class LLMClient:
         self._budget_lock = threading.Lock()
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> "LLMClient | None":
+    def from_settings(cls, settings: Settings) -> LLMClient | None:
         """None when no LLM is configured (the embedded default)."""
         if not settings.llm_enabled:
             return None
@@ -117,13 +117,13 @@ class LLMClient:
             max_tokens_budget=settings.llm_max_tokens_per_document,
         )
 
-    def unbudgeted(self) -> "LLMClient":
+    def unbudgeted(self) -> LLMClient:
         """A copy for calls about no document (search, ``answer``): the same cache, its own
         stats, and none of the per-document budgets, which a long-lived retriever would
         otherwise spend once and then lose every later call to."""
         return replace(self, max_calls=None, max_tokens_budget=None, stats=LLMStats())
 
-    def for_search(self, timeout_s: float) -> "LLMClient":
+    def for_search(self, timeout_s: float) -> LLMClient:
         """An :meth:`unbudgeted` copy with a search's patience: at most ``timeout_s`` per try
         and one retry (a search falls back to its own ranking rather than wait)."""
         return replace(self.unbudgeted(), timeout_s=min(self.timeout_s, timeout_s), max_retries=1)
@@ -164,7 +164,9 @@ class LLMClient:
                 raise LLMBudgetExceeded(f"LLM call budget reached ({self.max_calls} calls per document)")
             spent = self.stats.tokens_in + self.stats.tokens_out
             if self.max_tokens_budget is not None and spent >= self.max_tokens_budget:
-                raise LLMBudgetExceeded(f"LLM token budget reached ({self.max_tokens_budget} tokens per document)")
+                raise LLMBudgetExceeded(
+                    f"LLM token budget reached ({self.max_tokens_budget} tokens per document)"
+                )
             self.stats.add(calls=1)
 
     # -- calls ---------------------------------------------------------------------------
@@ -189,7 +191,15 @@ class LLMClient:
         self._store(key, content)
         return content
 
-    def ask_image(self, kind: str, prompt_version: str, system: str, instruction: str, png: bytes, max_tokens: int = 4096) -> str:
+    def ask_image(
+        self,
+        kind: str,
+        prompt_version: str,
+        system: str,
+        instruction: str,
+        png: bytes,
+        max_tokens: int = 4096,
+    ) -> str:
         """One page image (base64 PNG in Chat Completions ``image_url`` content), cached by
         sha256 of the image bytes + model + prompt version."""
         b64 = base64.b64encode(png).decode("ascii")
@@ -203,9 +213,17 @@ class LLMClient:
                 ],
             },
         ]
-        return self.complete(kind, prompt_version, messages, cache_payload=hashlib.sha256(png).hexdigest(), max_tokens=max_tokens)
+        return self.complete(
+            kind,
+            prompt_version,
+            messages,
+            cache_payload=hashlib.sha256(png).hexdigest(),
+            max_tokens=max_tokens,
+        )
 
-    def _call(self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None, max_tokens: int | None) -> str:
+    def _call(
+        self, messages: list[dict[str, Any]], response_format: dict[str, Any] | None, max_tokens: int | None
+    ) -> str:
         from openai import OpenAIError
 
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}

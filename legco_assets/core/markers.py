@@ -34,7 +34,9 @@ ROSTER_WORD = re.compile(r"[A-Z]{4,}")  # a title word a list of names repeats (
 
 # --- document structure -------------------------------------------------------------------
 TOC_LEADER = re.compile(r"(?:\.{3,}|…{2,}|·{4,}|_{4,}|\s\.\s\.\s\.)\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*$")
-TOC_TITLE = re.compile(r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents)(?:\s+(?:Page|頁數|頁次|頁))?\s*$", re.IGNORECASE)
+TOC_TITLE = re.compile(
+    r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents)(?:\s+(?:Page|頁數|頁次|頁))?\s*$", re.IGNORECASE
+)
 # a contents entry's reference: a page or paragraph number or range at the end of the line,
 # after leaders (``…… 12``, ``12 - 14``, ``第 1 - 9 段``, ``paragraphs 1-9``)
 TOC_ENTRY_REF = re.compile(
@@ -52,17 +54,22 @@ TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
 _ZH_LABEL_END = r"\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3}|[一二三四五六七八九十]{1,3})(?(open)\s*[】］〔〕\]]\s*[:：︰]?|(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d)))\s*(?P<text>.*)$"
 ZH_QUESTION = re.compile(r"^(?P<open>[【［〔\[])?問(?:題)?" + _ZH_LABEL_END)
 # answers: ``答1.``, ``答覆：``, and a paper's response to Members' questions (``回應：``, ``政府當局的回應：``)
-ZH_ANSWER = re.compile(r"^(?P<open>[【［〔\[])?(?:答(?:案|覆)?|(?:政府(?:當局)?的?)?回[應覆])" + _ZH_LABEL_END)
+ZH_ANSWER = re.compile(
+    r"^(?P<open>[【［〔\[])?(?:答(?:案|覆)?|(?:政府(?:當局)?的?)?回[應覆])" + _ZH_LABEL_END
+)
 # ``Q7 …``, ``Q7. …``, ``Q.7 …``, ``[Q7] …``, ``Question 7: …``, ``Question No. 7: …``, ``O1 …``
 # (Others); unnumbered: ``Q: …`` / ``Q. …``; the answers' labels alike
 _EN_LABEL_END = (
     r"(?:(?:\.|\s+No\.?)?\s?(?P<num>\d{1,3})(?(open)[\]］】]\s*|(?:\s*[.:：)]\s*|\s+|$))"
     r"|(?(open)[\]］】]\s*|\s*(?:[:：]|\.(?=\s))\s*))"
 )
-EN_QUESTION = re.compile(r"^(?P<open>[\[［【])?(?P<letter>Q|O|Question)" + _EN_LABEL_END + r"(?P<text>(?:[^\d\s].*)?)$")
+EN_QUESTION = re.compile(
+    r"^(?P<open>[\[［【])?(?P<letter>Q|O|Question)" + _EN_LABEL_END + r"(?P<text>(?:[^\d\s].*)?)$"
+)
 EN_ANSWER = re.compile(
     r"^(?P<open>[\[［【])?(?:A|Ans|Answer|Reply|Response|(?:The\s+)?Administration['’]s\s+(?:response|reply))"
-    + _EN_LABEL_END + r"(?P<text>.*)$"
+    + _EN_LABEL_END
+    + r"(?P<text>.*)$"
 )
 # ``1 新規定如何操作？`` / ``3 How to ascertain …`` / a bare ``3`` above the question text
 NUMBERED_QUESTION = re.compile(r"^(?P<num>\d{1,2})(?:\s*[.．、)]\s*|\s+|$)(?P<text>(?:[^\d\s.．、)].*)?)$")
@@ -74,7 +81,9 @@ QUESTION_END = re.compile(r"[?？][」』”’\"')）]*\s*$")
 _TRANSLATED = r"(?:\s*[(（]\s*譯\s*文\s*[)）])?"
 _IN_LANGUAGE = r"(?:\s*[(（]\s*in\s+[A-Za-z]+\s*[)）])?"
 _ZH_MEMBER = r"[\u4e00-\u9fff]{2,6}議員"
-_EN_MEMBER = r"(?:MR|MS|MRS|MISS|DR|PROF|IR|SR|REVD)\s+[A-Z][A-Z' .,-]*?"  # IR/SR: engineer, surveyor; REVD CANON …
+_EN_MEMBER = (
+    r"(?:MR|MS|MRS|MISS|DR|PROF|IR|SR|REVD)\s+[A-Z][A-Z' .,-]*?"  # IR/SR: engineer, surveyor; REVD CANON …
+)
 _ZH_OFFICIAL = r"[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長|專員)"
 _EN_OFFICIAL = r"(?:(?:DEPUTY|UNDER|PERMANENT|CHIEF|FINANCIAL)\s+){0,2}SECRETARY\b[A-Z ,'&-]*?"  # DEPUTY FINANCIAL SECRETARY
 _ZH_PRESIDENT = r"(?:代理|全委會)?副?主席"
@@ -98,7 +107,9 @@ SPEAKER_TURN = re.compile(
 # the President asking whether a supplementary was answered: the member's next turn follows it up
 NOT_ANSWERED = re.compile(r"未獲答覆|沒有回答|not\s+been\s+answered|not\s+answered", re.IGNORECASE)
 # the heading over a hansard's questions, oral or written
-QUESTIONS_HEADING = re.compile(r"^議員質詢的(?:口頭|書面)答覆$|^(?:ORAL|WRITTEN)\s+ANSWERS\s+TO\s+QUESTIONS$", re.IGNORECASE)
+QUESTIONS_HEADING = re.compile(
+    r"^議員質詢的(?:口頭|書面)答覆$|^(?:ORAL|WRITTEN)\s+ANSWERS\s+TO\s+QUESTIONS$", re.IGNORECASE
+)
 # the part of a hansard holding written replies (its level-1 heading)
 WRITTEN_REPLIES = re.compile(r"書面答覆|WRITTEN\s+ANSWERS", re.IGNORECASE)
 # a reply's (or a question's) own part at the start of a line: ``(一)``, ``(1)``, ``(a)``,
@@ -111,7 +122,9 @@ REPLY_PART = re.compile(
 PART_LABEL = re.compile(r"[(（]\s*([一二三四五六七八九十]{1,3}|\d{1,2}|[a-zA-Z]|[ivx]{1,4})\s*[)）]")
 
 # a question put but not yet answered: a Council agenda names who will reply instead of replying
-REPLY_PENDING = re.compile(r"^(?:Public\s+officers?\s+to\s+reply|負責答覆的(?:政府)?官員)\s*[:：︰]", re.IGNORECASE)
+REPLY_PENDING = re.compile(
+    r"^(?:Public\s+officers?\s+to\s+reply|負責答覆的(?:政府)?官員)\s*[:：︰]", re.IGNORECASE
+)
 # a member's question as a Council agenda prints it, numbered, ``*`` when for written reply:
 # ``3. Hon James TIEN to ask: (Translation)``, ``*7. Dr Hon LEUNG Ka-lau to ask:``, ``1. 譚耀宗議員問：``,
 # ``1. Hon CHAN Kwok-wai to ask: (Oral reply) (Translation)``
@@ -128,7 +141,9 @@ TOPIC_HEADING = re.compile(
     r"^(?:[(（]\s*(?P<label>[A-Z]|\d{1,2}|[IVXL]{1,6}|[一二三四五六七八九十]{1,3})\s*[)）]"
     r"|(?P<cn>[一二三四五六七八九十]{1,3})\s*、|(?P<letter>[A-Z]|[IVX]{2,5})\.(?=\s))\s*(?P<text>\S.*)$"
 )
-CHAPTER_HEADING = re.compile(r"^(?:第[一二三四五六七八九十百\d]+\s*(?:部分|[章部篇節])|(?:Chapter|Part)\s+(?:\d{1,2}|[IVX]{1,5})\b)")
+CHAPTER_HEADING = re.compile(
+    r"^(?:第[一二三四五六七八九十百\d]+\s*(?:部分|[章部篇節])|(?:Chapter|Part)\s+(?:\d{1,2}|[IVX]{1,5})\b)"
+)
 ANNEX_HEADING = re.compile(
     r"^(?:附\s*錄|附\s*件|附\s*表|Appendix|Annex(?:ure)?)\s*(?:[A-Z]|\d{1,2}|[IVX]{1,5}|[一二三四五六七八九十]{1,3})?(?:\s+\S.*|\s*[(（].*)?$",
     re.IGNORECASE,
@@ -163,13 +178,16 @@ FAQ_TITLE = re.compile(
     re.IGNORECASE,
 )
 # a title line broken mid-phrase (``Liability for Compensation for`` / ``Work Injury …``)
-TITLE_BREAK = re.compile(r"\b(?:of|for|and|the|to|in|on|an|a|or|with|by|under|from|at|as)\s*$|[,，、&(（-]\s*$", re.IGNORECASE)
+TITLE_BREAK = re.compile(
+    r"\b(?:of|for|and|the|to|in|on|an|a|or|with|by|under|from|at|as)\s*$|[,，、&(（-]\s*$", re.IGNORECASE
+)
 # the label in front of a list item or numbered title (``1.``, ``(a)``, ``(iii)``, ``A.``)
 LEADING_LABEL = re.compile(r"^\s*(?:[(（]?\s*(?:\d{1,3}|[A-Za-z]|[ivxIVX]{1,5})\s*[)）.．、]\s*)+")
 # ``1. Background`` / ``2.1 現行機制``: a numbered section title (judged further by the caller)
 NUMBERED_HEADING = re.compile(r"^(?P<num>\d{1,2})(?:\.\d{1,2})*[.．、]?\s+(?P<text>[A-Z\u4e00-\u9fff].*)$")
 SPEAKING_NOTES = re.compile(
-    r"^(?:發言要點|發言稿|講話要點|讲话要点|致辭要點|Speaking\s+(?:Notes?|Points))\s*[:：]?\s*$", re.IGNORECASE
+    r"^(?:發言要點|發言稿|講話要點|讲话要点|致辭要點|Speaking\s+(?:Notes?|Points))\s*[:：]?\s*$",
+    re.IGNORECASE,
 )
 # where the Q&A part starts: standby Q&A of a paper, or the questions part of a hansard
 STANDBY_QA = re.compile(
@@ -226,7 +244,9 @@ ERROR_PAGE = re.compile(
 SENTENCE_END = re.compile(r"[。．.!?！？;；][」』”’\"')）\]］】]*\s*$")
 CLAUSE_END = re.compile(r"[,，、:：]\s*$")
 CJK_CLAUSE_PUNCT = re.compile(r"[，。；：？！、]")
-BULLET = re.compile(r"^\s*(?P<glyph>[⚫●•➢▪■◆◇○◦‧・►▶❖✓✔]|[-–](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*(?P<text>\S.*)$")
+BULLET = re.compile(
+    r"^\s*(?P<glyph>[⚫●•➢▪■◆◇○◦‧・►▶❖✓✔]|[-–](?=\s)|\(?[ivx]{1,4}[.)](?=\s))\s*(?P<text>\S.*)$"
+)
 NUMBERED_ITEM = re.compile(r"^\s*(?:\d{1,2}|[a-z])[.)．、]\s*\S")
 
 # notes inside answers: internal references (droppable) and follow-ups (always kept)
@@ -244,7 +264,9 @@ REVISION_STAMP = re.compile(
 )
 # a leaflet's or page's closing note on where to ask, set as a label: ``Enquiries: 2345 6789``,
 # ``查詢：勞工處``, ``查詢熱線︰…`` (not ``For enquiries, please call …``, which an answer may end with)
-ENQUIRY_NOTE = re.compile(r"^(?:Enquir(?:y|ies)|General\s+enquir(?:y|ies)|查詢(?:熱線|電話)?)\s*[:：︰]\s*\S", re.IGNORECASE)
+ENQUIRY_NOTE = re.compile(
+    r"^(?:Enquir(?:y|ies)|General\s+enquir(?:y|ies)|查詢(?:熱線|電話)?)\s*[:：︰]\s*\S", re.IGNORECASE
+)
 # an Administration paper's sign-off: the body that wrote it on a line of its own, then the
 # month (``Labour and Welfare Bureau`` / ``May 2025``, ``勞工及福利局`` / ``2025年5月``)
 SIGN_OFF_BODY = re.compile(

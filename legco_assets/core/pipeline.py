@@ -10,23 +10,41 @@ stage needs. :func:`chunk_paper` runs the same steps in memory for ``legco-asset
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from .artifacts import Artifacts, SourceInfo
 from . import chunking
+from .artifacts import Artifacts, SourceInfo
 from .excerpts import ExcerptsOutcome, excerpt_folder, excerpt_source_kind, with_excerpt_paths, write_excerpts
 from .excerpts import cut_chunk_excerpt as cut_chunk_excerpt  # for `legco-assets excerpt`
 from .llm import LLMClient
 from .quality import Check, PaperFacts, paper_checks
-from .read import SourceBytes, detect_language, extract_document, guess_title, page_furniture, read_source
-from .read import readable_pages, render_page_png, require_text, text_pages
+from .read import (
+    SourceBytes,
+    detect_language,
+    extract_document,
+    guess_title,
+    page_furniture,
+    read_source,
+    readable_pages,
+    render_page_png,
+    require_text,
+    text_pages,
+)
 from .records import Chunk, ChunkRecord, ExtractedDocument, Page, PageTables, Section, Table
 from .settings import Settings, Strategy
 from .sources import CounterpartOutcome, DocumentIndex, origin_of, pair_counterpart, slug
-from .structure import LabelCoverage, OfficialMatch, StructureOutcome, find_structure, paper_structure
-from .structure import structure_summary, unchunked_pages
+from .structure import (
+    LabelCoverage,
+    OfficialMatch,
+    StructureOutcome,
+    find_structure,
+    paper_structure,
+    structure_summary,
+    unchunked_pages,
+)
 from .tables import TablesResult, find_page_tables, page_tables_as_read, start_page_tables
 from .tokens import encoding
 
@@ -47,9 +65,15 @@ def build_chunks(
 ) -> list[Chunk]:
     """:func:`.chunking.build_chunks`, finding the sections (:func:`find_structure`, no LLM)
     when none are given."""
-    return chunking.build_chunks(document_id, strategy, pages, settings, sections, tables, lambda p: find_structure(p, settings).sections)
-
-
+    return chunking.build_chunks(
+        document_id,
+        strategy,
+        pages,
+        settings,
+        sections,
+        tables,
+        lambda p: find_structure(p, settings).sections,
+    )
 
 
 @dataclass
@@ -62,7 +86,11 @@ class ChunkedPaper:
 
 
 def chunk_file(
-    path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, warn: Callable[[str], None] | None = None
+    path: str | Path,
+    strategy: Strategy,
+    settings: Settings,
+    use_llm: bool = True,
+    warn: Callable[[str], None] | None = None,
 ) -> list[dict[str, Any]]:
     """The chunk records of one file (:func:`chunk_paper`) in their JSON form, as ``legco-assets
     chunk`` prints them; ``warn`` hears each failed check

@@ -14,8 +14,9 @@ also shared by both; everything here stays cheap (the CLI's hot path runs it).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from . import markers
 from .records import ChunkRecord, join_path
@@ -44,7 +45,9 @@ def _short(value: Any) -> str:
         items = [_short(v) for v in value[:10]]
         return ", ".join(items) + (", …" if len(value) > 10 else "")
     if isinstance(value, dict):
-        return " ".join(f"{k}={str(v)[:60]!r}" if isinstance(v, str) else f"{k}={v}" for k, v in value.items())
+        return " ".join(
+            f"{k}={str(v)[:60]!r}" if isinstance(v, str) else f"{k}={v}" for k, v in value.items()
+        )
     return str(value)
 
 
@@ -73,7 +76,9 @@ class PaperFacts:
         either side (a page's header may join the chunk that ends the page before)."""
         if self.edge_furniture is None:
             return None
-        return frozenset().union(*(self.edge_furniture.get(n, frozenset()) for n in range(first - 1, last + 2)))
+        return frozenset().union(
+            *(self.edge_furniture.get(n, frozenset()) for n in range(first - 1, last + 2))
+        )
 
 
 def _pages_covered(records: list[ChunkRecord], pages_with_text: list[int]) -> Check:
@@ -81,12 +86,22 @@ def _pages_covered(records: list[ChunkRecord], pages_with_text: list[int]) -> Ch
     for r in records:
         covered.update(range(r.metadata.page_start, r.metadata.page_end + 1))
     missing = sorted(set(pages_with_text) - covered)
-    return Check("every_page_covered", not missing, f"{len(missing)} page(s) with text not in any chunk", {"missing_pages": missing[:50]})
+    return Check(
+        "every_page_covered",
+        not missing,
+        f"{len(missing)} page(s) with text not in any chunk",
+        {"missing_pages": missing[:50]},
+    )
 
 
 def _within_limit(records: list[ChunkRecord], limit: int) -> Check:
     over = [r.id for r in records if r.metadata.token_count > limit]
-    return Check("no_chunk_over_token_limit", not over, f"{len(over)} chunk(s) over {limit} tokens", {"chunks": over[:20]})
+    return Check(
+        "no_chunk_over_token_limit",
+        not over,
+        f"{len(over)} chunk(s) over {limit} tokens",
+        {"chunks": over[:20]},
+    )
 
 
 def leaked_footer(line: str) -> bool:
@@ -101,7 +116,9 @@ _FOOTER_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DASH_PAGE = re.compile(r"-\s*\d{1,4}\s*-")
 
 
-def leaked_furniture(lines: list[str], facts: PaperFacts, at_edges: frozenset[str] | None = None) -> str | None:
+def leaked_furniture(
+    lines: list[str], facts: PaperFacts, at_edges: frozenset[str] | None = None
+) -> str | None:
     """The first line of a chunk that is page furniture: a footer line (:func:`leaked_footer`),
     a line the paper repeats at a page edge on most pages, or a running header that follows
     the section printed beside a bare page number (alone, the same words are the section's
@@ -141,7 +158,10 @@ def _no_footer(records: list[ChunkRecord], facts: PaperFacts) -> Check:
         if bad is not None:
             leaked.append({"id": r.id, "line": bad})
     return Check(
-        "no_footer_leaked", not leaked, f"{len(leaked)} chunk(s) contain a footer/header line", {"examples": leaked[:10]}
+        "no_footer_leaked",
+        not leaked,
+        f"{len(leaked)} chunk(s) contain a footer/header line",
+        {"examples": leaked[:10]},
     )
 
 
@@ -188,7 +208,10 @@ def chunk_checks(records: Sequence[ChunkRecord | Mapping[str, Any]], facts: Pape
 def labels_check(labels: dict[str, Any]) -> Check:
     """The silent-miss guard (``structure.label_guard``): labels the paper shows, most of them paired."""
     return Check(
-        "question_labels_paired", labels["ok"], labels["message"], {k: labels[k] for k in ("labels_seen", "pairs_made", "unpaired_labels")}
+        "question_labels_paired",
+        labels["ok"],
+        labels["message"],
+        {k: labels[k] for k in ("labels_seen", "pairs_made", "unpaired_labels")},
     )
 
 
@@ -218,7 +241,12 @@ def structure_checks(summary: dict[str, Any]) -> list[Check]:
             + f", {len(dupes)} duplicate id(s) in Q&A numbering",
             {"gaps": gaps[:50], "duplicates": dupes[:50]},
         ),
-        Check("every_question_answered", not unanswered, f"{len(unanswered)} question(s) without an answer", {"questions": unanswered[:50]}),
+        Check(
+            "every_question_answered",
+            not unanswered,
+            f"{len(unanswered)} question(s) without an answer",
+            {"questions": unanswered[:50]},
+        ),
     ]
 
 

@@ -7,8 +7,9 @@ Dagster asset can re-run from stored upstream results without re-parsing the PDF
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, Iterable, Mapping
+from typing import Any, ClassVar
 
 
 def _from_dict(cls: type, data: dict[str, Any]) -> Any:
@@ -52,7 +53,7 @@ class ExtractedDocument:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "ExtractedDocument":
+    def from_dict(cls, data: dict[str, Any]) -> ExtractedDocument:
         pages = [_from_dict(Page, p) for p in data["pages"]]
         return cls(path=data["path"], kind=data["kind"], extractor=data["extractor"], pages=pages)
 
@@ -74,7 +75,9 @@ class DocumentText:
     elsewhere: list[tuple[int, int, int]] = field(default_factory=list)
 
     @classmethod
-    def from_pages(cls, pages: list[Page], elsewhere: dict[int, list[tuple[int, int, int]]] | None = None) -> "DocumentText":
+    def from_pages(
+        cls, pages: list[Page], elsewhere: dict[int, list[tuple[int, int, int]]] | None = None
+    ) -> DocumentText:
         """``elsewhere``: by page number, spans of that page's ``cleaned`` printed on another
         page (``(start, end, page)``)."""
         parts: list[str] = []
@@ -138,7 +141,7 @@ class Table:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Table":
+    def from_dict(cls, data: dict[str, Any]) -> Table:
         return _from_dict(cls, data)
 
 
@@ -159,7 +162,7 @@ class PageTables:
         self._done = False
 
     @classmethod
-    def of(cls, tables: "Iterable[Table] | PageTables | None") -> "PageTables":
+    def of(cls, tables: Iterable[Table] | PageTables | None) -> PageTables:
         """Tables already at hand (any order), or a PageTables as it is."""
         if isinstance(tables, PageTables):
             return tables
@@ -232,7 +235,7 @@ class Section:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Section":
+    def from_dict(cls, data: dict[str, Any]) -> Section:
         return _from_dict(cls, data)
 
 
@@ -307,8 +310,17 @@ class ChunkMetadata:
 
     # always in the JSON, even when None (a record read from an older store may lack one)
     REQUIRED: ClassVar[tuple[str, ...]] = (
-        "strategy_type", "section_type", "has_table", "page_start", "page_end", "chunk_index",
-        "token_count", "filename", "content_sha256", "is_latest_version", "section_path",
+        "strategy_type",
+        "section_type",
+        "has_table",
+        "page_start",
+        "page_end",
+        "chunk_index",
+        "token_count",
+        "filename",
+        "content_sha256",
+        "is_latest_version",
+        "section_path",
     )
     # lists of chunk ids, which Chroma stores joined with a space (chunk ids hold none)
     ID_LISTS: ClassVar[tuple[str, ...]] = ("annex_ids",)
@@ -317,10 +329,14 @@ class ChunkMetadata:
     def to_json(self) -> dict[str, Any]:
         """The JSON form: required keys always, the others only when set."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
-        return {k: (list(v) if isinstance(v, list) else v) for k, v in data.items() if v is not None or k in self.REQUIRED}
+        return {
+            k: (list(v) if isinstance(v, list) else v)
+            for k, v in data.items()
+            if v is not None or k in self.REQUIRED
+        }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "ChunkMetadata":
+    def from_json(cls, data: Mapping[str, Any]) -> ChunkMetadata:
         """Read back; a key this version does not know (an older or newer store) is ignored."""
         return _from_dict(cls, dict(data))
 
@@ -364,7 +380,10 @@ class ChunkRecord:
     metadata: ChunkMetadata
 
     VERSION: ClassVar[int] = RECORD_VERSION
-    CHROMA_KEYS: ClassVar[tuple[str, ...]] = ("document_id", "page_number")  # top-level here, metadata in Chroma
+    CHROMA_KEYS: ClassVar[tuple[str, ...]] = (
+        "document_id",
+        "page_number",
+    )  # top-level here, metadata in Chroma
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -376,12 +395,18 @@ class ChunkRecord:
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "ChunkRecord":
+    def from_json(cls, data: Mapping[str, Any]) -> ChunkRecord:
         meta = ChunkMetadata.from_json(data.get("metadata") or {})
-        return cls(data["id"], data.get("document_id", ""), data["text"], data.get("page_number", meta.page_start), meta)
+        return cls(
+            data["id"],
+            data.get("document_id", ""),
+            data["text"],
+            data.get("page_number", meta.page_start),
+            meta,
+        )
 
     @classmethod
-    def of(cls, record: "ChunkRecord | Mapping[str, Any]") -> "ChunkRecord":
+    def of(cls, record: ChunkRecord | Mapping[str, Any]) -> ChunkRecord:
         """A record as it is, or read from its JSON form (a ``chunks-*.jsonl`` line)."""
         return record if isinstance(record, ChunkRecord) else cls.from_json(record)
 
@@ -391,7 +416,7 @@ class ChunkRecord:
         return {**self.metadata.to_chroma(), "document_id": self.document_id, "page_number": self.page_number}
 
     @classmethod
-    def from_chroma(cls, chunk_id: str, text: str, metadata: Mapping[str, Any]) -> "ChunkRecord":
+    def from_chroma(cls, chunk_id: str, text: str, metadata: Mapping[str, Any]) -> ChunkRecord:
         """Chroma's (id, document, metadata) back into the record."""
         meta = ChunkMetadata.chroma_json(metadata)
         page = metadata.get("page_number", metadata.get("page_start"))
@@ -473,9 +498,13 @@ class Chunk:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Chunk":
+    def from_dict(cls, data: dict[str, Any]) -> Chunk:
         return _from_dict(cls, data)
 
 
 # the optional metadata keys a chunk carries under the same name (the required ones are set by hand)
-_SAME_NAMED = [f.name for f in fields(ChunkMetadata) if f.name in {c.name for c in fields(Chunk)} - set(ChunkMetadata.REQUIRED)]
+_SAME_NAMED = [
+    f.name
+    for f in fields(ChunkMetadata)
+    if f.name in {c.name for c in fields(Chunk)} - set(ChunkMetadata.REQUIRED)
+]

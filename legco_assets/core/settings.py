@@ -7,10 +7,10 @@ build their own without touching ``os.environ``.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
-from typing import Mapping
 
 
 class Strategy(str, Enum):
@@ -20,7 +20,7 @@ class Strategy(str, Enum):
     question = "question"
 
     @classmethod
-    def parse(cls, value: str) -> "Strategy":
+    def parse(cls, value: str) -> Strategy:
         """Turn user input into a strategy, with an error that lists the valid ones."""
         try:
             return cls(value.strip().lower())
@@ -148,11 +148,11 @@ class Settings:
     def chroma_dir(self) -> Path:
         return self.chroma_path or (self.data_dir / "chroma")
 
-    def with_(self, **changes: object) -> "Settings":
+    def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read the documented variables; unset ones keep the embedded defaults. A value that
         cannot be used is a :class:`ConfigError` (one line, for the CLI and the Dagster UI)."""
         try:
@@ -163,7 +163,7 @@ class Settings:
             raise ConfigError(f"invalid setting: {exc}") from None
 
     @classmethod
-    def _from_env(cls, e: Mapping[str, str]) -> "Settings":
+    def _from_env(cls, e: Mapping[str, str]) -> Settings:
         data_dir = Path(e.get("LEGCO_DATA_DIR") or "data")
         return cls(
             data_dir=data_dir,

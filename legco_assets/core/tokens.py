@@ -24,7 +24,13 @@ _BPE_FILE = "cl100k_base.tiktoken"
 _BPE_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
 _RANKS = 100256  # tokens in the file
 _PATTERN = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-_SPECIAL = {"<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259, "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276}
+_SPECIAL = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
 
 
 _LOADED: list[tiktoken.Encoding] = []  # the process's encoding, once loaded
@@ -38,7 +44,11 @@ def encoding(cache_dir: Path | None = None) -> tiktoken.Encoding:
     pipeline loads the encoding with it before it chunks, and a first use without one (a
     count elsewhere, a test) decodes the file. Later calls return the loaded encoding."""
     if not _LOADED:
-        _LOADED.append(tiktoken.Encoding(ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=_ranks(cache_dir), special_tokens=_SPECIAL))
+        _LOADED.append(
+            tiktoken.Encoding(
+                ENCODING_NAME, pat_str=_PATTERN, mergeable_ranks=_ranks(cache_dir), special_tokens=_SPECIAL
+            )
+        )
     return _LOADED[0]
 
 

@@ -7,7 +7,8 @@ and not offer a stack trace or retry a run that will fail the same way. Anything
 """
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import dagster as dg
 

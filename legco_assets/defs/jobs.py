@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import dagster as dg
 
@@ -11,8 +11,11 @@ from legco_assets.core.settings import Strategy
 from .assets import ALL_ASSETS
 from .names import STRATEGIES_TAG, STRATEGY_TAG
 
-
-STRATEGY_ASSETS = ("chunks", "vector_index", "chunk_excerpts")  # the assets that take the strategy as run config
+STRATEGY_ASSETS = (
+    "chunks",
+    "vector_index",
+    "chunk_excerpts",
+)  # the assets that take the strategy as run config
 
 
 def strategy_run_config(strategy: Strategy, selected: Iterable[str] | None = None) -> dict:
@@ -49,4 +52,7 @@ JOBS = {strategy: ingest_job(strategy) for strategy in Strategy}
 def first_run(strategies: tuple[Strategy, ...]) -> tuple[dg.UnresolvedAssetJobDefinition, dict[str, str]]:
     """The job of a sensor's first run for a paper (the whole graph, first strategy) and the
     tags that let ``strategy_chain_sensor`` run the other strategies after it succeeds."""
-    return JOBS[strategies[0]], {STRATEGY_TAG: strategies[0].value, STRATEGIES_TAG: ",".join(s.value for s in strategies)}
+    return JOBS[strategies[0]], {
+        STRATEGY_TAG: strategies[0].value,
+        STRATEGIES_TAG: ",".join(s.value for s in strategies),
+    }

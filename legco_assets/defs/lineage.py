@@ -14,15 +14,25 @@ writes it into its metadata: asset, run id, time, data version, a link to that p
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 from urllib.parse import quote
 
 import dagster as dg
 
-STAGES = ["source_document", "page_text", "page_images", "page_tables", "document_structure", "chunks", "vector_index", "chunk_excerpts"]
+STAGES = [
+    "source_document",
+    "page_text",
+    "page_images",
+    "page_tables",
+    "document_structure",
+    "chunks",
+    "vector_index",
+    "chunk_excerpts",
+]
 PER_STRATEGY = {"chunks", "vector_index", "chunk_excerpts"}  # materialised once per strategy (run config)
 STRATEGIES = ["token", "question"]
 SCAN = 20  # how many of a partition's latest materialisations to look through for a strategy
@@ -33,7 +43,13 @@ def digest(paths: Iterable[Path]) -> dg.DataVersion:
     folder counts as its files, sorted), so it changes exactly when the output does."""
     h = hashlib.sha256()
     for path in paths:
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path] if path.exists() else []
+        files = (
+            sorted(p for p in path.rglob("*") if p.is_file())
+            if path.is_dir()
+            else [path]
+            if path.exists()
+            else []
+        )
         for f in files:
             h.update(f.name.encode("utf-8") + b"\0" + hashlib.sha256(f.read_bytes()).digest())
     return dg.DataVersion(h.hexdigest())
@@ -59,7 +75,7 @@ class Materialisation:
 
     @property
     def when(self) -> str:
-        return datetime.fromtimestamp(self.timestamp, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+        return datetime.fromtimestamp(self.timestamp, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
     @property
     def url(self) -> str:
@@ -72,8 +88,13 @@ class Materialisation:
     def pointer(self) -> dict[str, Any]:
         """What a downstream materialisation records about this one."""
         return {
-            "asset": self.asset, "partition": self.partition, "run_id": self.run_id, "time": self.when,
-            "storage_id": self.storage_id, "data_version": self.data_version, "url": self.url,
+            "asset": self.asset,
+            "partition": self.partition,
+            "run_id": self.run_id,
+            "time": self.when,
+            "storage_id": self.storage_id,
+            "data_version": self.data_version,
+            "url": self.url,
             **({"strategy": self.strategy} if self.strategy else {}),
         }
 
@@ -81,7 +102,7 @@ class Materialisation:
         return {**asdict(self), "time": self.when, "url": self.url}
 
     @classmethod
-    def of(cls, record: Any) -> "Materialisation":
+    def of(cls, record: Any) -> Materialisation:
         mat = record.asset_materialization
         tags = mat.tags or {}
         return cls(
@@ -104,12 +125,15 @@ def _plain(value: Any) -> Any:
     return str(raw)
 
 
-def latest(instance: dg.DagsterInstance, asset: str, partition: str, strategy: str | None = None) -> Materialisation | None:
+def latest(
+    instance: dg.DagsterInstance, asset: str, partition: str, strategy: str | None = None
+) -> Materialisation | None:
     """The latest materialisation of ``asset`` for this partition (and this strategy, for the
     assets materialised per strategy), or None."""
     per_strategy = strategy is not None and asset in PER_STRATEGY
     records = instance.fetch_materializations(
-        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition]), limit=SCAN if per_strategy else 1
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition]),
+        limit=SCAN if per_strategy else 1,
     ).records
     for record in records:
         found = Materialisation.of(record)
@@ -134,7 +158,9 @@ def upstream_metadata(context: dg.AssetExecutionContext, strategy: str | None = 
         f"| [{m.asset}]({m.url}) | [{m.run_id[:8]}](/runs/{m.run_id}) | {m.when} | `{(m.data_version or '')[:12]}` |"
         for m in found
     ]
-    table = "\n".join(["| upstream (this paper) | run | materialised | data version |", "|---|---|---|---|", *rows])
+    table = "\n".join(
+        ["| upstream (this paper) | run | materialised | data version |", "|---|---|---|---|", *rows]
+    )
     return {
         "upstream": dg.MetadataValue.md(table if rows else "no upstream materialisation of this partition"),
         "upstream_materializations": dg.MetadataValue.json([m.pointer() for m in found]),
@@ -168,7 +194,9 @@ def document_chain(instance: dg.DagsterInstance, document_id: str, strategy: str
     per-strategy stages when given, else each strategy's)."""
     stages = []
     for asset in STAGES:
-        wanted: list[str | None] = ([strategy] if strategy else list(STRATEGIES)) if asset in PER_STRATEGY else [None]
+        wanted: list[str | None] = (
+            ([strategy] if strategy else list(STRATEGIES)) if asset in PER_STRATEGY else [None]
+        )
         for s in wanted:
             found = latest(instance, asset, document_id, s)
             if found is not None:

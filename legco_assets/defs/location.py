@@ -22,6 +22,11 @@ def build_definitions(settings: Settings) -> dg.Definitions:
     return dg.Definitions(
         assets=ALL_ASSETS,
         jobs=list(JOBS.values()),
-        sensors=[inbox_sensor, feed_sensor(settings.feed_interval_minutes), strategy_chain_sensor, strategy_chain_after_failure_sensor],
+        sensors=[
+            inbox_sensor,
+            feed_sensor(settings.feed_interval_minutes),
+            strategy_chain_sensor,
+            strategy_chain_after_failure_sensor,
+        ],
         resources=resources_for(settings),
     )

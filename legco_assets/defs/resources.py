@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import dagster as dg
 from pydantic import PrivateAttr
@@ -29,7 +29,7 @@ class LegcoSettings(dg.ConfigurableResource):
     # read once per run, on first use (Dagster makes a fresh copy of the resource for each run,
     # with its config): not in ``setup_for_execution``, where a bad setting would fail the
     # resource's set-up instead of the step that reads it, with its one-line reason
-    _settings: Optional[Settings] = PrivateAttr(default=None)
+    _settings: Settings | None = PrivateAttr(default=None)
 
     def settings(self) -> Settings:
         """The settings of this run: the environment's, with this resource's folders."""
@@ -41,20 +41,22 @@ class LegcoSettings(dg.ConfigurableResource):
 class LLMResource(dg.ConfigurableResource):
     """An OpenAI-compatible endpoint; without one every stage uses its rules/geometry."""
 
-    base_url: Optional[str] = None
-    model: Optional[str] = None
-    api_key: Optional[str] = None
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
 
     def client(self, settings: Settings) -> LLMClient | None:
         if not (self.base_url and self.model):
             return None
-        return LLMClient.from_settings(settings.with_(llm_base_url=self.base_url, llm_model_name=self.model, llm_api_key=self.api_key))
+        return LLMClient.from_settings(
+            settings.with_(llm_base_url=self.base_url, llm_model_name=self.model, llm_api_key=self.api_key)
+        )
 
 
 class ChromaResource(dg.ConfigurableResource):
     """Embedded Chroma under the data dir, or a Chroma server when ``host`` is set."""
 
-    host: Optional[str] = None
+    host: str | None = None
     port: int = 8000
 
     def collection(self, settings: Settings) -> Any:
@@ -75,8 +77,11 @@ def resources_for(settings: Settings) -> dict[str, Any]:
     """The resources of these settings: the folders, and the LLM and Chroma server only when
     they are configured."""
     llm = (
-        LLMResource(base_url=_bound("LLM_BASE_URL", settings.llm_base_url), model=_bound("LLM_MODEL_NAME", settings.llm_model_name),
-                    api_key=_bound("LLM_API_KEY", settings.llm_api_key))
+        LLMResource(
+            base_url=_bound("LLM_BASE_URL", settings.llm_base_url),
+            model=_bound("LLM_MODEL_NAME", settings.llm_model_name),
+            api_key=_bound("LLM_API_KEY", settings.llm_api_key),
+        )
         if settings.llm_enabled
         else LLMResource()
     )
@@ -85,7 +90,11 @@ def resources_for(settings: Settings) -> dict[str, Any]:
         if settings.chroma_host
         else ChromaResource()
     )
-    return {"legco": LegcoSettings(data_dir=str(settings.data_dir), inbox=str(settings.inbox)), "llm": llm, "chroma": chroma}
+    return {
+        "legco": LegcoSettings(data_dir=str(settings.data_dir), inbox=str(settings.inbox)),
+        "llm": llm,
+        "chroma": chroma,
+    }
 
 
 def resources_from_env() -> dict[str, Any]:

@@ -20,8 +20,11 @@ def not_run(check_name: str, reason: str) -> dg.AssetCheckResult:
     False). Dagster 1.13's ``@asset`` requires a result for each of its check specs (only a
     subsettable multi-asset may leave one out), so "no result" is not an option here."""
     return dg.AssetCheckResult(
-        check_name=check_name, passed=False, severity=dg.AssetCheckSeverity.WARN,
-        description=f"not run: {reason}", metadata={EVALUATED: False, REASON: reason},
+        check_name=check_name,
+        passed=False,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=f"not run: {reason}",
+        metadata={EVALUATED: False, REASON: reason},
     )
 
 
@@ -32,7 +35,9 @@ def check_results(checks: list[Check]) -> list[dg.AssetCheckResult]:
         not_run(c.name, c.details.get(REASON) or c.description)
         if c.details.get(EVALUATED) is False
         else dg.AssetCheckResult(
-            check_name=c.name, passed=c.passed, description=c.description,
+            check_name=c.name,
+            passed=c.passed,
+            description=c.description,
             severity=dg.AssetCheckSeverity.ERROR if c.blocking else dg.AssetCheckSeverity.WARN,
             metadata={DETAILS: dg.MetadataValue.json(c.details), BLOCKING: c.blocking},
         )
@@ -49,7 +54,9 @@ def failed_check(evaluation: Any) -> Check | None:
         return None
     details = meta.get(DETAILS)
     blocking = bool(BLOCKING in meta and meta[BLOCKING].value)
-    return Check(evaluation.check_name, False, evaluation.description or "", details.value if details else {}, blocking)
+    return Check(
+        evaluation.check_name, False, evaluation.description or "", details.value if details else {}, blocking
+    )
 
 
 def stage_facts(asset: str, metadata: dict[str, Any]) -> list[tuple[str, Any]]:

@@ -9,7 +9,8 @@ question strategy embeds a section's tables as it reaches them).
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 from ..records import Chunk, Page, PageTables, Section, Table
 from ..settings import Settings, Strategy
@@ -27,7 +28,11 @@ class Chunker(Protocol):
     name: str
 
     def chunk(
-        self, document_id: str, pages: list[Page], sections: list[Section] | None, tables: list[Table] | PageTables | None = None
+        self,
+        document_id: str,
+        pages: list[Page],
+        sections: list[Section] | None,
+        tables: list[Table] | PageTables | None = None,
     ) -> list[Chunk]: ...
 
 

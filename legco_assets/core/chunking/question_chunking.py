@@ -18,8 +18,9 @@ when it has no headings at all, to plain token windows (``"token"``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .. import markers
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table, join_path
@@ -68,7 +69,12 @@ class _PageFinder:
         its first and last lines long enough to be unambiguous (not a bare ``1`` cell; any
         line when none is), then widened to its short first and last lines (a bullet such as
         ``⚫ 框架包括：``)."""
-        whole = (self.section.start_page, self.section.end_page, self.section.char_start, self.section.char_end)
+        whole = (
+            self.section.start_page,
+            self.section.end_page,
+            self.section.char_start,
+            self.section.char_end,
+        )
         lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("|")]
         long = [ln for ln in lines if len(ln) >= 8] or lines
         if not self.valid or not long:
@@ -103,7 +109,11 @@ class QuestionChunkingStrategy:
     find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
 
     def chunk(
-        self, document_id: str, pages: list[Page], sections: list[Section] | None, tables: list[Table] | PageTables | None = None
+        self,
+        document_id: str,
+        pages: list[Page],
+        sections: list[Section] | None,
+        tables: list[Table] | PageTables | None = None,
     ) -> list[Chunk]:
         """:meth:`chunk_text` of the pages joined (tables are embedded section by section, as
         far as read: ``PageTables`` may still be reading the later pages)."""
@@ -112,7 +122,11 @@ class QuestionChunkingStrategy:
         return self.chunk_text(document_id, DocumentText.from_pages(pages), sections, tables)
 
     def chunk_text(
-        self, document_id: str, doc: DocumentText, sections: list[Section], tables: list[Table] | PageTables | None = None
+        self,
+        document_id: str,
+        doc: DocumentText,
+        sections: list[Section],
+        tables: list[Table] | PageTables | None = None,
     ) -> list[Chunk]:
         """Chunks of ``doc`` in document order; ``Chunk.index`` is the position in the list.
         A section is chunked once the tables up to its last page are known (``PageTables``:
@@ -150,7 +164,11 @@ class QuestionChunkingStrategy:
     def _qa_parts(self, doc: DocumentText, section: Section) -> tuple[str, str]:
         """(marker line(s) + question, answer) as they read in the paper."""
         start = section.answer_start
-        if self._spans_ok(doc, section) and start is not None and section.char_start < start <= section.char_end:
+        if (
+            self._spans_ok(doc, section)
+            and start is not None
+            and section.char_start < start <= section.char_end
+        ):
             return self._tidy(doc, section.char_start, start), self._tidy(doc, start, section.char_end)
         text = self._section_text(doc, section)
         answer = section.answer or ""
@@ -185,7 +203,12 @@ class QuestionChunkingStrategy:
         return chunks
 
     def _piece_pages(
-        self, doc: DocumentText, section: Section, head: str, chunks: list[Chunk], pieces: list[tuple[str, str, str | None]]
+        self,
+        doc: DocumentText,
+        section: Section,
+        head: str,
+        chunks: list[Chunk],
+        pieces: list[tuple[str, str, str | None]],
     ) -> None:
         """Pages of a pair cut into pieces: each starts on the page where the question it
         repeats starts (the part of the question for a written reply's part, else the whole
@@ -195,9 +218,13 @@ class QuestionChunkingStrategy:
         finder = _PageFinder(doc, section, spans_ok)
         reply_starts = []
         for chunk, (question, text, own) in zip(chunks, pieces):
-            body = own if own is not None else (text[len(head) + 1 :] if text.startswith(head + "\n") else text)
+            body = (
+                own if own is not None else (text[len(head) + 1 :] if text.startswith(head + "\n") else text)
+            )
             _, page_end, char_start, char_end = finder.locate(body)
-            reply_starts.append(doc.page_at(char_start) if spans_ok and char_start != section.char_start else None)
+            reply_starts.append(
+                doc.page_at(char_start) if spans_ok and char_start != section.char_start else None
+            )
             chunk.page_start = self._question_page(doc, section, question if own is not None else None)
             chunk.page_end = max(chunk.page_start, page_end)
             if own is not None:
@@ -251,11 +278,18 @@ class QuestionChunkingStrategy:
                 pieces.append((question, text, own))
         return pieces
 
-    def _annex_chunks(self, document_id: str, doc: DocumentText, section: Section, tables: PageTables) -> list[Chunk]:
+    def _annex_chunks(
+        self, document_id: str, doc: DocumentText, section: Section, tables: PageTables
+    ) -> list[Chunk]:
         """A Hansard appendix chunked like a written reply: its context line (which question,
         subject and asker it answers), label and title lead every piece; tables as Markdown."""
-        head = "\n".join(h for h in (section.extra.get("context"), section.extra.get("annex"), section.heading) if h)
-        body, embedded = _embed(self._tidy(doc, section.answer_start, section.char_end) if section.answer_start else "", _section_tables(section, tables))
+        head = "\n".join(
+            h for h in (section.extra.get("context"), section.extra.get("annex"), section.heading) if h
+        )
+        body, embedded = _embed(
+            self._tidy(doc, section.answer_start, section.char_end) if section.answer_start else "",
+            _section_tables(section, tables),
+        )
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
         pieces = self._qa_pieces(head, body)
         finder = _PageFinder(doc, section, self._spans_ok(doc, section)) if len(pieces) > 1 else None
@@ -274,7 +308,12 @@ class QuestionChunkingStrategy:
 
     # -- narrative, tables, speaking notes -----------------------------------------------------------
     def _section_chunks(
-        self, document_id: str, doc: DocumentText, section: Section, tables: PageTables, fallback: str | None = None
+        self,
+        document_id: str,
+        doc: DocumentText,
+        section: Section,
+        tables: PageTables,
+        fallback: str | None = None,
     ) -> list[Chunk]:
         text, embedded = _embed(self._section_text(doc, section), _section_tables(section, tables))
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(text))
@@ -286,7 +325,9 @@ class QuestionChunkingStrategy:
         for unit in (u for u in units if u.strip()):
             for piece in self._windows(prefix, unit):
                 own = piece[len(prefix) + 1 :] if prefix and piece.startswith(prefix + "\n") else piece
-                chunk = _make_chunk(document_id, self.name, piece, section, section.type, has_table and _tabular(own))
+                chunk = _make_chunk(
+                    document_id, self.name, piece, section, section.type, has_table and _tabular(own)
+                )
                 chunk.page_start, chunk.page_end, chunk.char_start, chunk.char_end = finder.locate(own)
                 chunk.fallback = fallback or None
                 chunks.append(chunk)
@@ -320,7 +361,9 @@ class QuestionChunkingStrategy:
             return _numbered(chunks)
         return self._token_fallback(document_id, doc, tables, sections)
 
-    def _token_fallback(self, document_id: str, doc: DocumentText, tables: PageTables, sections: list[Section]) -> list[Chunk]:
+    def _token_fallback(
+        self, document_id: str, doc: DocumentText, tables: PageTables, sections: list[Section]
+    ) -> list[Chunk]:
         if tables.all():
             doc = _embedded_doc(doc, tables.all())
         overlap = min(self.chunk_overlap, self.chunk_size - 1)
@@ -338,7 +381,9 @@ def _numbered(chunks: list[Chunk]) -> list[Chunk]:
     return chunks
 
 
-def _make_chunk(document_id: str, strategy: str, text: str, section: Section, section_type: str, has_table: bool) -> Chunk:
+def _make_chunk(
+    document_id: str, strategy: str, text: str, section: Section, section_type: str, has_table: bool
+) -> Chunk:
     path = rule_path(section)
     return Chunk(
         document_id=document_id,
@@ -368,7 +413,9 @@ def _set_council_keys(chunk: Chunk, section: Section) -> None:
     chunk.parent_question_id = section.parent_question_id or None
     chunk.asker = section.asker or None
     chunk.answerer = section.answerer or None
-    chunk.official_subject, chunk.speaker_id, chunk.rundown_id = (_given(section.extra.get(k)) for k in OFFICIAL_KEYS)
+    chunk.official_subject, chunk.speaker_id, chunk.rundown_id = (
+        _given(section.extra.get(k)) for k in OFFICIAL_KEYS
+    )
     chunk.annex_labels = list(section.extra.get("annexes") or [])
 
 
@@ -465,7 +512,9 @@ def _truncate(text: str, max_tokens: int) -> str:
     return encoding().decode(tokens[: max_tokens - 1]).rstrip("\ufffd") + "…"
 
 
-def _prefixed_windows(prefix: str, body: str, budget: int, limit: int, overlap: int, patterns: tuple) -> list[str]:
+def _prefixed_windows(
+    prefix: str, body: str, budget: int, limit: int, overlap: int, patterns: tuple
+) -> list[str]:
     """Windows of ``body`` with ``prefix`` in front, shrinking the budget until each fits.
 
     A slice's token count can differ from its count inside the whole text, so each piece is
@@ -531,4 +580,3 @@ def _glyph_kind(glyph: str) -> str:
     """``i.``, ``ii.``, ``(iii)`` are one kind of bullet."""
     stripped = glyph.strip("().")
     return "roman" if stripped and set(stripped) <= set("ivx") else glyph
-

@@ -42,7 +42,13 @@ def join_short_sections(sections: list[Section], doc: DocumentText, budget: int)
     used = 0
     for section in sections:
         size = _joinable_size(section, doc, budget)
-        if run and size is not None and used + size <= budget and _follows(run[-1], section) and _shared_path(run + [section]):
+        if (
+            run
+            and size is not None
+            and used + size <= budget
+            and _follows(run[-1], section)
+            and _shared_path(run + [section])
+        ):
             run.append(section)
             used += size
             continue

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table
 from ..structure import path_at, path_starts
@@ -42,7 +42,9 @@ def token_windows(
     return spans
 
 
-def _window_end(text: str, offsets: list[int], start: int, size: int, patterns: tuple[re.Pattern[str], ...]) -> int:
+def _window_end(
+    text: str, offsets: list[int], start: int, size: int, patterns: tuple[re.Pattern[str], ...]
+) -> int:
     first = bisect.bisect_left(offsets, start)
     limit = len(text) if first + size >= len(offsets) else offsets[first + size]
     end = best_cut(text, start, limit, start + (limit - start) // 2, patterns)
@@ -76,7 +78,11 @@ class TokenChunkingStrategy:
     find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
 
     def chunk(
-        self, document_id: str, pages: list[Page], sections: list[Section] | None, tables: list[Table] | PageTables | None = None
+        self,
+        document_id: str,
+        pages: list[Page],
+        sections: list[Section] | None,
+        tables: list[Table] | PageTables | None = None,
     ) -> list[Chunk]:
         """Windows over the pages with every table woven in as Markdown (all tables are read
         first: a window may cross any page), each with the path of the section it starts in."""

@@ -34,7 +34,13 @@ from .papers import (
     paper_language,
 )
 from .questions import GoldQuestion, load_gold_questions, script_language
-from .recorded import RecordedRerankings, chunk_fingerprint, load_rerankings, load_translations, recorded_reranker
+from .recorded import (
+    RecordedRerankings,
+    chunk_fingerprint,
+    load_rerankings,
+    load_translations,
+    recorded_reranker,
+)
 from .report import EvalReport, breakdown, format_table, pooled
 from .run import EvalRun, prepare_eval, run_eval
 from .scoring import Translated, collect_rankings, collect_translated, rank, score_all

@@ -14,7 +14,9 @@ BASELINE = "baseline"
 BASELINE_SIZE, BASELINE_OVERLAP = 1000, 200
 
 
-def char_windows(text: str, size: int = BASELINE_SIZE, overlap: int = BASELINE_OVERLAP) -> list[tuple[int, int]]:
+def char_windows(
+    text: str, size: int = BASELINE_SIZE, overlap: int = BASELINE_OVERLAP
+) -> list[tuple[int, int]]:
     """(start, end) of fixed character windows covering ``text`` (the seed's baseline)."""
     step = size - overlap
     spans = []
@@ -33,6 +35,17 @@ def baseline_records(paper: Paper) -> list[ChunkRecord]:
         first, last = doc.span_pages(start, end)
         chunk_text = doc.text[start:end]
         chunks.append(
-            Chunk(paper.document_id, BASELINE, i, chunk_text, first, last, "window", count_tokens(chunk_text), char_start=start, char_end=end)
+            Chunk(
+                paper.document_id,
+                BASELINE,
+                i,
+                chunk_text,
+                first,
+                last,
+                "window",
+                count_tokens(chunk_text),
+                char_start=start,
+                char_end=end,
+            )
         )
     return [c.to_record(paper.path.name, paper.sha256) for c in chunks]

@@ -5,8 +5,8 @@ of the fused candidates, and the floor of the whole store.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 from ..search import fuse
 from .hit_rule import holds_answer_end
@@ -41,7 +41,9 @@ def reading_bounds(run: EvalRun, depths: Sequence[int] = BOUND_DEPTHS) -> dict[s
             anchor = paper.anchor(q)
             fused = fuse(q.question, run.rankings[key], run.retriever.fusion, scope, run.translated.get(key))
             missed = sum(len(h.text) for h in fused[:DEPTH])
-            lengths = [len(h.text) if holds_answer_end(h.record, paper.document_id, anchor) else None for h in fused]
+            lengths = [
+                len(h.text) if holds_answer_end(h.record, paper.document_id, anchor) else None for h in fused
+            ]
             for d in depths:
                 bound.at_depth[d].append(min((n for n in lengths[:d] if n is not None), default=missed))
             holding = (len(r.text) for r in scope.records if holds_answer_end(r, paper.document_id, anchor))
@@ -71,10 +73,14 @@ def format_bounds(bounds: Mapping[str, ReadingBound], actual: EvalReport | None 
     means: dict[str, list[float | None]] = {}
     for strategy, b in bounds.items():
         measured = actual.row(strategy, "hybrid").context_chars if actual else None
-        means[strategy] = [measured] + [statistics.fmean(b.at_depth[d]) for d in depths] + [statistics.fmean(b.floor)]
+        means[strategy] = (
+            [measured] + [statistics.fmean(b.at_depth[d]) for d in depths] + [statistics.fmean(b.floor)]
+        )
     for strategy, values in means.items():
         rows.append(f"| {strategy} | " + " | ".join("–" if v is None else f"{v:,.0f}" for v in values) + " |")
     if {"question", "token"} <= set(means):
         ratio = [q / t if q is not None and t else None for q, t in zip(means["question"], means["token"])]
-        rows.append("| question / token | " + " | ".join("–" if v is None else f"{v:.2f}" for v in ratio) + " |")
+        rows.append(
+            "| question / token | " + " | ".join("–" if v is None else f"{v:.2f}" for v in ratio) + " |"
+        )
     return "\n".join(rows)

@@ -37,7 +37,9 @@ def answer_anchor(answer_text: str, last_line: str, document_text: str) -> str:
         size += 1
     anchor = answer[-size:]
     if doc.count(anchor) != 1:
-        raise ValueError(f"the end of the answer ({anchor[-40:]!r}) is not found exactly once in the document")
+        raise ValueError(
+            f"the end of the answer ({anchor[-40:]!r}) is not found exactly once in the document"
+        )
     return anchor
 
 

@@ -5,7 +5,8 @@ no Dagster; language versions of one paper are linked as ``vector_index`` links 
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..pipeline import chunk_file
 from ..read import detect_language
@@ -27,7 +28,14 @@ def ingest_papers(papers: Sequence[Paper], strategies: Sequence[str], settings: 
             if strategy == BASELINE:
                 records = baseline_records(paper)
             else:
-                key = (paper.sha256, strategy, settings.chunk_size, settings.chunk_overlap, settings.qa_max_chunk_tokens, settings.section_join_tokens)
+                key = (
+                    paper.sha256,
+                    strategy,
+                    settings.chunk_size,
+                    settings.chunk_overlap,
+                    settings.qa_max_chunk_tokens,
+                    settings.section_join_tokens,
+                )
                 if key not in _CHUNKED:  # the sets share their distractors: chunk each paper once per process
                     _CHUNKED[key] = chunk_file(paper.path, Strategy.parse(strategy), settings, use_llm=False)
                 records = _CHUNKED[key]
@@ -36,7 +44,9 @@ def ingest_papers(papers: Sequence[Paper], strategies: Sequence[str], settings: 
     return collection
 
 
-def link_paper_counterparts(collection: Any, papers: Sequence[Paper], settings: Settings) -> dict[tuple[str, str], Any]:
+def link_paper_counterparts(
+    collection: Any, papers: Sequence[Paper], settings: Settings
+) -> dict[tuple[str, str], Any]:
     """Pair the papers that are language versions of one paper, as ``vector_index`` does
     (names or a sidecar propose, content confirms: :mod:`..sources.counterparts`), and link their stored
     chunks; the decisions by (document id, counterpart id)."""
@@ -49,7 +59,9 @@ def link_paper_counterparts(collection: Any, papers: Sequence[Paper], settings: 
 
     decisions: dict[tuple[str, str], Any] = {}
     for paper in papers:
-        candidate, hand = counterpart_candidate(str(paper.path), {k: v for k, v in paths.items() if k != paper.document_id})
+        candidate, hand = counterpart_candidate(
+            str(paper.path), {k: v for k, v in paths.items() if k != paper.document_id}
+        )
         if candidate is None or (candidate, paper.document_id) in decisions:
             continue
         decision = hand or confirm(profile(paper), profile(by_id[candidate]))

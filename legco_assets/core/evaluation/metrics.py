@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from ..search import Hit
 from .hit_rule import holds_answer_end
@@ -40,7 +40,9 @@ class QuestionResult:
         return dcg / idcg if idcg else 0.0
 
 
-def score_ranking(hits: Sequence[Hit], document_id: str, anchor: str, ideal: int) -> tuple[int | None, list[bool], int]:
+def score_ranking(
+    hits: Sequence[Hit], document_id: str, anchor: str, ideal: int
+) -> tuple[int | None, list[bool], int]:
     """First-hit rank, hit flags and characters read until the first hit."""
     relevant = [holds_answer_end(h.record, document_id, anchor) for h in hits]
     first = next((i for i, rel in enumerate(relevant, start=1) if rel), None)

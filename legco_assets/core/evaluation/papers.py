@@ -8,9 +8,10 @@ Why: the eval ingests the papers itself (no Dagster), so it reads them here; the
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..read import read_source, text_pages
 from ..records import DocumentText
@@ -19,6 +20,7 @@ from ..sources import slug
 from .hit_rule import LooseEnd, answer_anchor, loose
 from .questions import GoldQuestion
 from .sets import REAL_CORPUS, REAL_PAPERS
+
 
 @dataclass
 class Paper:
@@ -54,7 +56,9 @@ def paper_from_pages(
         anchors = {qa_id: answer_anchor(end, end, text) for qa_id, end in answer_ends.items()}
     else:
         gold = json.loads(gold_pairs_path(path).read_text(encoding="utf-8"))
-        anchors = {p["qa_id"]: answer_anchor(p["answer_text"], p["answer_last_line"], text) for p in gold["pairs"]}
+        anchors = {
+            p["qa_id"]: answer_anchor(p["answer_text"], p["answer_last_line"], text) for p in gold["pairs"]
+        }
     return Paper(path, document_id, sha256, text, anchors, pages)
 
 
@@ -85,7 +89,10 @@ def load_papers(gold_path: Path, papers_dir: Path, questions: Sequence[GoldQuest
     ends = gold.get("answer_ends")
     if ends is None and all(q.qa_id is None for q in questions):
         ends = {}  # judged by the questions' own ends only: no paper needs a .gold.json
-    papers = {name: load_paper(papers_dir / name, ends.get(name, {}) if ends is not None else None) for name in names}
+    papers = {
+        name: load_paper(papers_dir / name, ends.get(name, {}) if ends is not None else None)
+        for name in names
+    }
     add_question_anchors(papers, questions)
     return papers
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from .sets import GOLD_QUESTIONS
 
+
 @dataclass(frozen=True)
 class GoldQuestion:
     """A paraphrased question and where its answer is: document file, question id, page."""
@@ -39,6 +40,7 @@ def load_gold_questions(path: Path = GOLD_QUESTIONS, pair_ends: bool = False) ->
 def _gold_question(fields: dict[str, Any]) -> GoldQuestion:
     """One question from its JSON object (keys that are no field, such as notes, ignored)."""
     return GoldQuestion(**{k: fields[k] for k in GoldQuestion.__dataclass_fields__ if k in fields})
+
 
 def script_language(lang: str) -> str:
     """A question's language as the script it is written in (``zh`` | ``en``): Cantonese

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from ..records import ChunkRecord
 from ..search import Reranker
+
 
 def load_translations(path: Path) -> dict[str, str]:
     """Recorded query translations: ``{"translations": {question: translation}}``."""

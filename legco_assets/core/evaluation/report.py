@@ -4,11 +4,13 @@ same-language and cross-language ones; several runs pooled into one report.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from ..search import Fusion
 from .metrics import EvalRow, QuestionResult, summarise
+
 
 def format_table(rows: Sequence[EvalRow]) -> str:
     """The eval table as Markdown (readable in a terminal and in Dagster metadata)."""

@@ -4,11 +4,20 @@ report) or under each share of language centering and set of fusion weights (a s
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence
 
-from ..search import DEFAULT_FUSION, LANGUAGE_CENTERING, QUESTION_CENTERING, Fusion, Mode, Rankings, Reranker, Retriever
+from ..search import (
+    DEFAULT_FUSION,
+    LANGUAGE_CENTERING,
+    QUESTION_CENTERING,
+    Fusion,
+    Mode,
+    Rankings,
+    Reranker,
+    Retriever,
+)
 from ..settings import Settings
 from .baseline import BASELINE
 from .ingest import ingest_papers
@@ -18,6 +27,7 @@ from .questions import GoldQuestion, load_gold_questions
 from .recorded import recorded_reranker
 from .report import EvalReport, breakdown
 from .scoring import Translated, collect_rankings, collect_translated, score_all
+
 
 @dataclass
 class EvalRun:
@@ -34,7 +44,15 @@ class EvalRun:
 
     def score(self, modes: Sequence[Mode], fusion: Fusion) -> list[QuestionResult]:
         return score_all(
-            self.retriever, self.questions, self.papers, self.rankings, self.strategies, modes, fusion, self.translated, self.reranker
+            self.retriever,
+            self.questions,
+            self.papers,
+            self.rankings,
+            self.strategies,
+            modes,
+            fusion,
+            self.translated,
+            self.reranker,
         )
 
     def report(self, modes: Sequence[Mode] = tuple(Mode), fusion: Fusion = DEFAULT_FUSION) -> EvalReport:
@@ -62,9 +80,23 @@ class EvalRun:
             for share in shares:
                 setattr(self.retriever, attribute, share)
                 rankings = collect_rankings(self.retriever, self.questions, self.papers, self.strategies)
-                results = score_all(self.retriever, self.questions, self.papers, rankings, self.strategies, [Mode.hybrid], self.retriever.fusion)
-                for row in summarise(results) + summarise([r for r in results if r.cross_language], "cross-language"):
-                    default = LANGUAGE_CENTERING.get(row.strategy, 0.0) if ranker == "vector" else QUESTION_CENTERING
+                results = score_all(
+                    self.retriever,
+                    self.questions,
+                    self.papers,
+                    rankings,
+                    self.strategies,
+                    [Mode.hybrid],
+                    self.retriever.fusion,
+                )
+                for row in summarise(results) + summarise(
+                    [r for r in results if r.cross_language], "cross-language"
+                ):
+                    default = (
+                        LANGUAGE_CENTERING.get(row.strategy, 0.0)
+                        if ranker == "vector"
+                        else QUESTION_CENTERING
+                    )
                     row.mode = f"centering {share:g}" + (" (default)" if share == default else "")
                     rows.append(row)
         finally:
@@ -91,9 +123,15 @@ def prepare_eval(
     chunks are re-ordered as it did (:func:`recorded_reranker`)."""
     questions = load_gold_questions(gold_path, pair_ends)
     papers = load_papers(Path(gold_path), Path(papers_dir), questions)
-    missing = [q.id for q in questions if q.id not in papers[q.document].question_anchors and q.qa_id not in papers[q.document].anchors]
+    missing = [
+        q.id
+        for q in questions
+        if q.id not in papers[q.document].question_anchors and q.qa_id not in papers[q.document].anchors
+    ]
     if missing:
-        raise ValueError(f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}")
+        raise ValueError(
+            f"gold questions name question ids absent from the papers' gold files: {', '.join(missing)}"
+        )
     settings = settings or Settings(data_dir=Path(work_dir), inbox=Path(work_dir) / "inbox")
     collection = ingest_papers(list(papers.values()), strategies, settings)
     # LLM replies (translations, rerankings) come recorded, if at all

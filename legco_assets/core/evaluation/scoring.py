@@ -4,15 +4,29 @@ and fusion ranked from them and every ranking judged by the hit rule.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from ..search import PLAIN_VECTOR, Fusion, Hit, Mode, Rankings, Reranker, Retriever, Scope, fuse, ranked_hits, rerank_hits
+from ..search import (
+    PLAIN_VECTOR,
+    Fusion,
+    Hit,
+    Mode,
+    Rankings,
+    Reranker,
+    Retriever,
+    Scope,
+    fuse,
+    ranked_hits,
+    rerank_hits,
+)
 from .hit_rule import holds_answer_end
 from .metrics import DEPTH, QuestionResult, score_ranking
 from .papers import Paper, paper_language
 from .questions import GoldQuestion, script_language
 
-Translated = dict[tuple[str, str], tuple[str, Rankings]]  # (question id, strategy) -> (translation, its rankings)
+Translated = dict[
+    tuple[str, str], tuple[str, Rankings]
+]  # (question id, strategy) -> (translation, its rankings)
 
 
 def collect_rankings(
@@ -34,14 +48,20 @@ def collect_rankings(
 
 
 def collect_translated(
-    retriever: Retriever, questions: Sequence[GoldQuestion], strategies: Sequence[str], translations: Mapping[str, str]
+    retriever: Retriever,
+    questions: Sequence[GoldQuestion],
+    strategies: Sequence[str],
+    translations: Mapping[str, str],
 ) -> Translated:
     """Every ranker's candidates for each question's translation (``translations``: question
     text -> the question in the other language, as the LLM gave it); questions without one
     are searched alone, as when the LLM call fails."""
     depth = max(DEPTH, retriever.fusion.depth)
     return {
-        (q.id, strategy): (translations[q.question], retriever.rankings(translations[q.question], strategy, depth))
+        (q.id, strategy): (
+            translations[q.question],
+            retriever.rankings(translations[q.question], strategy, depth),
+        )
         for strategy in strategies
         for q in questions
         if translations.get(q.question)
@@ -90,5 +110,7 @@ def score_all(
                 hits = rank(rankings[key], q.question, mode, fusion, scope, translated.get(key), reranker)
                 first, relevant, chars = score_ranking(hits, paper.document_id, anchor, ideal)
                 cross = script_language(q.lang) != paper_language(paper)
-                results.append(QuestionResult(q.id, strategy, mode.value, q.lang, cross, first, relevant, ideal, chars))
+                results.append(
+                    QuestionResult(q.id, strategy, mode.value, q.lang, cross, first, relevant, ideal, chars)
+                )
     return results

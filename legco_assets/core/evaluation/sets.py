@@ -85,7 +85,9 @@ CANTONESE_V2_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_cantonese_v2_heldout.js
 
 def blind_round(version: str) -> dict[str, Path]:
     """The three blind sets of one round, by name (``narrative-v5``, ``crosslang-v5``, ``qa-v5``)."""
-    return {f"{kind}-{version}": QUESTION_SETS / f"blind_{kind}_{version}_heldout.json" for kind in BLIND_KINDS}
+    return {
+        f"{kind}-{version}": QUESTION_SETS / f"blind_{kind}_{version}_heldout.json" for kind in BLIND_KINDS
+    }
 
 
 # Issue 29's later rounds. Each round, every set scored before it was a development set (the

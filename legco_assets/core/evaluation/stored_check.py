@@ -8,9 +8,10 @@ hit rule, not the eval's runs, sweeps or reports.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..artifacts import Artifacts
 from ..search import Mode, Retriever
@@ -19,6 +20,7 @@ from .hit_rule import holds_answer_end
 from .papers import Paper, add_question_anchors, gold_pairs_path, paper_from_pages
 from .questions import GoldQuestion, load_gold_questions
 from .sets import GOLD_QUESTIONS
+
 
 @dataclass
 class DocumentCheck:
@@ -43,12 +45,20 @@ def recorded_baseline(filename: str, strategy: str, gold_path: Path = GOLD_QUEST
     return float(value) if value is not None else None
 
 
-def check_document(retriever: Retriever, paper: Paper, questions: Sequence[GoldQuestion], strategy: str, baseline: float | None) -> DocumentCheck:
+def check_document(
+    retriever: Retriever,
+    paper: Paper,
+    questions: Sequence[GoldQuestion],
+    strategy: str,
+    baseline: float | None,
+) -> DocumentCheck:
     """Ask each question with the document filter (so other ingested papers do not matter)."""
     own = [q for q in questions if q.document == paper.path.name]
     misses = []
     for q in own:
-        hits = retriever.search(q.question, k=5, strategy=strategy, mode=Mode.hybrid, document=paper.document_id)
+        hits = retriever.search(
+            q.question, k=5, strategy=strategy, mode=Mode.hybrid, document=paper.document_id
+        )
         if not any(holds_answer_end(h.record, paper.document_id, paper.anchor(q)) for h in hits):
             misses.append(q.id)
     hit5 = 1 - len(misses) / len(own) if own else 0.0
@@ -71,4 +81,6 @@ def check_stored_document(
     add_question_anchors({info.filename: paper}, questions)
     # as the baselines were recorded: no model calls
     retriever = Retriever.open(settings, collection=collection, translate=False, rerank=False)
-    return check_document(retriever, paper, questions, strategy, recorded_baseline(info.filename, strategy, gold_path))
+    return check_document(
+        retriever, paper, questions, strategy, recorded_baseline(info.filename, strategy, gold_path)
+    )

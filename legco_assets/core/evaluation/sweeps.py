@@ -4,8 +4,9 @@ fusion, scored on the same questions, as the defaults were chosen.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
 from ..search import Mode
 from .metrics import EvalRow, summarise
@@ -21,11 +22,16 @@ ISSUE29_SIDES: dict[str, tuple[str | None, bool]] = {
 # the dictionary on every paper (before the fourth round), BM25's weight and coverage power
 # before the third, margins at 0.4 and no coverage vote before the sixth
 RANKS_ONLY: dict[str, Any] = {"margin_share": 0.0, "coverage_share": 0.0, "dictionary_on_paired": True}
-ROUND_5: dict[str, Any] = {"margin_share": 0.4, "coverage_share": 0.0}  # before the coverage vote (sixth round)
+ROUND_5: dict[str, Any] = {
+    "margin_share": 0.4,
+    "coverage_share": 0.0,
+}  # before the coverage vote (sixth round)
 ROUND_2_BM25: dict[str, Any] = dict(RANKS_ONLY, bm25_weight=1.0, coverage_power=2.0)
 ISSUE29_FUSIONS: dict[str, dict[str, Any]] = {
     "": {},
-    "round 1 weights (question 2, narrative 0.95), no dictionary": dict(ROUND_2_BM25, question_weight=2.0, narrative_weight=0.95, dictionary_weight=0.0),
+    "round 1 weights (question 2, narrative 0.95), no dictionary": dict(
+        ROUND_2_BM25, question_weight=2.0, narrative_weight=0.95, dictionary_weight=0.0
+    ),
     "round 2 weights (BM25 1, coverage^2)": ROUND_2_BM25,
     "round 3 weights (ranks only, no margins)": RANKS_ONLY,
     "dictionary on paired papers too (round 4 of issue 29)": dict(ROUND_5, dictionary_on_paired=True),
@@ -35,7 +41,9 @@ ISSUE29_FUSIONS: dict[str, dict[str, Any]] = {
 
 
 def issue29_sweep(
-    run: "EvalRun", sides: Mapping[str, tuple[str | None, bool]] = ISSUE29_SIDES, fusions: Mapping[str, dict[str, Any]] = ISSUE29_FUSIONS
+    run: EvalRun,
+    sides: Mapping[str, tuple[str | None, bool]] = ISSUE29_SIDES,
+    fusions: Mapping[str, dict[str, Any]] = ISSUE29_FUSIONS,
 ) -> list[EvalRow]:
     """Hybrid mode with each way of giving chunks a question side (:mod:`..search.question_side`)
     and each change of the fusion (the openings' vote, BM25's, section lifting:
@@ -50,7 +58,9 @@ def issue29_sweep(
             rankings = collect_rankings(run.retriever, run.questions, run.papers, run.strategies)
             for fusion_name, changes in fusions.items():
                 fusion = replace(run.retriever.fusion, **changes)
-                results = score_all(run.retriever, run.questions, run.papers, rankings, run.strategies, [Mode.hybrid], fusion)
+                results = score_all(
+                    run.retriever, run.questions, run.papers, rankings, run.strategies, [Mode.hybrid], fusion
+                )
                 for row in summarise(results):
                     row.mode = side_name + (f", {fusion_name}" if fusion_name else "")
                     rows.append(row)

@@ -17,7 +17,13 @@ from .links import EXTENSIONS, chunk_link, excerpt_file, excerpt_kind, excerpt_u
 from .make import ExcerptReport, chunk_body, cut_excerpt, manifest_file, write_excerpts
 from .pdf import highlight_pages, highlighted_texts
 from .serve import excerpt_server
-from .stored import ExcerptsOutcome, cut_chunk_excerpt, excerpt_folder, excerpt_source_kind, with_excerpt_paths
+from .stored import (
+    ExcerptsOutcome,
+    cut_chunk_excerpt,
+    excerpt_folder,
+    excerpt_source_kind,
+    with_excerpt_paths,
+)
 from .text import CONTEXT_CHARS, html_page, marked_chunks, marked_html, marked_text
 
 __all__ = [

@@ -92,7 +92,15 @@ def align(needle: str, hay: str, start: int = 0, end: int | None = None) -> Alig
 
 
 def _greedy(
-    needle: str, lo: int, hi: int, hay: str, start: int, end: int, seed: int, far_seed: int | None, result: Alignment
+    needle: str,
+    lo: int,
+    hi: int,
+    hay: str,
+    start: int,
+    end: int,
+    seed: int,
+    far_seed: int | None,
+    result: Alignment,
 ) -> list[tuple[int, int]]:
     """One pass over ``needle[lo:hi]``; adds what it finds to ``result`` and returns the
     runs of the needle it could not find."""

@@ -66,7 +66,12 @@ def pdf_increment(source: bytes, highlights: list[Highlight]) -> bytes:
         copy = DictionaryObject(dict.items(page))
         copy[NameObject("/Annots")] = annots
         objects[ref.idnum] = (ref.generation, copy)
-    tail = DictionaryObject({NameObject("/Size"): NumberObject(next_number), NameObject("/Prev"): NumberObject(_startxref(source))})
+    tail = DictionaryObject(
+        {
+            NameObject("/Size"): NumberObject(next_number),
+            NameObject("/Prev"): NumberObject(_startxref(source)),
+        }
+    )
     for key in ("/Root", "/Info", "/ID", "/Encrypt"):
         if key in trailer:
             tail[NameObject(key)] = dict.__getitem__(trailer, key)
@@ -75,25 +80,43 @@ def pdf_increment(source: bytes, highlights: list[Highlight]) -> bytes:
 
 
 def _annotation(mark: Highlight, page_ref: Any) -> Any:
-    from pypdf.generic import ArrayObject, DictionaryObject, FloatObject, NameObject, NumberObject, TextStringObject
+    from pypdf.generic import (
+        ArrayObject,
+        DictionaryObject,
+        FloatObject,
+        NameObject,
+        NumberObject,
+        TextStringObject,
+    )
 
     def numbers(values: list[float]) -> Any:
         return ArrayObject(NumberObject(v) if v == int(v) else FloatObject(round(v, 2)) for v in values)
 
-    quads = [v for left, top, right, bottom in mark.quads for v in (left, top, right, top, left, bottom, right, bottom)]
-    rect = [min(q[0] for q in mark.quads), min(q[3] for q in mark.quads), max(q[2] for q in mark.quads), max(q[1] for q in mark.quads)]
-    return DictionaryObject({
-        NameObject("/Type"): NameObject("/Annot"),
-        NameObject("/Subtype"): NameObject("/Highlight"),
-        NameObject("/F"): NumberObject(4),  # print
-        NameObject("/P"): page_ref,
-        NameObject("/Rect"): numbers(rect),
-        NameObject("/QuadPoints"): numbers(quads),
-        NameObject("/C"): numbers(list(HIGHLIGHT_COLOR)),
-        NameObject("/CA"): FloatObject(HIGHLIGHT_OPACITY),
-        NameObject("/Contents"): TextStringObject(mark.chunk_id),
-        NameObject("/T"): TextStringObject(AUTHOR),
-    })
+    quads = [
+        v
+        for left, top, right, bottom in mark.quads
+        for v in (left, top, right, top, left, bottom, right, bottom)
+    ]
+    rect = [
+        min(q[0] for q in mark.quads),
+        min(q[3] for q in mark.quads),
+        max(q[2] for q in mark.quads),
+        max(q[1] for q in mark.quads),
+    ]
+    return DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Annot"),
+            NameObject("/Subtype"): NameObject("/Highlight"),
+            NameObject("/F"): NumberObject(4),  # print
+            NameObject("/P"): page_ref,
+            NameObject("/Rect"): numbers(rect),
+            NameObject("/QuadPoints"): numbers(quads),
+            NameObject("/C"): numbers(list(HIGHLIGHT_COLOR)),
+            NameObject("/CA"): FloatObject(HIGHLIGHT_OPACITY),
+            NameObject("/Contents"): TextStringObject(mark.chunk_id),
+            NameObject("/T"): TextStringObject(AUTHOR),
+        }
+    )
 
 
 def _startxref(source: bytes) -> int:

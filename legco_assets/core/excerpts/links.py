@@ -17,7 +17,6 @@ the checks.
 from __future__ import annotations
 
 import gzip
-
 from pathlib import Path
 from urllib.parse import quote
 

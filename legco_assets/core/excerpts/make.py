@@ -20,6 +20,7 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
 from ..artifacts import atomic_write_text
 from ..records import ChunkMetadata, ChunkRecord, DocumentText, Page, join_path
 from .align import Alignment, align, significant, table_free
@@ -144,7 +145,9 @@ class _Locator:
         """A text chunk's found characters as spans of the text read."""
         return [(self.offsets[s], self.offsets[e - 1] + 1) for s, e in found.spans]
 
-    def render(self, strategy: str, records: list[ChunkRecord]) -> tuple[bytes, list[tuple[Alignment, list[int]]]]:
+    def render(
+        self, strategy: str, records: list[ChunkRecord]
+    ) -> tuple[bytes, list[tuple[Alignment, list[int]]]]:
         """The strategy's file as stored (a PDF's update section, an HTML page gzipped) and
         each chunk's alignment and highlighted pages (1-based)."""
         shown: list[tuple[Alignment, list[int]]] = []
@@ -164,14 +167,18 @@ class _Locator:
             found = self.locate(record)
             chunks.append((record.metadata.chunk_index, self.spans(found)))
             shown.append((found, [record.metadata.page_start]))
-        return compressed(html_page(self.doc.text, chunks, f"{self.title} — {strategy}").encode("utf-8")), shown
+        return compressed(
+            html_page(self.doc.text, chunks, f"{self.title} — {strategy}").encode("utf-8")
+        ), shown
 
     def cut(self, record: ChunkRecord) -> bytes:
         """A text chunk's own excerpt, as before issue 42: its passage with some context,
         marked (an HTML page for a web page, plain text otherwise)."""
         assert self.doc is not None
         render = html_excerpt if self.kind == "html" else text_excerpt
-        return render(self.doc.text, self.spans(self.locate(record)), f"{record.id} — {self.title}").encode("utf-8")
+        return render(self.doc.text, self.spans(self.locate(record)), f"{record.id} — {self.title}").encode(
+            "utf-8"
+        )
 
     def close(self) -> None:
         if self.pdf is not None:
@@ -211,11 +218,20 @@ def write_excerpts(
         stored.write_bytes(content)
         for record, key, (found, on) in zip(records, keys, shown):
             meta = record.metadata
-            link = f"{path.name}#page={max(1, meta.page_start)}" if report.kind == "pdf" else f"{path.name}#chunk-{meta.chunk_index}"
-            report.excerpts.append(Excerpt(meta.chunk_index, link, report.kind, on, found.matched, found.total, key))
+            link = (
+                f"{path.name}#page={max(1, meta.page_start)}"
+                if report.kind == "pdf"
+                else f"{path.name}#chunk-{meta.chunk_index}"
+            )
+            report.excerpts.append(
+                Excerpt(meta.chunk_index, link, report.kind, on, found.matched, found.total, key)
+            )
         report.written = len(records)
     report.deleted = _drop_old_layout(folder, strategy, path)
-    atomic_write_text(manifest_path, json.dumps({str(e.index): asdict(e) for e in report.excerpts}, ensure_ascii=False, indent=0))
+    atomic_write_text(
+        manifest_path,
+        json.dumps({str(e.index): asdict(e) for e in report.excerpts}, ensure_ascii=False, indent=0),
+    )
     report.file = path.name
     report.bytes = stored.stat().st_size if stored.exists() else 0
     report.seconds = time.perf_counter() - started
@@ -239,7 +255,9 @@ def _drop_old_layout(folder: Path, strategy: str, path: Path) -> int:
     return deleted
 
 
-def cut_excerpt(folder: Path, strategy: str, document_kind: str, record: ChunkRecord, pages: list[Page], title: str = "") -> tuple[bytes, str]:
+def cut_excerpt(
+    folder: Path, strategy: str, document_kind: str, record: ChunkRecord, pages: list[Page], title: str = ""
+) -> tuple[bytes, str]:
     """One chunk's excerpt on its own, made on demand, and its extension: for a PDF, the
     pages its highlight is on (else its own pages) cut from the strategy's highlighted copy
     with only its highlight; otherwise its passage with context, marked."""

@@ -21,7 +21,6 @@ from .align import IGNORED, significant
 from .increment import AUTHOR, Highlight
 
 
-
 @dataclass
 class PdfText:
     """Every significant character of a PDF in text order: ``text``, and for each of its
@@ -104,7 +103,10 @@ def line_quads(boxes: list[tuple[float, float, float, float]]) -> list[tuple[flo
             q = quads[-1]
             height = max(top - bottom, 1.0)
             overlap = min(top, q[1]) - max(bottom, q[3])
-            if overlap >= 0.5 * min(height, q[1] - q[3] or 1.0) and q[2] - height <= left <= q[2] + 3 * height:
+            if (
+                overlap >= 0.5 * min(height, q[1] - q[3] or 1.0)
+                and q[2] - height <= left <= q[2] + 3 * height
+            ):
                 q[1], q[2], q[3] = max(q[1], top), max(q[2], right), min(q[3], bottom)
                 continue
         quads.append([left, top, right, bottom])
@@ -182,7 +184,9 @@ def _string(annot: Any, key: bytes) -> str:
     if size <= 2:
         return ""
     buffer = ctypes.create_string_buffer(size)
-    pdfium_c.FPDFAnnot_GetStringValue(annot, key, ctypes.cast(buffer, ctypes.POINTER(pdfium_c.FPDF_WCHAR)), size)
+    pdfium_c.FPDFAnnot_GetStringValue(
+        annot, key, ctypes.cast(buffer, ctypes.POINTER(pdfium_c.FPDF_WCHAR)), size
+    )
     return buffer.raw[: size - 2].decode("utf-16-le", errors="replace")
 
 
@@ -245,7 +249,10 @@ def _highlight_rects(page: Any) -> dict[str, list[tuple[float, float, float, flo
     for a in range(pdfium_c.FPDFPage_GetAnnotCount(page.raw)):
         annot = pdfium_c.FPDFPage_GetAnnot(page.raw, a)
         try:
-            if pdfium_c.FPDFAnnot_GetSubtype(annot) != pdfium_c.FPDF_ANNOT_HIGHLIGHT or _string(annot, b"T") != AUTHOR:
+            if (
+                pdfium_c.FPDFAnnot_GetSubtype(annot) != pdfium_c.FPDF_ANNOT_HIGHLIGHT
+                or _string(annot, b"T") != AUTHOR
+            ):
                 continue
             mine = rects.setdefault(_string(annot, b"Contents"), [])
             qp = pdfium_c.FS_QUADPOINTSF()

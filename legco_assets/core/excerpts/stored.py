@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+
 from ..artifacts import Artifacts, SourceInfo
 from ..records import ChunkRecord
 from ..settings import Settings, Strategy

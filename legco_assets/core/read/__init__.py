@@ -19,7 +19,14 @@ from .extract import (
 )
 from .headings import starts_lower
 from .html_reader import read_html
-from .paper import MIN_TEXT_CHARS_PER_PAGE, detect_language, guess_title, readable_pages, require_text, text_pages
+from .paper import (
+    MIN_TEXT_CHARS_PER_PAGE,
+    detect_language,
+    guess_title,
+    readable_pages,
+    require_text,
+    text_pages,
+)
 from .preprocess import (
     Furniture,
     clean_pages,

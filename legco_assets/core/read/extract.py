@@ -45,7 +45,9 @@ def read_source(path: str | Path) -> SourceBytes:
     """Read the whole file; missing or unreadable files become a DocumentError."""
     p = Path(path)
     if p.suffix.lower() not in SUPPORTED_SUFFIXES:
-        raise DocumentError(p, f"unsupported file type {p.suffix or '(none)'} (supported: PDF, DOCX, TXT, Markdown, HTML)")
+        raise DocumentError(
+            p, f"unsupported file type {p.suffix or '(none)'} (supported: PDF, DOCX, TXT, Markdown, HTML)"
+        )
     try:
         data = p.read_bytes()
     except OSError as exc:
@@ -90,7 +92,9 @@ def extract_document(source: SourceBytes) -> ExtractedDocument:
         raise DocumentError(source.path, "empty document (no text)")
     unreadable = {i + 1 for i, t in enumerate(texts) if kind == "pdf" and unreadable_text(t)}
     pages = [
-        Page(number=n, raw="", unreadable=True) if n in unreadable else Page(number=n, raw=t, headings=hints.get(n, []))
+        Page(number=n, raw="", unreadable=True)
+        if n in unreadable
+        else Page(number=n, raw=t, headings=hints.get(n, []))
         for n, t in enumerate(texts, 1)
     ]
     return ExtractedDocument(path=str(source.path), kind=kind, extractor=extractor, pages=pages)
@@ -259,7 +263,11 @@ def _docx_text(source: SourceBytes) -> tuple[str, list[list[Any]]]:
             paragraph = Paragraph(child, document)
             blocks.append(paragraph.text)
             level = _docx_level(paragraph) if paragraph.text.strip() else None
-            if not level and (_all_bold(paragraph) or _list_item(paragraph)) and asked_apart(paragraph.text.strip()):
+            if (
+                not level
+                and (_all_bold(paragraph) or _list_item(paragraph))
+                and asked_apart(paragraph.text.strip())
+            ):
                 level = ASKING_LEVEL
             if level:
                 hints.append([paragraph.text.strip(), level])

@@ -60,9 +60,13 @@ ASKING_LEVEL = 6  # heading level of a question an FAQ sets apart without a head
 def labelled(line: str) -> bool:
     """A question or answer label opens the line (問1. …, 答 1 : …, Q1. …, A1 …)."""
     return bool(
-        markers.ZH_QUESTION.match(line) or markers.ZH_ANSWER.match(line)
-        or markers.EN_QUESTION.match(line) and not line[:1].isdigit() and _has_text_after_label(line)
-        or markers.EN_ANSWER.match(line) and _has_text_after_label(line)
+        markers.ZH_QUESTION.match(line)
+        or markers.ZH_ANSWER.match(line)
+        or markers.EN_QUESTION.match(line)
+        and not line[:1].isdigit()
+        and _has_text_after_label(line)
+        or markers.EN_ANSWER.match(line)
+        and _has_text_after_label(line)
     )
 
 
@@ -162,7 +166,9 @@ class _Reader:
     def box(self, index: int) -> tuple[float, float, float, float]:
         """(left, right, bottom, top) of one character, in PDF points."""
         left, right, bottom, top = (ctypes.c_double() for _ in range(4))
-        self.raw.FPDFText_GetCharBox(self.textpage, index, *(ctypes.byref(v) for v in (left, right, bottom, top)))
+        self.raw.FPDFText_GetCharBox(
+            self.textpage, index, *(ctypes.byref(v) for v in (left, right, bottom, top))
+        )
         return left.value, right.value, bottom.value, top.value
 
     def line_box(self, start: int, line: str) -> tuple[float, float, float, float]:
@@ -236,10 +242,14 @@ def in_grid(rules: list[tuple[float, float, float]], box: tuple[float, float, fl
     xs = sorted(x for x, lo, hi in rules if lo <= bottom + RULE_TOLERANCE and top - RULE_TOLERANCE <= hi)
     edges = [x for n, x in enumerate(xs) if n == 0 or x - xs[n - 1] > RULE_TOLERANCE]
     columns = sum(b - a >= MIN_COLUMN * height for a, b in zip(edges, edges[1:]))
-    return columns >= GRID_COLUMNS and edges[0] - RULE_TOLERANCE <= left and right <= edges[-1] + RULE_TOLERANCE
+    return (
+        columns >= GRID_COLUMNS and edges[0] - RULE_TOLERANCE <= left and right <= edges[-1] + RULE_TOLERANCE
+    )
 
 
-def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool] | None = None, page: object = None) -> PageSamples:
+def page_samples(
+    textpage: object, text: str, number: int, fonts: dict[int, bool] | None = None, page: object = None
+) -> PageSamples:
     """Candidate lines of one PDFium text page (``text`` as ``get_text_range`` gave it, so a
     character's position in it is its PDFium index) with their style, and a few body lines'.
     ``fonts``: a cache shared by the pages of one document; ``page``: the raw page, whose
@@ -268,12 +278,16 @@ def page_samples(textpage: object, text: str, number: int, fonts: dict[int, bool
             if style:
                 candidates.append((line, style))
                 rows.append(row)
-        elif len(body) < BODY_SAMPLES_PER_PAGE and width > CANDIDATE_MAX_WIDTH // 2 and not line[:1].isdigit():
+        elif (
+            len(body) < BODY_SAMPLES_PER_PAGE and width > CANDIDATE_MAX_WIDTH // 2 and not line[:1].isdigit()
+        ):
             style = reader.line(start, line)
             if style:
                 body.append(style)
         opens = width < SHORT_LINE * full or line.rstrip(_CLOSERS)[-1:] in _ENDS
-    kept = [k for k, row in enumerate(rows) if not row_cells.cell(row, SHORT_LINE * full)]  # once every line's place is known
+    kept = [
+        k for k, row in enumerate(rows) if not row_cells.cell(row, SHORT_LINE * full)
+    ]  # once every line's place is known
     return PageSamples(number, [candidates[k] for k in kept], body, [rows[k] for k in kept])
 
 
@@ -285,7 +299,9 @@ class _RowCells:
     height, and wide columns put the next cell far off). The lines' boxes and the page's
     drawn edges are read only when a candidate asks, and only near it."""
 
-    def __init__(self, reader: _Reader, read_rules: Callable[[], list[tuple[float, float, float]]] = list) -> None:
+    def __init__(
+        self, reader: _Reader, read_rules: Callable[[], list[tuple[float, float, float]]] = list
+    ) -> None:
         self.reader = reader
         self.read_rules = read_rules
         self.rules: list[tuple[float, float, float]] | None = None  # read once, when a candidate asks
@@ -313,7 +329,11 @@ class _RowCells:
         reach = CELL_REACH * self.reader.style(start).size
         for other in range(row - ROW_REACH, row + ROW_REACH + 1):
             text = self.lines[other][1] if other in self.lines and other != row else ""
-            if not any(ch.isalpha() for ch in text) or _width(text) >= short or markers.LEADING_LABEL.fullmatch(text + " "):
+            if (
+                not any(ch.isalpha() for ch in text)
+                or _width(text) >= short
+                or markers.LEADING_LABEL.fullmatch(text + " ")
+            ):
                 continue
             o_left, o_right, o_bottom, o_top = self._box(other)
             shared = min(top, o_top) - max(bottom, o_bottom)
@@ -326,11 +346,15 @@ class _RowCells:
 def _body_style(samples: list[PageSamples]) -> tuple[float, int]:
     """The running text's size and weight: the commonest among the long lines (or, in a
     paper of short lines only, among all lines)."""
-    styles = [st for page in samples for st in page.body] or [st for page in samples for _, st in page.candidates]
+    styles = [st for page in samples for st in page.body] or [
+        st for page in samples for _, st in page.candidates
+    ]
     if not styles:
         return 0.0, 400
     size = Counter(round(st.size / SIZE_STEP) * SIZE_STEP for st in styles).most_common(1)[0][0]
-    weight = Counter(st.weight for st in styles if round(st.size / SIZE_STEP) * SIZE_STEP == size).most_common(1)[0][0]
+    weight = Counter(
+        st.weight for st in styles if round(st.size / SIZE_STEP) * SIZE_STEP == size
+    ).most_common(1)[0][0]
     return size, weight
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from .. import markers
@@ -49,8 +49,25 @@ from .qa_tables import asks_and_answers, label_cell, row_asks, row_title
 
 # elements whose content is never text of the paper
 _DROPPED_TAGS = frozenset(
-    {"head", "script", "style", "noscript", "template", "nav", "footer", "select", "option",
-     "iframe", "svg", "canvas", "object", "embed", "map", "input", "textarea"}
+    {
+        "head",
+        "script",
+        "style",
+        "noscript",
+        "template",
+        "nav",
+        "footer",
+        "select",
+        "option",
+        "iframe",
+        "svg",
+        "canvas",
+        "object",
+        "embed",
+        "map",
+        "input",
+        "textarea",
+    }
 )
 _NAV_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menu", "menubar"})
 # class/id names of navigation and page furniture in government and LegCo page templates
@@ -60,21 +77,69 @@ _NAV_PART = re.compile(
     r"|pagehead(?:er)?|pageno|pagenum(?:ber)?|runninghead)$"  # a printed page's running head and number
 )
 _BLOCK_TAGS = frozenset(
-    {"p", "div", "section", "article", "main", "header", "aside", "blockquote", "pre", "ul", "ol", "li",
-     "dl", "dt", "dd", "table", "tr", "caption", "figure", "figcaption", "address", "center", "hr",
-     "h1", "h2", "h3", "h4", "h5", "h6", "body", "html", "details", "summary", "fieldset", "legend",
-     "form", "button"}
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "header",
+        "aside",
+        "blockquote",
+        "pre",
+        "ul",
+        "ol",
+        "li",
+        "dl",
+        "dt",
+        "dd",
+        "table",
+        "tr",
+        "caption",
+        "figure",
+        "figcaption",
+        "address",
+        "center",
+        "hr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "body",
+        "html",
+        "details",
+        "summary",
+        "fieldset",
+        "legend",
+        "form",
+        "button",
+    }
 )
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _ASKING_TAGS = frozenset({"dt", "summary", "button"})  # hold an FAQ's question when it ends with "?"
 # blocks whose end ends the answer inside them (an FAQ's list, item, box or accordion)
-_QA_BLOCKS = frozenset({"ol", "ul", "li", "dl", "dd", "div", "section", "article", "details", "table", "form"})
-_QUESTION_NAMES = frozenset({"question", "q", "faqq", "faqquestion", "qn"})  # class/id parts that name a question
+_QA_BLOCKS = frozenset(
+    {"ol", "ul", "li", "dl", "dd", "div", "section", "article", "details", "table", "form"}
+)
+_QUESTION_NAMES = frozenset(
+    {"question", "q", "faqq", "faqquestion", "qn"}
+)  # class/id parts that name a question
 _SPACES = re.compile(r"[ \t\r\n\f\u00a0\u2000-\u200b\u200d\u202f\u205f\ufeff]+")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 # what a declared charset is read as: supersets, so no character of the page is lost
-_CHARSET_SUPERSETS = {"big5": "big5hkscs", "big5-hkscs": "big5hkscs", "cp950": "big5hkscs", "gb2312": "gb18030",
-                      "gbk": "gb18030", "iso-8859-1": "cp1252", "latin-1": "cp1252", "ascii": "utf-8", "us-ascii": "utf-8"}
+_CHARSET_SUPERSETS = {
+    "big5": "big5hkscs",
+    "big5-hkscs": "big5hkscs",
+    "cp950": "big5hkscs",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "iso-8859-1": "cp1252",
+    "latin-1": "cp1252",
+    "ascii": "utf-8",
+    "us-ascii": "utf-8",
+}
 MIN_TEXT_CHARS = 50  # fewer non-blank characters of text: not a paper
 ERROR_PAGE_CHARS = 1500  # an error page says little beyond its error
 
@@ -120,7 +185,11 @@ def read_html(path: object, data: bytes) -> HtmlPage:
 # -- bytes to text ------------------------------------------------------------------------------
 def decode_html(path: object, data: bytes) -> tuple[str, str]:
     """Text and the encoding it was read with; binary content is a DocumentError."""
-    for bom, name in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+    for bom, name in (
+        (codecs.BOM_UTF8, "utf-8"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
         if data.startswith(bom):
             return data[len(bom) :].decode(name, errors="replace"), name
     if _binary(data):
@@ -187,12 +256,23 @@ def _questions_of_an_faq(page: HtmlPage) -> None:
     its answer's ``<div>``). Only under such a title: elsewhere a paragraph that asks is a
     speaker's question."""
     lines = page.text.split("\n")
-    titled = markers.FAQ_TITLE.match(page.title) or any(markers.FAQ_TITLE.match(h["text"]) for h in page.headings[:2])
-    if not titled or any(h["level"] == ASKING_LEVEL for h in page.headings) or any(labelled(line) for line in lines):
+    titled = markers.FAQ_TITLE.match(page.title) or any(
+        markers.FAQ_TITLE.match(h["text"]) for h in page.headings[:2]
+    )
+    if (
+        not titled
+        or any(h["level"] == ASKING_LEVEL for h in page.headings)
+        or any(labelled(line) for line in lines)
+    ):
         return
     hinted = {h["line"] for h in page.headings}
     page.headings = sorted(
-        page.headings + [{"line": n, "level": ASKING_LEVEL, "text": line} for n, line in enumerate(lines) if n not in hinted and asked_apart(line)],
+        page.headings
+        + [
+            {"line": n, "level": ASKING_LEVEL, "text": line}
+            for n, line in enumerate(lines)
+            if n not in hinted and asked_apart(line)
+        ],
         key=lambda h: h["line"],
     )
 
@@ -217,7 +297,11 @@ def _dropped(el: Any) -> bool:
         return True
     if tag == "a" and markers.BACK_TO_TOP.match(_clean(el.text_content())):
         return True
-    if tag == "a" and (el.get("href") or "").startswith("#") and markers.SKIP_LINK.match(_clean(el.text_content())):
+    if (
+        tag == "a"
+        and (el.get("href") or "").startswith("#")
+        and markers.SKIP_LINK.match(_clean(el.text_content()))
+    ):
         return True  # a skip link jumps within the page: furniture, whatever its class
     return False
 
@@ -381,7 +465,9 @@ class _Reader:
                 continue
             if label and not lines[0].startswith("|"):
                 lines = [f"{label} {lines[0]}"] + lines[1:]
-                headings = tuple(h for h in headings if h["line"] or h["level"] != ASKING_LEVEL)  # ``問1.`` | question
+                headings = tuple(
+                    h for h in headings if h["line"] or h["level"] != ASKING_LEVEL
+                )  # ``問1.`` | question
             elif label:
                 self.lines.append(label)
             elif len(lines) == 1 and label_cell(lines[0]) and n + 1 < len(cells):
@@ -418,7 +504,13 @@ def _rows(table: Any) -> list[list[Any]]:
     rows = []
     for tr in table.iter("tr"):
         if _owner_table(tr) is table:
-            rows.append([c for c in tr if isinstance(c.tag, str) and c.tag.lower() in ("td", "th") and not _dropped(c)])
+            rows.append(
+                [
+                    c
+                    for c in tr
+                    if isinstance(c.tag, str) and c.tag.lower() in ("td", "th") and not _dropped(c)
+                ]
+            )
     return [r for r in rows if r]
 
 
@@ -433,7 +525,9 @@ def _toggles(el: Any) -> bool:
 
 def _toggle_attributes(el: Any) -> bool:
     return (
-        el.get("aria-expanded") is not None or el.get("aria-controls") is not None or (el.get("role") or "").lower() == "button"
+        el.get("aria-expanded") is not None
+        or el.get("aria-controls") is not None
+        or (el.get("role") or "").lower() == "button"
         or "collapse" in ((el.get("data-toggle") or "") + (el.get("data-bs-toggle") or "")).lower()
     )
 
@@ -471,7 +565,9 @@ def _all_bold(cell: Any) -> bool:
     for node in cell.xpath(".//text()"):
         if not node.strip():
             continue
-        holder = node.getparent().getparent() if node.is_tail else node.getparent()  # a tail is its element's parent's text
+        holder = (
+            node.getparent().getparent() if node.is_tail else node.getparent()
+        )  # a tail is its element's parent's text
         if holder is None or not holder.xpath("ancestor-or-self::*[self::b or self::strong]"):
             return False
     return True
@@ -500,7 +596,7 @@ class _CellRead:
     breaks: tuple[int, ...]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _read_cell(cell: Any) -> _CellRead:
     """A cell read once per page, however often it is asked for. Why: a table's rows are
     judged by their cells' text (a data grid? questions beside answers? a heading row?)
@@ -568,4 +664,3 @@ def _require_content(path: object, page: HtmlPage) -> None:
             raise DocumentError(path, f"an error page, not a paper ({claim[:80]})")
     if chars < MIN_TEXT_CHARS:
         raise DocumentError(path, f"no text content in the HTML page ({chars} characters)")
-

@@ -144,7 +144,9 @@ MAX_HEADER_CHARS = 40  # a running header is a title, never a paragraph
 _BARE_NUMBER = re.compile(r"\d{1,4}")
 # a header and the page number printed on one line, either way round ("二零二三年經濟回顧 4")
 _NUMBER_FIRST = re.compile(r"(\d{1,4})\s+(\S.*)")
-_NUMBER_LAST = re.compile(r"(.*?\S)\s+(?:[Pp]age\s+)?(\d{1,4})(?:\s*(?:of|/)\s*\d{1,4})?")  # ``… Page 3 of 12``
+_NUMBER_LAST = re.compile(
+    r"(.*?\S)\s+(?:[Pp]age\s+)?(\d{1,4})(?:\s*(?:of|/)\s*\d{1,4})?"
+)  # ``… Page 3 of 12``
 
 
 @dataclass(frozen=True)
@@ -235,7 +237,11 @@ def _learn_edge(pages: list[list[str]], top: bool) -> EdgeLayout | None:
             k = hit.pos - side  # +1: the line outside the number, -1: the line inside it
             if 0 <= k < len(edge) and len(_squash(edge[k][1])) <= MAX_HEADER_CHARS:
                 side_texts[side].append(_squash(edge[k][1]))
-    repeated = [(len(set(texts)) / len(texts), side) for side, texts in side_texts.items() if _repeats(texts, len(bare) // 2)]
+    repeated = [
+        (len(set(texts)) / len(texts), side)
+        for side, texts in side_texts.items()
+        if _repeats(texts, len(bare) // 2)
+    ]
     side = min(repeated)[1] if repeated and len(bare) >= enough else 0
     return EdgeLayout(offset, side, len(bare) >= enough, joined_ok)
 
@@ -313,7 +319,9 @@ def _page_lines(
     for n, lines in enumerate(pages, start=1):
         edge = {i for i, _ in _edge(lines, True) + _edge(lines, False)}
         layout = set(_layout_lines(lines, n, top, True)) | set(_layout_lines(lines, n, bottom, False))
-        kept = {i for i in edge if i in layout or is_furniture(lines[i], n) or _running_key(lines[i]) in running}
+        kept = {
+            i for i in edge if i in layout or is_furniture(lines[i], n) or _running_key(lines[i]) in running
+        }
         found.append(frozenset(_squash(lines[i]) for i in kept))
     return tuple(found)
 
@@ -359,5 +367,14 @@ def clean_pages(pages: list[Page]) -> list[Page]:
         dropped |= set(_layout_lines(lines, position, furniture.bottom, False))
         lines = [ln for i, ln in enumerate(lines) if i not in dropped]
         kept = _strip_edges(lines, page.number, running)
-        cleaned.append(Page(number=page.number, raw=page.raw, cleaned=clean_text("\n".join(kept)), headings=page.headings, breaks=page.breaks, unreadable=page.unreadable))
+        cleaned.append(
+            Page(
+                number=page.number,
+                raw=page.raw,
+                cleaned=clean_text("\n".join(kept)),
+                headings=page.headings,
+                breaks=page.breaks,
+                unreadable=page.unreadable,
+            )
+        )
     return cleaned

@@ -117,7 +117,9 @@ def merged_raw(transcription: str, text_layer: str) -> str:
     return f"{transcription}\n{text_layer.strip()}"
 
 
-def _submit_pages(pool: ThreadPoolExecutor, pdf_bytes: bytes, numbers: list[int], llm: LLMClient, dpi: int) -> dict[int, Future[str]]:
+def _submit_pages(
+    pool: ThreadPoolExecutor, pdf_bytes: bytes, numbers: list[int], llm: LLMClient, dpi: int
+) -> dict[int, Future[str]]:
     """Render on this thread (PDFium is not thread-safe) and ask in the pool."""
     return {n: pool.submit(ask_page, llm, render_page_png(pdf_bytes, n, dpi)) for n in numbers}
 
@@ -141,7 +143,9 @@ def transcribe_scanned(
     before = llm.stats.as_dict()
     result = Transcription(pages)
     by_number = {p.number: p for p in pages}
-    with ThreadPoolExecutor(max_workers=max(1, min(llm.max_concurrency, len(numbers))), thread_name_prefix="transcribe") as pool:
+    with ThreadPoolExecutor(
+        max_workers=max(1, min(llm.max_concurrency, len(numbers))), thread_name_prefix="transcribe"
+    ) as pool:
         futures = _submit_pages(pool, pdf_bytes, numbers, llm, settings.image_dpi)
         for number, future in futures.items():
             try:

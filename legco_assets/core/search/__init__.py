@@ -44,9 +44,9 @@ from .rerank import (
     RERANKED,
     Reranker,
     parse_ranking,
+    reorder,
     rerank_hits,
     rerank_messages,
-    reorder,
 )
 from .retrieval import (
     LANGUAGE_CENTERING,

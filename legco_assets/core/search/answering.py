@@ -45,7 +45,10 @@ class ContextBlock:
 
     def citation(self) -> dict[str, Any]:
         """Where this passage is: document, page and question id (when it has one)."""
-        cite: dict[str, Any] = {"document_id": self.hit.record.document_id, "page": self.hit.record.page_number}
+        cite: dict[str, Any] = {
+            "document_id": self.hit.record.document_id,
+            "page": self.hit.record.page_number,
+        }
         if self.hit.metadata.question_id:
             cite["question_id"] = self.hit.metadata.question_id
         return cite
@@ -144,7 +147,10 @@ class Answer:
             "citations": self.citations,
             "k": len(self.blocks),
             "rounds": [vars(r) for r in self.rounds],
-            "context": [{**b.citation(), "id": b.hit.id, "tokens": b.tokens, "truncated": b.truncated} for b in self.blocks],
+            "context": [
+                {**b.citation(), "id": b.hit.id, "tokens": b.tokens, "truncated": b.truncated}
+                for b in self.blocks
+            ],
         }
 
 
@@ -188,8 +194,12 @@ def answer_question(
         k = min(k + k_step, k_max, len(hits))
 
 
-def _ask(llm: Any, question: str, blocks: list[ContextBlock], messages: list[dict[str, str]]) -> tuple[bool, str | None, list[dict[str, Any]]]:
+def _ask(
+    llm: Any, question: str, blocks: list[ContextBlock], messages: list[dict[str, str]]
+) -> tuple[bool, str | None, list[dict[str, Any]]]:
     """One model call, cached by the question and the exact context it saw."""
     context_hash = hashlib.sha256(render_context(blocks).encode("utf-8")).hexdigest()
-    reply = llm.complete("answer", ANSWER_PROMPT_VERSION, messages, {"question": question, "context": context_hash})
+    reply = llm.complete(
+        "answer", ANSWER_PROMPT_VERSION, messages, {"question": question, "context": context_hash}
+    )
     return parse_answer(reply)

@@ -21,9 +21,10 @@ import re
 import shutil
 import tempfile
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -95,8 +96,10 @@ def script_of(text: str) -> str:
 def fingerprint(chunks: Iterable[ChunkRecord]) -> str:
     """sha256 over the sorted (id, sha256(text)) pairs and the tokeniser version."""
     digest = hashlib.sha256(TOKENIZER_VERSION.encode())
-    for chunk_id, text_hash in sorted((c.id, hashlib.sha256(c.text.encode("utf-8")).hexdigest()) for c in chunks):
-        digest.update(f"{chunk_id}\x00{text_hash}\n".encode("utf-8"))
+    for chunk_id, text_hash in sorted(
+        (c.id, hashlib.sha256(c.text.encode("utf-8")).hexdigest()) for c in chunks
+    ):
+        digest.update(f"{chunk_id}\x00{text_hash}\n".encode())
     return digest.hexdigest()
 
 
@@ -110,7 +113,7 @@ class Bm25Index:
     key: str = ""
 
     @classmethod
-    def build(cls, chunks: Sequence[ChunkRecord], key: str = "") -> "Bm25Index":
+    def build(cls, chunks: Sequence[ChunkRecord], key: str = "") -> Bm25Index:
         """Tokenise and index ``chunks`` (by their ``id`` and ``text``)."""
         import bm25s
 
@@ -160,7 +163,9 @@ class Bm25Index:
             covered[rows] += weight
         return (covered / total).astype(np.float32) if total else covered.astype(np.float32)
 
-    def top(self, query: str, n: int, mask: np.ndarray | None = None, reading: str = "") -> list[tuple[int, float, float]]:
+    def top(
+        self, query: str, n: int, mask: np.ndarray | None = None, reading: str = ""
+    ) -> list[tuple[int, float, float]]:
         """Row position, score and coverage of the best ``n`` chunks with a positive score,
         among the rows where ``mask`` is true. With ``reading`` (another wording of the query:
         a colloquial question's written form, :mod:`.colloquial`), both are scored together
@@ -187,7 +192,8 @@ class Bm25Index:
             if self.model is not None:
                 self.model.save(str(staging / "model"), show_progress=False)
             (staging / "rows.json").write_text(
-                json.dumps({"key": self.key, "ids": self.ids, "scripts": self.scripts}, ensure_ascii=False), encoding="utf-8"
+                json.dumps({"key": self.key, "ids": self.ids, "scripts": self.scripts}, ensure_ascii=False),
+                encoding="utf-8",
             )
             shutil.rmtree(folder, ignore_errors=True)
             try:
@@ -200,11 +206,15 @@ class Bm25Index:
             shutil.rmtree(staging, ignore_errors=True)
 
     @classmethod
-    def load(cls, folder: Path) -> "Bm25Index":
+    def load(cls, folder: Path) -> Bm25Index:
         import bm25s
 
         rows = json.loads((folder / "rows.json").read_text(encoding="utf-8"))
-        model = bm25s.BM25.load(str(folder / "model"), show_progress=False) if (folder / "model").exists() else None
+        model = (
+            bm25s.BM25.load(str(folder / "model"), show_progress=False)
+            if (folder / "model").exists()
+            else None
+        )
         return cls(rows["ids"], rows["scripts"], model, rows.get("key", ""))
 
 

@@ -21,15 +21,26 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
 
 from .bm25_index import STOPWORDS_EN, script_of, tokenize
 from .cedict import entries
 from .variants import variant_fold
+
 # glosses that are about the word, not its meaning
-_NOT_A_MEANING = ("variant of", "old variant", "see ", "CL:", "surname", "Taiwan pr.", "used in", "abbr. for", "erhua variant")
+_NOT_A_MEANING = (
+    "variant of",
+    "old variant",
+    "see ",
+    "CL:",
+    "surname",
+    "Taiwan pr.",
+    "used in",
+    "abbr. for",
+    "erhua variant",
+)
 _PARENTHESES = re.compile(r"\(.*?\)")
 _LEADING_ARTICLE = re.compile(r"^(?:to|a|an|the) ")
 _ENGLISH_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
@@ -99,7 +110,9 @@ def translate_words(query: str, known: Callable[[str], bool]) -> Rendering:
     """The query's content words in the other script, those that ``known`` (the searched
     index's vocabulary) accepts; an empty rendering when none is."""
     words = dictionary()
-    pieces = _to_chinese(query, words, known) if script_of(query) == "en" else _to_english(query, words, known)
+    pieces = (
+        _to_chinese(query, words, known) if script_of(query) == "en" else _to_english(query, words, known)
+    )
     text = " ".join(w for found, _ in pieces for w in found)
     return Rendering(text, sum(share for _, share in pieces) / len(pieces) if pieces and text else 0.0)
 

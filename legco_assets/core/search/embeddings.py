@@ -19,8 +19,9 @@ import os
 import sqlite3
 import threading
 from abc import abstractmethod
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
@@ -45,7 +46,7 @@ class VectorCache:
 
     @staticmethod
     def key(model: str, text: str) -> str:
-        return hashlib.sha256(f"{model}\x00{text}".encode("utf-8")).hexdigest()
+        return hashlib.sha256(f"{model}\x00{text}".encode()).hexdigest()
 
     def get_many(self, keys: list[str]) -> dict[str, np.ndarray]:
         if not self._path or not keys:
@@ -137,7 +138,7 @@ class UseMultilingualEmbedding(_CachedEmbedding):
         return "legco-use-multilingual"
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "UseMultilingualEmbedding":
+    def build_from_config(config: dict[str, Any]) -> UseMultilingualEmbedding:
         return UseMultilingualEmbedding(config.get("cache_path"))
 
     @classmethod
@@ -175,7 +176,7 @@ class E5SmallEmbedding(_CachedEmbedding):
         return "legco-e5-small"
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "E5SmallEmbedding":
+    def build_from_config(config: dict[str, Any]) -> E5SmallEmbedding:
         return E5SmallEmbedding(config.get("cache_path"))
 
     @classmethod
@@ -215,7 +216,7 @@ class OpenAICompatibleEmbedding(_CachedEmbedding):
         return "legco-openai-compatible"
 
     @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "OpenAICompatibleEmbedding":
+    def build_from_config(config: dict[str, Any]) -> OpenAICompatibleEmbedding:
         return OpenAICompatibleEmbedding(config["base_url"], config["model"], config.get("cache_path"))
 
     def get_config(self) -> dict[str, Any]:
@@ -239,7 +240,9 @@ def embedding_function(settings: Settings) -> _CachedEmbedding:
     """The configured embedding function, with its vector cache under the data dir."""
     cache = str(settings.cache_dir / "embeddings.sqlite3")
     if settings.embedding_base_url:
-        return OpenAICompatibleEmbedding(settings.embedding_base_url, settings.embedding_model, cache, settings.embedding_api_key)
+        return OpenAICompatibleEmbedding(
+            settings.embedding_base_url, settings.embedding_model, cache, settings.embedding_api_key
+        )
     try:
         return MODELS[settings.embedding_model](cache)
     except KeyError:

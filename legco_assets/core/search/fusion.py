@@ -58,7 +58,9 @@ class Fusion:
     translation_weight: float = 1.0  # the translated query's votes (with an LLM configured)
     counterpart_share: float = 0.0  # floor: share of the other-language counterpart's score (.links; 0: off)
     section_share: float = 0.0  # share of section-mates' decayed scores added (.sections.lift; 0: off)
-    narrative_weight: float = 0.8  # under 1: a tie between a paper's question and a narrative chunk goes to it
+    narrative_weight: float = (
+        0.8  # under 1: a tie between a paper's question and a narrative chunk goes to it
+    )
     dictionary_weight: float = 1.0  # BM25 of the query's dictionary rendering in the other script (0: off)
     dictionary_on_paired: bool = False  # no dictionary vote for papers stored in the query's own language too
     margin_share: float = 0.3  # share of the score from the votes' margins (:func:`margins`), not their ranks
@@ -68,16 +70,20 @@ class Fusion:
     own_script_agreement: int = 0
     own_script_first: tuple[str, ...] = ()
     dictionary_yield: float = 1.0
-    colloquial_reading: bool = False  # Cantonese words for lexical rankers (:mod:`.colloquial`): off, same reason
+    colloquial_reading: bool = (
+        False  # Cantonese words for lexical rankers (:mod:`.colloquial`): off, same reason
+    )
 
-    def bm25_vote(self, candidate: "Candidate", query_script: str, chunk_script: str) -> float:
+    def bm25_vote(self, candidate: Candidate, query_script: str, chunk_script: str) -> float:
         """The weight of BM25's vote for one chunk."""
         weight = self.bm25_weight * candidate.coverage**self.coverage_power
         return weight if query_script == chunk_script else weight * self.cross_script_bm25_weight
 
 
 DEFAULT_FUSION = Fusion()
-PLAIN_RRF = Fusion(question_weight=0.0, coverage_power=0.0, dictionary_weight=0.0, margin_share=0.0, coverage_share=0.0)  # the textbook fusion, for comparison
+PLAIN_RRF = Fusion(
+    question_weight=0.0, coverage_power=0.0, dictionary_weight=0.0, margin_share=0.0, coverage_share=0.0
+)  # the textbook fusion, for comparison
 
 
 Rankings = dict[str, list[Candidate]]
@@ -112,7 +118,11 @@ def fuse(
         query_script = script_of(text)
         held = own_script_holds(lists, fusion, query_script, scope)
         for ranker in FUSED:
-            found = lists.get(ranker, []) if ranker != DICTIONARY else dictionary_votes(lists.get(ranker, []), fusion, scope)
+            found = (
+                lists.get(ranker, [])
+                if ranker != DICTIONARY
+                else dictionary_votes(lists.get(ranker, []), fusion, scope)
+            )
             ahead = margins([cand.score for cand in found], fusion.margin_depth)
             yielded = fusion.dictionary_yield if ranker == DICTIONARY and held else 1.0
             for place, (cand, margin) in enumerate(zip(found, ahead), start=1):
@@ -132,7 +142,9 @@ def fuse(
     return [Hit(records[i], n, scores[i], ranks[i]) for n, i in enumerate(order, start=1)]
 
 
-def vote_weight(fusion: Fusion, ranker: str, cand: Candidate, query_script: str, scope: Scope | None) -> float:
+def vote_weight(
+    fusion: Fusion, ranker: str, cand: Candidate, query_script: str, scope: Scope | None
+) -> float:
     """The weight of one ranker's vote for one candidate: BM25's scaled by its coverage (and
     by ``cross_script_bm25_weight`` off the query's script), the dictionary's as BM25's of a
     rendering in the chunk's script, the question ranker's under a question's for a chunk
@@ -158,7 +170,9 @@ def own_script_holds(rankings: Rankings, fusion: Fusion, query_script: str, scop
     paper, issue 43); where the question's own script answers, its evidence comes first."""
 
     def own(cand: Candidate) -> bool:
-        return (scope.script(cand.id, cand.record.text) if scope else script_of(cand.record.text)) == query_script
+        return (
+            scope.script(cand.id, cand.record.text) if scope else script_of(cand.record.text)
+        ) == query_script
 
     bm25 = rankings.get("bm25", [])
     if bm25 and query_script in fusion.own_script_first and own(bm25[0]):
@@ -200,10 +214,15 @@ def margins(scores: list[float], depth: int) -> list[float]:
     return [max((s - mean) / spread, 0.0) for s in scores]
 
 
-WORD_RANKERS = ("bm25", DICTIONARY)  # the rankers that match the query's words (their candidates carry a coverage)
+WORD_RANKERS = (
+    "bm25",
+    DICTIONARY,
+)  # the rankers that match the query's words (their candidates carry a coverage)
 
 
-def blend(by_rank: dict[str, float], by_margin: dict[str, float], by_cover: dict[str, float], fusion: Fusion) -> dict[str, float]:
+def blend(
+    by_rank: dict[str, float], by_margin: dict[str, float], by_cover: dict[str, float], fusion: Fusion
+) -> dict[str, float]:
     """The fused scores: the reciprocal-rank and margin sums and the word coverages, each
     scaled to its best, mixed at ``fusion.margin_share`` of margin and
     ``fusion.coverage_share`` of coverage (both 0: the reciprocal-rank sums as they are).
@@ -220,6 +239,8 @@ def blend(by_rank: dict[str, float], by_margin: dict[str, float], by_cover: dict
     top_margin = max(by_margin.values(), default=0.0) or 1.0
     top_cover = max(by_cover.values(), default=0.0) or 1.0
     return {
-        i: (1.0 - margin - cover) * by_rank[i] / top_rank + margin * by_margin.get(i, 0.0) / top_margin + cover * by_cover.get(i, 0.0) / top_cover
+        i: (1.0 - margin - cover) * by_rank[i] / top_rank
+        + margin * by_margin.get(i, 0.0) / top_margin
+        + cover * by_cover.get(i, 0.0) / top_cover
         for i in by_rank
     }

@@ -56,7 +56,9 @@ class Hit:
     score: float
     ranks: dict[str, int] = field(default_factory=dict)
     counterpart: ChunkRecord | None = None  # the other language's version of this chunk, when stored
-    links: list[ChunkRecord] = field(default_factory=list)  # its appendix (or the exchange it answers), when stored
+    links: list[ChunkRecord] = field(
+        default_factory=list
+    )  # its appendix (or the exchange it answers), when stored
 
     @property
     def id(self) -> str:
@@ -77,8 +79,15 @@ class Hit:
         if self.counterpart is not None:
             out["counterpart"] = self.counterpart.to_json()
         if self.links:
-            out["linked"] = [{"id": r.id, "page_number": r.page_number, "question_id": r.metadata.question_id,
-                              "annex": r.metadata.annex} for r in self.links]
+            out["linked"] = [
+                {
+                    "id": r.id,
+                    "page_number": r.page_number,
+                    "question_id": r.metadata.question_id,
+                    "annex": r.metadata.annex,
+                }
+                for r in self.links
+            ]
         return out
 
 
@@ -87,7 +96,9 @@ def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
     return [Hit(c.record, i, c.score, {ranker: i}) for i, c in enumerate(candidates, start=1)]
 
 
-def chunk_filter(strategy: str | None, document: str | None = None, all_versions: bool = False) -> dict[str, Any] | None:
+def chunk_filter(
+    strategy: str | None, document: str | None = None, all_versions: bool = False
+) -> dict[str, Any] | None:
     """The Chroma ``where`` clause for the query filters (None when nothing is filtered)."""
     clauses: list[dict[str, Any]] = []
     if strategy:

@@ -27,7 +27,8 @@ def linked_records(record: ChunkRecord, scope: Scope) -> list[ChunkRecord]:
     answers = meta.answers_question_id
     if answers:
         linked += [
-            r for r in scope.records
+            r
+            for r in scope.records
             if r.document_id == record.document_id
             and r.metadata.question_id == answers
             and r.metadata.content_sha256 == meta.content_sha256
@@ -45,7 +46,9 @@ def with_linked(hits: list[Hit], scope: Scope) -> list[Hit]:
             if record.id in seen:
                 continue
             seen.add(record.id)
-            out.append(hit if not linked else Hit(record, hit.rank, hit.score, {**hit.ranks, LINKED: hit.rank}))
+            out.append(
+                hit if not linked else Hit(record, hit.rank, hit.score, {**hit.ranks, LINKED: hit.rank})
+            )
     return out
 
 
@@ -57,7 +60,12 @@ COUNTERPART = "counterpart"  # in ``Hit.ranks``: the fused rank of the counterpa
 
 
 def inherit_counterparts(
-    scores: dict[str, float], records: dict[str, ChunkRecord], ranks: dict[str, dict[str, int]], scope: Scope, share: float, document: str | None = None
+    scores: dict[str, float],
+    records: dict[str, ChunkRecord],
+    ranks: dict[str, dict[str, int]],
+    scope: Scope,
+    share: float,
+    document: str | None = None,
 ) -> None:
     """Raise each chunk's fused score to ``share`` of its counterpart's where that is better
     (in place). Why: an English question finds the English version of a Q&A pair far more
@@ -104,7 +112,11 @@ def in_language_of(query: str, hits: list[Hit]) -> list[Hit]:
     seen: set[str] = set()
     for hit in hits:
         chosen = hit
-        if hit.counterpart is not None and script_of(hit.text) != script and script_of(hit.counterpart.text) == script:
+        if (
+            hit.counterpart is not None
+            and script_of(hit.text) != script
+            and script_of(hit.counterpart.text) == script
+        ):
             chosen = Hit(hit.counterpart, hit.rank, hit.score, hit.ranks, hit.record)
         if chosen.id not in seen:
             seen.add(chosen.id)

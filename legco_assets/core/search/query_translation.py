@@ -12,7 +12,8 @@ makes a search fail, and a repeated query costs no call (the LLM client's cache)
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..llm import LLMClient, LLMError, unfenced
 from .bm25_index import script_of
@@ -39,7 +40,10 @@ def target_language(query: str) -> str:
 def translation_messages(query: str) -> list[dict[str, str]]:
     """The chat messages that ask for ``query`` in its other language."""
     target = LANGUAGES[target_language(query)]
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"Translate into {target}:\n{query}"}]
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"Translate into {target}:\n{query}"},
+    ]
 
 
 def parse_translation(reply: str, query: str) -> str | None:
@@ -49,7 +53,13 @@ def parse_translation(reply: str, query: str) -> str | None:
     text = unfenced(reply)
     try:
         value: Any = json.loads(text)
-        text = value.get("translation", "") if isinstance(value, dict) else value if isinstance(value, str) else ""
+        text = (
+            value.get("translation", "")
+            if isinstance(value, dict)
+            else value
+            if isinstance(value, str)
+            else ""
+        )
     except json.JSONDecodeError:
         text = text if "\n" not in text else ""
     text = str(text).strip()
@@ -63,7 +73,9 @@ def translate_query(llm: LLMClient, query: str) -> str | None:
     try:
         # no response_format: not every OpenAI-compatible server takes it, and a plain line is read too
         messages = translation_messages(query)
-        reply = llm.complete("translate", TRANSLATE_PROMPT_VERSION, messages, {"query": query}, max_tokens=400)
+        reply = llm.complete(
+            "translate", TRANSLATE_PROMPT_VERSION, messages, {"query": query}, max_tokens=400
+        )
     except LLMError:
         return None
     return parse_translation(reply, query)

@@ -15,7 +15,8 @@ cache).
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..llm import LLMClient, LLMError, unfenced
 from ..records import ChunkRecord
@@ -45,7 +46,10 @@ def passage(number: int, record: ChunkRecord) -> str:
 def rerank_messages(query: str, records: Sequence[ChunkRecord]) -> list[dict[str, str]]:
     """The chat messages that ask for the order of ``records`` (numbered from 1) for ``query``."""
     passages = "\n\n".join(passage(n, r) for n, r in enumerate(records, start=1))
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": f"Query: {query}\n\nPassages:\n\n{passages}"}]
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"Query: {query}\n\nPassages:\n\n{passages}"},
+    ]
 
 
 def parse_ranking(reply: str, count: int) -> list[int] | None:
@@ -77,7 +81,9 @@ def rerank_order(llm: LLMClient, query: str, records: Sequence[ChunkRecord]) -> 
         return None
     try:
         payload = {"query": query, "chunks": [[r.id, r.text[:PASSAGE_CHARS]] for r in records]}
-        reply = llm.complete("rerank", RERANK_PROMPT_VERSION, rerank_messages(query, records), payload, max_tokens=200)
+        reply = llm.complete(
+            "rerank", RERANK_PROMPT_VERSION, rerank_messages(query, records), payload, max_tokens=200
+        )
     except LLMError:
         return None
     return parse_ranking(reply, len(records))
@@ -93,7 +99,9 @@ def reranker(llm: LLMClient | None) -> Callable[[str, Sequence[ChunkRecord]], li
 
 
 # -- the model's order applied to the fused hits -----------------------------------------------
-Reranker = Callable[[str, list[ChunkRecord]], "list[int] | None"]  # (query, records) -> their order, best first
+Reranker = Callable[
+    [str, list[ChunkRecord]], "list[int] | None"
+]  # (query, records) -> their order, best first
 RERANKED = "reranked"  # the model's place for a chunk in ``Hit.ranks`` (:func:`rerank_hits`)
 
 
@@ -107,6 +115,15 @@ def rerank_hits(query: str, hits: list[Hit], reranker: Reranker | None) -> list[
     if not order:
         return hits
     place = {index: n for n, index in enumerate(order, start=1)}
-    marked = [Hit(h.record, h.rank, h.score, {**h.ranks, RERANKED: place[i]} if i in place else h.ranks, h.counterpart) for i, h in enumerate(top)]
+    marked = [
+        Hit(
+            h.record,
+            h.rank,
+            h.score,
+            {**h.ranks, RERANKED: place[i]} if i in place else h.ranks,
+            h.counterpart,
+        )
+        for i, h in enumerate(top)
+    ]
     moved = reorder(marked, order) + hits[DEPTH:]
     return [Hit(h.record, n, h.score, h.ranks, h.counterpart) for n, h in enumerate(moved, start=1)]

@@ -45,9 +45,10 @@ scope is loaded from ``data/cache/bm25`` and rebuilt only when the stored chunks
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -143,7 +144,7 @@ class Retriever:
         collection: Any | None = None,
         translate: bool = True,
         rerank: bool = True,
-    ) -> "Retriever":
+    ) -> Retriever:
         """The configured collection and embedding function, BM25 cached under the data dir;
         with an LLM configured, hybrid search also runs the query in the papers' other
         language (``translate``, :mod:`.query_translation`) and has the model re-order the
@@ -186,7 +187,9 @@ class Retriever:
         rows = [i for i in range(len(records)) if asked[i] or sides != "qa"]
         if sides == "chunk":  # a narrative chunk is asked by its own text's vector
             side = [None if asked[i] else vectors[i] for i in rows]
-            embedded = iter(self._embed_unique([question_side(records[i]) for i, v in zip(rows, side) if v is None]))
+            embedded = iter(
+                self._embed_unique([question_side(records[i]) for i, v in zip(rows, side) if v is None])
+            )
             questions = _unit_rows([next(embedded) if v is None else v for v in side])
         else:
             questions = _unit_rows(self._embed_unique([question_side(records[i]) for i in rows]))
@@ -229,13 +232,20 @@ class Retriever:
         return unit if mean is None or not share else unit - share * mean
 
     # -- rankers ---------------------------------------------------------------------------
-    def bm25_ranking(self, query: str, scope: Scope, n: int, document: str | None = None, written: str = "") -> list[Candidate]:
+    def bm25_ranking(
+        self, query: str, scope: Scope, n: int, document: str | None = None, written: str = ""
+    ) -> list[Candidate]:
         """Best ``n`` chunks by BM25 (positive scores only), with their query coverage;
         ``written``: the query's written-Chinese form, searched with it (:mod:`.colloquial`)."""
         mask = (scope.documents == document) if document else None
-        return [Candidate(scope.records[i], score, cov) for i, score, cov in scope.index.top(query, n, mask, written)]
+        return [
+            Candidate(scope.records[i], score, cov)
+            for i, score, cov in scope.index.top(query, n, mask, written)
+        ]
 
-    def dictionary_ranking(self, query: str, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
+    def dictionary_ranking(
+        self, query: str, scope: Scope, n: int, document: str | None = None
+    ) -> list[Candidate]:
         """BM25 of the query's words rendered in the other script by the dictionary, when
         the scope holds chunks in that script (:mod:`.dictionary_translation`)."""
         other = "zh" if script_of(query) == "en" else "en"
@@ -248,7 +258,13 @@ class Retriever:
         return [replace(c, coverage=c.coverage * rendering.share) for c in found]
 
     def vector_ranking(
-        self, vector: np.ndarray, scope: Scope, strategy: str, n: int, document: str | None = None, all_versions: bool = False
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        strategy: str,
+        n: int,
+        document: str | None = None,
+        all_versions: bool = False,
     ) -> list[Candidate]:
         """Best ``n`` chunks of the scope by cosine similarity of their text, from Chroma.
 
@@ -270,16 +286,29 @@ class Retriever:
         return self._query(vector, scope, n, where=chunk_filter(strategy, None, all_versions))
 
     def _query(
-        self, vector: np.ndarray, scope: Scope, n: int, where: dict[str, Any] | None = None, ids: list[str] | None = None
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        n: int,
+        where: dict[str, Any] | None = None,
+        ids: list[str] | None = None,
     ) -> list[Candidate]:
         """Chroma's nearest ids and distances, as candidates of the scope (others dropped)."""
         got = with_retries(
-            lambda: self.collection.query(query_embeddings=[vector.tolist()], n_results=n, where=where, ids=ids, include=["distances"])
+            lambda: self.collection.query(
+                query_embeddings=[vector.tolist()], n_results=n, where=where, ids=ids, include=["distances"]
+            )
         )
         pairs = zip(got["ids"][0], got["distances"][0])
-        return [Candidate(scope.records[scope.position[i]], 1.0 - float(d)) for i, d in pairs if i in scope.position]
+        return [
+            Candidate(scope.records[scope.position[i]], 1.0 - float(d))
+            for i, d in pairs
+            if i in scope.position
+        ]
 
-    def question_ranking(self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None) -> list[Candidate]:
+    def question_ranking(
+        self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None
+    ) -> list[Candidate]:
         """Best ``n`` chunks by cosine similarity of their question side alone (a Q&A chunk's
         question; another chunk's own vector, or its headings and opening:
         :data:`QUESTION_SIDE`; ``vector``: the query, already centred by the caller). With
@@ -300,16 +329,27 @@ class Retriever:
         kinds = scope.asked[rows[order]]
         for kind in (True, False):
             mine = order[kinds == kind][:n]
-            out += [Candidate(scope.records[int(rows[j])], float(sims[j]), rank=r) for r, j in enumerate(mine, start=1)]
+            out += [
+                Candidate(scope.records[int(rows[j])], float(sims[j]), rank=r)
+                for r, j in enumerate(mine, start=1)
+            ]
         return sorted(out, key=lambda c: (c.rank, -c.score))[:n]
 
     def rankings(
-        self, query: str, strategy: str, n: int, document: str | None = None, all_versions: bool = False, plain: bool = False
+        self,
+        query: str,
+        strategy: str,
+        n: int,
+        document: str | None = None,
+        all_versions: bool = False,
+        plain: bool = False,
     ) -> dict[str, list[Candidate]]:
         """Every ranker's best ``n`` candidates (the input of :func:`fuse`); with ``plain``,
         also the vector mode's own ranking under :data:`PLAIN_VECTOR` (the eval scores
         every mode from one call)."""
-        return self._rankings(query, self.scope(strategy, all_versions), strategy, n, document, all_versions, plain)
+        return self._rankings(
+            query, self.scope(strategy, all_versions), strategy, n, document, all_versions, plain
+        )
 
     def _rankings(
         self,
@@ -334,13 +374,26 @@ class Retriever:
         vector = self.embed_query(query)
         share = self.centering_share(strategy)
         out = {
-            "vector": self.vector_ranking(self.centred(vector, query, scope.script_means, share), scope, strategy, n, document, all_versions),
-            "question": self.question_ranking(self.centred(vector, query, scope.question_means, self.question_centering), scope, n, document),
+            "vector": self.vector_ranking(
+                self.centred(vector, query, scope.script_means, share),
+                scope,
+                strategy,
+                n,
+                document,
+                all_versions,
+            ),
+            "question": self.question_ranking(
+                self.centred(vector, query, scope.question_means, self.question_centering), scope, n, document
+            ),
             "bm25": self.bm25_ranking(query, scope, n, document, written),
             DICTIONARY: self.dictionary_ranking(written or query, scope, n, document) if dictionary else [],
         }
         if plain:  # with no centering the plain ranking is the one just made
-            out[PLAIN_VECTOR] = self.vector_ranking(vector, scope, strategy, n, document, all_versions) if share else out["vector"]
+            out[PLAIN_VECTOR] = (
+                self.vector_ranking(vector, scope, strategy, n, document, all_versions)
+                if share
+                else out["vector"]
+            )
         return out
 
     # -- search ----------------------------------------------------------------------------
@@ -371,15 +424,25 @@ class Retriever:
         scope = self.scope(strategy, all_versions)
         if mode is Mode.vector:
             vector = self.embed_query(query.translate(scope.printed_forms))
-            return with_counterparts(ranked_hits(self.vector_ranking(vector, scope, strategy, k, document, all_versions), "vector"), scope)
+            return with_counterparts(
+                ranked_hits(
+                    self.vector_ranking(vector, scope, strategy, k, document, all_versions), "vector"
+                ),
+                scope,
+            )
         if mode is Mode.bm25:
-            found = self.bm25_ranking(query, scope, k, document, written_form(query) if self.fusion.colloquial_reading else "")
+            found = self.bm25_ranking(
+                query, scope, k, document, written_form(query) if self.fusion.colloquial_reading else ""
+            )
             return with_counterparts(ranked_hits(found, "bm25"), scope)
         depth = max(k, self.fusion.depth)
         candidates = self._rankings(query, scope, strategy, depth, document, all_versions)
         translation = self.translation(query)
         translated = None
         if translation:
-            translated = (translation, self._rankings(translation, scope, strategy, depth, document, all_versions, dictionary=False))
+            translated = (
+                translation,
+                self._rankings(translation, scope, strategy, depth, document, all_versions, dictionary=False),
+            )
         fused = fuse(query, candidates, self.fusion, scope, translated, document)
         return with_counterparts(rerank_hits(query, fused, self.reranker)[:k], scope)

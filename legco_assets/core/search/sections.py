@@ -24,8 +24,9 @@ papers the answer lies.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from ..records import ChunkRecord
 from .hits import Hit
@@ -78,7 +79,9 @@ def aggregate(hits: Sequence[Hit], decay: float = SECTION_DECAY, top: int = SECT
     return sorted(groups.values(), key=lambda s: -s.score)
 
 
-def lift(scores: dict[str, float], records: dict[str, ChunkRecord], share: float, decay: float = SECTION_DECAY) -> None:
+def lift(
+    scores: dict[str, float], records: dict[str, ChunkRecord], share: float, decay: float = SECTION_DECAY
+) -> None:
     """Add ``share`` of each chunk's section-mates' decayed scores to its own (in place; the
     mates' original scores, best :data:`SECTION_TOP` − 1 of them)."""
     if share <= 0:

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Iterable
 
 import yitizi
 

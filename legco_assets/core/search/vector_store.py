@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from ..records import ChunkMetadata, ChunkRecord
 from ..settings import Settings
@@ -41,7 +42,9 @@ def with_retries(action: Callable[[], T], attempts: int = 5, first_delay: float 
 
 def _transient(exc: Exception) -> bool:
     text = f"{type(exc).__name__} {exc}".lower()
-    return any(word in text for word in ("connect", "timeout", "timed out", "unavailable", "refused", "reset"))
+    return any(
+        word in text for word in ("connect", "timeout", "timed out", "unavailable", "refused", "reset")
+    )
 
 
 def open_client(settings: Settings) -> Any:
@@ -52,7 +55,9 @@ def open_client(settings: Settings) -> Any:
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
     if settings.chroma_host:
         return with_retries(
-            lambda: chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
+            lambda: chromadb.HttpClient(
+                host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings
+            )
         )
     settings.chroma_dir.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
@@ -78,14 +83,20 @@ class WriteResult:
 
 
 def replace_document(
-    collection: Any, records: Sequence[ChunkRecord | Mapping[str, Any]], document_id: str, strategy: str, sha256: str
+    collection: Any,
+    records: Sequence[ChunkRecord | Mapping[str, Any]],
+    document_id: str,
+    strategy: str,
+    sha256: str,
 ) -> WriteResult:
     """Make the collection hold exactly ``records`` (typed, or their JSON form: a
     ``chunks-*.jsonl`` line) as the latest chunks of this document+strategy; archive the
     previous version's chunks if the content changed."""
     records = [ChunkRecord.of(r) for r in records]
     where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
-    current = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"]))
+    current = with_retries(
+        lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"])
+    )
     archived = _archive_previous(collection, current, sha256)
     new_ids = [r.id for r in records]
     stale = [i for i in current["ids"] if i not in set(new_ids)]
@@ -185,14 +196,27 @@ def stored_versions(collection: Any, document_id: str | None = None) -> list[dic
     counterparts: dict[str, str] = {}  # document -> its paired other-language version (latest chunks)
     for chunk in stored_chunks(collection, where):
         m = chunk.metadata
-        key = (chunk.document_id, m.strategy_type, m.content_sha256[:12], bool(m.is_latest_version), m.filename)
+        key = (
+            chunk.document_id,
+            m.strategy_type,
+            m.content_sha256[:12],
+            bool(m.is_latest_version),
+            m.filename,
+        )
         groups[key] += 1
         if m.counterpart_document_id and m.is_latest_version:
             counterparts[chunk.document_id] = m.counterpart_document_id
     ordered = sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1], not kv[0][3], kv[0][2]))
     rows = []
     for (d, s, v, latest, f), n in ordered:
-        row: dict[str, Any] = {"document_id": d, "strategy": s, "version": v, "latest": latest, "filename": f, "chunks": n}
+        row: dict[str, Any] = {
+            "document_id": d,
+            "strategy": s,
+            "version": v,
+            "latest": latest,
+            "filename": f,
+            "chunks": n,
+        }
         if latest and d in counterparts:
             row["counterpart_document_id"] = counterparts[d]
         rows.append(row)

@@ -26,15 +26,25 @@ question's language. Three steps, all pure (no Dagster, no Chroma):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from .. import markers
 from ..records import ChunkMetadata, ChunkRecord
 
 # the language a file-name tag stands for
-LANGUAGE_TAGS = {"c": "zh", "tc": "zh", "sc": "zh", "zh": "zh", "chi": "zh", "e": "en", "en": "en", "eng": "en"}
+LANGUAGE_TAGS = {
+    "c": "zh",
+    "tc": "zh",
+    "sc": "zh",
+    "zh": "zh",
+    "chi": "zh",
+    "e": "en",
+    "en": "en",
+    "eng": "en",
+}
 _TAGGED = re.compile(r"^(?P<base>.+?)[-_.](?P<tag>[a-z]{1,3})$", re.IGNORECASE)
 SIDECAR_SUFFIX = ".counterpart"
 NO_COUNTERPART = "none"
@@ -44,16 +54,57 @@ MIN_SHARED_NUMBERS = 0.5  # distinct figures both versions print, of all either 
 MIN_NUMBERS_TO_JUDGE = 5  # fewer distinct figures on either side: the figures say nothing
 HEAD_CHARS = 3000  # where a paper prints its meeting date and paper number
 
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], 1)}
-_EN_DATE = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s*,?\s+(\d{4})\b|\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})\b", re.IGNORECASE)
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        1,
+    )
+}
+_EN_DATE = re.compile(
+    r"\b(\d{1,2})\s+("
+    + "|".join(_MONTHS)
+    + r")\s*,?\s+(\d{4})\b|\b("
+    + "|".join(_MONTHS)
+    + r")\s+(\d{1,2}),?\s+(\d{4})\b",
+    re.IGNORECASE,
+)
 _ZH_DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 # LegCo paper numbers: CB(2)1234/14-15(01), 立法會CB(3)634/2026(01)號文件, FCR(2015-16)12
-_PAPER_NUMBER = re.compile(r"(?<![A-Za-z])((?:CB|FC|ESC|PWSC|LS|FCR|ECI)\s*\(\s*[\d-]+\s*\)\s*\d+(?:/\d{2,4}(?:-\d{2})?)?(?:\(\d{1,2}\))?)", re.IGNORECASE)
+_PAPER_NUMBER = re.compile(
+    r"(?<![A-Za-z])((?:CB|FC|ESC|PWSC|LS|FCR|ECI)\s*\(\s*[\d-]+\s*\)\s*\d+(?:/\d{2,4}(?:-\d{2})?)?(?:\(\d{1,2}\))?)",
+    re.IGNORECASE,
+)
 # a figure: 1,109 / 1 109 (thin space) / 12.5 / 2015; digit groups joined by separators count as one
 _NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:[,\u2009\u202f ]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![\d])")
-_ZH_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "〇": 0, "零": 0}
+_ZH_DIGITS = {
+    "一": 1,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "〇": 0,
+    "零": 0,
+}
 _ROMAN = {"I": 1, "V": 5, "X": 10, "L": 50}
 
 
@@ -73,7 +124,11 @@ def proposed_partner(filename: str, others: Mapping[str, str]) -> str | None:
     mine = name_tag(filename)
     if mine is None:
         return None
-    found = [key for key, name in others.items() if (tag := name_tag(name)) and tag[0] == mine[0] and tag[1] != mine[1]]
+    found = [
+        key
+        for key, name in others.items()
+        if (tag := name_tag(name)) and tag[0] == mine[0] and tag[1] != mine[1]
+    ]
     return found[0] if len(found) == 1 else None
 
 
@@ -119,7 +174,9 @@ def dates_in(text: str) -> list[str]:
         day, month, year = (m[1], m[2], m[3]) if m[1] else (m[5], m[4], m[6])
         found.append((m.start(), f"{int(year):04d}-{_MONTHS[month.lower()]:02d}-{int(day):02d}"))
     for pattern in (_ZH_DATE, _ISO_DATE):
-        found += [(m.start(), f"{int(m[1]):04d}-{int(m[2]):02d}-{int(m[3]):02d}") for m in pattern.finditer(text)]
+        found += [
+            (m.start(), f"{int(m[1]):04d}-{int(m[2]):02d}-{int(m[3]):02d}") for m in pattern.finditer(text)
+        ]
     return [iso for _, iso in sorted(found)]
 
 
@@ -157,7 +214,12 @@ class Decision:
     evidence: dict[str, Any] = field(default_factory=dict)  # scalars only
 
     def metadata(self) -> dict[str, Any]:
-        return {"counterpart_paired": self.paired, "counterpart_reason": self.reason, "counterpart_by": self.by, **self.evidence}
+        return {
+            "counterpart_paired": self.paired,
+            "counterpart_reason": self.reason,
+            "counterpart_by": self.by,
+            **self.evidence,
+        }
 
 
 def by_hand(paired: bool, sidecar: str) -> Decision:
@@ -175,7 +237,12 @@ def confirm(a: Profile, b: Profile) -> Decision:
         agreement = len(ids_a & ids_b) / len(ids_a | ids_b)
         evidence["counterpart_question_ids_agree"] = round(agreement, 3)
         if agreement < MIN_QUESTION_AGREEMENT:
-            return Decision(False, f"question numbers differ ({len(ids_a)} questions vs {len(ids_b)}, {agreement:.0%} in common)", "names", evidence)
+            return Decision(
+                False,
+                f"question numbers differ ({len(ids_a)} questions vs {len(ids_b)}, {agreement:.0%} in common)",
+                "names",
+                evidence,
+            )
     for label, key in (("meeting dates", "meeting_date"), ("paper numbers", "paper_number")):
         mine, theirs = getattr(a, key), getattr(b, key)
         if mine and theirs:
@@ -189,12 +256,16 @@ def confirm(a: Profile, b: Profile) -> Decision:
             return Decision(False, f"the figures in the text differ ({shared:.0%} shared)", "names", evidence)
     elif not (ids_a & ids_b) and not any(k.startswith("counterpart_same_") for k in evidence):
         return Decision(False, "too little in the content to confirm the name match", "names", evidence)
-    agreed = [what for what, ok in (
-        ("question numbers", bool(ids_a & ids_b)),
-        ("meeting date", evidence.get("counterpart_same_meeting_date")),
-        ("paper number", evidence.get("counterpart_same_paper_number")),
-        ("figures", "counterpart_numbers_shared" in evidence),
-    ) if ok]
+    agreed = [
+        what
+        for what, ok in (
+            ("question numbers", bool(ids_a & ids_b)),
+            ("meeting date", evidence.get("counterpart_same_meeting_date")),
+            ("paper number", evidence.get("counterpart_same_paper_number")),
+            ("figures", "counterpart_numbers_shared" in evidence),
+        )
+        if ok
+    ]
     return Decision(True, f"names and content agree ({', '.join(agreed)})", "names", evidence)
 
 
@@ -239,7 +310,12 @@ def heading_number(heading: str) -> tuple[str, int] | None:
     heading = heading.strip()
     chapter = markers.CHAPTER_HEADING.match(heading)
     if chapter:
-        label = re.sub(r"^(?:第|Chapter|Part)\s*|\s*(?:部分|[章部篇節])$", "", chapter.group(0).strip(), flags=re.IGNORECASE)
+        label = re.sub(
+            r"^(?:第|Chapter|Part)\s*|\s*(?:部分|[章部篇節])$",
+            "",
+            chapter.group(0).strip(),
+            flags=re.IGNORECASE,
+        )
         value = _ordinal(label)
         return ("chapter", value) if value is not None else None
     topic = markers.TOPIC_HEADING.match(heading)
@@ -345,7 +421,9 @@ def chunk_links(ours: Iterable[ChunkRecord], theirs: Iterable[ChunkRecord]) -> d
 COUNTERPART_KEYS = ("counterpart_document_id", "counterpart_id")
 
 
-def linked_metadata(meta: Mapping[str, Any], partner: str | None, counterpart_id: str | None) -> dict[str, Any]:
+def linked_metadata(
+    meta: Mapping[str, Any], partner: str | None, counterpart_id: str | None
+) -> dict[str, Any]:
     """``meta`` with the counterpart keys set, or absent (never empty) where there is none."""
     out = {k: v for k, v in meta.items() if k not in COUNTERPART_KEYS}
     if partner:
@@ -360,7 +438,9 @@ def question_counts(records: Iterable[ChunkRecord]) -> int:
     return len({pair for pair, _, _ in _qa_keys(_ordered(records)).values()})
 
 
-def counterpart_changes(stored: Sequence[ChunkRecord], document_id: str, partner: str | None) -> dict[str, dict[str, Any]]:
+def counterpart_changes(
+    stored: Sequence[ChunkRecord], document_id: str, partner: str | None
+) -> dict[str, dict[str, Any]]:
     """The counterpart-key updates (chunk id -> {key: value, or None to remove it}) that make
     stored latest chunks agree with one pairing decision: ``document_id`` and ``partner``
     linked both ways in every strategy, or (``partner`` None) ``document_id`` and whoever

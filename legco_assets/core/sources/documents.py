@@ -14,10 +14,11 @@ import json
 import re
 import threading
 import unicodedata
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ..artifacts import atomic_write_text
 from ..markers import CJK
@@ -125,7 +126,9 @@ class DocumentIndex:
                 linked = entry.counterpart and entry.counterpart.get("document_id") == document_id
                 if linked and entry.document_id != partner:
                     entry.counterpart = None
-            entries[document_id].counterpart = {"document_id": partner, **(decision or {})} if partner else None
+            entries[document_id].counterpart = (
+                {"document_id": partner, **(decision or {})} if partner else None
+            )
             if partner and partner in entries:
                 entries[partner].counterpart = {"document_id": document_id, **(decision or {})}
             self._save(entries)

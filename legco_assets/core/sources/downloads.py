@@ -21,9 +21,10 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..settings import Settings
 
@@ -58,13 +59,16 @@ class HostPolicy:
     allowed: tuple[str, ...]
 
     @classmethod
-    def of(cls, settings: Settings) -> "HostPolicy":
+    def of(cls, settings: Settings) -> HostPolicy:
         """The feed URL's own host and port, and ``LEGCO_FEED_ALLOWED_HOSTS``."""
         import httpx
 
         feed = httpx.URL(settings.feed_url)
         port = feed.port or DEFAULT_PORTS.get(feed.scheme, 0)
-        return cls((f"{feed.host}:{port}",) + tuple(h.strip().lower() for h in settings.feed_allowed_hosts if h.strip()))
+        return cls(
+            (f"{feed.host}:{port}",)
+            + tuple(h.strip().lower() for h in settings.feed_allowed_hosts if h.strip())
+        )
 
     def refusal(self, url: str | httpx.URL) -> str | None:
         """Why ``url`` may not be requested, or None when it may."""
@@ -184,7 +188,9 @@ def with_retries(settings: Settings, call: Callable[[], Any]) -> Any:
         raise DownloadError(reason(exc, settings)) from exc
 
 
-def get_json(client: httpx.Client, url: str, settings: Settings, params: Mapping[str, str] | None = None) -> Any:
+def get_json(
+    client: httpx.Client, url: str, settings: Settings, params: Mapping[str, str] | None = None
+) -> Any:
     """GET a JSON document; DownloadError when it cannot be had or is not JSON."""
 
     def once() -> Any:
@@ -233,15 +239,21 @@ def download_pdf(client: httpx.Client, url: str, target: Path, settings: Setting
             kind = response.headers.get("content-type", "no content type").split(";")[0]
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > limit:
-                raise TooLarge(f"{_too_large(limit)}: the server declares {int(declared)} bytes; not downloaded")
+                raise TooLarge(
+                    f"{_too_large(limit)}: the server declares {int(declared)} bytes; not downloaded"
+                )
             with temp.open("wb") as handle:
                 for block in response.iter_bytes():
                     if size + len(block) > limit:
-                        raise TooLarge(f"{_too_large(limit)}: stopped after {size + len(block)} bytes, nothing kept")
+                        raise TooLarge(
+                            f"{_too_large(limit)}: stopped after {size + len(block)} bytes, nothing kept"
+                        )
                     if len(head) < len(PDF_MAGIC):
                         head += block[: len(PDF_MAGIC) - len(head)]
                         if not PDF_MAGIC.startswith(head):
-                            raise DownloadError(f"not a PDF (the reply does not start with %PDF-; it is {kind})")
+                            raise DownloadError(
+                                f"not a PDF (the reply does not start with %PDF-; it is {kind})"
+                            )
                     digest.update(block)
                     handle.write(block)
                     size += len(block)

@@ -41,10 +41,17 @@ class FeedRecord:
 def parse_record(raw: Any) -> FeedRecord:
     if not isinstance(raw, dict):
         raise ValueError("a record is not an object")
-    missing = [k for k in ("HansardID", "MeetingDate", "HansardType", "HansardFileURL") if raw.get(k) in (None, "")]
+    missing = [
+        k for k in ("HansardID", "MeetingDate", "HansardType", "HansardFileURL") if raw.get(k) in (None, "")
+    ]
     if missing:
         raise ValueError(f"record without {', '.join(missing)}")
-    return FeedRecord(str(raw["HansardID"]), parse_meeting_date(raw["MeetingDate"]), str(raw["HansardType"]), str(raw["HansardFileURL"]).strip())
+    return FeedRecord(
+        str(raw["HansardID"]),
+        parse_meeting_date(raw["MeetingDate"]),
+        str(raw["HansardType"]),
+        str(raw["HansardFileURL"]).strip(),
+    )
 
 
 def parse_types(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
@@ -53,5 +60,7 @@ def parse_types(text: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
     known = {k.lower(): k for k in TYPE_SUFFIX}
     bad = [p for p in parts if p.lower() not in known]
     if bad or not parts:
-        raise ValueError(f"unknown Hansard type {', '.join(bad) or '(none)'} (valid: {', '.join(TYPE_SUFFIX)})")
+        raise ValueError(
+            f"unknown Hansard type {', '.join(bad) or '(none)'} (valid: {', '.join(TYPE_SUFFIX)})"
+        )
     return tuple(dict.fromkeys(known[p.lower()] for p in parts))

@@ -15,10 +15,10 @@ passed over without a word.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Iterable
 
 from ..read import SUPPORTED_SUFFIXES
 from ..settings import Settings

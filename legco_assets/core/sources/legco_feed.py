@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import fcntl
 import json
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from ..artifacts import atomic_write_text
 from ..settings import Settings
@@ -91,7 +92,9 @@ def odata_query(since: date, until: date | None, types: tuple[str, ...]) -> dict
     return {"$format": "json", "$filter": " and ".join(where), "$orderby": "MeetingDate asc"}
 
 
-def list_records(client: Any, settings: Settings, since: date, until: date | None, types: tuple[str, ...]) -> tuple[list[FeedRecord], list[Failed]]:
+def list_records(
+    client: Any, settings: Settings, since: date, until: date | None, types: tuple[str, ...]
+) -> tuple[list[FeedRecord], list[Failed]]:
     """Every matching record across pages (oldest first), and the records that could not be
     read; FeedError when a page cannot be had or is not an OData reply."""
     url = f"{settings.feed_url}/Hansard"
@@ -105,10 +108,18 @@ def list_records(client: Any, settings: Settings, since: date, until: date | Non
         try:
             record = parse_record(raw)
         except ValueError as exc:
-            where = raw.get("HansardFileURL") or f"HansardID {raw.get('HansardID')}" if isinstance(raw, dict) else url
+            where = (
+                raw.get("HansardFileURL") or f"HansardID {raw.get('HansardID')}"
+                if isinstance(raw, dict)
+                else url
+            )
             bad.append(Failed(str(where), str(exc)))
             continue
-        if record.hansard_type in types and since <= record.meeting_date and (until is None or record.meeting_date <= until):
+        if (
+            record.hansard_type in types
+            and since <= record.meeting_date
+            and (until is None or record.meeting_date <= until)
+        ):
             records[record.hansard_id] = record
     return sorted(records.values(), key=lambda r: (r.meeting_date, r.hansard_type, r.hansard_id)), bad
 
@@ -139,10 +150,22 @@ class FeedState:
     def sha_owner(self, sha256: str) -> str | None:
         return next((i for i, r in self.records.items() if r.get("sha256") == sha256), None)
 
-    def add(self, record: FeedRecord, name: str, sha256: str, size: int, duplicate_of: str | None = None,
-            questions: list[dict[str, Any]] | None = None) -> None:
-        entry = {**record.origin(), "file": name, "sha256": sha256, "size_bytes": size,
-                 "fetched_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    def add(
+        self,
+        record: FeedRecord,
+        name: str,
+        sha256: str,
+        size: int,
+        duplicate_of: str | None = None,
+        questions: list[dict[str, Any]] | None = None,
+    ) -> None:
+        entry = {
+            **record.origin(),
+            "file": name,
+            "sha256": sha256,
+            "size_bytes": size,
+            "fetched_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
         if duplicate_of:
             entry["duplicate_of"] = duplicate_of
         if questions is not None:  # absent: not fetched yet (the next poll asks again)
@@ -152,15 +175,24 @@ class FeedState:
 
     def without_questions(self, records: list[FeedRecord]) -> list[FeedRecord]:
         """Fetched papers whose question records could not be had when they were fetched."""
-        return [r for r in records if self.is_fetched(r) and "questions" not in self.records[r.hansard_id]
-                and not self.records[r.hansard_id].get("duplicate_of")]
+        return [
+            r
+            for r in records
+            if self.is_fetched(r)
+            and "questions" not in self.records[r.hansard_id]
+            and not self.records[r.hansard_id].get("duplicate_of")
+        ]
 
     def set_questions(self, record: FeedRecord, questions: list[dict[str, Any]]) -> None:
         self.records[record.hansard_id]["questions"] = questions
         self.save()
 
     def save(self) -> None:
-        data = {"floor": self.floor, "last_meeting_date": str(self.last_meeting_date or ""), "records": self.records}
+        data = {
+            "floor": self.floor,
+            "last_meeting_date": str(self.last_meeting_date or ""),
+            "records": self.records,
+        }
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
 
     def summary(self) -> dict[str, Any]:
@@ -177,7 +209,9 @@ def origin_of(settings: Settings, sha256: str) -> dict[str, Any] | None:
     records = json.loads(path.read_text(encoding="utf-8")).get("records", {})
     for entry in records.values():
         if entry.get("sha256") == sha256:
-            origin: dict[str, Any] = {k: entry[k] for k in ("source_url", "meeting_date", "hansard_type", "hansard_id")}
+            origin: dict[str, Any] = {
+                k: entry[k] for k in ("source_url", "meeting_date", "hansard_type", "hansard_id")
+            }
             owner = records.get(entry.get("duplicate_of") or "", entry)
             if "questions" in owner:
                 origin["questions"] = owner["questions"]
@@ -208,7 +242,11 @@ def start_date(state: FeedState, settings: Settings, since: date | None, today: 
     if last is None and state.floor:  # asked before, nothing fetched yet: ask the same again
         return date.fromisoformat(state.floor)
     if last is None:
-        return date.fromisoformat(settings.feed_since) if settings.feed_since else (today or date.today()) - timedelta(days=FIRST_POLL_DAYS)
+        return (
+            date.fromisoformat(settings.feed_since)
+            if settings.feed_since
+            else (today or date.today()) - timedelta(days=FIRST_POLL_DAYS)
+        )
     start = last - timedelta(days=LOOKBACK_DAYS)
     return max(start, date.fromisoformat(state.floor)) if state.floor else start
 
@@ -278,7 +316,9 @@ def poll(
                 outcome = _settle(future, record, names[record.hansard_id], state, settings, result)
                 if outcome is not None:
                     report(outcome)
-                if isinstance(outcome, Fetched):  # the meeting's own list of its questions, kept with the paper
+                if isinstance(
+                    outcome, Fetched
+                ):  # the meeting's own list of its questions, kept with the paper
                     failed = _keep_questions(future.result()[1], settings, state, record)
                     if failed:
                         result.failed.append(failed)
@@ -287,7 +327,9 @@ def poll(
     return result
 
 
-def _settle(future: Any, record: FeedRecord, name: str, state: FeedState, settings: Settings, result: PollResult) -> Fetched | Failed | None:
+def _settle(
+    future: Any, record: FeedRecord, name: str, state: FeedState, settings: Settings, result: PollResult
+) -> Fetched | Failed | None:
     """Put one finished download in place and record it (in the calling thread, so the
     state is changed by one thread only); None for bytes another record already brought."""
     try:
@@ -310,7 +352,9 @@ def _settle(future: Any, record: FeedRecord, name: str, state: FeedState, settin
     return fetched
 
 
-def _fetch(client: Any, record: FeedRecord, target: Path, settings: Settings) -> tuple[downloads.Download, list[dict[str, Any]] | str]:
+def _fetch(
+    client: Any, record: FeedRecord, target: Path, settings: Settings
+) -> tuple[downloads.Download, list[dict[str, Any]] | str]:
     """One worker's job: the paper, then its meeting's official question records (or why
     they could not be had), so that no more than :data:`MAX_DOWNLOADS` requests run at once."""
     download = downloads.download_pdf(client, record.url, target, settings)
@@ -324,11 +368,17 @@ def _question_records(client: Any, settings: Settings, record: FeedRecord) -> li
         return str(exc)
 
 
-def _keep_questions(questions: list[dict[str, Any]] | str, settings: Settings, state: FeedState, record: FeedRecord) -> Failed | None:
+def _keep_questions(
+    questions: list[dict[str, Any]] | str, settings: Settings, state: FeedState, record: FeedRecord
+) -> Failed | None:
     """Store a fetched paper's question records; a failure is reported (the paper stays
     fetched, and the next poll asks for its records again)."""
     if isinstance(questions, str):
-        return Failed(f"{settings.feed_url}/Questions", f"official question records of HansardID {record.hansard_id}: {questions}", record)
+        return Failed(
+            f"{settings.feed_url}/Questions",
+            f"official question records of HansardID {record.hansard_id}: {questions}",
+            record,
+        )
     state.set_questions(record, questions)
     return None
 

@@ -9,8 +9,9 @@ here, so the feed imports the official questions and never the reverse.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Mapping
+from collections.abc import Mapping
+from datetime import UTC, date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
 from ..settings import Settings
@@ -22,7 +23,9 @@ if TYPE_CHECKING:  # imported where a request is made (see downloads)
 _MS_DATE = re.compile(r"^/Date\((-?\d+)([+-]\d{4})?\)/$")
 
 
-def odata_values(client: httpx.Client, url: str, settings: Settings, params: Mapping[str, str] | None, max_pages: int) -> list[Any]:
+def odata_values(
+    client: httpx.Client, url: str, settings: Settings, params: Mapping[str, str] | None, max_pages: int
+) -> list[Any]:
     """Every record of an OData v3 JSON query, following ``odata.nextLink`` (absolute or
     relative to the feed) page by page; DownloadError when a page cannot be had, is not an
     OData reply or the links loop."""
@@ -48,7 +51,7 @@ def parse_meeting_date(value: Any) -> date:
     text = str(value).strip()
     match = _MS_DATE.match(text)
     if match:
-        moment = datetime.fromtimestamp(int(match.group(1)) / 1000, tz=timezone.utc)
+        moment = datetime.fromtimestamp(int(match.group(1)) / 1000, tz=UTC)
         if match.group(2):
             sign = 1 if match.group(2)[0] == "+" else -1
             moment += sign * timedelta(hours=int(match.group(2)[1:3]), minutes=int(match.group(2)[3:]))

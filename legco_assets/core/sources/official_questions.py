@@ -44,30 +44,47 @@ class OfficialQuestion:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "OfficialQuestion":
-        return cls(**{k: data.get(k) for k in ("question_type", "subject", "speaker", "speaker_id", "rundown_id", "number")})
+    def from_dict(cls, data: dict[str, Any]) -> OfficialQuestion:
+        return cls(
+            **{
+                k: data.get(k)
+                for k in ("question_type", "subject", "speaker", "speaker_id", "rundown_id", "number")
+            }
+        )
 
 
-def questions_query(record: "FeedRecord") -> dict[str, str]:
+def questions_query(record: FeedRecord) -> dict[str, str]:
     day = record.meeting_date.isoformat()
-    return {"$format": "json", "$filter": f"MeetingDate eq datetime'{day}T00:00:00' and HansardType eq '{record.hansard_type}'"}
+    return {
+        "$format": "json",
+        "$filter": f"MeetingDate eq datetime'{day}T00:00:00' and HansardType eq '{record.hansard_type}'",
+    }
 
 
-def _of_paper(raw: dict[str, Any], record: "FeedRecord") -> bool:
-    return str(raw.get("HansardID", "")) == record.hansard_id or str(raw.get("HansardFileURL", "")).strip() == record.url
+def _of_paper(raw: dict[str, Any], record: FeedRecord) -> bool:
+    return (
+        str(raw.get("HansardID", "")) == record.hansard_id
+        or str(raw.get("HansardFileURL", "")).strip() == record.url
+    )
 
 
 def _parse(raw: dict[str, Any]) -> OfficialQuestion:
     number = next((str(raw[k]).strip() for k in NUMBER_KEYS if raw.get(k) not in (None, "")), None)
     return OfficialQuestion(
-        str(raw.get("QuestionType") or "").strip(), " ".join(str(raw.get("Subject") or "").split()),
-        " ".join(str(raw.get("Speaker") or "").split()), raw.get("SpeakerID"), raw.get("RundownID"), number,
+        str(raw.get("QuestionType") or "").strip(),
+        " ".join(str(raw.get("Subject") or "").split()),
+        " ".join(str(raw.get("Speaker") or "").split()),
+        raw.get("SpeakerID"),
+        raw.get("RundownID"),
+        number,
     )
 
 
-def fetch_questions(client: Any, settings: Settings, record: "FeedRecord") -> list[OfficialQuestion]:
+def fetch_questions(client: Any, settings: Settings, record: FeedRecord) -> list[OfficialQuestion]:
     """The meeting's question records for this paper; DownloadError when they cannot be had."""
-    rows = odata_values(client, f"{settings.feed_url}/{QUESTIONS_ENTITY}", settings, questions_query(record), MAX_PAGES)
+    rows = odata_values(
+        client, f"{settings.feed_url}/{QUESTIONS_ENTITY}", settings, questions_query(record), MAX_PAGES
+    )
     same_day = []
     for raw in rows:
         try:

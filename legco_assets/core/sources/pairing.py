@@ -14,8 +14,16 @@ from typing import Any
 from ..artifacts import Artifacts
 from ..records import DocumentText
 from ..settings import Settings
-from .counterparts import NO_COUNTERPART, Decision, Profile, by_hand, confirm, profile_of, proposed_partner
-from .counterparts import read_sidecar
+from .counterparts import (
+    NO_COUNTERPART,
+    Decision,
+    Profile,
+    by_hand,
+    confirm,
+    profile_of,
+    proposed_partner,
+    read_sidecar,
+)
 from .documents import DocumentIndex
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from .annexes import AnnexReport, link_annexes, same_member
 from .asked_headings import asked_headings
-from .official_match import CHECK_NAME as OFFICIAL_CHECK, OfficialMatch, match_official_questions
 from .council import SUPPLEMENTARY, WRITTEN, context_line, printed_questions, question_lead, reply_parts
 from .label_guard import LabelCoverage, label_coverage, question_labels
 from .llm_structure import (
@@ -24,6 +23,8 @@ from .llm_structure import (
     parse_items,
     resolve_structure,
 )
+from .official_match import CHECK_NAME as OFFICIAL_CHECK
+from .official_match import OfficialMatch, match_official_questions
 from .outline import (
     break_starts,
     key,

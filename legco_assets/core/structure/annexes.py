@@ -33,7 +33,10 @@ from .text import join_pages
 TITLE_LOOKAHEAD = 6  # non-blank lines after the label where the title must start
 TITLE_MAX_LINES = 3  # a title wraps onto at most this many lines
 _ANSWER_LINE = re.compile(r"^(?:書面答覆|WRITTEN\s+ANSWERS?)$", re.IGNORECASE)
-_NAME_NOISE = re.compile(r"\b(?:the\s+)?hon(?:ourable)?\b|\b(?:mr|ms|mrs|miss|dr|prof|ir)\b\.?|議員|[(（]\s*in\s+\w+\s*[)）]|[(（]\s*譯\s*文\s*[)）]", re.IGNORECASE)
+_NAME_NOISE = re.compile(
+    r"\b(?:the\s+)?hon(?:ourable)?\b|\b(?:mr|ms|mrs|miss|dr|prof|ir)\b\.?|議員|[(（]\s*in\s+\w+\s*[)）]|[(（]\s*譯\s*文\s*[)）]",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -61,7 +64,11 @@ class AnnexReport:
     unresolved_references: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"linked": self.linked, "unlinked_appendices": self.unlinked_appendices, "unresolved_references": self.unresolved_references}
+        return {
+            "linked": self.linked,
+            "unlinked_appendices": self.unlinked_appendices,
+            "unresolved_references": self.unresolved_references,
+        }
 
 
 def label_key(label: str | None) -> str:
@@ -130,11 +137,20 @@ def find_appendices(doc: DocumentText) -> list[Appendix]:
             if title:
                 t, after, text = title
                 end_of_title = lines[after - 1][2]
-                found.append(Appendix(
-                    label=_label_text(m["kind"], m["label"]), key=label_key(m["label"]), start=offset, title_end=end_of_title,
-                    end=len(doc.text), title=text, number=_number(t["number"]), member=t["member"].strip(),
-                    answerer=t["answerer"].strip(), supplementary=bool(t["supplementary"]),
-                ))
+                found.append(
+                    Appendix(
+                        label=_label_text(m["kind"], m["label"]),
+                        key=label_key(m["label"]),
+                        start=offset,
+                        title_end=end_of_title,
+                        end=len(doc.text),
+                        title=text,
+                        number=_number(t["number"]),
+                        member=t["member"].strip(),
+                        answerer=t["answerer"].strip(),
+                        supplementary=bool(t["supplementary"]),
+                    )
+                )
             break
     for before, after in zip(found, found[1:]):
         before.end = after.start
@@ -148,7 +164,9 @@ def find_appendices(doc: DocumentText) -> list[Appendix]:
 def references(section: Section) -> list[str]:
     """The appendix keys a Council exchange's reply points to (``(附錄I)`` → ``1``)."""
     reply = section.answer if section.answer else section.text
-    return list(dict.fromkeys(label_key(m["label"]) for m in markers.APPENDIX_REFERENCE.finditer(reply or "")))
+    return list(
+        dict.fromkeys(label_key(m["label"]) for m in markers.APPENDIX_REFERENCE.finditer(reply or ""))
+    )
 
 
 def same_member(a: str | None, b: str | None) -> bool:
@@ -201,9 +219,20 @@ def _annex_section(doc: DocumentText, appendix: Appendix) -> Section:
     first, last = doc.span_pages(appendix.start, appendix.end)
     body_start = min(appendix.title_end + 1, appendix.end)
     section = Section(
-        "annex", appendix.title, appendix.label, first, last, appendix.start, appendix.end, text,
-        question=appendix.title, answer=join_pages(doc, body_start, appendix.end), answer_start=body_start,
-        has_table=looks_tabular(text), path=[appendix.label, appendix.title], level=2,
+        "annex",
+        appendix.title,
+        appendix.label,
+        first,
+        last,
+        appendix.start,
+        appendix.end,
+        text,
+        question=appendix.title,
+        answer=join_pages(doc, body_start, appendix.end),
+        answer_start=body_start,
+        has_table=looks_tabular(text),
+        path=[appendix.label, appendix.title],
+        level=2,
     )
     section.extra["annex"] = appendix.label
     return section
@@ -241,7 +270,11 @@ def context_line(appendix: Section, answered: Section) -> str:
         kind = f"{asker}的補充質詢（{qa_id}）" if answered.parent_question_id else f"{asker}的質詢"
         return f"{appendix.extra['annex']}：第{number}項質詢{about}{kind}的書面答覆"
     about = f": {subject}" if subject else ""
-    kind = f"{asker}'s supplementary question ({qa_id})" if answered.parent_question_id else f"{asker}'s question"
+    kind = (
+        f"{asker}'s supplementary question ({qa_id})"
+        if answered.parent_question_id
+        else f"{asker}'s question"
+    )
     return f"{appendix.extra['annex']}: written answer to {kind} to Question {number}{about}"
 
 
@@ -267,10 +300,19 @@ def link_annexes(doc: DocumentText, sections: list[Section]) -> tuple[list[Secti
         annex.extra["answers_question_id"] = answered.qa_id
         annex.extra["context"] = context_line(annex, answered)
         answered.extra.setdefault("annexes", []).append(appendix.label)
-        report.linked.append({"annex": appendix.label, "answers_question_id": answered.qa_id, "pages": [annex.start_page, annex.end_page], "title": appendix.title})
+        report.linked.append(
+            {
+                "annex": appendix.label,
+                "answers_question_id": answered.qa_id,
+                "pages": [annex.start_page, annex.end_page],
+                "title": appendix.title,
+            }
+        )
     printed = {a.key for a in appendices}
     for section in exchanges:
         for key in refs[id(section)]:
             if key not in printed and not (key == "" and appendices):
-                report.unresolved_references.append({"question_id": section.qa_id or "", "appendix": key or "(unnumbered)"})
+                report.unresolved_references.append(
+                    {"question_id": section.qa_id or "", "appendix": key or "(unnumbered)"}
+                )
     return sections, report

@@ -79,7 +79,8 @@ def _listed_copies(pairs: list[Section]) -> tuple[set[int], set[int]]:
             listed.update(id(s) for s in others if _no_real_answer(s, _answer_length(keep)))
             repeated_later.update(id(s) for s in others)
     tail = {
-        id(s) for before, s in zip(pairs, pairs[1:])
+        id(s)
+        for before, s in zip(pairs, pairs[1:])
         if id(before) in listed and id(s) in repeated_later and id(s) not in listed
     }
     return listed, tail
@@ -109,11 +110,16 @@ def _put(section: Section) -> Section:
     label = first[: m.start("text")].strip()
     path = [h for h in (section.parent_topic, section.heading) if h]
     return replace(
-        narrative, heading=label, parent_topic=section.heading or section.parent_topic, path=[*dict.fromkeys(path), label],
+        narrative,
+        heading=label,
+        parent_topic=section.heading or section.parent_topic,
+        path=[*dict.fromkeys(path), label],
         extra={**section.extra, PUT: True},
     )
 
 
 def _as(section: Section, kind: str) -> Section:
     heading = section.heading if kind == "narrative" else "List of questions"
-    return replace(section, type=kind, heading=heading, qa_id=None, question=None, answer=None, answer_start=None)
+    return replace(
+        section, type=kind, heading=heading, qa_id=None, question=None, answer=None, answer_start=None
+    )

@@ -32,7 +32,9 @@ from .tabular import looks_tabular
 MIN_ASKED = 2  # headings that ask, at least, before they are read as an FAQ's questions
 
 
-def asked_headings(doc: DocumentText, sections: list[Section], breaks: Sequence[int] = (), refs: bool = True) -> list[Section]:
+def asked_headings(
+    doc: DocumentText, sections: list[Section], breaks: Sequence[int] = (), refs: bool = True
+) -> list[Section]:
     """``sections`` with each question heading and the text under it as a pair, when the
     paper has no labelled pair and at least :data:`MIN_ASKED` such headings; where most of
     the headings under one parent ask, the others there are the FAQ's entries too
@@ -55,7 +57,11 @@ def asked_headings(doc: DocumentText, sections: list[Section], breaks: Sequence[
         number += 1
         start = answer_starts[id(section)]
         assert start is not None  # entries have text under their heading
-        cuts = sorted([*breaks, *closing_lines(doc, replace(section, answer_start=start))]) if n == last else breaks
+        cuts = (
+            sorted([*breaks, *closing_lines(doc, replace(section, answer_start=start))])
+            if n == last
+            else breaks
+        )
         end = first_cut(doc, start, section.char_end, cuts)
         out.append(_pair(doc, section, start, str(number), end, refs))
         if end is not None and doc.text[end : section.char_end].strip():
@@ -111,7 +117,9 @@ def _heading_end(span: str, heading: str) -> int | None:
     return None
 
 
-def _pair(doc: DocumentText, section: Section, answer_start: int, qa_id: str, end: int | None, refs: bool) -> Section:
+def _pair(
+    doc: DocumentText, section: Section, answer_start: int, qa_id: str, end: int | None, refs: bool
+) -> Section:
     answer = doc.text[answer_start : end or section.char_end].strip()
     path = list(section.path[:-1])
     if end is not None:
@@ -136,4 +144,10 @@ def _after(doc: DocumentText, section: Section, start: int, refs: bool) -> Secti
     headings above the question."""
     path = list(section.path[:-1])
     rest = cut_section(doc, section, start, section.char_end, "narrative", refs)
-    return replace(rest, heading=path[-1] if path else None, parent_topic=path[-2] if len(path) > 1 else None, path=path, level=len(path) or None)
+    return replace(
+        rest,
+        heading=path[-1] if path else None,
+        parent_topic=path[-2] if len(path) > 1 else None,
+        path=path,
+        level=len(path) or None,
+    )

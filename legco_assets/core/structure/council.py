@@ -93,7 +93,9 @@ def speaker_turns(text: str, start: int, end: int) -> list[Turn]:
     bounded = []
     for n, turn in enumerate(turns):
         stop = turns[n + 1].start if n + 1 < len(turns) else end
-        bounded.append(Turn(turn.role, turn.speaker, turn.start, turn.text_start, _trimmed_end(text, turn.start, stop)))
+        bounded.append(
+            Turn(turn.role, turn.speaker, turn.start, turn.text_start, _trimmed_end(text, turn.start, stop))
+        )
     return bounded
 
 
@@ -154,7 +156,9 @@ def exchanges(text: str, start: int, end: int, written: bool) -> list[Exchange]:
             follow_up = False
             continue
         if _opens_supplementary(current, turn, follow_up):
-            current = Exchange(SUPPLEMENTARY, turn.speaker, turn.start, turn.end, question_text_start=turn.text_start)
+            current = Exchange(
+                SUPPLEMENTARY, turn.speaker, turn.start, turn.end, question_text_start=turn.text_start
+            )
             found.append(current)
         else:
             current.end = turn.end
@@ -269,7 +273,9 @@ def _opens_part(previous: str) -> bool:
     return bool(bare and not bare["text"])
 
 
-def _run_values(labels: str, style: str | None, expected: int, wanted: str | None) -> tuple[str, tuple[int, ...]] | None:
+def _run_values(
+    labels: str, style: str | None, expected: int, wanted: str | None
+) -> tuple[str, tuple[int, ...]] | None:
     """The style and values of a run of labels when it is the next part, else None."""
     found = markers.PART_LABEL.findall(labels)
     for reading_style, value in _label_readings(found[0]):

@@ -59,7 +59,12 @@ class LabelCoverage:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "unpaired_labels": self.unpaired_labels[:SHOWN], "ok": self.ok, "message": self.message}
+        return {
+            **asdict(self),
+            "unpaired_labels": self.unpaired_labels[:SHOWN],
+            "ok": self.ok,
+            "message": self.message,
+        }
 
 
 def _text_key(text: str) -> str:

@@ -55,7 +55,10 @@ MIN_ANSWER_CHARS = 2  # a one-character answer start ("是") would match anywher
 LABEL_PREFIX_CHARS = 12  # a printed label (``問 A1：``) sits this close before a question
 
 PAGE_BREAK = re.compile(r"\[\s*PAGE_BREAK\s*:\s*\d+\s*\]")
-QA_HINT = re.compile(r"問答|常見問題|Q\s*&\s*A|FAQ|Frequently Asked|(?:^|\n)\s*[問答]\s*[A-Za-z]{0,3}\d{0,3}\s*[:：︰]", re.IGNORECASE)
+QA_HINT = re.compile(
+    r"問答|常見問題|Q\s*&\s*A|FAQ|Frequently Asked|(?:^|\n)\s*[問答]\s*[A-Za-z]{0,3}\d{0,3}\s*[:：︰]",
+    re.IGNORECASE,
+)
 QUESTION_MARK = re.compile(r"[?？]")
 INTERROGATIVE = re.compile(
     r"如何|怎樣|怎麼|甚麼|什麼|為何|為甚麼|會否|是否|可否|能否|有否|有沒有|多少|幾多|哪|何時|嗎|請說明|請解釋"
@@ -154,7 +157,9 @@ def marked_text(doc: DocumentText, first: int, last: int) -> str:
     return "\n".join(parts)
 
 
-def page_windows(doc: DocumentText, max_chars: int = WINDOW_CHARS, overlap_pages: int = OVERLAP_PAGES) -> list[Window]:
+def page_windows(
+    doc: DocumentText, max_chars: int = WINDOW_CHARS, overlap_pages: int = OVERLAP_PAGES
+) -> list[Window]:
     """Consecutive page windows of at most ``max_chars`` (one page at least), each starting
     ``overlap_pages`` before the previous one ended, covering every page."""
     pages = len(doc.page_starts)
@@ -165,7 +170,11 @@ def page_windows(doc: DocumentText, max_chars: int = WINDOW_CHARS, overlap_pages
         while last < pages and size + len(doc.text[slice(*page_span(doc, last + 1))]) <= max_chars:
             last += 1
             size += len(doc.text[slice(*page_span(doc, last))])
-        windows.append(Window(first, last, page_span(doc, first)[0], page_span(doc, last)[1], marked_text(doc, first, last)))
+        windows.append(
+            Window(
+                first, last, page_span(doc, first)[0], page_span(doc, last)[1], marked_text(doc, first, last)
+            )
+        )
         if last >= pages:
             break
         first = max(first + 1, last - overlap_pages + 1)
@@ -247,7 +256,9 @@ def _json_object(reply: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise StructureReplyError(f"reply is not valid JSON ({exc.msg} at char {exc.pos} of {len(text)})") from None
+        raise StructureReplyError(
+            f"reply is not valid JSON ({exc.msg} at char {exc.pos} of {len(text)})"
+        ) from None
 
 
 def parse_items(reply: str) -> list[dict[str, Any]]:
@@ -338,7 +349,11 @@ class Locator:
         return found
 
     def _search(self, text: str, cursor: int, window: Window) -> tuple[int, int] | None:
-        return self.norm.find(text, cursor, window.end) or self.norm.find(text, window.start, window.end) or self.norm.find(text)
+        return (
+            self.norm.find(text, cursor, window.end)
+            or self.norm.find(text, window.start, window.end)
+            or self.norm.find(text)
+        )
 
     def _item(self, item: dict[str, Any], cursor: int, window: Window) -> Located | None:
         if item["kind"] == "heading":
@@ -398,7 +413,9 @@ class Locator:
         if not wanted:
             return None
         line_start, _ = line_bounds(self.doc.text, question_start)
-        near = self.doc.text[max(line_start, question_start - LABEL_PREFIX_CHARS) : question_start + len(wanted) + 2]
+        near = self.doc.text[
+            max(line_start, question_start - LABEL_PREFIX_CHARS) : question_start + len(wanted) + 2
+        ]
         return re.sub(r"\s", "", label or "").upper() if wanted in normalise(near).text else None
 
 
@@ -438,14 +455,18 @@ class SectionBuilder:
         start, end = span
         text = self.text(start, end)
         first, last = self.doc.span_pages(start, end)
-        return Section(kind, heading, None, first, last, start, end, text, has_table=looks_tabular(text), source="llm")
+        return Section(
+            kind, heading, None, first, last, start, end, text, has_table=looks_tabular(text), source="llm"
+        )
 
     def build(self, items: list[Located], prefix: list[Section]) -> list[Section]:
         """``prefix`` (the rules' sections before the first item: a TOC, speaking notes),
         narrative up to the first item, then one section per item up to the next one."""
         starts = self.section_starts(items)
         sections = list(prefix)
-        gap = trim(self.doc.text, prefix[-1].char_end if prefix else 0, starts[0] if starts else len(self.doc.text))
+        gap = trim(
+            self.doc.text, prefix[-1].char_end if prefix else 0, starts[0] if starts else len(self.doc.text)
+        )
         if gap:
             sections.append(self.section("narrative", gap, None))
         topic: str | None = None
@@ -576,13 +597,17 @@ class LLMStructurer:
         try:
             return parse_items(self.complete(window, {"window_sha256": window.sha256, "attempt": 2}))
         except StructureReplyError as exc:
-            raise StructureReplyError(f"pages {window.first_page}-{window.last_page}: {exc} (after one retry)") from None
+            raise StructureReplyError(
+                f"pages {window.first_page}-{window.last_page}: {exc} (after one retry)"
+            ) from None
 
     def complete(self, window: Window, payload: Any) -> str:
         """One call; a 400 to ``response_format`` switches to plain JSON instructions for good."""
         if self.json_schema:
             try:
-                return self.llm.complete(KIND, PROMPT_VERSION, build_messages(window, False), payload, RESPONSE_SCHEMA)
+                return self.llm.complete(
+                    KIND, PROMPT_VERSION, build_messages(window, False), payload, RESPONSE_SCHEMA
+                )
             except LLMBudgetExceeded:
                 raise
             except LLMError as exc:
@@ -620,7 +645,9 @@ class StructureResult:
     rules_pairs: int = 0
     llm_pairs: int | None = None
     prompt_version: str = PROMPT_VERSION
-    annexes: Any = None  # :class:`annexes.AnnexReport`, set after the outline (its own entry of structure.json)
+    annexes: Any = (
+        None  # :class:`annexes.AnnexReport`, set after the outline (its own entry of structure.json)
+    )
 
     def metadata(self) -> dict[str, Any]:
         """The ``"llm"`` entry of ``structure.json``: everything but the sections and annexes."""
@@ -659,12 +686,18 @@ def resolve_structure(
     except LLMError as exc:
         structurer.notes.append(f"{exc}; kept the rules' structure")
         llm_sections = None
-    result.stats, result.notes, result.dropped = _stats_delta(llm, before), structurer.notes, structurer.drops.as_dict()
+    result.stats, result.notes, result.dropped = (
+        _stats_delta(llm, before),
+        structurer.notes,
+        structurer.drops.as_dict(),
+    )
     if llm_sections is None:
         return result
     result.llm_pairs = _score(llm_sections)[0]
     if prefer_llm(rules, llm_sections, mode):
         result.sections, result.source = llm_sections, "llm"
     else:
-        result.notes.append(f"the model found {result.llm_pairs} pair(s), the rules {result.rules_pairs}; kept the rules' structure")
+        result.notes.append(
+            f"the model found {result.llm_pairs} pair(s), the rules {result.rules_pairs}; kept the rules' structure"
+        )
     return result

@@ -34,7 +34,11 @@ def paragraph_numbers(lines: list[str]) -> set[int]:
     for k, line in enumerate(lines):
         m = markers.NUMBERED_QUESTION.match(line)
         if m and m["text"]:
-            style, number, asks = line[len(m["num"]) : m.start("text")].strip(), int(m["num"]), _asks(lines, k)
+            style, number, asks = (
+                line[len(m["num"]) : m.start("text")].strip(),
+                int(m["num"]),
+                _asks(lines, k),
+            )
             by_number.setdefault((style, number), []).append((k, asks))
             if asks:
                 asking.append((style, number, k))
@@ -46,13 +50,17 @@ def paragraph_numbers(lines: list[str]) -> set[int]:
     return found
 
 
-def _run(by_number: dict[tuple[str, int], list[tuple[int, bool]]], style: str, number: int, k: int) -> list[bool]:
+def _run(
+    by_number: dict[tuple[str, int], list[tuple[int, bool]]], style: str, number: int, k: int
+) -> list[bool]:
     """Whether each line of the run through line ``k`` (numbered ``number``) asks."""
     run = [True]
     for step in (-1, 1):
         at, n = k, number
         while True:
-            found = [e for e in by_number.get((style, n + step), []) if (e[0] < at if step < 0 else e[0] > at)]
+            found = [
+                e for e in by_number.get((style, n + step), []) if (e[0] < at if step < 0 else e[0] > at)
+            ]
             if not found:
                 break
             pick = [e for e in found if e[1]] or found  # the nearest line that asks, else the nearest
@@ -68,6 +76,10 @@ def _asks(lines: list[str], k: int) -> bool:
     for j in range(k, min(len(lines), k + WRAP_LINES)):
         if markers.QUESTION_END.search(lines[j]):
             return True
-        if markers.SENTENCE_END.search(lines[j]) or not lines[j] or (j > k and markers.NUMBERED_QUESTION.match(lines[j])):
+        if (
+            markers.SENTENCE_END.search(lines[j])
+            or not lines[j]
+            or (j > k and markers.NUMBERED_QUESTION.match(lines[j]))
+        ):
             return False
     return False

@@ -43,30 +43,51 @@ class OfficialMatch:
         return not self.evaluated or (not self.unmatched and not self.extra)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"evaluated": self.evaluated, "reason": self.reason, "official": self.official, "matched": self.matched,
-                "unmatched": self.unmatched, "extra": self.extra}
+        return {
+            "evaluated": self.evaluated,
+            "reason": self.reason,
+            "official": self.official,
+            "matched": self.matched,
+            "unmatched": self.unmatched,
+            "extra": self.extra,
+        }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "OfficialMatch":
-        return cls(**{k: data[k] for k in ("evaluated", "reason", "official", "matched", "unmatched", "extra")})
+    def from_dict(cls, data: dict[str, Any]) -> OfficialMatch:
+        return cls(
+            **{k: data[k] for k in ("evaluated", "reason", "official", "matched", "unmatched", "extra")}
+        )
 
     def check(self) -> Check:
         """The WARN check on ``document_structure`` (counts and unmatched subjects in its details)."""
         if not self.evaluated:
-            return Check(CHECK_NAME, True, f"skipped: {self.reason}", {"evaluated": False, "reason": self.reason})
+            return Check(
+                CHECK_NAME, True, f"skipped: {self.reason}", {"evaluated": False, "reason": self.reason}
+            )
         parts = [f"{len(self.matched)} of {self.official} official questions matched"]
         if self.unmatched:
             parts.append("not found: " + "; ".join(self.unmatched[:5]))
         if self.extra:
             parts.append("not in LegCo's records: " + ", ".join(self.extra[:10]))
-        details = {"evaluated": True, "official": self.official, "matched": len(self.matched), "unmatched": len(self.unmatched),
-                   "extra": len(self.extra), "unmatched_subjects": self.unmatched[:50], "extra_question_ids": self.extra[:50]}
+        details = {
+            "evaluated": True,
+            "official": self.official,
+            "matched": len(self.matched),
+            "unmatched": len(self.unmatched),
+            "extra": len(self.extra),
+            "unmatched_subjects": self.unmatched[:50],
+            "extra_question_ids": self.extra[:50],
+        }
         return Check(CHECK_NAME, self.passed, "; ".join(parts), details)
 
 
 def _questions(sections: list[Section]) -> list[Section]:
     """The question sections an official record can stand for: main oral and written ones."""
-    return [s for s in sections if s.type == "qa" and not s.parent_question_id and s.question_kind in (None, MAIN, WRITTEN)]
+    return [
+        s
+        for s in sections
+        if s.type == "qa" and not s.parent_question_id and s.question_kind in (None, MAIN, WRITTEN)
+    ]
 
 
 def _kind_fits(record: dict[str, Any], section: Section) -> bool:
@@ -79,7 +100,10 @@ def _subject_fits(subject: str, section: Section) -> bool:
     headings = [key(h) for h in (section.heading, *section.path) if h]
     if not wanted:
         return False
-    return any(h == wanted or (min(len(h), len(wanted)) >= MIN_SUBJECT_KEY and (wanted in h or h in wanted)) for h in headings)
+    return any(
+        h == wanted or (min(len(h), len(wanted)) >= MIN_SUBJECT_KEY and (wanted in h or h in wanted))
+        for h in headings
+    )
 
 
 def _find(record: dict[str, Any], open_: list[Section], asker_only: bool) -> tuple[Section, str] | None:
@@ -100,18 +124,25 @@ def _find(record: dict[str, Any], open_: list[Section], asker_only: bool) -> tup
     return (both[0], "subject and asker") if both else None
 
 
-def match_official_questions(sections: list[Section], records: list[dict[str, Any]] | None, reason_if_none: str = "") -> OfficialMatch:
+def match_official_questions(
+    sections: list[Section], records: list[dict[str, Any]] | None, reason_if_none: str = ""
+) -> OfficialMatch:
     """Match LegCo's records to the paper's questions and mark the matched sections
     (``extra``: ``official_subject``, ``speaker_id``, ``rundown_id``). ``records`` None: not
     from the feed (or not fetched yet); empty: the service lists no question for the meeting."""
     if records is None:
-        return OfficialMatch(False, reason_if_none or "no official question records: the paper did not come from LegCo's feed")
+        return OfficialMatch(
+            False, reason_if_none or "no official question records: the paper did not come from LegCo's feed"
+        )
     if not records:
         return OfficialMatch(False, "LegCo's open data lists no questions for this meeting")
     result = OfficialMatch(True, official=len(records))
     open_ = _questions(sections)
     left = list(records)
-    for asker_only in (False, True):  # every record by number or subject first: asker alone never takes another's question
+    for asker_only in (
+        False,
+        True,
+    ):  # every record by number or subject first: asker alone never takes another's question
         for record in list(left):
             found = _find(record, open_, asker_only)
             if found is None:
@@ -119,10 +150,18 @@ def match_official_questions(sections: list[Section], records: list[dict[str, An
             section, how = found
             open_.remove(section)
             left.remove(record)
-            official = {"official_subject": record.get("subject"), "speaker_id": record.get("speaker_id"), "rundown_id": record.get("rundown_id")}
+            official = {
+                "official_subject": record.get("subject"),
+                "speaker_id": record.get("speaker_id"),
+                "rundown_id": record.get("rundown_id"),
+            }
             section.extra.update({k: v for k, v in official.items() if v not in (None, "")})
-            result.matched.append({"question_id": section.qa_id, "subject": record.get("subject"), "how": how})
-    result.unmatched = [f"{r.get('question_type', '')} {r.get('subject', '')} ({r.get('speaker', '')})".strip() for r in left]
+            result.matched.append(
+                {"question_id": section.qa_id, "subject": record.get("subject"), "how": how}
+            )
+    result.unmatched = [
+        f"{r.get('question_type', '')} {r.get('subject', '')} ({r.get('speaker', '')})".strip() for r in left
+    ]
     result.extra = [s.qa_id or "" for s in open_]
     result.matched.sort(key=lambda m: [s.qa_id for s in sections].index(m["question_id"]))
     return result

@@ -113,7 +113,9 @@ def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
     return k >= 0 and spans[k][0] <= offset < spans[k][1]
 
 
-def _hinted(doc: DocumentText, pages: list[Page], skip: list[tuple[int, int]]) -> dict[int, tuple[list[_Line], list[tuple[_Line, int]]]]:
+def _hinted(
+    doc: DocumentText, pages: list[Page], skip: list[tuple[int, int]]
+) -> dict[int, tuple[list[_Line], list[tuple[_Line, int]]]]:
     """Per page with hints: its lines, and the lines a reader's heading hint names with the
     hint's rank, in order."""
     by_page: dict[int, tuple[list[_Line], list[tuple[_Line, int]]]] = {}
@@ -166,10 +168,16 @@ def _bare_label(text: str) -> bool:
 
 def _labelled(text: str) -> bool:
     """A line that opens a title of its own (``(I) …``, ``Chapter 3 …``, ``一、…``)."""
-    return bool(markers.TOPIC_HEADING.match(text) or markers.CHAPTER_HEADING.match(text) or markers.ANNEX_HEADING.match(text))
+    return bool(
+        markers.TOPIC_HEADING.match(text)
+        or markers.CHAPTER_HEADING.match(text)
+        or markers.ANNEX_HEADING.match(text)
+    )
 
 
-def _titles(hinted: dict[int, tuple[list[_Line], list[tuple[_Line, int]]]], toc_keys: list[str]) -> list[Heading]:
+def _titles(
+    hinted: dict[int, tuple[list[_Line], list[tuple[_Line, int]]]], toc_keys: list[str]
+) -> list[Heading]:
     """Hinted lines joined into titles, page by page (a title never wraps across a page)."""
     headings: list[Heading] = []
     for number in sorted(hinted):
@@ -206,11 +214,15 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
         if starts_lower(first.text) or runs_on:
             continue
         text = join_wrapped([line.text for line, _ in group])
-        headings.append(Heading(text, min(r for _, r in group), first.page, first.start, last.end, "typography"))
+        headings.append(
+            Heading(text, min(r for _, r in group), first.page, first.start, last.end, "typography")
+        )
     return headings
 
 
-def _from_toc(doc: DocumentText, entries: list[TocEntry], known: list[Heading], skip: list[tuple[int, int]]) -> list[Heading]:
+def _from_toc(
+    doc: DocumentText, entries: list[TocEntry], known: list[Heading], skip: list[tuple[int, int]]
+) -> list[Heading]:
     """Body lines (one, or a title wrapped onto up to three) that print a contents entry,
     in a paper whose typography does not already mark the listed titles (where it does, a
     listed title found in body type is a table cell or a cross-reference, not a heading).
@@ -235,7 +247,11 @@ def _from_toc(doc: DocumentText, entries: list[TocEntry], known: list[Heading], 
             joined += keys[k + width - 1]
             if joined in wanted:
                 group = lines[k : k + width]
-                out.append(Heading(join_wrapped([g.text for g in group]), 1, line.page, line.start, group[-1].end, "toc"))
+                out.append(
+                    Heading(
+                        join_wrapped([g.text for g in group]), 1, line.page, line.start, group[-1].end, "toc"
+                    )
+                )
                 k += width - 1
                 break
             if joined not in prefixes:
@@ -260,7 +276,9 @@ def find_headings(doc: DocumentText, pages: list[Page], sections: list[Section])
     """The outline's headings in document order, nested (empty when the paper gives none)."""
     skip = _excluded(doc, sections)
     entries = toc_entries(sections)
-    typographic = _listed_outermost(_titles(_hinted(doc, pages, skip), [key(e.title) for e in entries]), entries)
+    typographic = _listed_outermost(
+        _titles(_hinted(doc, pages, skip), [key(e.title) for e in entries]), entries
+    )
     listed = _from_toc(doc, entries, typographic, skip)
     found = typographic + listed
     if found:
@@ -287,7 +305,9 @@ def _numbered_parts(doc: DocumentText, sections: list[Section], known: list[Head
     above those headings, and a part the typography missed (``II. Questions`` at a page's
     foot) but the rules read, in the run of numbers, is added beside them."""
     numbered = [h for h in known if _roman(h.text)]
-    if len({_roman(h.text) for h in numbered}) < 2 or any((_label(h.text) or ("",))[0] == "letter" for h in known):
+    if len({_roman(h.text) for h in numbered}) < 2 or any(
+        (_label(h.text) or ("",))[0] == "letter" for h in known
+    ):
         return []  # ``I.`` and ``V.`` among ``A.``, ``B.``… are letters
     rank = min(h.rank for h in numbered)
     for heading in numbered:
@@ -298,7 +318,9 @@ def _numbered_parts(doc: DocumentText, sections: list[Section], known: list[Head
     out: list[Heading] = []
     for section in sections:
         first_line = section.text.split("\n", 1)[0].strip()
-        value = _roman(first_line) if (section.heading or "").startswith(first_line) else None  # the rules' own topic line
+        value = (
+            _roman(first_line) if (section.heading or "").startswith(first_line) else None
+        )  # the rules' own topic line
         if value and low <= value <= high and value not in values and section.char_start not in taken:
             end = section.char_start + len(doc.text[section.char_start :].split("\n", 1)[0])
             out.append(Heading(first_line, rank - 0.5, section.start_page, section.char_start, end, "marker"))
@@ -389,7 +411,12 @@ def outline_of(sections: list[Section]) -> list[dict[str, Any]]:
             same += 1
         for depth in range(same, len(path)):
             entries.append(
-                {"heading": path[depth], "level": depth + 1, "parent": path[depth - 1] if depth else None, "page": section.start_page}
+                {
+                    "heading": path[depth],
+                    "level": depth + 1,
+                    "parent": path[depth - 1] if depth else None,
+                    "page": section.start_page,
+                }
             )
         chain = list(path)
     return entries
@@ -414,7 +441,9 @@ def path_starts(doc: DocumentText, sections: list[Section]) -> list[tuple[int, l
     for section in sections:
         path = rule_path(section) if section.type != "toc" else []
         first_line = next((ln.strip() for ln in section.text.split("\n") if ln.strip()), "")[:80]
-        page_start = doc.page_starts[min(section.start_page, len(doc.page_starts)) - 1] if doc.page_starts else 0
+        page_start = (
+            doc.page_starts[min(section.start_page, len(doc.page_starts)) - 1] if doc.page_starts else 0
+        )
         origin = max(cursor, page_start)
         found = _line_at(doc.text, first_line, origin) if first_line else -1
         offset = found if found >= 0 else origin
@@ -432,7 +461,12 @@ def _line_at(text: str, line: str, origin: int) -> int:
     pos = origin
     while True:
         found = text.find(line, pos)
-        if found < 0 or found == 0 or text[found - 1] == "\n" or not text[text.rfind("\n", 0, found) + 1 : found].strip():
+        if (
+            found < 0
+            or found == 0
+            or text[found - 1] == "\n"
+            or not text[text.rfind("\n", 0, found) + 1 : found].strip()
+        ):
             return found
         pos = found + 1
 

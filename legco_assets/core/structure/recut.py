@@ -38,7 +38,9 @@ def apply_outline(
     are undone (their headings were guesses); Q&A pairs, speaking notes and tables keep
     their spans. Without an outline, every section gets :func:`rule_path`.
     """
-    sections = _end_answers(doc, absorb_toc_tail(sections), [], break_starts(doc, pages), include_internal_refs)
+    sections = _end_answers(
+        doc, absorb_toc_tail(sections), [], break_starts(doc, pages), include_internal_refs
+    )
     headings = find_headings(doc, pages, sections)  # after the breaks: a heading after an answer's end counts
     starts = [h.char_start for h in headings]
     sections = _end_answers(doc, sections, starts, [], include_internal_refs)
@@ -49,7 +51,11 @@ def apply_outline(
         if section.type == "toc":
             out.append(_with_path(section, []))
         elif section.type == "qa" or section.extra.get(PUT):  # the paper's own spans, under the outline
-            path = [p for p in _path_at(headings, starts, section.char_start) if not markers.QUESTION_END.search(p)]
+            path = [
+                p
+                for p in _path_at(headings, starts, section.char_start)
+                if not markers.QUESTION_END.search(p)
+            ]
             if section.heading and not _named_by(section.heading, path) and _below(doc, section, starts):
                 path = path + [section.heading]
             out.append(_with_path(section, path))
@@ -58,7 +64,9 @@ def apply_outline(
     return _merge(doc, out, include_internal_refs), headings
 
 
-def _end_answers(doc: DocumentText, sections: list[Section], headings: list[int], breaks: list[int], refs: bool) -> list[Section]:
+def _end_answers(
+    doc: DocumentText, sections: list[Section], headings: list[int], breaks: list[int], refs: bool
+) -> list[Section]:
     """Answers end at a break inside them (the list, box or table that held the questions
     closed, a category row of an FAQ table), and the last pair's answer also at a heading:
     after the last answer a heading starts what follows the Q&A (``Related links``,
@@ -68,7 +76,11 @@ def _end_answers(doc: DocumentText, sections: list[Section], headings: list[int]
     out: list[Section] = []
     for n, section in enumerate(sections):
         cuts = sorted(breaks + headings + closing_lines(doc, section)) if n == last else breaks
-        out.extend(_ended(doc, section, cuts, refs) if section.type == "qa" and section.answer_start is not None else [section])
+        out.extend(
+            _ended(doc, section, cuts, refs)
+            if section.type == "qa" and section.answer_start is not None
+            else [section]
+        )
     return out
 
 
@@ -121,7 +133,14 @@ def _ended(doc: DocumentText, pair: Section, cuts: list[int], refs: bool) -> lis
     answered = cut_section(doc, pair, pair.char_start, cut, "qa", refs)
     answer = doc.text[pair.answer_start : answered.char_end].strip()
     answered.answer = answer if refs else drop_internal_refs(answer)
-    after = cut_section(doc, replace(pair, type="narrative", qa_id=None, question=None, answer=None, answer_start=None), cut, pair.char_end, "narrative", refs)
+    after = cut_section(
+        doc,
+        replace(pair, type="narrative", qa_id=None, question=None, answer=None, answer_start=None),
+        cut,
+        pair.char_end,
+        "narrative",
+        refs,
+    )
     return [answered, after]
 
 
@@ -132,8 +151,12 @@ def _below(doc: DocumentText, section: Section, starts: list[int]) -> bool:
     k = bisect.bisect_right(starts, section.char_start) - 1
     if k < 0 or not section.heading:
         return True
-    opening = section.heading[:TOPIC_OPENING]  # a wrapped topic is joined with a space where the text breaks the line
-    return doc.text.rfind(opening, 0, section.char_start + len(opening)) >= starts[k]  # a put question opens with it
+    opening = section.heading[
+        :TOPIC_OPENING
+    ]  # a wrapped topic is joined with a space where the text breaks the line
+    return (
+        doc.text.rfind(opening, 0, section.char_start + len(opening)) >= starts[k]
+    )  # a put question opens with it
 
 
 def _named_by(heading: str, path: list[str]) -> bool:
@@ -156,7 +179,9 @@ def _with_path(section: Section, path: list[str]) -> Section:
     return section
 
 
-def _cut(doc: DocumentText, section: Section, headings: list[Heading], starts: list[int], refs: bool) -> list[Section]:
+def _cut(
+    doc: DocumentText, section: Section, headings: list[Heading], starts: list[int], refs: bool
+) -> list[Section]:
     """A non-Q&A section cut where headings start inside it; each piece named by the outline."""
     lo = bisect.bisect_right(starts, section.char_start)
     hi = bisect.bisect_left(starts, section.char_end)
@@ -188,7 +213,16 @@ def cut_section(doc: DocumentText, section: Section, start: int, end: int, kind:
     text = join_pages(doc, start, end)
     text = text if refs else drop_internal_refs(text)
     first, last = doc.span_pages(start, end)
-    return replace(section, type=kind, start_page=first, end_page=last, char_start=start, char_end=end, text=text, has_table=looks_tabular(text))
+    return replace(
+        section,
+        type=kind,
+        start_page=first,
+        end_page=last,
+        char_start=start,
+        char_end=end,
+        text=text,
+        has_table=looks_tabular(text),
+    )
 
 
 def _merge(doc: DocumentText, sections: list[Section], refs: bool) -> list[Section]:
@@ -199,13 +233,21 @@ def _merge(doc: DocumentText, sections: list[Section], refs: bool) -> list[Secti
         prev = out[-1] if out else None
         mergeable = {"narrative", "heading_only"}
         guesses = prev and not prev.extra.get(PUT) and not section.extra.get(PUT)
-        if guesses and prev.type in mergeable and section.type in mergeable and prev.path == section.path and prev.path:
+        if (
+            guesses
+            and prev.type in mergeable
+            and section.type in mergeable
+            and prev.path == section.path
+            and prev.path
+        ):
             kind = "narrative" if "narrative" in {prev.type, section.type} else "heading_only"
             merged = cut_section(doc, prev, prev.char_start, section.char_end, kind, refs)
             out[-1] = _with_path(merged, prev.path)
         else:
             out.append(section)
     for section in out:
-        section.heading = section.path[-1] if section.path else section.heading if section.type == "toc" else None
+        section.heading = (
+            section.path[-1] if section.path else section.heading if section.type == "toc" else None
+        )
         section.parent_topic = section.path[-2] if len(section.path) >= 2 else None
     return out

@@ -28,12 +28,20 @@ from .. import markers
 from ..records import DocumentText, Section
 from . import council
 from .answered import answered_pairs
-from .releases import released_questions
 from .numbering import paragraph_numbers
 from .ordinals import label_id, label_value
+from .releases import released_questions
 from .rosters import in_name_list
 from .tabular import looks_tabular, mostly_cells, table_row_figures
-from .text import HEADING_MAX_WIDTH, bare_topic_like, display_width, drop_internal_refs, heading_like, join_pages, join_wrapped
+from .text import (
+    HEADING_MAX_WIDTH,
+    bare_topic_like,
+    display_width,
+    drop_internal_refs,
+    heading_like,
+    join_pages,
+    join_wrapped,
+)
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
 EN_ANSWER_SEARCH_LINES = 8
@@ -103,7 +111,11 @@ class _Detector:
         self.numbered_mode = explicit < 2 and not self.hansard_mode
         self.paragraphs = paragraph_numbers(self.lines) if self.numbered_mode else set()
         self.last_question_line = max(
-            (k for k, s in enumerate(self.lines) if _question_like(s, self.numbered_mode) and k not in self.paragraphs),
+            (
+                k
+                for k, s in enumerate(self.lines)
+                if _question_like(s, self.numbered_mode) and k not in self.paragraphs
+            ),
             default=len(self.lines),
         )
 
@@ -204,7 +216,9 @@ class _Detector:
             return self._numbered_question(i)
         return None
 
-    def _explicit_question(self, i: int, qa_id: str, text: str, answer_of: Any, limit: int = ANSWER_SEARCH_LINES) -> _Question:
+    def _explicit_question(
+        self, i: int, qa_id: str, text: str, answer_of: Any, limit: int = ANSWER_SEARCH_LINES
+    ) -> _Question:
         """A question whose answer has its own marker; the question runs up to that marker."""
         for k in self._next_nonblank(i, limit):
             answer = answer_of(self.lines[k])
@@ -229,12 +243,16 @@ class _Detector:
         worded = _worded(m)
         for k in self._next_nonblank(i, ANSWER_SEARCH_LINES if worded else EN_ANSWER_SEARCH_LINES):
             a = markers.EN_ANSWER.match(self.lines[k])
-            if a and (a["num"] and m["num"] and int(a["num"]) == int(m["num"]) or not a["num"]):  # ``Q5 …`` / ``A: …`` too
+            if a and (
+                a["num"] and m["num"] and int(a["num"]) == int(m["num"]) or not a["num"]
+            ):  # ``Q5 …`` / ``A: …`` too
                 return _Question(qa_id, i, k, k, m["text"], a["text"])
             if ended and not worded or self._question_start(k) or self._section_marker(k):
                 break
         if m["letter"] == "Question" and not self.pair_count:
-            return None  # a first ``Question:`` / ``Question 1:`` is a label only with its answer's label below
+            return (
+                None  # a first ``Question:`` / ``Question 1:`` is a label only with its answer's label below
+            )
             ended = bool(markers.QUESTION_END.search(self.lines[k]))
         end = self._question_end(i, m["text"], require_mark=not m["text"])
         return _Question(qa_id, i, end, None, m["text"]) if end else None
@@ -285,7 +303,11 @@ class _Detector:
             return True
         if self.numbered_mode and self.last_number is not None:
             m = markers.NUMBERED_QUESTION.match(s)
-            return bool(m) and k not in self.paragraphs and self.last_number < int(m["num"]) <= self.last_number + 2
+            return (
+                bool(m)
+                and k not in self.paragraphs
+                and self.last_number < int(m["num"]) <= self.last_number + 2
+            )
         return False
 
     def _section_marker(self, k: int) -> bool:
@@ -314,7 +336,9 @@ class _Detector:
         if last and last.question and j <= self._answer_first_line(last.question):
             return  # the previous answer's only line
         before = self._prev_nonblank(j)
-        after_marker = bool(last and last.kind in LEVEL1 | {"toc"} and (before is None or before < last.head_end))
+        after_marker = bool(
+            last and last.kind in LEVEL1 | {"toc"} and (before is None or before < last.head_end)
+        )
         if relaxed or after_marker or before is None or markers.SENTENCE_END.search(self.lines[before]):
             self.events.append(_Event("topic", j, self.context, j + 1))
 
@@ -346,7 +370,11 @@ class _Detector:
             self.events.append(_Event("level1", i, self.context, i + 1))
             return i + 1
         level1 = markers.CHAPTER_HEADING.match(s) or self._annex_heading(s)
-        if level1 and heading_like(_after_label(s, level1.end())) and (_bare_label(s, level1.end()) or self._starts_block(i)):
+        if (
+            level1
+            and heading_like(_after_label(s, level1.end()))
+            and (_bare_label(s, level1.end()) or self._starts_block(i))
+        ):
             self.context = "narrative"
             self.events.append(_Event("level1", i, self.context, i + 1))
             return i + 1
@@ -385,7 +413,11 @@ class _Detector:
         before = self._prev_nonblank(i)
         if ruled and before is not None:
             before = self._prev_nonblank(before)
-        return bare_topic_like(self.lines[i]) and before is not None and bool(markers.SENTENCE_END.search(self.lines[before]))
+        return (
+            bare_topic_like(self.lines[i])
+            and before is not None
+            and bool(markers.SENTENCE_END.search(self.lines[before]))
+        )
 
     def _topic_ok(self, i: int, label: str) -> bool:
         """Outside answers any ``(A) 標題`` is a heading; inside one it must lead to a question
@@ -449,7 +481,12 @@ def _explicit_marker(s: str) -> bool:
 
 def _question_like(s: str, numbered: bool) -> bool:
     """Any line that may open a question, for the document-wide pre-scan."""
-    if markers.ZH_QUESTION.match(s) or _en_q(s) or markers.HANSARD_QUESTION.match(s) or markers.AGENDA_QUESTION.match(s):
+    if (
+        markers.ZH_QUESTION.match(s)
+        or _en_q(s)
+        or markers.HANSARD_QUESTION.match(s)
+        or markers.AGENDA_QUESTION.match(s)
+    ):
         return True
     return numbered and bool(markers.NUMBERED_QUESTION.match(s))
 
@@ -540,7 +577,11 @@ class _Builder:
         before the next event (``(VII) Procedures for … / of Permanent Loss …``)."""
         lines = self.det.lines
         rest = [k for k in range(line + 1, end) if lines[k]]
-        if end < len(lines) and 0 < len(rest) <= 2 and all(heading_like(lines[k]) and not table_row_figures(lines[k]) for k in rest):
+        if (
+            end < len(lines)
+            and 0 < len(rest) <= 2
+            and all(heading_like(lines[k]) and not table_row_figures(lines[k]) for k in rest)
+        ):
             return end
         return line + 1
 
@@ -548,7 +589,9 @@ class _Builder:
         kind = "speaking_notes" if context == "speaking" else "narrative"
         self._add(kind, first, end, heading, parent)
 
-    def _add(self, kind: str, first: int, end: int, heading: str | None, parent: str | None) -> Section | None:
+    def _add(
+        self, kind: str, first: int, end: int, heading: str | None, parent: str | None
+    ) -> Section | None:
         span = self._span(first, end)
         if span is None:
             return None
@@ -557,7 +600,9 @@ class _Builder:
         if kind == "narrative" and mostly_cells(text):
             kind = "table"
         first_page, last_page = self.doc.span_pages(start, stop)
-        section = Section(kind, heading, parent, first_page, last_page, start, stop, text, has_table=looks_tabular(text))
+        section = Section(
+            kind, heading, parent, first_page, last_page, start, stop, text, has_table=looks_tabular(text)
+        )
         self.sections.append(section)
         return section
 
@@ -595,7 +640,9 @@ class _Builder:
         section.qa_id, section.question_kind, section.parent_question_id = f"{qa_id}-S{n}", ex.kind, qa_id
         section.asker, section.answerer, section.answer_start = ex.asker, ex.answerer, ex.answer_start
         asked_from = ex.question_text_start if ex.question_text_start is not None else ex.start
-        section.question = self._text(asked_from, ex.answer_start if ex.answer_start is not None else ex.end).strip()
+        section.question = self._text(
+            asked_from, ex.answer_start if ex.answer_start is not None else ex.end
+        ).strip()
         if ex.answer_start is None:
             section.answer = ""
             return section

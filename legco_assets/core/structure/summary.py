@@ -55,7 +55,11 @@ def structure_summary(sections: list[Section]) -> dict[str, Any]:
     ]
     # a question whose supplementaries have exchanges but which has none of its own (its
     # main question ran into the exchange before): missing, wherever its number falls
-    gaps += [p for p in dict.fromkeys(s.parent_question_id for s in pairs if s.parent_question_id) if p not in ids and p not in gaps]
+    gaps += [
+        p
+        for p in dict.fromkeys(s.parent_question_id for s in pairs if s.parent_question_id)
+        if p not in ids and p not in gaps
+    ]
     duplicates = sorted(qa_id for qa_id, n in Counter(ids).items() if n > 1)
     unanswered = [s.qa_id for s in pairs if not (s.answer or "").strip()]
     return {

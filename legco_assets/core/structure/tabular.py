@@ -27,14 +27,23 @@ def table_row_figures(line: str) -> int:
     """How many figures a line has if it reads as a table row flattened onto one line (3-10
     fields, no clause punctuation: prose has it, cells rarely do); 0 if it does not."""
     fields = line.split()
-    if not 3 <= len(fields) <= 10 or markers.CJK_CLAUSE_PUNCT.search(line) or markers.SENTENCE_END.search(line):
+    if (
+        not 3 <= len(fields) <= 10
+        or markers.CJK_CLAUSE_PUNCT.search(line)
+        or markers.SENTENCE_END.search(line)
+    ):
         return 0
     return sum(1 for f in fields if _DIGIT.search(f)) if _DIGIT.search(line) else 0
 
 
 def _cell_like(line: str) -> bool:
     """One short cell on its own line."""
-    return len(line) <= 30 and display_width(line) <= 30 and not markers.SENTENCE_END.search(line) and not markers.BULLET.match(line)
+    return (
+        len(line) <= 30
+        and display_width(line) <= 30
+        and not markers.SENTENCE_END.search(line)
+        and not markers.BULLET.match(line)
+    )
 
 
 def looks_tabular(text: str) -> bool:

@@ -49,7 +49,9 @@ def toc_entries(sections: list[Section]) -> list[TocEntry]:
             title = line[: m.start()].strip() if m else line
             if m and (title or pending):
                 last = m["last"]
-                entries.append(TocEntry(join_wrapped(pending + [title]), int(m["first"]), int(last) if last else None))
+                entries.append(
+                    TocEntry(join_wrapped(pending + [title]), int(m["first"]), int(last) if last else None)
+                )
                 pending = []
             elif title:
                 pending.append(title)
@@ -81,4 +83,3 @@ def absorb_toc_tail(sections: list[Section]) -> list[Section]:
 
 def _opens_entry(line: str) -> bool:
     return bool(markers.CHAPTER_HEADING.match(line) or markers.ANNEX_HEADING.match(line))
-

@@ -6,7 +6,14 @@ Code outside this package imports only the names below."""
 from __future__ import annotations
 
 from .geometry import geometric_tables
-from .stage import TablesResult, find_page_tables, find_tables, iter_page_tables, page_tables_as_read, start_page_tables
+from .stage import (
+    TablesResult,
+    find_page_tables,
+    find_tables,
+    iter_page_tables,
+    page_tables_as_read,
+    start_page_tables,
+)
 from .vision import (
     NO_TABLES,
     PROMPT_VERSION,

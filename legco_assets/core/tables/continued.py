@@ -8,8 +8,8 @@ part does not repeat the header, it gets the first part's header and all its row
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from typing import Iterable, Iterator
 
 from ..markdown_tables import to_markdown
 from ..records import Page, Table
@@ -33,7 +33,7 @@ def _ends_page(table: Table, page: Page | None) -> bool:
     """Nothing but page furniture follows ``table`` on its page."""
     text = _page_text(page)
     span = locate_table(text, table) if text else None
-    return span is not None and not text[span[1]:].strip()
+    return span is not None and not text[span[1] :].strip()
 
 
 def _starts_page(table: Table, page: Page | None) -> bool:
@@ -55,7 +55,9 @@ def link_continuations(by_page: dict[int, list[Table]], pages: list[Page]) -> li
     return [t for _, tables in link_pages(sorted(by_page.items()), pages) for t in tables]
 
 
-def link_pages(found: Iterable[tuple[int, list[Table]]], pages: list[Page]) -> Iterator[tuple[int, list[Table]]]:
+def link_pages(
+    found: Iterable[tuple[int, list[Table]]], pages: list[Page]
+) -> Iterator[tuple[int, list[Table]]]:
     """``found`` (tables per page, in page order) with continuations marked, each page
     given back as soon as it is read: a part is linked to the page before it only. The later
     part must have the same number of columns, be the first thing on its page, and the

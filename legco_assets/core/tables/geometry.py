@@ -34,10 +34,11 @@ A table that goes on over a page break is linked to its first part in :mod:`.con
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from ..records import Table
-from .grid import edge_components, build_grid, merge_edges, table_from_grid
+from .grid import build_grid, edge_components, merge_edges, table_from_grid
 from .page_reader import SNAP, PageReader
 
 
@@ -77,7 +78,9 @@ def _drop_containers(tables: list[Table]) -> list[Table]:
 
     out = []
     for t in tables:
-        if any(o is not t and o.bbox and t.bbox and inside(o.bbox, t.bbox) and o.bbox != t.bbox for o in tables):
+        if any(
+            o is not t and o.bbox and t.bbox and inside(o.bbox, t.bbox) and o.bbox != t.bbox for o in tables
+        ):
             continue
         out.append(t)
     return out
@@ -95,7 +98,9 @@ def tables_of(pdf: Any, numbers: Iterable[int]) -> Iterator[tuple[int, list[Tabl
                 yield number, found
 
 
-def iter_geometric_tables(pdf_bytes: bytes, page_numbers: Iterable[int] | None = None) -> Iterator[tuple[int, list[Table]]]:
+def iter_geometric_tables(
+    pdf_bytes: bytes, page_numbers: Iterable[int] | None = None
+) -> Iterator[tuple[int, list[Table]]]:
     """``(page number, tables)`` for each page with a table, page by page (PDFium)."""
     import pypdfium2 as pdfium
 

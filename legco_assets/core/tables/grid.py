@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from ..markdown_tables import to_markdown
 from ..records import Table
-from .page_reader import SNAP, PageChar, Edge
+from .page_reader import SNAP, Edge, PageChar
 
 _CJK_RANGES = ((0x2E80, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0x2FFFF))
 
@@ -286,7 +286,9 @@ def table_from_grid(page_number: int, grid: _Grid, chars: list[PageChar]) -> Tab
         band = bands[r]
         split = None
         if all(grid.cells[i][0] == grid.cells[i][2] == r for i in band):
-            split = _split_band([(grid.cells[i][1], lines[i], xs[grid.cells[i][3] + 1] - xs[grid.cells[i][1]]) for i in band])
+            split = _split_band(
+                [(grid.cells[i][1], lines[i], xs[grid.cells[i][3] + 1] - xs[grid.cells[i][1]]) for i in band]
+            )
         if split:
             for sub in split:
                 expanded.append([sub.get(c, "") for c in range(cols)])

@@ -9,8 +9,9 @@ table page, so both go straight to PDFium's C functions, reusing their ctypes bu
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ..read import normalise_chars_aligned, pdfium_page_chars
 
@@ -94,7 +95,16 @@ class PageReader:
         fill = painted(raw.FPDFPageObj_GetFillColor) if fill_mode.value else None
         return stroked, fill
 
-    def _box(self, x0: float, y0: float, x1: float, y1: float, h: list[Edge], v: list[Edge], fill_only: tuple[int, int, int] | None = None) -> None:
+    def _box(
+        self,
+        x0: float,
+        y0: float,
+        x1: float,
+        y1: float,
+        h: list[Edge],
+        v: list[Edge],
+        fill_only: tuple[int, int, int] | None = None,
+    ) -> None:
         """A rectangle (or a thin one: a ruling line) in PDF coordinates. A filled box with
         no outline is kept aside: its sides are lines only where its colour ends."""
         x0, x1 = min(x0, x1), max(x0, x1)
@@ -193,7 +203,12 @@ class PageReader:
     def _is_box(self, obj: Any, count: int) -> bool:
         """True when a short path is an axis-aligned rectangle (not a diagonal or curve)."""
         raw = self.raw
-        get_segment, get_type, get_point, bezier = raw.FPDFPath_GetPathSegment, raw.FPDFPathSegment_GetType, raw.FPDFPathSegment_GetPoint, raw.FPDF_SEGMENT_BEZIERTO
+        get_segment, get_type, get_point, bezier = (
+            raw.FPDFPath_GetPathSegment,
+            raw.FPDFPathSegment_GetType,
+            raw.FPDFPathSegment_GetPoint,
+            raw.FPDF_SEGMENT_BEZIERTO,
+        )
         x, y = self._point
         points = []
         for index in range(count):
@@ -240,7 +255,10 @@ class PageReader:
         loose_ref = ctypes.byref(loose)
         # the near test in PDF coordinates (y up): a centre within 2 * SNAP of a region
         margin = 2 * SNAP
-        boxes = [(x0 - margin, x1 + margin, height - bottom - margin, height - top + margin) for x0, top, x1, bottom in regions]
+        boxes = [
+            (x0 - margin, x1 + margin, height - bottom - margin, height - top + margin)
+            for x0, top, x1, bottom in regions
+        ]
         text = pdfium_page_chars(textpage)
         out: list[PageChar] = []
         space = printed = False
@@ -261,7 +279,21 @@ class PageReader:
                 else:
                     space = printed = False
                     continue
-                out.append(self._char(textpage, index, ch, l.value, height - t.value, r.value, height - b.value, loose, loose_ref, space, printed))
+                out.append(
+                    self._char(
+                        textpage,
+                        index,
+                        ch,
+                        l.value,
+                        height - t.value,
+                        r.value,
+                        height - b.value,
+                        loose,
+                        loose_ref,
+                        space,
+                        printed,
+                    )
+                )
                 space = printed = False
         fixed = normalise_chars_aligned("".join(c.ch for c in out))
         for c, f in zip(out, fixed):
@@ -269,7 +301,20 @@ class PageReader:
                 c.ch = f
         return out
 
-    def _char(self, textpage: Any, index: int, ch: str, x0: float, top: float, x1: float, bottom: float, loose: Any, loose_ref: Any, space: bool, printed: bool) -> PageChar:
+    def _char(
+        self,
+        textpage: Any,
+        index: int,
+        ch: str,
+        x0: float,
+        top: float,
+        x1: float,
+        bottom: float,
+        loose: Any,
+        loose_ref: Any,
+        space: bool,
+        printed: bool,
+    ) -> PageChar:
         """One character near a grid, with its loose box where that tells more."""
         # loose boxes (advance width, ascent/descent) make gaps between glyphs honest
         # ("1" has a narrow ink box); tight boxes keep lines apart, except for flat
@@ -281,7 +326,9 @@ class PageReader:
                 top, bottom = loose_top, loose_bottom
         return PageChar(ch, x0, top, x1, bottom, space, printed)
 
-    def _visits(self, textpage: Any, text: str, boxes: list[tuple[float, float, float, float]]) -> Iterator[tuple[int, int]]:
+    def _visits(
+        self, textpage: Any, text: str, boxes: list[tuple[float, float, float, float]]
+    ) -> Iterator[tuple[int, int]]:
         """Index ranges of ``text`` to read char by char: all of it, except the start of a
         text line that lies far from every box. Exact, not a guess: a line is skipped only
         when PDFium's rectangles of its text (loose boxes), widened by their own height,
@@ -301,7 +348,17 @@ class PageReader:
             position = end + 1
         yield start, len(text)
 
-    def _line_far(self, textpage: Any, first: int, last: int, boxes: list[tuple[float, float, float, float]], l: Any, t: Any, r: Any, b: Any) -> bool:
+    def _line_far(
+        self,
+        textpage: Any,
+        first: int,
+        last: int,
+        boxes: list[tuple[float, float, float, float]],
+        l: Any,
+        t: Any,
+        r: Any,
+        b: Any,
+    ) -> bool:
         raw = self.raw
         count = raw.FPDFText_CountRects(textpage, first, last - first + 1)
         if count <= 0:

@@ -9,9 +9,10 @@ with a vision LLM configured, the pages with a detected table are read from thei
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
-from typing import Any, ContextManager, Iterable, Iterator
+from typing import Any, ContextManager
 
 from ..llm import LLMClient
 from ..read import SourceBytes, document_kind
@@ -37,7 +38,7 @@ class TablesResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "TablesResult":
+    def from_dict(cls, data: dict[str, Any]) -> TablesResult:
         return cls(
             tables=[Table.from_dict(t) for t in data.get("tables", [])],
             pages_with_tables=list(data.get("pages_with_tables", [])),
@@ -49,7 +50,11 @@ class TablesResult:
 
 # -- the page_tables function --------------------------------------------------------------------
 def find_tables(
-    pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "LLMClient | None" = None, geometry: GeometricTables | None = None
+    pdf_bytes: bytes,
+    pages: list[Page],
+    settings: Settings,
+    llm: LLMClient | None = None,
+    geometry: GeometricTables | None = None,
 ) -> TablesResult:
     """Tables on the document's pages (the ``page_tables`` asset's pure function).
 
@@ -67,7 +72,17 @@ def find_tables(
     by_page: dict[int, list[Table]] = {}
     warnings: list[str] = []
     # the same keys with or without an LLM, so the asset's metadata always reads the same
-    stats: dict[str, Any] = {key: 0 for key in ("llm_calls", "llm_cached", "llm_failures", "llm_tokens_in", "llm_tokens_out", "llm_seconds")}
+    stats: dict[str, Any] = {
+        key: 0
+        for key in (
+            "llm_calls",
+            "llm_cached",
+            "llm_failures",
+            "llm_tokens_in",
+            "llm_tokens_out",
+            "llm_seconds",
+        )
+    }
     vision_pages = 0
     client = None
     if settings.llm_enabled and settings.qa_vision_enabled:
@@ -112,7 +127,11 @@ def find_tables(
 
 
 def iter_page_tables(
-    pdf_bytes: bytes, pages: list[Page], settings: Settings, llm: "LLMClient | None" = None, geometry: GeometricTables | None = None
+    pdf_bytes: bytes,
+    pages: list[Page],
+    settings: Settings,
+    llm: LLMClient | None = None,
+    geometry: GeometricTables | None = None,
 ) -> Iterator[tuple[int, list[Table]]]:
     """What :func:`find_tables` finds, as ``(page number, tables)`` in page order. Without
     a vision LLM each page comes as soon as it is read and linked to the page before, so a
@@ -128,7 +147,9 @@ def iter_page_tables(
     yield from link_pages(_geometry_pages(pdf_bytes, numbers, geometry), pages)
 
 
-def _geometry_pages(pdf_bytes: bytes, numbers: list[int] | None, geometry: GeometricTables | None) -> Iterator[tuple[int, list[Table]]]:
+def _geometry_pages(
+    pdf_bytes: bytes, numbers: list[int] | None, geometry: GeometricTables | None
+) -> Iterator[tuple[int, list[Table]]]:
     """Geometric tables of ``numbers`` (all pages when None) in order, from ``geometry``
     when it was started for this document, else found here (on several cores when long)."""
     if geometry is None:
@@ -139,7 +160,10 @@ def _geometry_pages(pdf_bytes: bytes, numbers: list[int] | None, geometry: Geome
 
 # -- a paper's tables, whatever its kind ------------------------------------------------------------
 def find_page_tables(
-    source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None,
+    source: SourceBytes,
+    pages: list[Page],
+    settings: Settings,
+    llm: LLMClient | None = None,
     geometry: GeometricTables | None = None,
 ) -> TablesResult | None:
     """Tables per page (geometric, or vision when configured); None for non-PDF inputs.
@@ -151,7 +175,10 @@ def find_page_tables(
 
 
 def page_tables_as_read(
-    source: SourceBytes, pages: list[Page], settings: Settings, llm: LLMClient | None = None,
+    source: SourceBytes,
+    pages: list[Page],
+    settings: Settings,
+    llm: LLMClient | None = None,
     geometry: GeometricTables | None = None,
 ) -> PageTables | None:
     """:func:`find_page_tables`'s tables, handed over page by page as they are read

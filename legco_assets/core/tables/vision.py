@@ -17,9 +17,10 @@ from __future__ import annotations
 import io
 import re
 import threading
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..llm import LLMClient, LLMError
 from ..markdown_tables import to_markdown
@@ -132,7 +133,9 @@ def ask_page(llm: LLMClient, png: bytes) -> str:
     return llm.ask_image(KIND, PROMPT_VERSION, SYSTEM_PROMPT, USER_PROMPT, png)
 
 
-def _rendered_pages(pdf_bytes: bytes, numbers: Iterable[int], dpi: int, outcome: "VisionOutcome") -> Iterator[tuple[int, Any]]:
+def _rendered_pages(
+    pdf_bytes: bytes, numbers: Iterable[int], dpi: int, outcome: VisionOutcome
+) -> Iterator[tuple[int, Any]]:
     """Page images (PIL), rendered on this thread: PDFium is not thread-safe. The PNG
     encoding, the slow part, happens in the workers (Pillow releases the GIL there)."""
     import pypdfium2 as pdfium
@@ -145,7 +148,9 @@ def _rendered_pages(pdf_bytes: bytes, numbers: Iterable[int], dpi: int, outcome:
                 image = page.render(scale=dpi / 72).to_pil().copy()
                 page.close()
             except Exception as exc:  # a page PDFium cannot render keeps its geometric tables
-                outcome.warnings.append(f"page {number}: cannot render the page image ({type(exc).__name__}); kept geometric tables")
+                outcome.warnings.append(
+                    f"page {number}: cannot render the page image ({type(exc).__name__}); kept geometric tables"
+                )
                 outcome.counts["vision_failed"] += 1
                 continue
             yield number, image
@@ -178,7 +183,9 @@ def read_tables_from_images(
     when both found the same number of tables on the page."""
     text_of = {p.number: p.raw or p.cleaned for p in pages}
     geometric = {} if geometric is None else geometric  # filled lazily by the caller
-    outcome = VisionOutcome(counts={"vision_replaced": 0, "vision_failed": 0, "vision_invalid": 0, "vision_no_table": 0})
+    outcome = VisionOutcome(
+        counts={"vision_replaced": 0, "vision_failed": 0, "vision_invalid": 0, "vision_no_table": 0}
+    )
     # twice as many threads as call slots: while ``llm_max_concurrency`` threads wait on
     # replies (LLMClient's semaphore), the others encode the next pages' PNGs
     workers = 2 * max(1, settings.llm_max_concurrency)
@@ -204,7 +211,9 @@ def read_tables_from_images(
             if reason is not None:
                 key = "vision_no_table" if reply.strip() == NO_TABLES else "vision_invalid"
                 outcome.counts[key] += 1
-                outcome.warnings.append(f"page {number}: vision reply not used ({reason}); kept geometric tables")
+                outcome.warnings.append(
+                    f"page {number}: vision reply not used ({reason}); kept geometric tables"
+                )
                 continue
             boxes = [t.bbox for t in geometric.get(number, [])]
             outcome.tables[number] = [
@@ -219,5 +228,7 @@ def read_tables_from_images(
                 for i, (header, rows) in enumerate(tables)
             ]
             outcome.counts["vision_replaced"] += 1
-    outcome.warnings.sort(key=lambda w: int(w.split()[1].rstrip(":")) if w.split()[1].rstrip(":").isdigit() else 0)
+    outcome.warnings.sort(
+        key=lambda w: int(w.split()[1].rstrip(":")) if w.split()[1].rstrip(":").isdigit() else 0
+    )
     return outcome

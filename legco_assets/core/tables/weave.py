@@ -172,7 +172,7 @@ def _absorb_header(index: TextIndex, span: tuple[int, int], header: list[str]) -
     only of header characters (a header cell spanning columns is repeated in ``header`` but
     printed once). None when no header line is there."""
     budget = Counter("".join(_squash(c) for c in header))
-    if not budget or index.text[index.lines[index.line_at(span[0])][0]:span[0]].strip():
+    if not budget or index.text[index.lines[index.line_at(span[0])][0] : span[0]].strip():
         return None
     line = index.line_at(span[0]) - 1
     start = None
@@ -227,7 +227,12 @@ def table_chains(tables: list[Table]) -> list[list[Table]]:
     for i in ordered:
         table = tables[i]
         previous = last_on_page.get(table.page - 1)
-        if table.continues_from_previous and previous and previous[-1].page == table.page - 1 and previous[-1].width == table.width:
+        if (
+            table.continues_from_previous
+            and previous
+            and previous[-1].page == table.page - 1
+            and previous[-1].width == table.width
+        ):
             previous.append(table)
             chain = previous
         else:
@@ -328,7 +333,7 @@ def _plan(text: str, tables: list[Table]) -> tuple[list[tuple[int, int, str]], i
             else:
                 # a continuation without its first part: give it the chain's header
                 head = stitch([chain[0], *parts])
-                markdown = to_markdown(head.header, head.rows[len(chain[0].rows):])
+                markdown = to_markdown(head.header, head.rows[len(chain[0].rows) :])
             first_span = run[0][1]
             edits.append((first_span[0], first_span[1], markdown))
             for _, span in run[1:]:
@@ -361,7 +366,9 @@ def embed_tables_in_pages(pages: list[Page], tables: list[Table]) -> list[Page]:
     return weave_pages(pages, tables)[0]
 
 
-def weave_pages(pages: list[Page], tables: list[Table]) -> tuple[list[Page], dict[int, list[tuple[int, int, int]]]]:
+def weave_pages(
+    pages: list[Page], tables: list[Table]
+) -> tuple[list[Page], dict[int, list[tuple[int, int, int]]]]:
     """:func:`embed_tables_in_pages`, and by page number the spans of its ``cleaned`` that
     are printed on another page, ``(start, end, page)``: a stitched table's rows from a
     later page (``DocumentText.from_pages`` takes them, so a chunk that holds only those
@@ -396,7 +403,7 @@ def weave_pages(pages: list[Page], tables: list[Table]) -> tuple[list[Page], dic
                 head: list[Table] = []
             else:
                 whole = stitch([chain[0], *parts])
-                markdown = to_markdown(whole.header, whole.rows[len(chain[0].rows):])
+                markdown = to_markdown(whole.header, whole.rows[len(chain[0].rows) :])
                 head = [chain[0]]
             skip = len(chain[0].rows) if head else 0
             counts = [len(stitch([*head, *parts[: k + 1]]).rows) - skip for k in range(len(parts))]
@@ -421,7 +428,9 @@ def weave_pages(pages: list[Page], tables: list[Table]) -> tuple[list[Page], dic
     return out, elsewhere
 
 
-def _rows_printed_elsewhere(markdown: str, parts: list[Table], counts: list[int]) -> list[tuple[int, int, int]]:
+def _rows_printed_elsewhere(
+    markdown: str, parts: list[Table], counts: list[int]
+) -> list[tuple[int, int, int]]:
     """Spans of ``markdown`` (header, separator, then one line per row) holding the rows of
     ``parts`` after the first, with the page each is printed on; ``counts[k]`` is how many
     rows the parts up to ``k`` make."""

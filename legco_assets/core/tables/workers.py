@@ -16,12 +16,13 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, BinaryIO
 
 from ..read import pdf_page_count
 from ..records import Table
-from .geometry import page_tables_of, tables_of, geometric_tables
+from .geometry import geometric_tables, page_tables_of, tables_of
 
 # -- geometry on more than one core ------------------------------------------------------------------
 PARALLEL_MIN_PAGES = 100  # fewer pages: starting a worker (~0.1 s of a fresh Python) saves nothing
@@ -121,7 +122,9 @@ class _Worker:
     (``end``) when it has nothing else to do. Forked when ``fork``, else a fresh Python
     running :func:`serve_worker`; :meth:`start` starts the threads that talk to it."""
 
-    def __init__(self, pdf_bytes: bytes, numbers: list[int], first: int, changed: threading.Condition, fork: bool) -> None:
+    def __init__(
+        self, pdf_bytes: bytes, numbers: list[int], first: int, changed: threading.Condition, fork: bool
+    ) -> None:
         self.numbers = numbers
         self.first = first  # position of numbers[0] in the whole list
         self.done = 0
@@ -130,13 +133,22 @@ class _Worker:
         self.found: dict[int, list[Table]] = {}
         self._changed = changed
         self._payload = b""
-        self.process: "subprocess.Popen[bytes] | _Forked"
+        self.process: subprocess.Popen[bytes] | _Forked
         if fork:
             self.process = _Forked(pdf_bytes, numbers)
         else:
-            env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")])))
-            command = [sys.executable, "-c", "from legco_assets.core.tables.workers import serve_worker; serve_worker()"]
-            self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            env = dict(
+                os.environ,
+                PYTHONPATH=os.pathsep.join(filter(None, [_PACKAGE_ROOT, os.environ.get("PYTHONPATH")])),
+            )
+            command = [
+                sys.executable,
+                "-c",
+                "from legco_assets.core.tables.workers import serve_worker; serve_worker()",
+            ]
+            self.process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+            )
             self._payload = pickle.dumps((pdf_bytes, numbers), protocol=pickle.HIGHEST_PROTOCOL)
         self.reader = threading.Thread(target=self._collect, daemon=True)
 
@@ -205,7 +217,13 @@ class GeometricTables:
     same result as :func:`geometric_tables`.
     """
 
-    def __init__(self, pdf_bytes: bytes, page_numbers: Iterable[int] | None = None, workers: int | None = None, min_pages: int | None = None) -> None:
+    def __init__(
+        self,
+        pdf_bytes: bytes,
+        page_numbers: Iterable[int] | None = None,
+        workers: int | None = None,
+        min_pages: int | None = None,
+    ) -> None:
         self.pdf_bytes = pdf_bytes
         self._numbers = list(page_numbers) if page_numbers is not None else None
         self._changed = threading.Condition()
@@ -230,7 +248,9 @@ class GeometricTables:
         fork = hasattr(os, "fork") and _single_threaded()  # decided before any thread starts
         try:
             for first in range(0, len(numbers), size):
-                self._workers.append(_Worker(self.pdf_bytes, numbers[first : first + size], first, self._changed, fork))
+                self._workers.append(
+                    _Worker(self.pdf_bytes, numbers[first : first + size], first, self._changed, fork)
+                )
         except OSError:  # cannot start a process here: the caller reads those pages
             pass
         for worker in self._workers:
@@ -259,7 +279,13 @@ class GeometricTables:
         finally:
             self.close()
 
-    def _page(self, number: int, slot: "tuple[_Worker, int] | None", local: "_LocalReader", stolen: dict[int, list[Table]]) -> list[Table]:
+    def _page(
+        self,
+        number: int,
+        slot: tuple[_Worker, int] | None,
+        local: _LocalReader,
+        stolen: dict[int, list[Table]],
+    ) -> list[Table]:
         """One page's tables: from its worker once reported, from this process when the
         page is this process's (never given to a worker, taken off a run's back, or left
         by a worker that died); meanwhile pages are taken off the back of the runs."""
@@ -278,7 +304,7 @@ class GeometricTables:
                 taken = victim.numbers[victim.end]
                 stolen[taken] = local.page(taken)
 
-    def _busiest(self) -> "_Worker | None":
+    def _busiest(self) -> _Worker | None:
         """The live worker with the most pages left, its last one now the caller's."""
         with self._changed:
             left = [(w.end - w.done, w) for w in self._workers if w.end > w.done]
@@ -294,7 +320,7 @@ class GeometricTables:
         for worker in workers:
             worker.stop()
 
-    def __enter__(self) -> "GeometricTables":
+    def __enter__(self) -> GeometricTables:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -315,7 +341,7 @@ class _LocalReader:
             self.pdf = pdfium.PdfDocument(self.pdf_bytes)
         return next((found for _, found in tables_of(self.pdf, [number])), [])
 
-    def __enter__(self) -> "_LocalReader":
+    def __enter__(self) -> _LocalReader:
         return self
 
     def __exit__(self, *exc: Any) -> None:

@@ -20,7 +20,16 @@ from .sources import source_document
 from .structure import STRUCTURE_CHECKS, document_structure
 from .tables import page_tables
 
-ALL_ASSETS = [source_document, page_text, page_images, page_tables, document_structure, chunks, vector_index, chunk_excerpts]
+ALL_ASSETS = [
+    source_document,
+    page_text,
+    page_images,
+    page_tables,
+    document_structure,
+    chunks,
+    vector_index,
+    chunk_excerpts,
+]
 
 __all__ = [
     "ALL_ASSETS",

@@ -4,7 +4,7 @@ paper's checks as gates."""
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import dagster as dg
 from pydantic import Field, model_validator
@@ -17,7 +17,17 @@ from legco_assets.core.settings import Settings, Strategy
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
-from .common import COUNCIL_COLUMNS, check_results, md_table, paper_asset, paper_check_specs, short_path, shown_of, tag_strategy, written_version
+from .common import (
+    COUNCIL_COLUMNS,
+    check_results,
+    md_table,
+    paper_asset,
+    paper_check_specs,
+    short_path,
+    shown_of,
+    tag_strategy,
+    written_version,
+)
 from .read import page_text
 from .structure import document_structure
 from .tables import page_tables
@@ -31,27 +41,30 @@ class ChunkingConfig(dg.Config):
     default): nothing is read from the environment when the definitions load.
     :meth:`resolved` gives the effective config."""
 
-    strategy: Optional[Strategy] = Field(
+    strategy: Strategy | None = Field(
         default=None,
         description="token: sliding tiktoken windows; question: one chunk per Q&A pair, "
         "narrative by heading, speaking notes per bullet. Both coexist in Chroma. "
         "Unset: DEFAULT_CHUNKING_STRATEGY (token).",
     )
-    chunk_size: Optional[int] = Field(
-        default=None, gt=0, description="Token window size (token strategy, narrative). Unset: CHUNK_SIZE (1000)."
+    chunk_size: int | None = Field(
+        default=None,
+        gt=0,
+        description="Token window size (token strategy, narrative). Unset: CHUNK_SIZE (1000).",
     )
-    chunk_overlap: Optional[int] = Field(
+    chunk_overlap: int | None = Field(
         default=None, ge=0, description="Tokens shared by consecutive windows. Unset: CHUNK_OVERLAP (200)."
     )
-    qa_max_chunk_tokens: Optional[int] = Field(
-        default=None, gt=0,
+    qa_max_chunk_tokens: int | None = Field(
+        default=None,
+        gt=0,
         description="A Q&A pair above this is split; each part repeats the question. Unset: QA_MAX_CHUNK_TOKENS (3000).",
     )
-    qa_include_internal_refs: Optional[bool] = Field(
+    qa_include_internal_refs: bool | None = Field(
         default=None,
         description="Keep [內部參考…]/[Internal reference…] notes in answers. Unset: QA_INCLUDE_INTERNAL_REFS (true).",
     )
-    section_join_tokens: Optional[int] = Field(
+    section_join_tokens: int | None = Field(
         default=None,
         ge=0,
         description="Question strategy: short narrative sections under one heading are joined up to this many tokens "
@@ -61,8 +74,14 @@ class ChunkingConfig(dg.Config):
     @model_validator(mode="after")
     def _overlap_below_size(self) -> "ChunkingConfig":
         """Checked on what is set here; :meth:`resolved` checks the effective pair."""
-        if self.chunk_overlap is not None and self.chunk_size is not None and self.chunk_overlap >= self.chunk_size:
-            raise ValueError(f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})")
+        if (
+            self.chunk_overlap is not None
+            and self.chunk_size is not None
+            and self.chunk_overlap >= self.chunk_size
+        ):
+            raise ValueError(
+                f"chunk_overlap ({self.chunk_overlap}) must be smaller than chunk_size ({self.chunk_size})"
+            )
         return self
 
     def resolved(self, settings: Settings) -> "ChunkingConfig":
@@ -79,11 +98,19 @@ class ChunkingConfig(dg.Config):
 
     def apply(self, settings: Settings) -> Settings:
         """The settings with the limits set here."""
-        return settings.with_(**{name: value for name in _LIMITS if (value := getattr(self, name)) is not None})
+        return settings.with_(
+            **{name: value for name in _LIMITS if (value := getattr(self, name)) is not None}
+        )
 
 
 # the fields of ChunkingConfig that override the settings of the same name
-_LIMITS = ("chunk_size", "chunk_overlap", "qa_max_chunk_tokens", "qa_include_internal_refs", "section_join_tokens")
+_LIMITS = (
+    "chunk_size",
+    "chunk_overlap",
+    "qa_max_chunk_tokens",
+    "qa_include_internal_refs",
+    "section_join_tokens",
+)
 
 
 def _first_line(text: str, limit: int = 80) -> str:
@@ -92,12 +119,17 @@ def _first_line(text: str, limit: int = 80) -> str:
 
 
 @paper_asset(
-    "chunking", {"python"}, "3", deps=[document_structure, page_tables, page_text],
+    "chunking",
+    {"python"},
+    "3",
+    deps=[document_structure, page_tables, page_text],
     # only the integrity checks block (core/quality.BLOCKING); no_footer_leaked warns
     check_specs=paper_check_specs("chunks", CHUNK_CHECKS),
     description="Chunks for the configured strategy (run config), written per strategy so both coexist.",
 )
-def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+def chunks(
+    context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings
+) -> dg.MaterializeResult:
     config = config.resolved(legco.settings())
     tag_strategy(context, config.strategy.value)
     settings = config.apply(legco.settings())
@@ -106,7 +138,12 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     rows = [r.to_json() for r in records]  # the records as chunks-<strategy>.jsonl holds them
     return dg.MaterializeResult(
         metadata={
-            **_chunk_metadata(rows, config.strategy, _excerpt_links(settings, context.partition_key, config.strategy, records[:60]), context.partition_key),
+            **_chunk_metadata(
+                rows,
+                config.strategy,
+                _excerpt_links(settings, context.partition_key, config.strategy, records[:60]),
+                context.partition_key,
+            ),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
@@ -116,7 +153,9 @@ def chunks(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: Leg
     )
 
 
-def _excerpt_links(settings: Settings, document_id: str, strategy: Strategy, records: list[ChunkRecord]) -> list[tuple[str, str]]:
+def _excerpt_links(
+    settings: Settings, document_id: str, strategy: Strategy, records: list[ChunkRecord]
+) -> list[tuple[str, str]]:
     """(label, URL) of each record's excerpt: ``question.pdf#page=3`` and where it is served."""
     out = []
     for r in with_excerpt_paths(settings, document_id, strategy, records):
@@ -126,7 +165,10 @@ def _excerpt_links(settings: Settings, document_id: str, strategy: Strategy, rec
 
 
 def _chunk_metadata(
-    records: list[dict[str, Any]], strategy: Strategy, linked: list[tuple[str, str]] | None = None, document_id: str = ""
+    records: list[dict[str, Any]],
+    strategy: Strategy,
+    linked: list[tuple[str, str]] | None = None,
+    document_id: str = "",
 ) -> dict[str, Any]:
     """Counts and the Markdown preview (the first 60 chunks, and a line saying so when there
     are more); ``linked``: the first records' excerpt (label, URL), for the preview's excerpt
@@ -134,12 +176,16 @@ def _chunk_metadata(
     rows = []
     for r in records[:60]:
         m = r["metadata"]
-        pages = f"{m['page_start']}–{m['page_end']}" if m["page_end"] != m["page_start"] else str(m["page_start"])
+        pages = (
+            f"{m['page_start']}–{m['page_end']}" if m["page_end"] != m["page_start"] else str(m["page_start"])
+        )
         body = r["text"]
         path = join_path(m.get("section_path") or [])
         if path and body.lstrip().startswith(path):  # the path is the first line of narrative/notes
             body = body.lstrip()[len(path) :]
-        rows.append([m.get("question_id", ""), short_path(path), pages, _first_line(body, 60), m["token_count"]])
+        rows.append(
+            [m.get("question_id", ""), short_path(path), pages, _first_line(body, 60), m["token_count"]]
+        )
     header = ["question", "section path", "pages", "first line", "tokens"]
     if linked:  # each chunk's excerpt, over HTTP (EXCERPTS_BASE_URL; make ui serves it)
         header.append("excerpt")
@@ -152,10 +198,18 @@ def _chunk_metadata(
     return {
         "strategy": strategy.value,
         "chunks": len(records),
-        "by_section_type": dg.MetadataValue.json(dict(Counter(r["metadata"]["section_type"] for r in records))),
+        "by_section_type": dg.MetadataValue.json(
+            dict(Counter(r["metadata"]["section_type"] for r in records))
+        ),
         "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
         "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
         "preview": dg.MetadataValue.md(
-            shown_of(len(rows), len(records), "chunks", f"legco-assets chunks {document_id} --strategy {strategy.value} for all") + md_table(header, rows)
+            shown_of(
+                len(rows),
+                len(records),
+                "chunks",
+                f"legco-assets chunks {document_id} --strategy {strategy.value} for all",
+            )
+            + md_table(header, rows)
         ),
     }

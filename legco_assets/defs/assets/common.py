@@ -2,7 +2,8 @@
 check results and Markdown tables for the UI."""
 
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import dagster as dg
 
@@ -16,7 +17,8 @@ from ..failures import reasons_as_failures
 from ..lineage import digest
 from ..names import STRATEGY_TAG
 from ..partitions import documents_partitions
-from ..results import check_results as check_results, not_run as not_run  # the stages import them from here
+from ..results import check_results as check_results  # the stages import them from here
+from ..results import not_run as not_run
 
 COUNCIL_COLUMNS = ["kind", "asker", "parent"]  # a Hansard's questions: main | supplementary | written
 
@@ -30,16 +32,22 @@ def tag_strategy(context: dg.AssetExecutionContext, strategy: str) -> None:
         context.instance.add_run_tags(context.run_id, {STRATEGY_TAG: strategy})
 
 
-def paper_asset(group: str, kinds: set[str], code_version: str, **spec: Any) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
+def paper_asset(
+    group: str, kinds: set[str], code_version: str, **spec: Any
+) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
     """``@dg.asset`` for one stage of one paper: every asset of the graph is partitioned by
     document, sits in its stage's group with a code version (the UI shows what a code change
     made stale), and shows the core's expected failures as their one-line reason
     (:func:`reasons_as_failures`). ``spec`` is the rest of ``dg.asset``'s arguments."""
 
     def decorate(fn: Callable[..., Any]) -> dg.AssetsDefinition:
-        return dg.asset(partitions_def=documents_partitions, group_name=group, kinds=kinds, code_version=code_version, **spec)(
-            reasons_as_failures(fn)
-        )
+        return dg.asset(
+            partitions_def=documents_partitions,
+            group_name=group,
+            kinds=kinds,
+            code_version=code_version,
+            **spec,
+        )(reasons_as_failures(fn))
 
     return decorate
 
@@ -51,7 +59,9 @@ def check_spec(asset: str, name: str, description: str, blocking: bool = False) 
     person running the CLI could act on, so it is not printed."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", dg.PreviewWarning)
-        return dg.AssetCheckSpec(name, asset=asset, description=description, blocking=blocking, partitions_def=documents_partitions)
+        return dg.AssetCheckSpec(
+            name, asset=asset, description=description, blocking=blocking, partitions_def=documents_partitions
+        )
 
 
 def paper_check_specs(asset: str, names: list[str]) -> list[dg.AssetCheckSpec]:

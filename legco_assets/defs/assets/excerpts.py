@@ -16,14 +16,19 @@ EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in
 
 
 @paper_asset(
-    "retrieval", {"pdf", "html"}, "2", deps=[chunks],
+    "retrieval",
+    {"pdf", "html"},
+    "2",
+    deps=[chunks],
     description="Every chunk of the configured strategy highlighted on the source, in one file per strategy that "
     "costs less than the paper: excerpts/<strategy>.pdf (the paper with an annotation per chunk, stored as an "
     "update of the stored paper) or excerpts/<strategy>.html for a web page or text paper. chunk_file_path in "
     "Chroma is the file and the chunk's place (#page=N, #chunk-I); links open from EXCERPTS_BASE_URL (make ui "
     "serves them); `legco-assets excerpt CHUNK_ID` cuts one chunk's PDF. Re-made only when a chunk changed.",
 )
-def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+def chunk_excerpts(
+    context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings
+) -> dg.MaterializeResult:
     config = config.resolved(legco.settings())  # unset fields: the settings' (strategy too)
     tag_strategy(context, config.strategy.value)
     settings = legco.settings()
@@ -31,7 +36,12 @@ def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, le
     report, folder, paper_bytes = outcome.report, outcome.folder, outcome.paper_bytes
     below = [e for e in report.excerpts if e.ratio < EXCERPT_LOCATED]
     rows = [
-        [e.index, ", ".join(map(str, e.pages)), f"{e.ratio:.1%}", f"[{e.link}]({excerpt_url(settings.excerpts_base_url, settings.documents_dir, str(folder / e.link))})"]
+        [
+            e.index,
+            ", ".join(map(str, e.pages)),
+            f"{e.ratio:.1%}",
+            f"[{e.link}]({excerpt_url(settings.excerpts_base_url, settings.documents_dir, str(folder / e.link))})",
+        ]
         for e in report.excerpts[:60]
     ]
     return dg.MaterializeResult(
@@ -48,13 +58,22 @@ def chunk_excerpts(context: dg.AssetExecutionContext, config: ChunkingConfig, le
             "characters_located": round(report.located, 4),
             "chunks_below_99pct_located": len(below),
             "seconds": round(report.seconds, 3),
-            "excerpts_per_second": round(report.written / report.seconds, 1) if report.seconds and report.written else 0.0,
+            "excerpts_per_second": round(report.written / report.seconds, 1)
+            if report.seconds and report.written
+            else 0.0,
             "folder": dg.MetadataValue.path(str(folder.resolve())),
             "preview": dg.MetadataValue.md(
-                shown_of(len(rows), len(report.excerpts), "excerpts", f"legco-assets chunks {context.partition_key} --strategy {config.strategy.value} for all")
+                shown_of(
+                    len(rows),
+                    len(report.excerpts),
+                    "excerpts",
+                    f"legco-assets chunks {context.partition_key} --strategy {config.strategy.value} for all",
+                )
                 + md_table(["chunk", "pages", "highlighted", "excerpt"], rows)
             ),
             **upstream_metadata(context, config.strategy.value),
         },
-        data_version=written_version(settings, context.partition_key, *(f"excerpts/{s.value}.json" for s in Strategy)),
+        data_version=written_version(
+            settings, context.partition_key, *(f"excerpts/{s.value}.json" for s in Strategy)
+        ),
     )

@@ -1,7 +1,7 @@
 """Stage ``read`` (core/read): ``page_text``, each page's text raw and cleaned, and
 ``page_images``, the page PNGs the vision stage reads."""
 
-from typing import Any, Optional
+from typing import Any
 
 import dagster as dg
 from pydantic import Field
@@ -15,19 +15,28 @@ from .sources import source_document
 
 
 class PageImagesConfig(dg.Config):
-    dpi: Optional[int] = Field(
-        default=None, ge=36, le=600, description="Render resolution of page PNGs. Unset: PAGE_IMAGE_DPI (150)."
+    dpi: int | None = Field(
+        default=None,
+        ge=36,
+        le=600,
+        description="Render resolution of page PNGs. Unset: PAGE_IMAGE_DPI (150).",
     )
     all_pages: bool = Field(
-        default=False, description="Render every page; by default only what the vision stage needs (page 1 otherwise)."
+        default=False,
+        description="Render every page; by default only what the vision stage needs (page 1 otherwise).",
     )
 
 
 @paper_asset(
-    "ingest", {"python"}, "3", deps=[source_document],
+    "ingest",
+    {"python"},
+    "3",
+    deps=[source_document],
     description="Text per page: raw as extracted and cleaned (footers, page numbers, running headers removed).",
 )
-def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+def page_text(
+    context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource
+) -> dg.MaterializeResult:
     settings = legco.settings()
     extracted = pipeline.stage_page_text(settings, context.partition_key, llm.client(settings))
     chars = [len(p.cleaned) for p in extracted.pages]
@@ -45,10 +54,15 @@ def page_text(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMR
 
 
 @paper_asset(
-    "ingest", {"png"}, "1", deps=[source_document],
+    "ingest",
+    {"png"},
+    "1",
+    deps=[source_document],
     description="PNG per page (pypdfium2) for the vision stage; page 1 only unless vision or all_pages is on.",
 )
-def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, legco: LegcoSettings) -> dg.MaterializeResult:
+def page_images(
+    context: dg.AssetExecutionContext, config: PageImagesConfig, legco: LegcoSettings
+) -> dg.MaterializeResult:
     settings = legco.settings()
     all_pages = config.all_pages or (settings.llm_enabled and settings.qa_vision_enabled)
     dpi = settings.image_dpi if config.dpi is None else config.dpi
@@ -57,4 +71,6 @@ def page_images(context: dg.AssetExecutionContext, config: PageImagesConfig, leg
     if paths:
         metadata["first_page_image"] = dg.MetadataValue.path(str(paths[0].resolve()))
     metadata.update(upstream_metadata(context))
-    return dg.MaterializeResult(metadata=metadata, data_version=written_version(settings, context.partition_key, "images"))
+    return dg.MaterializeResult(
+        metadata=metadata, data_version=written_version(settings, context.partition_key, "images")
+    )

@@ -22,23 +22,33 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
 
 
 @paper_asset(
-    "retrieval", {"chromadb"}, "4", deps=[chunks],
+    "retrieval",
+    {"chromadb"},
+    "4",
+    deps=[chunks],
     check_specs=[
         check_spec(
-            "vector_index", RETRIEVAL_CHECK,
+            "vector_index",
+            RETRIEVAL_CHECK,
             "Warns: hybrid search finds the answers to this document's gold questions (Hit@5, searching this "
             "document only) at least as often as recorded. Not run (a warning saying so) for a paper without gold questions.",
         ),
         check_spec(
-            "vector_index", COUNTERPART_CHECK,
+            "vector_index",
+            COUNTERPART_CHECK,
             "Warns: a paper paired with its other-language version has as many Q&A pairs as that version "
             "(one side's structure missed or split a question). Not run (a warning saying so) for a paper without a counterpart.",
         ),
     ],
     description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
 )
-def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource) -> dg.MaterializeResult:
-    from legco_assets.core.search import stored_versions, versions_markdown  # Chroma and the embedder: loaded by the run, not by the code location
+def vector_index(
+    context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource
+) -> dg.MaterializeResult:
+    from legco_assets.core.search import (  # Chroma and the embedder: loaded by the run, not by the code location
+        stored_versions,
+        versions_markdown,
+    )
 
     config = config.resolved(legco.settings())  # unset fields: the settings' (strategy too)
     tag_strategy(context, config.strategy.value)
@@ -50,10 +60,18 @@ def vector_index(context: dg.AssetExecutionContext, config: ChunkingConfig, legc
     counterpart = counterpart_ui_metadata(settings, context.partition_key)
     if paired.decided and paired.candidate:  # both sides' source_document show the pairing
         for key in (context.partition_key, paired.candidate):
-            context.log_event(dg.AssetObservation(asset_key=source_document.key, partition=key, metadata=counterpart_ui_metadata(settings, key)))
+            context.log_event(
+                dg.AssetObservation(
+                    asset_key=source_document.key,
+                    partition=key,
+                    metadata=counterpart_ui_metadata(settings, key),
+                )
+            )
     _record_indexed(settings, context.partition_key, config.strategy, result.ids)
     return dg.MaterializeResult(
-        data_version=written_version(settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)),
+        data_version=written_version(
+            settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)
+        ),
         metadata={
             **counterpart,
             **upstream_metadata(context, config.strategy.value),
@@ -77,7 +95,9 @@ def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, id
     """``indexed-<strategy>.json``: the ids stored and the chunk file they came from. Chroma
     is not a file of the paper's, so this is what ``vector_index``'s data version hashes."""
     chunks_version = written_version(settings, document_id, chunks_file(strategy)).value
-    Artifacts(settings, document_id).write_json(f"indexed-{strategy.value}.json", {"ids": ids, "chunks": chunks_version})
+    Artifacts(settings, document_id).write_json(
+        f"indexed-{strategy.value}.json", {"ids": ids, "chunks": chunks_version}
+    )
 
 
 def _counterpart_check(settings: Settings, document_id: str, partner: str | None) -> dg.AssetCheckResult:
@@ -87,13 +107,22 @@ def _counterpart_check(settings: Settings, document_id: str, partner: str | None
         return not_run(COUNTERPART_CHECK, "no paired counterpart")
     mine, theirs = counterpart_question_counts(settings, document_id, partner)
     return dg.AssetCheckResult(
-        check_name=COUNTERPART_CHECK, passed=mine == theirs, severity=dg.AssetCheckSeverity.WARN,
+        check_name=COUNTERPART_CHECK,
+        passed=mine == theirs,
+        severity=dg.AssetCheckSeverity.WARN,
         description=f"{mine} Q&A pairs here, {theirs} in {partner}",
-        metadata={"evaluated": True, "questions": mine, "counterpart_questions": theirs, "counterpart_document_id": partner},
+        metadata={
+            "evaluated": True,
+            "questions": mine,
+            "counterpart_questions": theirs,
+            "counterpart_document_id": partner,
+        },
     )
 
 
-def _retrieval_check(settings: Settings, collection: Any, document_id: str, strategy: Strategy) -> dg.AssetCheckResult:
+def _retrieval_check(
+    settings: Settings, collection: Any, document_id: str, strategy: Strategy
+) -> dg.AssetCheckResult:
     """Hit@5 on the document's gold questions against its recorded baseline (not run, and
     not a pass, for a document without gold questions)."""
     from legco_assets.core.evaluation import check_stored_document  # the eval loads search: at run time only

@@ -28,7 +28,9 @@ def _origin_metadata(origin: dict[str, str] | None) -> dict[str, Any]:
 
 
 @paper_asset(
-    "ingest", {"pdf", "python"}, "3",
+    "ingest",
+    {"pdf", "python"},
+    "3",
     description="The registered file: sha256, pages, language, title; its bytes are snapshotted and its text layer read once.",
 )
 def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> dg.MaterializeResult:
@@ -57,5 +59,7 @@ def counterpart_ui_metadata(settings: Settings, document_id: str) -> dict[str, A
     meta: dict[str, Any] = dict(counterpart_metadata(settings, document_id))
     other = meta.get("counterpart_document_id")
     if other:
-        meta["counterpart"] = dg.MetadataValue.md(f"[{other}](/assets/source_document?view=partitions&partition={quote(other)})")
+        meta["counterpart"] = dg.MetadataValue.md(
+            f"[{other}](/assets/source_document?view=partitions&partition={quote(other)})"
+        )
     return meta

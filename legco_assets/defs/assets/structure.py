@@ -13,28 +13,60 @@ from legco_assets.core.structure import AnnexReport, outline_markdown
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings, LLMResource
-from .common import COUNCIL_COLUMNS, check_results, md_table, paper_asset, paper_check_specs, short_path, shown_of, written_version
+from .common import (
+    COUNCIL_COLUMNS,
+    check_results,
+    md_table,
+    paper_asset,
+    paper_check_specs,
+    short_path,
+    shown_of,
+    written_version,
+)
 from .read import page_text
 
-STRUCTURE_CHECKS = ["qa_numbering_complete", "every_question_answered", "text_layer_readable", "question_labels_paired", "questions_match_open_data"]
+STRUCTURE_CHECKS = [
+    "qa_numbering_complete",
+    "every_question_answered",
+    "text_layer_readable",
+    "question_labels_paired",
+    "questions_match_open_data",
+]
 
 
 @paper_asset(
-    "structure", {"python"}, "3", deps=[page_text],
+    "structure",
+    {"python"},
+    "3",
+    deps=[page_text],
     # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
     # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
     check_specs=paper_check_specs("document_structure", STRUCTURE_CHECKS),
     description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans, pages and heading paths; rules first, LLM when unsure; the outline from typography and the contents list.",
 )
-def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+def document_structure(
+    context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource
+) -> dg.MaterializeResult:
     settings = legco.settings()
     outcome = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
     sections, how, labels = outcome.sections, outcome.found, outcome.labels
-    rows = [[s.type, s.qa_id or "", short_path(join_path(s.path)), f"{s.start_page}–{s.end_page}", "✓" if s.has_table else ""] for s in sections]
+    rows = [
+        [
+            s.type,
+            s.qa_id or "",
+            short_path(join_path(s.path)),
+            f"{s.start_page}–{s.end_page}",
+            "✓" if s.has_table else "",
+        ]
+        for s in sections
+    ]
     header = ["type", "id", "section path", "pages", "table"]
     if any(s.question_kind for s in sections):  # Council proceedings: who asked, which question it follows
         header += COUNCIL_COLUMNS
-        rows = [row + [s.question_kind or "", s.asker or "", s.parent_question_id or ""] for row, s in zip(rows, sections)]
+        rows = [
+            row + [s.question_kind or "", s.asker or "", s.parent_question_id or ""]
+            for row, s in zip(rows, sections)
+        ]
     return dg.MaterializeResult(
         metadata={
             "sections": len(sections),
@@ -47,7 +79,13 @@ def document_structure(context: dg.AssetExecutionContext, legco: LegcoSettings, 
             "llm_dropped": dg.MetadataValue.json(how.dropped),
             **{k: v for k, v in how.stats.items() if isinstance(v, (int, float))},
             "structure": dg.MetadataValue.md(
-                shown_of(min(len(rows), 200), len(rows), "sections", f"all in {Artifacts(settings, context.partition_key).path('structure.json')}") + md_table(header, rows[:200])
+                shown_of(
+                    min(len(rows), 200),
+                    len(rows),
+                    "sections",
+                    f"all in {Artifacts(settings, context.partition_key).path('structure.json')}",
+                )
+                + md_table(header, rows[:200])
             ),
             "headings": len(outcome.outline),
             "outline": dg.MetadataValue.md(outline_markdown(outcome.outline)),

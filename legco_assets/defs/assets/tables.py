@@ -15,10 +15,15 @@ from .read import page_images, page_text
 
 
 @paper_asset(
-    "structure", {"python"}, "1", deps=[page_images, page_text],
+    "structure",
+    {"python"},
+    "1",
+    deps=[page_images, page_text],
     description="Markdown tables per page: geometric (ruling lines + character boxes) or a vision LLM when configured, cached by content hash.",
 )
-def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource) -> dg.MaterializeResult:
+def page_tables(
+    context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource
+) -> dg.MaterializeResult:
     settings = legco.settings()
     started = time.perf_counter()
     outcome = pipeline.stage_tables(settings, context.partition_key, llm.client(settings))
@@ -38,4 +43,6 @@ def page_tables(context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LL
     if tables:
         metadata["first_table"] = dg.MetadataValue.md(f"page {tables[0].page}\n\n" + tables[0].markdown)
     metadata.update(upstream_metadata(context))
-    return dg.MaterializeResult(metadata=metadata, data_version=written_version(settings, context.partition_key, "tables.json"))
+    return dg.MaterializeResult(
+        metadata=metadata, data_version=written_version(settings, context.partition_key, "tables.json")
+    )

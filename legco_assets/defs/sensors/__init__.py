@@ -5,7 +5,12 @@ LEGCO_SENSOR_STRATEGIES in turn)."""
 from ..names import CONTENT_TAG, PARTITION_TAG
 from .feed import feed_sensor, legco_feed_sensor
 from .inbox import inbox_sensor
-from .strategy_chain import CHAINED_ASSETS, next_strategy, strategy_chain_after_failure_sensor, strategy_chain_sensor
+from .strategy_chain import (
+    CHAINED_ASSETS,
+    next_strategy,
+    strategy_chain_after_failure_sensor,
+    strategy_chain_sensor,
+)
 
 __all__ = [
     "CHAINED_ASSETS",

@@ -36,7 +36,10 @@ def _poll_feed(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.
     cursor = json.dumps(FeedState(settings).summary())
     if not result.fetched:
         reason = f"no new Hansards in {settings.feed_url} since {result.since}"
-        return dg.SensorResult(skip_reason=reason + (f"; {len(result.failed)} failed, see the log" if result.failed else ""), cursor=cursor)
+        return dg.SensorResult(
+            skip_reason=reason + (f"; {len(result.failed)} failed, see the log" if result.failed else ""),
+            cursor=cursor,
+        )
     index = DocumentIndex(settings.documents_dir)
     job, chain = first_run(settings.sensor_strategies)  # strategy_chain_sensor runs the others after it
     requests, keys = [], []
@@ -44,7 +47,9 @@ def _poll_feed(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.
         key = index.register(fetched.path)
         keys.append(key)
         record = fetched.record
-        context.log.info(f"fetched {fetched.path.name} ({record.meeting_date} {record.hansard_type}) from {record.url}")
+        context.log.info(
+            f"fetched {fetched.path.name} ({record.meeting_date} {record.hansard_type}) from {record.url}"
+        )
         requests.append(
             dg.RunRequest(
                 run_key=f"hansard:{record.hansard_id}@{fetched.sha256}",
@@ -80,4 +85,6 @@ def feed_sensor(interval_minutes: int) -> dg.SensorDefinition:
     )(_poll_feed)
 
 
-legco_feed_sensor = feed_sensor(Settings.feed_interval_minutes)  # at the built-in interval, for a tick run directly
+legco_feed_sensor = feed_sensor(
+    Settings.feed_interval_minutes
+)  # at the built-in interval, for a tick run directly

@@ -9,7 +9,6 @@ Runs carry ``legco/content = <run key>``; content that already has a run (the fe
 requested it when it downloaded the file) gets no second one.
 """
 
-
 import json
 
 import dagster as dg
@@ -44,14 +43,21 @@ def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> d
         context.log.warning(f"skipped {skipped.path}: {skipped.reason}")
     if not changed:
         note = f"; skipped {len(scan.skipped)} file(s), see the log" if scan.skipped else ""
-        return dg.SensorResult(skip_reason=f"no new or changed files in {settings.inbox}{note}", cursor=json.dumps(state))
+        return dg.SensorResult(
+            skip_reason=f"no new or changed files in {settings.inbox}{note}", cursor=json.dumps(state)
+        )
     index = DocumentIndex(settings.documents_dir)
     keys = [index.register(f.path) for f in changed]
     job, chain = first_run(settings.sensor_strategies)  # strategy_chain_sensor runs the others after it
     contents = [f"{key}@{f.sha256}" for key, f in zip(keys, changed)]
     ran = _with_runs(context.instance, contents)
     requests = [
-        dg.RunRequest(run_key=content, partition_key=key, job_name=job.name, tags={FILE_TAG: f.path.name, CONTENT_TAG: content, **chain})
+        dg.RunRequest(
+            run_key=content,
+            partition_key=key,
+            job_name=job.name,
+            tags={FILE_TAG: f.path.name, CONTENT_TAG: content, **chain},
+        )
         for key, f, content in zip(keys, changed, contents)
         if content not in ran
     ]

@@ -20,6 +20,7 @@ from legco_assets.core.settings import Strategy
 
 from ..jobs import JOBS, STRATEGY_ASSETS
 from ..names import CONTENT_TAG, PARTITION_TAG, RUN_TAG_PREFIX, STRATEGIES_TAG, STRATEGY_TAG
+
 CHAINED_ASSETS = [dg.AssetKey(name) for name in STRATEGY_ASSETS]  # chunks, vector_index, chunk_excerpts
 
 
