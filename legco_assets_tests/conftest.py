@@ -4,7 +4,7 @@ fixture papers and the corpus."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -12,7 +12,9 @@ from legco_assets.core.search import open_collection, replace_document
 from legco_assets.core.settings import Settings
 
 from .factories import EN_PAIRS, ZH_PAIRS, question_records
-from .llm_server import FakeLLMServer
+
+if TYPE_CHECKING:  # imported by pytest as a plugin below, so that its asserts are rewritten
+    from .llm_server import FakeLLMServer
 
 # the fixtures `llm_server` and `odata_server`, for every test module that names them
 pytest_plugins = ("legco_assets_tests.llm_server", "legco_assets_tests.odata_server")

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from legco_assets.core.records import Chunk, ChunkMetadata, ChunkRecord
 from legco_assets.core.settings import Settings
 
-from .odata_server import FakeHansardServer
 from .pdf_factory import make_pdf
+
+if TYPE_CHECKING:  # conftest.py loads it as a plugin, so that its asserts are rewritten
+    from .odata_server import FakeHansardServer
 
 # -- papers -----------------------------------------------------------------------------------
 _FIXED_WORDS = "drainage capacity resettlement compensation licence vehicle allowance elderly safety site inspection budget".split()
