@@ -150,9 +150,10 @@ def test_stale_is_per_paper(tmp_path: Path) -> None:
     with dg.instance_for_test() as instance:
         a, b = _inbox_papers(instance, data)
         _interleaved(instance, data, [a, b])
-        status = lambda assets, asset, key: get_stale_status_resolver(instance, assets).get_status(
-            dg.AssetKey(asset), key
-        )  # noqa: E731
+
+        def status(assets, asset, key):
+            return get_stale_status_resolver(instance, assets).get_status(dg.AssetKey(asset), key)
+
         assert {status(ALL_ASSETS, s, k) for s in STAGES for k in (a, b)} == {FRESH}
 
         # a new version of paper A's file: re-run stage by stage, each of A's next stages is

@@ -1,4 +1,4 @@
-"""Ingest speed of each in-process embedder: chunks embedded per second, no cache.
+r"""Ingest speed of each in-process embedder: chunks embedded per second, no cache.
 
 Why: the embedder is chosen by retrieval figures *and* by ingest speed (issue 29: at least
 20 chunks/s on the 2-core machine), and chunk length drives the cost, so the texts are real
@@ -8,7 +8,8 @@ once for warm-up (a few) and then all of them, timed; its vector cache is off.
 
 ::
 
-    .venv/bin/python scripts/bench_embedders.py [--chunks 120] [--models use-multilingual,multilingual-e5-small] [PAPER ...]
+    .venv/bin/python scripts/bench_embedders.py [--chunks 120] \
+        [--models use-multilingual,multilingual-e5-small] [PAPER ...]
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def main() -> int:
     texts = texts_of(papers, ("question", "token"), args.chunks)
     chars = sum(len(t) for t in texts)
     print(
-        f"{len(texts)} chunks, {chars:,} characters (mean {chars / len(texts):,.0f}) from {', '.join(p.name for p in papers)}"
+        f"{len(texts)} chunks, {chars:,} characters (mean {chars / len(texts):,.0f}) "
+        f"from {', '.join(p.name for p in papers)}"
     )
     print("| model | seconds | chunks/s | characters/s |\n|---|---:|---:|---:|")
     for name in [m.strip() for m in args.models.split(",") if m.strip()]:

@@ -70,11 +70,14 @@ def main(args: list[str]) -> int:
     for step, seconds in sorted(steps.items(), key=lambda kv: -kv[1]):
         print(f"{step:<20} {seconds:8.1f}s")
     print(
-        f"\n{len(files)} papers, {summary['documents']} ingested ({len(summary['failed'])} failed), both strategies, {wall:.0f}s wall"
+        f"\n{len(files)} papers, {summary['documents']} ingested ({len(summary['failed'])} failed), "
+        f"both strategies, {wall:.0f}s wall"
     )
     print(
-        f"chunk_excerpts: {mine:.1f}s for {excerpts} excerpts ({excerpts / mine if mine else 0:.1f}/s, {size / 1e6:.0f} MB); "
-        f"the other steps {rest:.1f}s; ingest slower by {mine / rest if rest else 0:.1%} ({mine / (mine + rest) if rest else 0:.1%} of it)"
+        f"chunk_excerpts: {mine:.1f}s for {excerpts} excerpts "
+        f"({excerpts / mine if mine else 0:.1f}/s, {size / 1e6:.0f} MB); "
+        f"the other steps {rest:.1f}s; ingest slower by {mine / rest if rest else 0:.1%} "
+        f"({mine / (mine + rest) if rest else 0:.1%} of it)"
     )
     return 0
 

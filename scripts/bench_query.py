@@ -173,7 +173,8 @@ def main() -> int:
 
     total = retriever.collection.count()
     print(
-        f"machine: {os.cpu_count()} CPU cores; {total} stored chunks, {len(scope.records)} in the {STRATEGY} scope; "
+        f"machine: {os.cpu_count()} CPU cores; {total} stored chunks, "
+        f"{len(scope.records)} in the {STRATEGY} scope; "
         f"{len(queries)} queries, k={args.k}"
     )
     print(f"{'mode':<22} {'median ms':>10} {'p90 ms':>8} {'max ms':>8}")

@@ -154,7 +154,9 @@ def main() -> None:
     if CORPUS.exists() and not args.no_corpus:
         files += sorted(CORPUS.glob("*/*.pdf"))
     print(
-        f"{'file':42} {'pages':>5} {'tbl pg':>6} {'tables':>6} | {'pdfium p/s':>10} {'tbl pg/s':>8} {'exact':>7} | {'plumber p/s':>11} {'tbl pg/s':>8} {'tables':>6} {'exact':>7}"
+        f"{'file':42} {'pages':>5} {'tbl pg':>6} {'tables':>6} | "
+        f"{'pdfium p/s':>10} {'tbl pg/s':>8} {'exact':>7} | "
+        f"{'plumber p/s':>11} {'tbl pg/s':>8} {'tables':>6} {'exact':>7}"
     )
     totals = {"ours": [0, 0], "plumber": [0, 0]}
     for path in files:
@@ -175,7 +177,8 @@ def main() -> None:
             f"{r['file'][:42]:42} {r['pages']:>5} {r['table_pages']:>6} {r['tables']:>6} | "
             f"{fmt(r['pdfium_pps_all']):>10} {fmt(r['pdfium_pps_table_pages']):>8} "
             f"{(f'{ours_exact[0]}/{ours_exact[1]}' if ours_exact else '-'):>7} | "
-            f"{fmt(r.get('plumber_pps_all')):>11} {fmt(r.get('plumber_pps_table_pages')):>8} {fmt(r.get('plumber_tables'), 'd'):>6} "
+            f"{fmt(r.get('plumber_pps_all')):>11} {fmt(r.get('plumber_pps_table_pages')):>8} "
+            f"{fmt(r.get('plumber_tables'), 'd'):>6} "
             f"{(f'{plumber_exact[0]}/{plumber_exact[1]}' if plumber_exact else '-'):>7}"
         )
     print(f"gold tables reproduced cell for cell: pdfium {totals['ours'][0]}/{totals['ours'][1]}", end="")

@@ -80,7 +80,8 @@ def main() -> None:
         ),
     ]
     print(
-        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; {args.pages} pages; best of {args.repeat}"
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"{args.pages} pages; best of {args.repeat}"
     )
     print(f"{'stage':<56} {'seconds':>8} {'pages/s':>9} {'x raw':>7}")
     raw = rows[0][1]

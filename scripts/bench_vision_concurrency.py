@@ -118,15 +118,19 @@ def main() -> None:
             calls, max_in_flight = from_server.get(timeout=60)
             process.join(timeout=10)
         print(
-            f"table pages: {len(geometric)}  latency per call: {args.latency:.1f} s  concurrency: {args.concurrency}"
+            f"table pages: {len(geometric)}  latency per call: {args.latency:.1f} s  "
+            f"concurrency: {args.concurrency}"
         )
         print(
-            f"cold run: {cold:.2f} s wall, {result.stats.get('llm_calls', 0)} calls, max in flight {max_in_flight}, "
-            f"{result.stats.get('vision_replaced', 0)} pages replaced by vision, {len(result.warnings)} warnings "
+            f"cold run: {cold:.2f} s wall, {result.stats.get('llm_calls', 0)} calls, "
+            f"max in flight {max_in_flight}, {result.stats.get('vision_replaced', 0)} pages replaced "
+            f"by vision, {len(result.warnings)} warnings "
             f"(sequential calls alone would take {len(geometric) * args.latency:.0f} s)"
         )
         print(
-            f"cached re-run: {warm:.2f} s wall, {again.stats.get('llm_calls', 0)} calls, {again.stats.get('llm_cached', 0)} cached; server counted {calls} calls in all"
+            f"cached re-run: {warm:.2f} s wall, "
+            f"{again.stats.get('llm_calls', 0)} calls, {again.stats.get('llm_cached', 0)} cached; "
+            f"server counted {calls} calls in all"
         )
         print(f"BAR (c) 40 table pages < 8 s: {'PASS' if cold < 8 else 'FAIL'} ({cold:.2f} s)")
 

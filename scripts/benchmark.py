@@ -1,4 +1,4 @@
-"""Throughput and peak memory of each stage, next to raw pypdfium2 text extraction.
+r"""Throughput and peak memory of each stage, next to raw pypdfium2 text extraction.
 
 Why: analysts feed papers of a few pages to many hundreds; the pipeline must stay within a
 small factor of reading the PDF's text layer, grow linearly with pages, and fit in memory.
@@ -20,8 +20,10 @@ Prints a Markdown table and the bars; nothing is asserted. ``--profile STAGE`` p
 top functions of one stage (cProfile) instead. Usage:
 
     .venv/bin/python scripts/benchmark.py [--pages 10 100 500] [--repeat 1] [--table-light]
-    .venv/bin/python scripts/benchmark.py --pages 480 --table-light --stages raw_process cli_question --repeat 5
-    .venv/bin/python scripts/benchmark.py --paper data/samples/sample_zh_qa.pdf --stages raw_process cli_question --repeat 10 --sensor-files 0
+    .venv/bin/python scripts/benchmark.py --pages 480 --table-light \
+        --stages raw_process cli_question --repeat 5
+    .venv/bin/python scripts/benchmark.py --paper data/samples/sample_zh_qa.pdf \
+        --stages raw_process cli_question --repeat 10 --sensor-files 0
     .venv/bin/python scripts/benchmark.py --profile structure --pages 500
 """
 
@@ -309,7 +311,10 @@ def machine() -> str:
         )
     except (OSError, StopIteration):
         pass
-    return f"{os.cpu_count()} cores{mem}; {cpu}; Python {platform.python_version()}; {platform.system()} {platform.release()}"
+    return (
+        f"{os.cpu_count()} cores{mem}; {cpu}; Python {platform.python_version()}; "
+        f"{platform.system()} {platform.release()}"
+    )
 
 
 def main() -> None:
@@ -387,9 +392,12 @@ def report(
     light = (" --table-light" if args.table_light else "") + (f" --paper {args.paper}" if args.paper else "")
     lines = [
         f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end",
-        f"Command: .venv/bin/python scripts/benchmark.py --pages {' '.join(map(str, sizes))} --repeat {args.repeat}{light} --stages {' '.join(args.stages)}",
+        f"Command: .venv/bin/python scripts/benchmark.py --pages {' '.join(map(str, sizes))} "
+        f"--repeat {args.repeat}{light} "
+        f"--stages {' '.join(args.stages)}",
         "",
-        "| stage | pages | seconds | CPU s | pages/s | × raw pypdfium2 | s/page vs smallest | peak RSS (MiB) | stage Δ RSS (MiB) | worker RSS (MiB) | output |",
+        "| stage | pages | seconds | CPU s | pages/s | × raw pypdfium2 | s/page vs smallest | "
+        "peak RSS (MiB) | stage Δ RSS (MiB) | worker RSS (MiB) | output |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     smallest = sizes[0]
@@ -411,13 +419,17 @@ def report(
                 if k in ("characters", "sections", "tables", "chunks", "output lines")
             )
             lines.append(
-                f"| {LABELS[stage]} | {n} | {r['seconds']:.3f} | {r['cpu_seconds']:.2f} | {n / r['seconds']:,.0f} | {vs_raw} | {growth:.2f} | "
+                f"| {LABELS[stage]} | {n} | {r['seconds']:.3f} | "
+                f"{r['cpu_seconds']:.2f} | {n / r['seconds']:,.0f} | "
+                f"{vs_raw} | {growth:.2f} | "
                 f"{r['peak_rss_mib']:.0f} | {r['stage_rss_mib']:.0f} | {r['worker_rss_mib']:.0f} | {output} |"
             )
     if sensor:
         lines.append(
-            f"| inbox sensor, one tick | {sensor['files']} files | {sensor['seconds']:.3f} | – | – | – | – | {sensor['peak_rss_mib']:.0f} | "
-            f"{sensor['stage_rss_mib']:.0f} | – | {sensor['run_requests']} run requests; unchanged tick {sensor['unchanged_tick_seconds']:.3f}s |"
+            f"| inbox sensor, one tick | {sensor['files']} files | {sensor['seconds']:.3f} | – | – | – | – | "
+            f"{sensor['peak_rss_mib']:.0f} | {sensor['stage_rss_mib']:.0f} | – | "
+            f"{sensor['run_requests']} run requests; "
+            f"unchanged tick {sensor['unchanged_tick_seconds']:.3f}s |"
         )
     largest = sizes[-1]
     if ("cli_question", largest) in results and ("raw_process", largest) in results:
@@ -425,9 +437,11 @@ def report(
         ratio = cli["seconds"] / raw["seconds"]
         lines += [
             "",
-            f"Bar (issue 27): the chunk command within 2.5× raw pypdfium2, start-up included, {largest} pages: "
+            "Bar (issue 27): the chunk command within 2.5× raw pypdfium2, "
+            f"start-up included, {largest} pages: "
             f"{ratio:.2f}× — {'met' if ratio <= 2.5 else 'MISSED'} (CPU seconds, workers included: "
-            f"{cli['cpu_seconds'] / raw['cpu_seconds']:.2f}×; on a loaded machine the CPU ratio is the steadier one)",
+            f"{cli['cpu_seconds'] / raw['cpu_seconds']:.2f}×; "
+            "on a loaded machine the CPU ratio is the steadier one)",
         ]
     if ("pipeline_question", largest) in results and ("raw_pypdfium2", largest) in results:
         q = results[("pipeline_question", largest)]
@@ -438,10 +452,14 @@ def report(
         lines += [
             "",
             f"Bars (no-LLM question pipeline, {largest} pages):",
-            f"- ≥ 50 pages/s: {largest / q['seconds']:,.0f} pages/s — {'met' if largest / q['seconds'] >= 50 else 'MISSED'}",
-            f"- within 3× raw pypdfium2: {q['seconds'] / raw['seconds']:.1f}× — {'met' if q['seconds'] <= 3 * raw['seconds'] else 'MISSED'}",
-            f"- time per page grows < 1.3× from {smallest} to {largest} pages: {growth:.2f}× — {'met' if growth < 1.3 else 'MISSED'}",
-            f"- peak memory < 1 GiB (any stage: its process + its largest worker): {peak:.0f} MiB — {'met' if peak < 1024 else 'MISSED'}",
+            f"- ≥ 50 pages/s: {largest / q['seconds']:,.0f} pages/s — "
+            f"{'met' if largest / q['seconds'] >= 50 else 'MISSED'}",
+            f"- within 3× raw pypdfium2: {q['seconds'] / raw['seconds']:.1f}× — "
+            f"{'met' if q['seconds'] <= 3 * raw['seconds'] else 'MISSED'}",
+            f"- time per page grows < 1.3× from {smallest} to {largest} pages: {growth:.2f}× — "
+            f"{'met' if growth < 1.3 else 'MISSED'}",
+            f"- peak memory < 1 GiB (any stage: its process + its largest worker): {peak:.0f} MiB — "
+            f"{'met' if peak < 1024 else 'MISSED'}",
         ]
     return "\n".join(lines)
 

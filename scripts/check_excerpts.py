@@ -62,7 +62,8 @@ def main(args: list[str]) -> int:
     settings = Settings.from_env()
     totals = {"chunks": 0, "held": 0, "written": 0, "seconds": 0.0, "bytes": 0}
     print(
-        f"{'paper':<44} {'strategy':<9} {'chunks':>6} {'held':>6} {'share':>7} {'min':>6} {'exc/s':>6} {'MB':>7}"
+        f"{'paper':<44} {'strategy':<9} {'chunks':>6} {'held':>6} {'share':>7} "
+        f"{'min':>6} {'exc/s':>6} {'MB':>7}"
     )
     with tempfile.TemporaryDirectory(prefix="legco-excerpts-") as tmp:
         for path in papers(args):
@@ -95,8 +96,10 @@ def main(args: list[str]) -> int:
                 size = report.bytes
                 rate = report.written / report.seconds if report.seconds else 0.0
                 print(
-                    f"{path.name[:44]:<44} {strategy.value:<9} {len(records):>6} {held:>6} {held / max(1, len(records)):>7.1%} "
-                    f"{min(ratios, default=1):>6.3f} {rate:>6.1f} {size / 1e6:>7.2f} {size / len(source.data):>7.3f}"
+                    f"{path.name[:44]:<44} {strategy.value:<9} {len(records):>6} {held:>6} "
+                    f"{held / max(1, len(records)):>7.1%} "
+                    f"{min(ratios, default=1):>6.3f} {rate:>6.1f} "
+                    f"{size / 1e6:>7.2f} {size / len(source.data):>7.3f}"
                 )
                 totals["chunks"] += len(records)
                 totals["held"] += held
@@ -145,7 +148,8 @@ def check_data(data: Path) -> int:
                 bad += not ok
         print(f"{folder.name[:46]:<46} {paper / 1e6:>9.3f} " + " ".join(cells) + f" {opened:>8}")
     print(
-        f"\n{chunks - bad} of {chunks} chunk links open their highlighted page; {over} paper-strategies over the paper's size"
+        f"\n{chunks - bad} of {chunks} chunk links open their highlighted page; "
+        f"{over} paper-strategies over the paper's size"
     )
     return 0 if bad == 0 and over == 0 else 1
 

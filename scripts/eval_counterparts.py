@@ -1,4 +1,4 @@
-"""Does letting a chunk inherit its other-language counterpart's rank help? (hybrid, no LLM)
+r"""Does letting a chunk inherit its other-language counterpart's rank help? (hybrid, no LLM)
 
 Ingests each held-out set once (question strategy, counterparts linked as ``vector_index``
 links them) and scores hybrid search for several ``Fusion.counterpart_share`` values from the
@@ -10,7 +10,8 @@ for cross-language questions, the same with a hit on the gold chunk's counterpar
 that the corpus has (by the name convention), e.g. the English Hansard of 29 April 2015 to
 ``hansard-2015-zh``, which leaves it out on purpose.
 
-    .venv/bin/python scripts/eval_counterparts.py [--held-out all|NAME,…] [--shares 0,0.5,0.8,0.95,1] [--both-versions]
+    .venv/bin/python scripts/eval_counterparts.py [--held-out all|NAME,…] \
+        [--shares 0,0.5,0.8,0.95,1] [--both-versions]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The retrieval eval on the gold questions, with the bars, a fusion-weight sweep and baselines.
+r"""The retrieval eval on the gold questions, with the bars, a fusion-weight sweep and baselines.
 
 Same numbers as ``legco-assets eval``, plus:
 
@@ -49,8 +49,11 @@ Same numbers as ``legco-assets eval``, plus:
 
 ::
 
-    .venv/bin/python scripts/eval_retrieval.py [--held-out all|dev|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh,narrative,crosslang,narrative-dev,crosslang-dev,…|v2|v3|v4|v5|v6|v7|v8|v9] [--sweep29] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] [--record-baselines] [--json]
-"""
+    .venv/bin/python scripts/eval_retrieval.py \
+        [--held-out all|dev|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh,narrative,crosslang,narrative-dev,crosslang-dev,…|v2|v3|v4|v5|v6|v7|v8|v9] \
+        [--sweep29] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] \
+        [--record-baselines] [--json]
+"""  # noqa: E501 - the --held-out choices are one shell word: a break would split the argument
 
 from __future__ import annotations
 
@@ -121,7 +124,8 @@ def bar_lines(report: EvalReport) -> list[str]:
         (f"question hybrid Hit@5 {question.hit5:.3f}", f">= {BARS['hit5']}", question.hit5 >= BARS["hit5"]),
         (f"question hybrid Hit@1 {question.hit1:.3f}", f">= {BARS['hit1']}", question.hit1 >= BARS["hit1"]),
         (
-            f"chars to answer: question {question.context_chars:,.0f} / token {token.context_chars:,.0f} = {ratio:.2f}",
+            f"chars to answer: question {question.context_chars:,.0f} / token "
+            f"{token.context_chars:,.0f} = {ratio:.2f}",
             f"<= {BARS['chars_ratio']}",
             ratio <= BARS["chars_ratio"],
         ),
@@ -226,7 +230,8 @@ def summary_table(
 ) -> str:
     """One line per set: kind, language pairs, question and token windows (hybrid, no LLM)."""
     rows = [
-        "| set | kind | languages (question→paper) | n | question Hit@1 | Hit@5 | MRR | token Hit@1 | Hit@5 | MRR |",
+        "| set | kind | languages (question→paper) | n | question Hit@1 | Hit@5 | MRR | "
+        "token Hit@1 | Hit@5 | MRR |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     shown = list(zip(names, reports, pairs))
@@ -241,7 +246,8 @@ def summary_table(
         token = f"{t.hit1:.3f} | {t.hit5:.3f} | {t.mrr:.3f}" if t else "– | – | –"
         kind = SET_KINDS.get(name, "")
         rows.append(
-            f"| {name} | {kind} | {'' if pair == 'cross' else pair} | {q.questions} | {q.hit1:.3f} | {q.hit5:.3f} | {q.mrr:.3f} | {token} |"
+            f"| {name} | {kind} | {'' if pair == 'cross' else pair} | {q.questions} | "
+            f"{q.hit1:.3f} | {q.hit5:.3f} | {q.mrr:.3f} | {token} |"
         )
     return "\n".join(rows)
 
@@ -289,7 +295,8 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
             settings = eval_settings(root, name, args)
             if not args.json:
                 print(
-                    f"## {name} ({set_path(name).name}; {SET_KINDS.get(name, '?')}; embedder {settings.embedding_base_url or settings.embedding_model})\n"
+                    f"## {name} ({set_path(name).name}; {SET_KINDS.get(name, '?')}; "
+                    f"embedder {settings.embedding_base_url or settings.embedding_model})\n"
                 )
             run = prepare_eval(
                 root / name,
@@ -346,7 +353,8 @@ def llm_table(
     and without, per set, strategy and subset, and pooled: a paired comparison on the same
     ingest."""
     rows = [
-        "| set | strategy | subset | n | with: Hit@1 | Hit@5 | MRR | chars | without: Hit@1 | Hit@5 | MRR | chars |",
+        "| set | strategy | subset | n | with: Hit@1 | Hit@5 | MRR | chars | "
+        "without: Hit@1 | Hit@5 | MRR | chars |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     pairs = list(zip(names, with_llm, alone))
@@ -357,8 +365,10 @@ def llm_table(
             for subset in ("all", "same-language", "cross-language"):
                 a, b = with_.row(strategy, "hybrid", subset), without.row(strategy, "hybrid", subset)
                 rows.append(
-                    f"| {name} | {strategy} | {subset} | {a.questions} | {a.hit1:.3f} | {a.hit5:.3f} | {a.mrr:.3f} "
-                    f"| {a.context_chars:,.0f} | {b.hit1:.3f} | {b.hit5:.3f} | {b.mrr:.3f} | {b.context_chars:,.0f} |"
+                    f"| {name} | {strategy} | {subset} | {a.questions} | {a.hit1:.3f} "
+                    f"| {a.hit5:.3f} | {a.mrr:.3f} "
+                    f"| {a.context_chars:,.0f} | {b.hit1:.3f} "
+                    f"| {b.hit5:.3f} | {b.mrr:.3f} | {b.context_chars:,.0f} |"
                 )
     return "\n".join(rows)
 
@@ -371,7 +381,8 @@ def main() -> int:
     )
     parser.add_argument(
         "--held-out",
-        help=f"comma-separated real-paper sets, all (every held-out set: {', '.join(HELD_OUT)}) or dev (the development sets: {', '.join(DEV_SETS)})",
+        help=f"comma-separated real-paper sets, all (every held-out set: {', '.join(HELD_OUT)}) "
+        f"or dev (the development sets: {', '.join(DEV_SETS)})",
     )
     parser.add_argument("--strategies", default=f"question,token,{BASELINE}")
     parser.add_argument("--work-dir", help="keep the eval's data dir (default: a temp dir)")
@@ -400,13 +411,15 @@ def main() -> int:
     )
     parser.add_argument(
         "--rerankings",
-        help='JSON file of recorded LLM rerankings ({"rerankings": {question: {"shown": [ids], "ranking": [ids]}}}): '
+        help="JSON file of recorded LLM rerankings "
+        '({"rerankings": {question: {"shown": [ids], "ranking": [ids]}}}): '
         "the fused top chunks are re-ordered as the model did, as with an LLM configured",
     )
     parser.add_argument(
         "--bounds",
         action="store_true",
-        help="also print the characters to the answer a perfect reranker of the fused top 10/20/30 would leave, and the floor (shortest chunk holding the answer)",
+        help="also print the characters to the answer a perfect reranker of the fused top 10/20/30 would "
+        "leave, and the floor (shortest chunk holding the answer)",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

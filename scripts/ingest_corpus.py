@@ -49,7 +49,8 @@ def main(argv: list[str]) -> int:
             failure = summary["failed"][0]["error"] if summary["failed"] else ""
             chunks = summary["chunks"]
             print(
-                f"{paper.name:<44} {summary['pages'] or '-':>5} {chunks['token'] or '-':>6} {chunks['question'] or '-':>8} {seconds:>8.1f}  {failure}",
+                f"{paper.name:<44} {summary['pages'] or '-':>5} {chunks['token'] or '-':>6} "
+                f"{chunks['question'] or '-':>8} {seconds:>8.1f}  {failure}",
                 flush=True,
             )
         print(f"total {total:.1f}s for {len(papers(root))} papers")

@@ -98,7 +98,8 @@ def main() -> None:
                     hit5 += any(hits)
                 n = len(questions)
                 print(
-                    f"{strategy:8s} {label:28s} centering {share:.1f}: Hit@1 {hit1 / n:.3f}  Hit@5 {hit5 / n:.3f}  (n={n})",
+                    f"{strategy:8s} {label:28s} centering {share:.1f}: Hit@1 {hit1 / n:.3f}  "
+                    f"Hit@5 {hit5 / n:.3f}  (n={n})",
                     flush=True,
                 )
 

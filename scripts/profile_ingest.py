@@ -1,4 +1,4 @@
-"""Where the time of a real ``legco-assets ingest`` goes: Dagster, each stage, the embedding.
+r"""Where the time of a real ``legco-assets ingest`` goes: Dagster, each stage, the embedding.
 
 Why: ingest should be bound by the embedding model, not by the pipeline around it (issue
 27: everything but the embedding itself under 25% of the ingest time). This runs the real
@@ -10,7 +10,8 @@ run's own event log (STEP_START to STEP_SUCCESS/FAILURE). Prints a Markdown tabl
 is asserted.
 
     .venv/bin/python scripts/profile_ingest.py data/samples --strategy both
-    .venv/bin/python scripts/profile_ingest.py ../shared/corpus/real/legco/hansard_20121121_translate-c.pdf --strategy token
+    .venv/bin/python scripts/profile_ingest.py \
+        ../shared/corpus/real/legco/hansard_20121121_translate-c.pdf --strategy token
 
 Buckets (seconds of wall time, one process; the table workers' time overlaps the main
 process and is not added):
@@ -203,7 +204,9 @@ def report(total: float, cpu: float, steps: dict[str, float], args: argparse.Nam
     lines = [
         f"Command: scripts/profile_ingest.py {' '.join(args.paths)} --strategy {args.strategy} (exit {code})",
         f"Total {total:.2f} s wall, {cpu:.2f} s CPU of this process (BLAS threads included); "
-        f"{CALLS['embed']} embedding calls; model load {SPENT['model_load'] + SPENT['model_load_upserting']:.2f} s on the main thread, {SPENT['model_load_background']:.2f} s in a warm-up thread",
+        f"{CALLS['embed']} embedding calls; "
+        f"model load {SPENT['model_load'] + SPENT['model_load_upserting']:.2f} s on the main thread, "
+        f"{SPENT['model_load_background']:.2f} s in a warm-up thread",
         "",
         "| part | seconds | share |",
         "|---|---:|---:|",

@@ -1,4 +1,4 @@
-"""What any fusion of the four rankers can reach: per question, the rank of the answer in each
+r"""What any fusion of the four rankers can reach: per question, the rank of the answer in each
 ranker alone, in the best of them (an oracle choosing the ranker per question) and in their
 candidates at all, beside the default hybrid search (issue 29, sixth round).
 
@@ -12,7 +12,8 @@ the oracle is a guide, not a proof; the candidates' recall is a hard bound.
 Uses the eval's own ingest and rankings (``scripts/eval_retrieval.py``, same settings and
 sets), question strategy by default::
 
-    LEGCO_DATA_DIR=/tmp/i29-data .venv/bin/python scripts/retrieval_ceiling.py [--held-out all|v9|…] [--strategy question|token]
+    LEGCO_DATA_DIR=/tmp/i29-data .venv/bin/python scripts/retrieval_ceiling.py \
+        [--held-out all|v9|…] [--strategy question|token]
 """
 
 from __future__ import annotations
@@ -100,10 +101,12 @@ def table(rows: list[dict]) -> str:
             name,
             str(n),
             f"{share(lambda r: at(r['fused'], 1))} / {share(lambda r: at(r['fused'], 5))}",
-            f"{share(lambda r: any(at(v, 1) for v in r['firsts'].values()))} / {share(lambda r: any(at(v, 5) for v in r['firsts'].values()))}",
+            f"{share(lambda r: any(at(v, 1) for v in r['firsts'].values()))} / "
+            f"{share(lambda r: any(at(v, 5) for v in r['firsts'].values()))}",
             share(lambda r: any(v is not None for v in r["firsts"].values())),
             *(
-                f"{share(lambda r, k=k: at(r['firsts'][k], 1))} / {share(lambda r, k=k: at(r['firsts'][k], 5))}"
+                f"{share(lambda r, k=k: at(r['firsts'][k], 1))} / "
+                f"{share(lambda r, k=k: at(r['firsts'][k], 5))}"
                 for k in FUSED
             ),
         ]
@@ -132,7 +135,8 @@ def main() -> int:
             rows.extend(found)
             print(f"{name}: {len(found)} questions", file=sys.stderr, flush=True)
     print(
-        f"## what four rankers can reach ({args.strategy} strategy, {len(rows)} questions, first {DEPTH} candidates each)\n"
+        f"## what four rankers can reach ({args.strategy} strategy, {len(rows)} questions, "
+        f"first {DEPTH} candidates each)\n"
     )
     print(table(rows))
     return 0

@@ -3,8 +3,9 @@
 A heading is counted when its words are cells of one row of a table the geometric reader
 finds on the heading's page or the one before (whole cells side by side, or most of one
 cell's text): a header row set in bold read as a title. A row whose only cell holds text
-is not counted: it is a title spanning the table (a group's label, or a title in a drawn box). The outline is the one the structure stage gives
-(``find_structure``), the tables the ones the ``page_tables`` stage reads; no LLM.
+is not counted: it is a title spanning the table (a group's label, or a title in a drawn
+box). The outline is the one the structure stage gives (``find_structure``), the tables the
+ones the ``page_tables`` stage reads; no LLM.
 
     PYTHONPATH=$PWD .venv/bin/python scripts/table_row_headings.py [FILE ...]
 """

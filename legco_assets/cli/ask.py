@@ -44,7 +44,8 @@ def _print_answer(result: Any, settings: Any) -> None:
     calls = len(result.rounds)
     tokens = result.rounds[-1].context_tokens if result.rounds else 0
     print(
-        f"\n(context: {len(result.blocks)} chunks, {tokens} tokens; {calls} model call{'s' if calls != 1 else ''})",
+        f"\n(context: {len(result.blocks)} chunks, {tokens} tokens; "
+        f"{calls} model call{'s' if calls != 1 else ''})",
         file=sys.stderr,
     )
 
@@ -82,7 +83,8 @@ def cmd_answer(args: argparse.Namespace, settings: Any) -> int:
             print(f"--- {message['role']} ---\n{message['content']}\n")
         for number, block in enumerate(result.blocks, start=1):
             print(
-                f"[{number}] excerpt: {common.excerpt_link(block.hit.metadata.to_json(), settings) or '(none)'}"
+                f"[{number}] excerpt: "
+                f"{common.excerpt_link(block.hit.metadata.to_json(), settings) or '(none)'}"
             )
         return 0
     if args.json:

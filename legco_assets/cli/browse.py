@@ -52,7 +52,8 @@ def cmd_documents(args: argparse.Namespace, settings: Any) -> int:
         latest = "yes" if r["latest"] else "no"
         pair = f"  (counterpart: {r['counterpart_document_id']})" if r.get("counterpart_document_id") else ""
         print(
-            f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} {r['chunks']:>6}  {r['filename']}{pair}"
+            f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} "
+            f"{r['chunks']:>6}  {r['filename']}{pair}"
         )
     return 0
 
@@ -215,7 +216,8 @@ def add_command(sub: Any) -> None:
     query.add_argument(
         "--sections",
         action="store_true",
-        help=f"rank headed sections (their chunks scoring together) and show each with its {SECTION_CHUNKS} best chunks; -k counts sections",
+        help="rank headed sections (their chunks scoring together) and show each with its "
+        f"{SECTION_CHUNKS} best chunks; -k counts sections",
     )
     query.add_argument("--document", help="only this document id")
     query.add_argument("--all-versions", action="store_true", help="also search archived versions")

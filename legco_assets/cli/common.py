@@ -57,7 +57,10 @@ def empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> st
 
     stored = sorted({r["strategy"] for r in stored_versions(retriever.collection)})
     have = ", ".join(stored) if stored else "nothing"
-    return f"no stored chunks for strategy {strategy} (stored: {have}); ingest with --strategy {strategy} or pick another"
+    return (
+        f"no stored chunks for strategy {strategy} (stored: {have}); "
+        f"ingest with --strategy {strategy} or pick another"
+    )
 
 
 def excerpt_link(metadata: dict[str, Any], settings: Any) -> str | None:

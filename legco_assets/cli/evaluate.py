@@ -41,7 +41,8 @@ def add_command(sub: Any) -> None:
     ev.add_argument(
         "--papers",
         required=True,
-        help="folder of the papers and their .gold.json files (for the default set: the tests' fixtures/pdfs)",
+        help="folder of the papers and their .gold.json files "
+        "(for the default set: the tests' fixtures/pdfs)",
     )
     ev.add_argument(
         "--strategies", default="question,token,baseline", help="comma list (baseline = 1000-char windows)"

@@ -24,7 +24,8 @@ def cmd_excerpt(args: argparse.Namespace, settings: Any) -> int:
         data, extension = pipeline.cut_chunk_excerpt(settings, args.chunk_id)
     except (KeyError, ValueError):
         return common.fail(
-            f"no stored chunk {args.chunk_id!r} (ids look like DOCUMENT:STRATEGY:INDEX; see `legco-assets chunks`)"
+            f"no stored chunk {args.chunk_id!r} "
+            "(ids look like DOCUMENT:STRATEGY:INDEX; see `legco-assets chunks`)"
         )
     except FileNotFoundError:
         return common.fail(

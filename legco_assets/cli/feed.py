@@ -47,7 +47,8 @@ def _report(item: Any) -> None:
     r = item.record
     note = "" if item.written else " (already in the inbox)"
     print(
-        f"{item.path.name}  {r.meeting_date} {r.hansard_type} HansardID {r.hansard_id}  {item.size / 1024:.0f} KB  ← {r.url}{note}",
+        f"{item.path.name}  {r.meeting_date} {r.hansard_type} HansardID {r.hansard_id}  "
+        f"{item.size / 1024:.0f} KB  ← {r.url}{note}",
         flush=True,
     )
 

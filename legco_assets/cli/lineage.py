@@ -57,8 +57,10 @@ ORIGIN = [
     "counterpart_candidate",
 ]
 LEGEND = (
-    "legend: code N = the stage's code version (raised when its logic changes; an older one is stale in the UI); "
-    "data X = the data version, a hash of what the stage wrote for this paper (first 12 hex digits; it changes exactly when the output does)"
+    "legend: code N = the stage's code version (raised when its logic changes; "
+    "an older one is stale in the UI); "
+    "data X = the data version, a hash of what the stage wrote for this paper "
+    "(first 12 hex digits; it changes exactly when the output does)"
 )
 CHUNK_FACTS = [
     "page_start",
@@ -127,7 +129,8 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
     for m in chain.stages:
         label = m.asset + (f" [{m.strategy}]" if m.strategy and m.asset != "source_document" else "")
         print(
-            f"{label:<26} {m.when}  run {m.run_id[:8]}  code {m.code_version}  data {(m.data_version or '')[:12]}"
+            f"{label:<26} {m.when}  run {m.run_id[:8]}  code {m.code_version}  "
+            f"data {(m.data_version or '')[:12]}"
         )
         facts = [f"{k}={_fmt(m.metadata[k])}" for k in FACTS.get(m.asset, []) if k in m.metadata]
         if facts:
@@ -135,16 +138,19 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
         for read in m.metadata.get("upstream_materializations") or []:
             other = "" if read["partition"] == chain.document_id else f"  (OTHER PAPER {read['partition']})"
             print(
-                f"    read {read['asset']:<20} run {read['run_id'][:8]}  {read['time']}  data {(read.get('data_version') or '')[:12]}{other}"
+                f"    read {read['asset']:<20} run {read['run_id'][:8]}  {read['time']}  "
+                f"data {(read.get('data_version') or '')[:12]}{other}"
             )
     if chunk is not None:
         meta = chunk["metadata"]
         print(
-            f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  excerpt {meta.get('chunk_file_path', '(none)')}"
+            f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  "
+            f"excerpt {meta.get('chunk_file_path', '(none)')}"
         )
         path = meta.get("section_path")
         print(
-            f"    section path: {join_path(path) if isinstance(path, list) else path or '(before the first heading)'}"
+            "    section path: "
+            f"{join_path(path) if isinstance(path, list) else path or '(before the first heading)'}"
         )
         facts = [
             f"{k}={meta[k]}"

@@ -50,10 +50,16 @@ TOC_PAGE_REF = re.compile(r"\S\s*\d{1,3}(?:\s*[-–]\s*\d{1,3})?\s*$")
 # questions and answers; ``id`` is the label as printed (A1, B 2, 12), ``text`` the rest of the line
 # the label ends with a colon, or after a number with a full stop (``問1.`` / ``答1.``: FAQ
 # pages, often in a table cell of their own)
-# ``問1.``, ``問 A1：``, ``問題：``, ``問一：``, ``【問】``; the id in digits, letters or Chinese numerals
-_ZH_LABEL_END = r"\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3}|[一二三四五六七八九十]{1,3})(?(open)\s*[】］〔〕\]]\s*[:：︰]?|(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d)))\s*(?P<text>.*)$"
+# ``問1.``, ``問 A1：``, ``問題：``, ``問一：``, ``【問】``; the id in digits, letters or Chinese
+# numerals
+_ZH_LABEL_END = (
+    r"\s*(?P<id>[A-Za-z]{0,3}\s?\d{0,3}|[一二三四五六七八九十]{1,3})"
+    r"(?(open)\s*[】］〔〕\]]\s*[:：︰]?|(?:\s*[:：︰]|(?<=\d)\s*[.．](?!\d)))"
+    r"\s*(?P<text>.*)$"
+)
 ZH_QUESTION = re.compile(r"^(?P<open>[【［〔\[])?問(?:題)?" + _ZH_LABEL_END)
-# answers: ``答1.``, ``答覆：``, and a paper's response to Members' questions (``回應：``, ``政府當局的回應：``)
+# answers: ``答1.``, ``答覆：``, and a paper's response to Members' questions (``回應：``,
+# ``政府當局的回應：``)
 ZH_ANSWER = re.compile(
     r"^(?P<open>[【［〔\[])?(?:答(?:案|覆)?|(?:政府(?:當局)?的?)?回[應覆])" + _ZH_LABEL_END
 )
@@ -85,7 +91,8 @@ _EN_MEMBER = (
     r"(?:MR|MS|MRS|MISS|DR|PROF|IR|SR|REVD)\s+[A-Z][A-Z' .,-]*?"  # IR/SR: engineer, surveyor; REVD CANON …
 )
 _ZH_OFFICIAL = r"[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘書長|專員)"
-_EN_OFFICIAL = r"(?:(?:DEPUTY|UNDER|PERMANENT|CHIEF|FINANCIAL)\s+){0,2}SECRETARY\b[A-Z ,'&-]*?"  # DEPUTY FINANCIAL SECRETARY
+# DEPUTY FINANCIAL SECRETARY
+_EN_OFFICIAL = r"(?:(?:DEPUTY|UNDER|PERMANENT|CHIEF|FINANCIAL)\s+){0,2}SECRETARY\b[A-Z ,'&-]*?"
 _ZH_PRESIDENT = r"(?:代理|全委會)?副?主席"
 _EN_PRESIDENT = r"(?:DEPUTY\s+)?(?:PRESIDENT|CHAIRMAN)"
 _COLON = r"\s*[:：︰]"
@@ -270,7 +277,8 @@ ENQUIRY_NOTE = re.compile(
 # an Administration paper's sign-off: the body that wrote it on a line of its own, then the
 # month (``Labour and Welfare Bureau`` / ``May 2025``, ``勞工及福利局`` / ``2025年5月``)
 SIGN_OFF_BODY = re.compile(
-    r"^(?:[A-Z][A-Za-z&,'’ -]{2,80}\s(?:Bureau|Department|Office|Commission|Secretariat|Authority|Branch|Division)"
+    r"^(?:[A-Z][A-Za-z&,'’ -]{2,80}\s"
+    r"(?:Bureau|Department|Office|Commission|Secretariat|Authority|Branch|Division)"
     r"|[\u4e00-\u9fff]{1,20}(?:局|署|處|辦公室|委員會|秘書處))$"
 )
 SIGN_OFF_DATE = re.compile(

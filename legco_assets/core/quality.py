@@ -257,19 +257,34 @@ BLOCKING = frozenset({"every_page_covered", "no_chunk_over_token_limit", "no_emp
 # What each check looks at and whether it blocks: the description the Dagster UI shows
 # beside the check (``defs/assets/common.check_specs``) and README's table of checks.
 ABOUT = {
-    "every_page_covered": "Blocks: every page with text lies in some chunk (a page in none lost its text; "
-    "the question strategy need not cover a contents page).",
-    "no_chunk_over_token_limit": "Blocks: no chunk has more tokens than its strategy's limit (the embedder would "
-    "truncate it and its tail could never be found).",
+    "every_page_covered": (
+        "Blocks: every page with text lies in some chunk (a page in none lost its text; the question "
+        "strategy need not cover a contents page)."
+    ),
+    "no_chunk_over_token_limit": (
+        "Blocks: no chunk has more tokens than its strategy's limit (the embedder would truncate it and "
+        "its tail could never be found)."
+    ),
     "no_empty_chunk": "Blocks: no chunk is empty or whitespace only.",
-    "no_footer_leaked": "Warns: no chunk holds a line the paper prints as page furniture (a page label or footer "
-    "date, a running header learned from its pages); names the chunk and line. A heuristic, so the chunks are indexed.",
-    "qa_numbering_complete": "Warns: question numbers run without gaps or duplicates (a gap is often the paper's own).",
+    "no_footer_leaked": (
+        "Warns: no chunk holds a line the paper prints as page furniture (a page label or footer date, a "
+        "running header learned from its pages); names the chunk and line. A heuristic, so the chunks are "
+        "indexed."
+    ),
+    "qa_numbering_complete": (
+        "Warns: question numbers run without gaps or duplicates (a gap is often the paper's own)."
+    ),
     "every_question_answered": "Warns: every question section has an answer.",
-    "text_layer_readable": "Warns: no page's text layer is control codes (fonts without a Unicode map); such pages "
-    "are left out of the chunks like scanned ones.",
-    "question_labels_paired": "Warns: at least 80% of the question labels the paper shows became question-answer pairs "
-    "(labels_seen / pairs_made).",
-    "questions_match_open_data": "Warns: the Hansard's questions match LegCo's official question records of the "
-    "meeting. Not run (a warning saying so, never a pass) for a paper without such records.",
+    "text_layer_readable": (
+        "Warns: no page's text layer is control codes (fonts without a Unicode map); such pages are left "
+        "out of the chunks like scanned ones."
+    ),
+    "question_labels_paired": (
+        "Warns: at least 80% of the question labels the paper shows became question-answer pairs "
+        "(labels_seen / pairs_made)."
+    ),
+    "questions_match_open_data": (
+        "Warns: the Hansard's questions match LegCo's official question records of the meeting. Not run "
+        "(a warning saying so, never a pass) for a paper without such records."
+    ),
 }

@@ -155,7 +155,8 @@ def upstream_metadata(context: dg.AssetExecutionContext, strategy: str | None = 
     (JSON, for ``legco-assets lineage``) for the running asset's materialisation."""
     found = upstream_of(context, strategy)
     rows = [
-        f"| [{m.asset}]({m.url}) | [{m.run_id[:8]}](/runs/{m.run_id}) | {m.when} | `{(m.data_version or '')[:12]}` |"
+        f"| [{m.asset}]({m.url}) | [{m.run_id[:8]}](/runs/{m.run_id}) | {m.when} | "
+        f"`{(m.data_version or '')[:12]}` |"
         for m in found
     ]
     table = "\n".join(

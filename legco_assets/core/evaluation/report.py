@@ -20,7 +20,8 @@ def format_table(rows: Sequence[EvalRow]) -> str:
     ]
     for r in rows:
         lines.append(
-            f"| {r.strategy} | {r.mode} | {r.subset} | {r.questions} | {r.hit1:.3f} | {r.hit5:.3f} | {r.mrr:.3f} | "
+            f"| {r.strategy} | {r.mode} | {r.subset} | {r.questions} | "
+            f"{r.hit1:.3f} | {r.hit5:.3f} | {r.mrr:.3f} | "
             f"{r.ndcg5:.3f} | {r.context_chars:,.0f} |"
         )
     return "\n".join(lines)

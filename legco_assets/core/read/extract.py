@@ -3,8 +3,8 @@
 One entry point, :func:`extract_document`, chooses the reader by content: PDFs go through
 pypdfium2 (fast, opens every real paper we have, including AES with an empty password) and
 fall back to pypdf only when PDFium cannot open the file; DOCX, TXT, Markdown and HTML
-(:mod:`html_reader`) become a single page. The bytes are read once and hashed, so the text always matches the sha256 we
-record even if the file is replaced while we read it.
+(:mod:`html_reader`) become a single page. The bytes are read once and hashed, so the text
+always matches the sha256 we record even if the file is replaced while we read it.
 """
 
 from __future__ import annotations

@@ -44,8 +44,9 @@ def require_text(path: str | Path, pages: list[Page]) -> None:
         if unreadable:
             raise DocumentError(
                 path,
-                f"unreadable text layer ({unreadable} of {len(pages)} pages: fonts without a Unicode map give "
-                "control codes, not characters; configure a vision LLM to transcribe it)",
+                f"unreadable text layer ({unreadable} of {len(pages)} pages: "
+                "fonts without a Unicode map give control codes, not characters; "
+                "configure a vision LLM to transcribe it)",
             )
         raise DocumentError(
             path,

@@ -18,8 +18,9 @@ this module for Q&A chunks' questions, and the openings stay an option (``"openi
 
 The opening is cut at the first line that ends a sentence (:data:`.markers.SENTENCE_END`, the
 same typography the outline uses) once it is :data:`OPENING_MIN` wide, and at
-:data:`OPENING_MAX` in any case (widths as printed, a CJK character counting twice): enough to say what a paragraph is about without
-becoming the chunk's whole text again (that is the chunk-vector ranker's job).
+:data:`OPENING_MAX` in any case (widths as printed, a CJK character counting twice): enough
+to say what a paragraph is about without becoming the chunk's whole text again (that is the
+chunk-vector ranker's job).
 """
 
 from __future__ import annotations

@@ -104,11 +104,12 @@ def replace_document(
         with_retries(lambda: collection.delete(ids=stale))
     for i in range(0, len(records), BATCH):
         batch = records[i : i + BATCH]
+        # with_retries calls the lambda at once, within this iteration: `batch` cannot go stale
         with_retries(
             lambda: collection.upsert(
-                ids=[r.id for r in batch],
-                documents=[r.text for r in batch],
-                metadatas=[r.to_chroma() for r in batch],
+                ids=[r.id for r in batch],  # noqa: B023
+                documents=[r.text for r in batch],  # noqa: B023
+                metadatas=[r.to_chroma() for r in batch],  # noqa: B023
             )
         )
     return WriteResult(written=len(records), deleted=len(stale), archived=archived, ids=new_ids)
@@ -149,7 +150,8 @@ def update_metadata(collection: Any, changes: dict[str, dict[str, Any]]) -> int:
     ids = list(changes)
     for i in range(0, len(ids), BATCH):
         batch = ids[i : i + BATCH]
-        with_retries(lambda: collection.update(ids=batch, metadatas=[changes[j] for j in batch]))
+        # called at once by with_retries, within this iteration: `batch` cannot go stale
+        with_retries(lambda: collection.update(ids=batch, metadatas=[changes[j] for j in batch]))  # noqa: B023
     return len(ids)
 
 
@@ -227,7 +229,8 @@ def versions_markdown(rows: list[dict[str, Any]]) -> str:
     """The stored-versions table as Markdown (for Dagster metadata)."""
     lines = ["| document | strategy | version | latest | chunks |", "|---|---|---|---|---|"]
     lines += [
-        f"| {r['document_id']} | {r['strategy']} | {r['version']} | {'yes' if r['latest'] else 'no'} | {r['chunks']} |"
+        f"| {r['document_id']} | {r['strategy']} | {r['version']} | "
+        f"{'yes' if r['latest'] else 'no'} | {r['chunks']} |"
         for r in rows
     ]
     return "\n".join(lines)

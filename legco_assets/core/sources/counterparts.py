@@ -239,7 +239,8 @@ def confirm(a: Profile, b: Profile) -> Decision:
         if agreement < MIN_QUESTION_AGREEMENT:
             return Decision(
                 False,
-                f"question numbers differ ({len(ids_a)} questions vs {len(ids_b)}, {agreement:.0%} in common)",
+                f"question numbers differ ({len(ids_a)} questions vs {len(ids_b)}, "
+                f"{agreement:.0%} in common)",
                 "names",
                 evidence,
             )

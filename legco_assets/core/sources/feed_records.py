@@ -27,7 +27,10 @@ class FeedRecord:
 
     def base_name(self) -> str:
         """``hansard-2024-01-10-zh.pdf``: says what it is and pairs with ``-en``."""
-        return f"hansard-{self.meeting_date.isoformat()}-{TYPE_SUFFIX.get(self.hansard_type, slug(self.hansard_type))}.pdf"
+        return (
+            f"hansard-{self.meeting_date.isoformat()}-"
+            f"{TYPE_SUFFIX.get(self.hansard_type, slug(self.hansard_type))}.pdf"
+        )
 
     def origin(self) -> dict[str, str]:
         return {

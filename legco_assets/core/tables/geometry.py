@@ -15,8 +15,9 @@ Without an LLM (the default) tables come from page geometry, read straight from 
   the ends of the ruling lines close the grid.
 * **Cells.** Each character near a grid (PDFium text page, tight boxes; text lines far
   from every grid are skipped whole) goes to the cell holding its centre; a cell's text is
-  its lines top to bottom, characters left to right, with a space only where the PDF has one between non-CJK characters (so ``11 991`` stays one cell and
-  justified Chinese is not letter-spaced).
+  its lines top to bottom, characters left to right, with a space only where the PDF has one
+  between non-CJK characters (so ``11 991`` stays one cell and justified Chinese is not
+  letter-spaced).
 * **Header.** The first row, plus the rows its cells span down into (multi-row headers are
   merged per column: ``2020-21 Estimate``).
 * **Cores.** A long document's pages are read in worker processes too (:mod:`.workers`).

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, field
-from typing import Any, ContextManager
+from typing import Any
 
 from ..llm import LLMClient
 from ..read import SourceBytes, document_kind
@@ -190,7 +190,7 @@ def page_tables_as_read(
     return PageTables(iter_page_tables(source.data, pages, settings, llm, geometry))
 
 
-def start_page_tables(source: SourceBytes) -> ContextManager[GeometricTables | None]:
+def start_page_tables(source: SourceBytes) -> AbstractContextManager[GeometricTables | None]:
     """Start finding a PDF's geometric tables in worker processes, to be collected by
     :func:`find_page_tables` (a context manager: leaving it stops the workers). Geometry
     needs only the bytes, so it runs while this process reads and structures the text.

@@ -149,7 +149,8 @@ def _rendered_pages(
                 page.close()
             except Exception as exc:  # a page PDFium cannot render keeps its geometric tables
                 outcome.warnings.append(
-                    f"page {number}: cannot render the page image ({type(exc).__name__}); kept geometric tables"
+                    f"page {number}: cannot render the page image ({type(exc).__name__}); "
+                    "kept geometric tables"
                 )
                 outcome.counts["vision_failed"] += 1
                 continue

@@ -58,17 +58,19 @@ class ChunkingConfig(dg.Config):
     qa_max_chunk_tokens: int | None = Field(
         default=None,
         gt=0,
-        description="A Q&A pair above this is split; each part repeats the question. Unset: QA_MAX_CHUNK_TOKENS (3000).",
+        description="A Q&A pair above this is split; each part repeats the question. "
+        "Unset: QA_MAX_CHUNK_TOKENS (3000).",
     )
     qa_include_internal_refs: bool | None = Field(
         default=None,
-        description="Keep [內部參考…]/[Internal reference…] notes in answers. Unset: QA_INCLUDE_INTERNAL_REFS (true).",
+        description="Keep [內部參考…]/[Internal reference…] notes in answers. "
+        "Unset: QA_INCLUDE_INTERNAL_REFS (true).",
     )
     section_join_tokens: int | None = Field(
         default=None,
         ge=0,
-        description="Question strategy: short narrative sections under one heading are joined up to this many tokens "
-        "(0: one chunk per heading). Unset: SECTION_JOIN_TOKENS (0).",
+        description="Question strategy: short narrative sections under one heading are joined up to this "
+        "many tokens (0: one chunk per heading). Unset: SECTION_JOIN_TOKENS (0).",
     )
 
     @model_validator(mode="after")

@@ -20,11 +20,12 @@ EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in
     {"pdf", "html"},
     "2",
     deps=[chunks],
-    description="Every chunk of the configured strategy highlighted on the source, in one file per strategy that "
-    "costs less than the paper: excerpts/<strategy>.pdf (the paper with an annotation per chunk, stored as an "
-    "update of the stored paper) or excerpts/<strategy>.html for a web page or text paper. chunk_file_path in "
-    "Chroma is the file and the chunk's place (#page=N, #chunk-I); links open from EXCERPTS_BASE_URL (make ui "
-    "serves them); `legco-assets excerpt CHUNK_ID` cuts one chunk's PDF. Re-made only when a chunk changed.",
+    description="Every chunk of the configured strategy highlighted on the source, in one file per strategy "
+    "that costs less than the paper: excerpts/<strategy>.pdf (the paper with an annotation per chunk, stored "
+    "as an update of the stored paper) or excerpts/<strategy>.html for a web page or text paper. "
+    "chunk_file_path in Chroma is the file and the chunk's place (#page=N, #chunk-I); links open from "
+    "EXCERPTS_BASE_URL (make ui serves them); `legco-assets excerpt CHUNK_ID` cuts one chunk's PDF. "
+    "Re-made only when a chunk changed.",
 )
 def chunk_excerpts(
     context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings
@@ -40,7 +41,8 @@ def chunk_excerpts(
             e.index,
             ", ".join(map(str, e.pages)),
             f"{e.ratio:.1%}",
-            f"[{e.link}]({excerpt_url(settings.excerpts_base_url, settings.documents_dir, str(folder / e.link))})",
+            f"[{e.link}]"
+            f"({excerpt_url(settings.excerpts_base_url, settings.documents_dir, str(folder / e.link))})",
         ]
         for e in report.excerpts[:60]
     ]

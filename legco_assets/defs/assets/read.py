@@ -32,7 +32,8 @@ class PageImagesConfig(dg.Config):
     {"python"},
     "3",
     deps=[source_document],
-    description="Text per page: raw as extracted and cleaned (footers, page numbers, running headers removed).",
+    description="Text per page: raw as extracted and cleaned "
+    "(footers, page numbers, running headers removed).",
 )
 def page_text(
     context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource
@@ -58,7 +59,8 @@ def page_text(
     {"png"},
     "1",
     deps=[source_document],
-    description="PNG per page (pypdfium2) for the vision stage; page 1 only unless vision or all_pages is on.",
+    description="PNG per page (pypdfium2) for the vision stage; "
+    "page 1 only unless vision or all_pages is on.",
 )
 def page_images(
     context: dg.AssetExecutionContext, config: PageImagesConfig, legco: LegcoSettings

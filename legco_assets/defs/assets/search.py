@@ -31,21 +31,25 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
             "vector_index",
             RETRIEVAL_CHECK,
             "Warns: hybrid search finds the answers to this document's gold questions (Hit@5, searching this "
-            "document only) at least as often as recorded. Not run (a warning saying so) for a paper without gold questions.",
+            "document only) at least as often as recorded. Not run (a warning saying so) for a paper without "
+            "gold questions.",
         ),
         check_spec(
             "vector_index",
             COUNTERPART_CHECK,
             "Warns: a paper paired with its other-language version has as many Q&A pairs as that version "
-            "(one side's structure missed or split a question). Not run (a warning saying so) for a paper without a counterpart.",
+            "(one side's structure missed or split a question). Not run (a warning saying so) for a paper "
+            "without a counterpart.",
         ),
     ],
-    description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, replace-by-document.",
+    description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, "
+    "replace-by-document.",
 )
 def vector_index(
     context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings, chroma: ChromaResource
 ) -> dg.MaterializeResult:
-    from legco_assets.core.search import (  # Chroma and the embedder: loaded by the run, not by the code location
+    # Chroma and the embedder: loaded by the run, not by the code location
+    from legco_assets.core.search import (
         stored_versions,
         versions_markdown,
     )
@@ -134,7 +138,8 @@ def _retrieval_check(
     return dg.AssetCheckResult(
         check_name=RETRIEVAL_CHECK,
         passed=outcome.passed,
-        description=f"{strategy.value}: Hit@5 {outcome.hit5:.3f} on {outcome.questions} gold questions (baseline {baseline})",
+        description=f"{strategy.value}: Hit@5 {outcome.hit5:.3f} on {outcome.questions} gold questions "
+        f"(baseline {baseline})",
         metadata={
             "evaluated": True,
             "hit_at_5": outcome.hit5,

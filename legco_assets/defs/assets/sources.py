@@ -31,7 +31,8 @@ def _origin_metadata(origin: dict[str, str] | None) -> dict[str, Any]:
     "ingest",
     {"pdf", "python"},
     "3",
-    description="The registered file: sha256, pages, language, title; its bytes are snapshotted and its text layer read once.",
+    description="The registered file: sha256, pages, language, title; its bytes are snapshotted and its text "
+    "layer read once.",
 )
 def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> dg.MaterializeResult:
     info = pipeline.stage_source(legco.settings(), context.partition_key)

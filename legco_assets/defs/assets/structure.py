@@ -42,7 +42,8 @@ STRUCTURE_CHECKS = [
     # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
     # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
     check_specs=paper_check_specs("document_structure", STRUCTURE_CHECKS),
-    description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans, pages and heading paths; rules first, LLM when unsure; the outline from typography and the contents list.",
+    description="Sections (qa, narrative, speaking_notes, table, toc) with question ids, spans, pages and "
+    "heading paths; rules first, LLM when unsure; the outline from typography and the contents list.",
 )
 def document_structure(
     context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource

@@ -19,7 +19,8 @@ from .read import page_images, page_text
     {"python"},
     "1",
     deps=[page_images, page_text],
-    description="Markdown tables per page: geometric (ruling lines + character boxes) or a vision LLM when configured, cached by content hash.",
+    description="Markdown tables per page: geometric (ruling lines + character boxes) or a vision LLM when "
+    "configured, cached by content hash.",
 )
 def page_tables(
     context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource

@@ -81,7 +81,8 @@ def feed_sensor(interval_minutes: int) -> dg.SensorDefinition:
         minimum_interval_seconds=interval_minutes * 60,
         default_status=dg.DefaultSensorStatus.STOPPED,
         description="Polls LegCo's Hansard open data (LEGCO_FEED_URL) every LEGCO_FEED_INTERVAL_MINUTES; "
-        "downloads new Chinese/English Hansards into the inbox and runs each with the strategies of LEGCO_SENSOR_STRATEGIES.",
+        "downloads new Chinese/English Hansards into the inbox and runs each with the strategies of "
+        "LEGCO_SENSOR_STRATEGIES.",
     )(_poll_feed)
 
 

@@ -31,8 +31,9 @@ def _with_runs(instance: dg.DagsterInstance, contents: list[str]) -> set[str]:
     jobs=list(JOBS.values()),
     minimum_interval_seconds=10,
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Watches LEGCO_INBOX; adds a partition per new/changed file and runs it with each strategy of "
-    "LEGCO_SENSOR_STRATEGIES (default token,question: the first here, the others by strategy_chain_sensor).",
+    description="Watches LEGCO_INBOX; adds a partition per new/changed file and runs it with each strategy "
+    "of LEGCO_SENSOR_STRATEGIES (default token,question: the first here, the others by "
+    "strategy_chain_sensor).",
 )
 def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.SensorResult:
     settings = legco.settings()

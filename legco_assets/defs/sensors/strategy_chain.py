@@ -63,8 +63,8 @@ def failed_shared_stages(instance: dg.DagsterInstance, run_id: str) -> list[str]
     monitored_jobs=list(JOBS.values()),
     request_jobs=list(JOBS.values()),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After a sensor-requested ingest run succeeds, runs chunks, vector_index and chunk_excerpts with the next "
-    "strategy of LEGCO_SENSOR_STRATEGIES for the same paper.",
+    description="After a sensor-requested ingest run succeeds, runs chunks, vector_index and chunk_excerpts "
+    "with the next strategy of LEGCO_SENSOR_STRATEGIES for the same paper.",
 )
 def strategy_chain_sensor(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReason:
     return _next_run(context)
@@ -75,8 +75,9 @@ def strategy_chain_sensor(context: dg.RunStatusSensorContext) -> dg.RunRequest |
     monitored_jobs=list(JOBS.values()),
     request_jobs=list(JOBS.values()),
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="After a sensor-requested ingest run fails in its own strategy's steps, runs the next strategy of "
-    "LEGCO_SENSOR_STRATEGIES for the same paper all the same (strategies fail alone); a failed shared stage ends the chain.",
+    description="After a sensor-requested ingest run fails in its own strategy's steps, runs the next "
+    "strategy of LEGCO_SENSOR_STRATEGIES for the same paper all the same (strategies fail alone); a failed "
+    "shared stage ends the chain.",
 )
 def strategy_chain_after_failure_sensor(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReason:
     run = context.dagster_run
