@@ -10,12 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import common
 
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
-def _excerpt_of(cite: dict[str, Any], blocks: list[Any], settings: Any) -> str | None:
+
+def _excerpt_of(cite: dict[str, Any], blocks: list[Any], settings: Settings) -> str | None:
     """The excerpt URL of the context passage a citation names (document, page, question)."""
     for block in blocks:
         mine = block.citation()
@@ -26,7 +29,7 @@ def _excerpt_of(cite: dict[str, Any], blocks: list[Any], settings: Any) -> str |
     return None
 
 
-def _print_answer(result: Any, settings: Any) -> None:
+def _print_answer(result: Any, settings: Settings) -> None:
     print(
         result.answer
         if result.sufficient and result.answer
@@ -50,7 +53,7 @@ def _print_answer(result: Any, settings: Any) -> None:
     )
 
 
-def cmd_answer(args: argparse.Namespace, settings: Any) -> int:
+def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
     """Answer from retrieved chunks with citations; without an LLM, show the prompt."""
     from legco_assets.core.llm import LLMClient, LLMError
     from legco_assets.core.search import CONTEXT_TOKENS, DEFAULT_MODE, Retriever, answer_question

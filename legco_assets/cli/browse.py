@@ -9,11 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from legco_assets.core.records import join_path, split_path
 
 from . import common
+
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
 
 def _first_lines(text: str, lines: int = 2, width: int = 100) -> list[str]:
@@ -35,7 +38,7 @@ def _pages(meta: dict[str, Any]) -> str:
 
 
 # -- documents / chunks -----------------------------------------------------------------------
-def cmd_documents(args: argparse.Namespace, settings: Any) -> int:
+def cmd_documents(args: argparse.Namespace, settings: Settings) -> int:
     """Per document, strategy and version: latest flag and chunk counts."""
     from legco_assets.core.search import stored_versions
 
@@ -58,7 +61,7 @@ def cmd_documents(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
-def cmd_chunks(args: argparse.Namespace, settings: Any) -> int:
+def cmd_chunks(args: argparse.Namespace, settings: Settings) -> int:
     """Per chunk of one document: question id and text, heading, pages, table flag."""
     from legco_assets.core.search import chunk_filter, stored_chunks
 
@@ -101,7 +104,7 @@ def _in_section(meta: dict[str, Any], text: str) -> bool:
     return any(wanted in heading.casefold() for heading in split_path(meta.get("section_path")))
 
 
-def _print_hit(hit: Any, settings: Any) -> None:
+def _print_hit(hit: Any, settings: Settings) -> None:
     m = hit.metadata.to_json()
     label = m.get("question_id") or m.get("section_type", "")
     via = " · ".join(f"{name} {rank}" for name, rank in hit.ranks.items())
@@ -138,7 +141,7 @@ def _print_sections(sections: list[Any], k: int, chunks: int, as_json: bool) -> 
             print(f"    {hit.score:.4f}  {_pages(m)}  {hit.id}  {first}")
 
 
-def cmd_query(args: argparse.Namespace, settings: Any) -> int:
+def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
     from legco_assets.core.search import DEFAULT_MODE, RERANKED, Mode, Retriever
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import common
 
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
-def cmd_chunk(args: argparse.Namespace, settings: Any) -> int:
+
+def cmd_chunk(args: argparse.Namespace, settings: Settings) -> int:
     """Chunks on stdout; each failed check of the paper (the checks the assets run) as one
     line on stderr: ``check failed`` for a blocking one (Dagster keeps such chunks out of
     Chroma), ``warning`` for the others. ``--strict``: a failed blocking check exits 1."""

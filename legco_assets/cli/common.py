@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
 STRATEGY_CHOICES = ("token", "question")
 MODES = ("hybrid", "vector", "bm25")
 
 
-def collection(settings: Any) -> Any:
+def collection(settings: Settings) -> Any:
     from legco_assets.core.search import open_collection
 
     return open_collection(settings)
@@ -63,7 +66,7 @@ def empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> st
     )
 
 
-def excerpt_link(metadata: dict[str, Any], settings: Any) -> str | None:
+def excerpt_link(metadata: dict[str, Any], settings: Settings) -> str | None:
     """Where a chunk's excerpt opens: the strategy's highlighted copy at the chunk's page,
     over HTTP (``EXCERPTS_BASE_URL``; ``make ui`` serves it). ``legco-assets excerpt ID``
     writes the chunk's own PDF. ``query`` and ``answer`` print it: the stored file alone

@@ -11,10 +11,13 @@ import argparse
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
 
-def cmd_eval(args: argparse.Namespace, settings: Any) -> int:
+def cmd_eval(args: argparse.Namespace, settings: Settings) -> int:
     """Ingest the papers into a temp dir and print the gold-question eval table."""
     from legco_assets.core.evaluation import GOLD_QUESTIONS, run_eval
     from legco_assets.core.search import Mode

@@ -11,17 +11,20 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import common
 
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
-def cmd_excerpt(args: argparse.Namespace, settings: Any) -> int:
+
+def cmd_excerpt(args: argparse.Namespace, settings: Settings) -> int:
     """Write one chunk's excerpt (a PDF of its pages with its highlight, else its marked passage)."""
-    from legco_assets.core import pipeline
+    from legco_assets.core.excerpts import cut_chunk_excerpt
 
     try:
-        data, extension = pipeline.cut_chunk_excerpt(settings, args.chunk_id)
+        data, extension = cut_chunk_excerpt(settings, args.chunk_id)
     except (KeyError, ValueError):
         return common.fail(
             f"no stored chunk {args.chunk_id!r} "
@@ -37,7 +40,7 @@ def cmd_excerpt(args: argparse.Namespace, settings: Any) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace, settings: Any) -> int:
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     """Serve the excerpts of the data folder, and nothing else of it, read-only."""
     from legco_assets.core.excerpts import excerpt_server
     from legco_assets.core.settings import EXCERPTS_PORT

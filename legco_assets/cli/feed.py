@@ -11,9 +11,12 @@ import argparse
 import sys
 import time
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import common
+
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
 
 def _date(value: str) -> date:
@@ -53,7 +56,7 @@ def _report(item: Any) -> None:
     )
 
 
-def poll_once(args: argparse.Namespace, settings: Any) -> int:
+def poll_once(args: argparse.Namespace, settings: Settings) -> int:
     from legco_assets.core.sources import FeedError, poll
 
     started = time.perf_counter()
@@ -75,7 +78,7 @@ def poll_once(args: argparse.Namespace, settings: Any) -> int:
     return 1 if result.failed else 0
 
 
-def cmd_feed(args: argparse.Namespace, settings: Any) -> int:
+def cmd_feed(args: argparse.Namespace, settings: Settings) -> int:
     from legco_assets.core.sources import parse_types
 
     if args.until and args.since and args.until < args.since:

@@ -13,12 +13,15 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import common
 
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
-def _expand(paths: Sequence[str], settings: Any) -> tuple[list[Path], list[tuple[Path, str, bool]]]:
+
+def _expand(paths: Sequence[str], settings: Settings) -> tuple[list[Path], list[tuple[Path, str, bool]]]:
     """Files named or found under folders, each once: a file named twice (or also found
     through its folder) is one document, so it is ingested and counted once. Files left out
     come back as ``(path, reason, named)`` (``core.inbox.skip_reason``: the sensor's rules),
@@ -123,7 +126,7 @@ def _failed_steps(result: Any) -> list[str]:
 
 
 def ingest_files(
-    files: list[Path], strategies: list[Any], settings: Any, out: Any = sys.stdout
+    files: list[Path], strategies: list[Any], settings: Settings, out: Any = sys.stdout
 ) -> dict[str, Any]:
     """Register and materialise each file with each strategy; a failure never stops the
     others: not another paper, nor the paper's other strategy (issue 41). The first
@@ -208,19 +211,19 @@ def failed_line(summary: dict[str, Any]) -> str:
     return "failed: " + ", ".join(f"{k} {v}" for k, v in summary["failed_by_strategy"].items())
 
 
-def _count_chunks(settings: Any, key: str, strategy: Any) -> int:
+def _count_chunks(settings: Settings, key: str, strategy: Any) -> int:
     from legco_assets.core.artifacts import Artifacts
 
     return len(Artifacts(settings, key).read_chunks(strategy))
 
 
-def _count_pages(settings: Any, key: str) -> int:
+def _count_pages(settings: Settings, key: str) -> int:
     from legco_assets.core.artifacts import Artifacts
 
     return Artifacts(settings, key).source().pages
 
 
-def cmd_ingest(args: argparse.Namespace, settings: Any) -> int:
+def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     from legco_assets.core.settings import Strategy
 
     files, skipped = _expand(args.paths or [str(settings.inbox)], settings)

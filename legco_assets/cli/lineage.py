@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import common
+
+if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.settings import Settings
 
 # what each stage's line shows from its metadata, when present
 FACTS = {
@@ -84,7 +87,7 @@ def parse_target(target: str) -> tuple[str, str | None, int | None]:
     return target, None, None
 
 
-def stored_ids(settings: Any, document_id: str, strategies: list[str]) -> dict[str, list[str]]:
+def stored_ids(settings: Settings, document_id: str, strategies: list[str]) -> dict[str, list[str]]:
     """The latest chunk ids of the paper in Chroma, per strategy, in chunk order."""
     from legco_assets.core.search import open_collection, stored_chunks
 
@@ -99,7 +102,7 @@ def stored_ids(settings: Any, document_id: str, strategies: list[str]) -> dict[s
     return out
 
 
-def chunk_record(settings: Any, chunk_id: str) -> dict[str, Any] | None:
+def chunk_record(settings: Settings, chunk_id: str) -> dict[str, Any] | None:
     from legco_assets.core.search import open_collection, with_retries
 
     got = with_retries(lambda: open_collection(settings).get(ids=[chunk_id], include=["metadatas"]))
@@ -182,7 +185,7 @@ def chunk_json(chain: Any, chunk: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def cmd_lineage(args: argparse.Namespace, settings: Any) -> int:
+def cmd_lineage(args: argparse.Namespace, settings: Settings) -> int:
     from legco_assets.defs.instance import dagster_instance
     from legco_assets.defs.lineage import STRATEGIES, document_chain
 

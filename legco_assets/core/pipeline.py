@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 from . import chunking
 from .artifacts import Artifacts, SourceInfo
 from .excerpts import ExcerptsOutcome, excerpt_folder, excerpt_source_kind, with_excerpt_paths, write_excerpts
-from .excerpts import cut_chunk_excerpt as cut_chunk_excerpt  # for `legco-assets excerpt`
 from .llm import LLMClient
 from .quality import Check, PaperFacts, paper_checks
 from .read import (

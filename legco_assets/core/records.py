@@ -257,7 +257,9 @@ def split_path(value: str | list[str] | None) -> list[str]:
     return [part for part in value.split(PATH_SEPARATOR) if part]
 
 
-RECORD_VERSION = 1  # of the chunk record below; not written into it (outputs stay byte-identical)
+# The chunk record's version: a constant of the code, not a key of each record, so the JSON
+# form stays DESIGN.md's; it changes when a key changes meaning or goes.
+RECORD_VERSION = 1
 
 
 @dataclass
