@@ -99,9 +99,14 @@ EN_PAIRS = [
 
 
 def question_records(
-    document_id: str, pairs: list[tuple[str, str, str]], sha: str, strategy: str = "question"
-) -> list[dict]:
-    """One question-answer chunk record per (id, question, answer) of ``pairs``."""
+    document_id: str,
+    pairs: list[tuple[str, str, str]],
+    sha: str,
+    strategy: str = "question",
+    section_path: list[str] | None = None,
+) -> list[ChunkRecord]:
+    """One question-answer chunk record per (id, question, answer) of ``pairs``, on page
+    ``i + 1``, from ``<document_id>.pdf``."""
     chunks = [
         Chunk(
             document_id,
@@ -115,6 +120,7 @@ def question_records(
             question_id=qa,
             question_index=i,
             question_text=q,
+            section_path=list(section_path or []),
         )
         for i, (qa, q, a) in enumerate(pairs)
     ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from legco_assets.core.records import Chunk
 from legco_assets.core.search import (
     COLLOQUIAL,
     DEFAULT_FUSION,
@@ -19,6 +18,8 @@ from legco_assets.core.search import (
 )
 from legco_assets.core.search.dictionary_translation import dictionary
 from legco_assets.core.settings import Settings
+
+from .factories import question_records
 
 FAQ = [
     ("Q1", "僱主須於何時支付工資？", "僱主須於工資期屆滿後七天內支付工資，即發薪日。"),
@@ -52,25 +53,7 @@ def test_bm25_finds_the_written_answer_and_the_embedder_reads_the_question_as_as
     settings: Settings,
 ) -> None:
     collection = open_collection(settings)
-    chunks = [
-        Chunk(
-            "faq",
-            "question",
-            i,
-            f"{qa} {q}\n{a}",
-            i + 1,
-            i + 1,
-            "qa",
-            40,
-            question_id=qa,
-            question_index=i,
-            question_text=q,
-        )
-        for i, (qa, q, a) in enumerate(FAQ)
-    ]
-    replace_document(
-        collection, [c.to_record("faq.pdf", "f" * 64) for c in chunks], "faq", "question", "f" * 64
-    )
+    replace_document(collection, question_records("faq", FAQ, "f" * 64), "faq", "question", "f" * 64)
     # off by default (measured: docs/retrieval.md); switched on, the lexical rankers read it
     retriever = Retriever.open(
         settings, fusion=replace(DEFAULT_FUSION, colloquial_reading=True), translate=False, rerank=False

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from legco_assets.core.records import Chunk
+from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import (
     DEFAULT_FUSION,
     DICTIONARY,
@@ -20,6 +20,8 @@ from legco_assets.core.search import (
 )
 from legco_assets.core.search.dictionary_translation import translate_words, vocabulary_test
 from legco_assets.core.settings import Settings
+
+from .factories import question_records
 
 # a Chinese-only paper (Hong Kong forms: 僱主, not CC-CEDICT's 雇主) and an English one on
 # other subjects, so that no English chunk answers the English question below
@@ -38,24 +40,8 @@ EN = [
 ]
 
 
-def _records(document: str, pairs: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
-    chunks = [
-        Chunk(
-            document,
-            "question",
-            i,
-            f"{qa} {q}\n{a}",
-            i + 1,
-            i + 1,
-            "qa",
-            40,
-            question_id=qa,
-            question_index=i,
-            question_text=q,
-        )
-        for i, (qa, q, a) in enumerate(pairs)
-    ]
-    return [c.to_record(f"{document}.pdf", document[0] * 64) for c in chunks]
+def _records(document: str, pairs: list[tuple[str, str, str]]) -> list[ChunkRecord]:
+    return question_records(document, pairs, document[0] * 64)
 
 
 @pytest.fixture

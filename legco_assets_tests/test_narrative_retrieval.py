@@ -32,7 +32,7 @@ from legco_assets.core.search.question_side import OPENING_MAX
 from legco_assets.core.search.sections import lift
 from legco_assets.core.settings import Settings
 
-from .factories import chunk_record
+from .factories import chunk_record, question_records
 from .runs import cli_in_process
 
 # a Q&A paper on other subjects: before issue 29 its chunks alone had the question ranker's vote
@@ -67,24 +67,7 @@ SPEECH = [
 
 
 def _qa_records() -> list[ChunkRecord]:
-    chunks = [
-        Chunk(
-            "faq",
-            "question",
-            i,
-            f"{qa} {q}\n{a}",
-            i + 1,
-            i + 1,
-            "qa",
-            40,
-            question_id=qa,
-            question_index=i,
-            question_text=q,
-            section_path=["FAQ"],
-        )
-        for i, (qa, q, a) in enumerate(QA)
-    ]
-    return [c.to_record("faq.pdf", "a" * 64) for c in chunks]
+    return question_records("faq", QA, "a" * 64, section_path=["FAQ"])
 
 
 def _speech_records() -> list[ChunkRecord]:

@@ -4,13 +4,14 @@ chunks in the same order, while chunks keep the characters the paper prints."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from legco_assets.core.records import Chunk
+from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import Retriever, open_collection, replace_document, tokenize, variant_fold
 from legco_assets.core.settings import Settings
+
+from .factories import question_records
 
 # (the form the page prints, the other form, the page's Q&A pair, a question in the other form)
 PAIRS = [
@@ -46,24 +47,8 @@ PAIRS = [
 EN = [("E1", "How do I renew a passport?", "Passports are renewed online or at an Immigration office.")]
 
 
-def _records(document: str, pairs: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
-    chunks = [
-        Chunk(
-            document,
-            "question",
-            i,
-            f"{qa} {q}\n{a}",
-            i + 1,
-            i + 1,
-            "qa",
-            40,
-            question_id=qa,
-            question_index=i,
-            question_text=q,
-        )
-        for i, (qa, q, a) in enumerate(pairs)
-    ]
-    return [c.to_record(f"{document}.pdf", document[0] * 64) for c in chunks]
+def _records(document: str, pairs: list[tuple[str, str, str]]) -> list[ChunkRecord]:
+    return question_records(document, pairs, document[0] * 64)
 
 
 @pytest.fixture(scope="module")
