@@ -37,7 +37,7 @@ from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS, vector_index
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
-from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource, resources_from_env
+from legco_assets.defs.resources import ChromaResource, LegcoSettings, LLMResource, resources_for
 
 from .factories import doc_records, english_paper
 from .llm_server import FakeLLMServer, Fault
@@ -181,7 +181,8 @@ def test_llm_failures_are_recorded_and_never_cached(
         "LEGCO_INBOX": str(data / "inbox"),
     }.items():
         monkeypatch.setenv(name, value)
-    resources = resources_from_env()  # what `dagster dev` and the CLI wire from this environment
+    # what `dagster dev` and the CLI wire from this environment
+    resources = resources_for(Settings.from_env())
     llm_server.default_reply = Fault.status(500)
     key = DocumentIndex(data / "documents").register(paper)
     with dg.instance_for_test() as instance:

@@ -20,7 +20,7 @@ from legco_assets.core.settings import Settings, Strategy
 from legco_assets.defs.assets import ALL_ASSETS
 from legco_assets.defs.jobs import JOBS, strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
-from legco_assets.defs.resources import resources_from_env
+from legco_assets.defs.resources import resources_for
 
 # Every step process imports this module to rebuild the job: keep its imports to what the
 # job needs (the test's helpers are imported inside the test).
@@ -29,7 +29,9 @@ from legco_assets.defs.resources import resources_from_env
 def token_job_from_env() -> dg.JobDefinition:
     """``ingest_token_job`` as a code location builds it: each step process imports this
     function again (``reconstructable``) and wires the resources from its environment."""
-    defs = dg.Definitions(assets=ALL_ASSETS, jobs=[JOBS[Strategy.token]], resources=resources_from_env())
+    defs = dg.Definitions(
+        assets=ALL_ASSETS, jobs=[JOBS[Strategy.token]], resources=resources_for(Settings.from_env())
+    )
     return defs.resolve_job_def(JOBS[Strategy.token].name)
 
 

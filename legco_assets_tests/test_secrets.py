@@ -27,7 +27,7 @@ from legco_assets.core.sources import DocumentIndex
 from legco_assets.defs.assets import ALL_ASSETS
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
-from legco_assets.defs.resources import resources_from_env
+from legco_assets.defs.resources import resources_for
 
 from .conftest import fixture_pdf
 from .factories import english_paper
@@ -105,7 +105,7 @@ def test_dagster_runs_never_store_the_key(
     home.mkdir()
     with dg.instance_for_test(temp_dir=str(home)) as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [good, bad])
-        resources = resources_from_env()  # the production wiring: LLM_API_KEY as an EnvVar
+        resources = resources_for(Settings.from_env())  # the production wiring: LLM_API_KEY as an EnvVar
         for key, strategy in ((good, Strategy.question), (bad, Strategy.token)):
             result = dg.materialize(
                 ALL_ASSETS,

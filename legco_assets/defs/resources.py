@@ -95,8 +95,3 @@ def resources_for(settings: Settings) -> dict[str, Any]:
         "llm": llm,
         "chroma": chroma,
     }
-
-
-def resources_from_env() -> dict[str, Any]:
-    """:func:`resources_for` the environment's settings."""
-    return resources_for(Settings.from_env())
