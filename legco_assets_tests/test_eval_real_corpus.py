@@ -149,7 +149,7 @@ def test_blind_oral_questions_find_facts_inside_long_replies(tmp_path: Path) -> 
     for q in run.questions:
         paper = run.papers[q.document]
         holders = [r for r in scope.records if holds_answer_end(r, paper.document_id, paper.anchor(q))]
-        assert [r["metadata"].get("question_id") for r in holders] == [q.qa_id], q.id
+        assert [r.metadata.question_id for r in holders] == [q.qa_id], q.id
     split = {q.qa_id for q in run.questions if _parts(scope, run.papers[q.document].document_id, q.qa_id) > 1}
     assert split == {"1", "2", "3", "4", "8", "11", "13", "14", "17"}
     report = run.report(modes=(Mode.hybrid,))
@@ -176,7 +176,7 @@ def test_blind_chinese_hansard_questions_find_facts_across_each_reply(tmp_path: 
     for q in run.questions:
         paper = run.papers[q.document]
         holders = [r for r in scope.records if holds_answer_end(r, paper.document_id, paper.anchor(q))]
-        assert [r["metadata"].get("question_id") for r in holders] == [q.qa_id], q.id
+        assert [r.metadata.question_id for r in holders] == [q.qa_id], q.id
     report = run.report(modes=(Mode.hybrid,))
     question, token = report.row("question", "hybrid"), report.row("token", "hybrid")
     assert question.hit5 >= 0.85 and question.hit1 >= 0.65 and question.mrr > token.mrr
