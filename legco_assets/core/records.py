@@ -382,10 +382,6 @@ class ChunkRecord:
     metadata: ChunkMetadata
 
     VERSION: ClassVar[int] = RECORD_VERSION
-    CHROMA_KEYS: ClassVar[tuple[str, ...]] = (
-        "document_id",
-        "page_number",
-    )  # top-level here, metadata in Chroma
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -495,13 +491,6 @@ class Chunk:
             page_number=self.page_start,
             metadata=self.metadata(filename, content_sha256, is_latest_version),
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Chunk:
-        return _from_dict(cls, data)
 
 
 # the optional metadata keys a chunk carries under the same name (the required ones are set by hand)
