@@ -149,7 +149,7 @@ def check_data(data: Path) -> int:
                 bad += not ok
         print(f"{folder.name[:46]:<46} {paper / 1e6:>9.3f} " + " ".join(cells) + f" {opened:>8}")
     print(
-        f"\n{chunks - bad} of {chunks} chunk links open their highlighted page; "
+        f"\n{chunks - bad} of {chunks} chunk links open their own excerpt (only its highlight); "
         f"{over} paper-strategies over the paper's size"
     )
     return 0 if bad == 0 and over == 0 else 1
