@@ -205,7 +205,9 @@ def test_html_paper_gets_one_page_with_each_chunk_marked(
     _assert_marks_only_its_chunk(folder, strategy, "html", records, page)
 
 
-def test_text_paper_gets_one_page_and_a_text_excerpt_on_demand(settings: Settings, tmp_path: Path) -> None:
+def test_text_paper_gets_one_page_and_each_chunk_its_own_page_on_demand(
+    settings: Settings, tmp_path: Path
+) -> None:
     paper = tmp_path / "notes.txt"
     paper.write_text(
         "問1：什麼是連續性合約？\n答1：僱員連續受僱於同一僱主四星期或以上。\n\n問2：如何計算工時？\n答2：按每星期工作時數計算。\n",
