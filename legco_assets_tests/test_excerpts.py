@@ -14,6 +14,7 @@ import io
 import json
 import random
 import re
+import shutil
 import threading
 import urllib.error
 import urllib.request
@@ -588,3 +589,35 @@ def test_real_hansards_written_question_8_parts_open_at_their_own_highlights(
         assert held_share(record, shown_in(data, extension)) >= 0.99, record.id
         shown.append(shown_in(data, extension))
     assert len(set(shown)) == 5
+
+
+@pytest.mark.browser
+def test_a_chunks_page_opens_scrolled_to_its_marks_in_a_browser(settings: Settings, tmp_path: Path) -> None:
+    """A text paper's chunk far down its page: headless Chromium, with every request but the
+    file itself refused, opens the chunk's page scrolled so that its first mark is in view."""
+    from playwright.sync_api import sync_playwright
+
+    paper = _text_hansard(tmp_path / "council.txt")
+    records, _ = _excerpts(paper, Strategy.question, settings, tmp_path / "paper")
+    record = records[-2]
+    data, extension = cut_excerpt(tmp_path / "paper" / "excerpts", "question", "text", record)
+    page_file = tmp_path / f"chunk.{extension}"
+    page_file.write_bytes(data)
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1000, "height": 800})
+            fetched: list[str] = []
+            page.route("**/*", lambda route: fetched.append(route.request.url) or route.continue_())
+            page.goto(page_file.as_uri())
+            page.wait_for_function("window.scrollY > 0")
+            top, bottom = page.evaluate(
+                "(() => { const r = document.getElementById('chunk').getBoundingClientRect();"
+                " return [r.top, r.bottom]; })()"
+            )
+            height = page.evaluate("document.documentElement.scrollHeight")
+        finally:
+            browser.close()
+    assert fetched == [page_file.as_uri()]
+    assert height > 10 * 800 and 0 <= top < bottom <= 800
