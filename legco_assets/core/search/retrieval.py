@@ -67,7 +67,7 @@ from .variants import printed_forms
 from .vector_store import open_collection, stored_vectors, with_retries
 
 # Share of the query-script mean chunk vector taken out of the chunk-vector query, per strategy
-# (eval: docs/retrieval.md).
+# (eval: docs/history/retrieval.md).
 # Token windows lose with it (Hit@5 0.66 -> 0.59 on the fixture eval), so they keep 0.
 LANGUAGE_CENTERING = {"question": 0.5}
 QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the question ranker removes
@@ -75,7 +75,7 @@ QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the 
 # chunks' questions only (before issue 29); "opening", every chunk, a narrative chunk by its
 # headings and opening; "chunk", every chunk, a narrative chunk by its own text's vector.
 # Per strategy: token windows have no questions, and a second vote of their own vectors only
-# loses there (docs/retrieval.md)
+# loses there (docs/history/retrieval.md)
 QUESTION_SIDES = ("qa", "opening", "chunk")
 QUESTION_SIDE = {"question": "chunk", "token": "qa"}
 PER_KIND = True  # rank Q&A chunks and the others each among their own kind in that ranker
