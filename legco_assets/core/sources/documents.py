@@ -134,8 +134,9 @@ class DocumentIndex:
             entries = self._load()
             own = next((e for e in entries.values() if e.path == resolved), None)
             if own is not None:
-                own.sha256 = sha256
-                self._save(entries)
+                if own.sha256 != sha256:
+                    own.sha256 = sha256
+                    self._save(entries)
                 return Claim(own.document_id)
             alias = next((e for e in entries.values() if resolved in e.also_named), None)
             if alias is not None and alias.holds(sha256):
