@@ -6,6 +6,7 @@ over a data dir made before, where one paper may be stored under two ids."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 from pathlib import Path
@@ -22,7 +23,7 @@ from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import LegcoSettings
 from legco_assets.defs.sensors import inbox_sensor, legco_feed_sensor
 
-from .factories import EN_PAIRS, ZH_PAIRS, fixed_english_paper, question_records
+from .factories import EN_PAIRS, ZH_PAIRS, feed_settings, fixed_english_paper, question_records
 from .odata_server import FakeHansardServer
 from .runs import cli
 
@@ -132,6 +133,21 @@ def test_the_feed_sensor_names_the_partition_a_download_already_is(
         assert "has the same bytes as partition dropped-by-hand" in (tick.skip_message or "")
         (downloaded,) = DocumentIndex(data / "documents").get("dropped-by-hand").also_named
         assert Path(downloaded).name == "hansard-2024-01-10-en.pdf"
+
+
+def test_legco_assets_feed_names_the_partition_a_download_already_is(
+    odata_server: FakeHansardServer, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    from legco_assets.cli.feed import poll_once
+
+    settings = feed_settings(odata_server, tmp_path, feed_since="2024-01-01")
+    dropped = fixed_english_paper(settings.inbox / "dropped by hand.pdf", pages=2)
+    DocumentIndex(settings.documents_dir).claim(dropped, file_sha256(dropped))
+    odata_server.add_record("2002", "2024-01-11", "English", dropped.read_bytes())
+    args = argparse.Namespace(since=None, until=None, types=("English",), limit=None)
+    poll_once(args, settings)
+    (line,) = [ln for ln in capsys.readouterr().out.splitlines() if "HansardID 2002" in ln]
+    assert line.endswith("(the same bytes as partition dropped-by-hand)"), line
 
 
 # -- search over a data dir made before: one paper under two ids ------------------------------
