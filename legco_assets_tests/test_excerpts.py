@@ -2,17 +2,12 @@
 back from the written file, by the chunk the highlight names), a strategy's excerpts of a paper
 in one file that costs less than the paper (a PDF's highlighted copy stored as an update of the
 stored paper; an HTML page with the chunks marked for a web page or text paper), one chunk's
-PDF cut on demand, kept when no chunk changed; the link in Chroma and over HTTP."""
+PDF cut on demand, kept when no chunk changed; the link in Chroma (the server is tested in test_service_*.py)."""
 
 from __future__ import annotations
 
-import gzip
-import http.client
 import json
 import random
-import threading
-import urllib.error
-import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,7 +19,6 @@ from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.excerpts import (
     CONTEXT_CHARS,
     cut_excerpt,
-    excerpt_server,
     held_ratio,
     held_share,
     highlighted_texts,
@@ -244,88 +238,6 @@ def test_text_papers_excerpts_take_no_more_than_the_paper(
     assert all(share >= 0.99 for share in _shares(records))
 
 
-def test_the_server_gives_excerpts_and_nothing_else(settings: Settings, tmp_path: Path) -> None:
-    """``make ui``'s server: a strategy's PDF copy (the paper and its update joined) as
-    application/pdf; ``..``, encoded or not, a paper's other files, the stored update and a
-    Dagster instance's files beside the documents get a 404; writes a 405."""
-    documents = tmp_path / "data" / "documents"
-    _excerpts(SAMPLES / "sample_zh_qa.pdf", Strategy.question, settings, documents / "paper-zh")
-    (documents / "paper-zh" / "page_text.json").write_text("{}", encoding="utf-8")
-    (tmp_path / "data" / "dagster_home").mkdir()
-    (tmp_path / "data" / "dagster_home" / "dagster.yaml").write_text("secret: 1", encoding="utf-8")
-    server = excerpt_server(documents)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        with urllib.request.urlopen(f"{base}/paper-zh/excerpts/question.pdf") as reply:
-            assert reply.headers["Content-Type"] == "application/pdf"
-            assert reply.read() == link_bytes(documents / "paper-zh" / "excerpts" / "question.pdf")
-        refused = [
-            "/../dagster_home/dagster.yaml",
-            "/%2e%2e/dagster_home/dagster.yaml",
-            "/paper-zh/excerpts/..%2f..%2f..%2fdagster_home%2fdagster.yaml",
-            "/paper-zh/excerpts/%2e%2e/page_text.json",
-            "/paper-zh/page_text.json",
-            "/paper-zh/source.pdf",
-            "/paper-zh/excerpts/question.pdf.update",
-            "/paper-zh/excerpts/question.json",
-            "/..%2fdagster_home/excerpts/question.pdf",
-            "/%2e%2e/excerpts/question.pdf",
-            "/paper-zh/excerpts/token.pdf",
-            "/",
-        ]
-        for path in refused:
-            with pytest.raises(urllib.error.HTTPError) as caught:
-                urllib.request.urlopen(base + path)
-            assert caught.value.code == 404, path
-        with pytest.raises(urllib.error.HTTPError) as caught:
-            urllib.request.urlopen(
-                urllib.request.Request(f"{base}/paper-zh/excerpts/question.pdf", data=b"x", method="PUT")
-            )
-        assert caught.value.code == 405
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def test_the_server_sends_an_html_page_gzipped_at_its_html_url(settings: Settings, tmp_path: Path) -> None:
-    """A web or text paper's page is stored gzipped and sent as stored, with
-    ``Content-Encoding: gzip`` and an HTML content type, at ``….html`` (what a browser asks
-    for, and undoes); a client that does not take gzip gets it decompressed; the stored
-    ``.html.gz`` itself is not served."""
-    documents = tmp_path / "data" / "documents"
-    _excerpts(HTML / "ld_faq_annual_leave_tc.html", Strategy.question, settings, documents / "faq")
-    page = link_bytes(documents / "faq" / "excerpts" / "question.html")
-    server = excerpt_server(documents)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
-    try:
-        request = urllib.request.Request(
-            f"http://{host}:{port}/faq/excerpts/question.html", headers={"Accept-Encoding": "gzip, deflate"}
-        )
-        with urllib.request.urlopen(request) as reply:
-            assert reply.headers["Content-Type"] == "text/html; charset=utf-8"
-            assert reply.headers["Content-Encoding"] == "gzip" and reply.headers["Vary"] == "Accept-Encoding"
-            body = reply.read()
-        assert int(reply.headers["Content-Length"]) == len(body) < len(page)
-        assert gzip.decompress(body) == page and b'id="chunk-1"' in page
-        plain = http.client.HTTPConnection(host, port)  # sends ``Accept-Encoding: identity``
-        plain.request("GET", "/faq/excerpts/question.html")
-        reply = plain.getresponse()
-        assert reply.status == 200 and reply.getheader("Content-Encoding") is None and reply.read() == page
-        plain.request("HEAD", "/faq/excerpts/question.html", headers={"Accept-Encoding": "gzip"})
-        reply = plain.getresponse()
-        assert reply.getheader("Content-Encoding") == "gzip" and reply.read() == b""
-        plain.close()
-        for path in ("/faq/excerpts/question.html.gz", "/faq/excerpts/token.html"):
-            with pytest.raises(urllib.error.HTTPError) as caught:
-                urllib.request.urlopen(f"http://{host}:{port}{path}")
-            assert caught.value.code == 404, path
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def test_the_asset_writes_excerpts_and_chroma_stores_their_links(tmp_path: Path) -> None:
     data = tmp_path / "data"
     key = DocumentIndex(data / "documents").register(fixture_pdf("paper_a_tables.pdf"))
@@ -352,7 +264,7 @@ def test_the_asset_writes_excerpts_and_chroma_stores_their_links(tmp_path: Path)
             preview = result.asset_materializations_for_node("chunks")[0].metadata["preview"].value
             assert (
                 "| excerpt |" in preview
-                and f"{strategy.value}.pdf#page=1](http://127.0.0.1:3001/{key}/excerpts/{strategy.value}.pdf#page=1)"
+                and f"{strategy.value}.pdf#page=1](http://127.0.0.1:8000/{key}/excerpts/{strategy.value}.pdf#page=1)"
                 in preview
             )
             assert "file://" not in preview
@@ -366,7 +278,7 @@ def test_the_asset_writes_excerpts_and_chroma_stores_their_links(tmp_path: Path)
         )
         meta = rerun.asset_materializations_for_node("chunk_excerpts")[0].metadata
         assert meta["written"].value == 0 and meta["reused_unchanged"].value == meta["excerpts"].value
-        assert "](http://127.0.0.1:3001/" in meta["preview"].value
+        assert "](http://127.0.0.1:8000/" in meta["preview"].value
     stored = stored_chunks(open_collection(Settings(data_dir=data)))
     assert {c.metadata.strategy_type for c in stored} == {"token", "question"}
     for chunk in stored:
@@ -430,14 +342,14 @@ def test_query_and_answer_print_each_hits_excerpt(env_data_dir: Path, capsys: py
     # an HTTP link a reader opens (the stored file alone is the paper's update section)
     assert (
         len(shown) == 2
-        and shown[0] == f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page={pair.metadata.page_start}"
+        and shown[0] == f"http://127.0.0.1:8000/{key}/excerpts/question.pdf#page={pair.metadata.page_start}"
     )
-    assert all(p.startswith(f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page=") for p in shown)
+    assert all(p.startswith(f"http://127.0.0.1:8000/{key}/excerpts/question.pdf#page=") for p in shown)
     assert (env_data_dir / "documents" / key / "excerpts" / "question.pdf.update").exists()
     assert cli.main(["answer", question, "--strategy", "question", "--no-translate", "--no-rerank"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[1] excerpt: ")]
     assert len(lines) == 1 and lines[0].split(": ", 1)[1].startswith(
-        f"http://127.0.0.1:3001/{key}/excerpts/question.pdf#page="
+        f"http://127.0.0.1:8000/{key}/excerpts/question.pdf#page="
     )
     out = env_data_dir / "cut.pdf"
     assert cli.main(["excerpt", pair.id, "-o", str(out)]) == 0

@@ -3,7 +3,7 @@ own text highlighted, a strategy's excerpts of a paper in one file that costs le
 paper (a PDF's highlighted copy stored as an update of the stored paper, each chunk's
 highlight an annotation naming it; an HTML page of a web page's or text paper's text, each
 chunk's characters marked), and one chunk's excerpt cut from it on demand; where a chunk's
-excerpt is as a path and as a URL, and a read-only server of the excerpts alone.
+excerpt is as a path and as a URL. (`legco-assets serve` answers them over HTTP.)
 
 Sits above chunking (it reads chunk records) and the artifact folder, below the pipeline.
 Code outside this package imports only the names below."""
@@ -16,7 +16,6 @@ from .increment import Highlight, pdf_increment
 from .links import EXTENSIONS, chunk_link, excerpt_file, excerpt_kind, excerpt_url, link_bytes, split_link
 from .make import ExcerptReport, chunk_body, cut_excerpt, manifest_file, write_excerpts
 from .pdf import highlight_pages, highlighted_texts
-from .serve import excerpt_server
 from .stored import (
     ExcerptsOutcome,
     cut_chunk_excerpt,
@@ -40,7 +39,6 @@ __all__ = [
     "excerpt_file",
     "excerpt_folder",
     "excerpt_kind",
-    "excerpt_server",
     "excerpt_source_kind",
     "excerpt_url",
     "held_ratio",
