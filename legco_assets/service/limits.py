@@ -24,10 +24,6 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-class BodyTooLarge(Exception):
-    """A request body past :data:`MAX_BODY_BYTES`."""
-
-
 async def one_line(send: Send, status: int, message: str) -> None:
     """A JSON ``{"detail": message}`` answer: the one line every refusal is."""
     body = json.dumps({"detail": message}).encode()
@@ -84,24 +80,28 @@ class Guard:
             await self._bounded(scope, receive, send)
 
     async def _bounded(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run the app, answering 413 itself the moment a streamed body passes the cap (the
+        app then reads a disconnect, and whatever it still sends is dropped)."""
         seen = 0
-        started = False
+        started = refused = False
 
         async def counted_receive() -> MutableMapping[str, Any]:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             seen += len(message.get("body", b""))
-            if seen > MAX_BODY_BYTES:
-                raise BodyTooLarge
+            if seen > MAX_BODY_BYTES and not started:
+                refused = True
+                await one_line(send, 413, f"request body over {MAX_BODY_BYTES} bytes")
+                return {"type": "http.disconnect"}
             return message
 
         async def tracked_send(message: MutableMapping[str, Any]) -> None:
             nonlocal started
+            if refused:
+                return
             started = started or message["type"] == "http.response.start"
             await send(message)
 
-        try:
-            await self.app(scope, counted_receive, tracked_send)
-        except BodyTooLarge:
-            if not started:
-                await one_line(send, 413, f"request body over {MAX_BODY_BYTES} bytes")
+        await self.app(scope, counted_receive, tracked_send)
