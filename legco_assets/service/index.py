@@ -187,13 +187,15 @@ class LiveIndex:
         if signature == self.snapshot.signature:
             self._pending = None
             return
-        if self._pending is None or self._pending[0] != signature:
-            self._pending = (signature, now)
-        settled = now - self._pending[1] >= SETTLE_S
-        fresh = self._load(settle=settled)
+        # quiet since the last look when nothing wrote after it (opening a client writes the
+        # store's files itself, so the signature to compare with is the one after that)
+        quiet_since = self._pending[1] if self._pending and self._pending[0] == signature else now
+        fresh = self._load(settle=now - quiet_since >= SETTLE_S)
         if fresh is not None:
             self.snapshot, self._pending = fresh, None
             self.reloads += 1
+        else:
+            self._pending = (store_signature(self.settings, self.snapshot.collection), quiet_since)
 
     def documents(self) -> list[dict[str, Any]]:
         """The stored latest versions in the snapshot, per document and strategy, with the
