@@ -165,3 +165,34 @@ def test_the_serve_command_defaults_to_this_machine_and_the_excerpts_port() -> N
     assert DEFAULT_EXCERPTS_BASE_URL == "http://127.0.0.1:8000/"
     with pytest.raises(SystemExit):
         build_parser().parse_args(["serve-excerpts"])
+
+
+def test_answer_with_an_llm_cites_the_chunks_it_read(served_store, llm_server) -> None:
+    """With an LLM configured, ``POST /api/answer`` answers from the retrieved chunks and
+    hands back the chunks it read, each with its excerpt URL (a second server: the shared
+    one has no LLM)."""
+    llm_server.default_reply = json.dumps(
+        {
+            "sufficient": True,
+            "answer": "全港仍有五個水浸黑點。",
+            "citations": [{"document_id": "sample-zh-qa", "page": 1, "question_id": "A1"}],
+        },
+        ensure_ascii=False,
+    )
+    running = start_search_service(llm_server.settings(served_store / "data", qa_vision_enabled=False))
+    try:
+        request = urllib.request.Request(
+            running.base + "/api/answer",
+            data=json.dumps({"question": "還有多少個水浸黑點？", "strategy": "question"}).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            data = json.loads(reply.read())
+    finally:
+        running.stop()
+    assert data["sufficient"] and data["answer"] == "全港仍有五個水浸黑點。"
+    assert data["citations"][0]["question_id"] == "A1"
+    assert data["context"] and all(set(h) == HIT_KEYS for h in data["context"])
+    assert any(h["question_id"] == "A1" for h in data["context"])
+    assert llm_server.calls["chat"] >= 1
