@@ -196,3 +196,47 @@ def test_answer_with_an_llm_cites_the_chunks_it_read(served_store, llm_server) -
     assert data["context"] and all(set(h) == HIT_KEYS for h in data["context"])
     assert any(h["question_id"] == "A1" for h in data["context"])
     assert llm_server.calls["chat"] >= 1
+
+
+def test_the_serve_command_answers_with_links_to_itself(served_store) -> None:
+    """``legco-assets serve --port P`` as a user starts it (a process of its own): without
+    ``EXCERPTS_BASE_URL`` its hits' excerpt URLs point at itself, and they open."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .servers import free_port
+
+    port = free_port()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_", "EXCERPTS_"))
+    }
+    env.update(LEGCO_DATA_DIR=str(served_store / "data"), DAGSTER_HOME=str(served_store / "dagster_home"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "legco_assets.cli", "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/search?q=Guangdong&k=1", timeout=30) as reply:
+                    hit = json.loads(reply.read())["hits"][0]
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, "the server did not come up"
+                time.sleep(0.5)
+        assert hit["excerpt_url"].startswith(f"{base}/excerpt/sample-en-qa%3A")
+        with urllib.request.urlopen(hit["excerpt_url"], timeout=60) as reply:
+            assert reply.status == 200 and reply.headers["Content-Type"] == "application/pdf"
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: building the parser imports no core module
@@ -21,6 +23,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from legco_assets.service import ServiceContext, create_app
 
     port = SERVE_PORT if args.port is None else args.port
+    if not os.environ.get("EXCERPTS_BASE_URL"):  # the hits' excerpt links point at this server
+        settings = replace(settings, excerpts_base_url=f"http://{args.host}:{port}/")
     print("loading the embedder, BM25 and the store…", file=sys.stderr)
     app = create_app(ServiceContext.open(settings), args.host)
     print(
