@@ -54,7 +54,6 @@ class Snapshot:
 
     retriever: SnapshotRetriever
     signature: tuple[Any, ...]
-    loaded_at: float = field(default_factory=time.time)
     titles: dict[str, tuple[str, str]] = field(default_factory=dict)  # document -> (title, language)
 
     @property
