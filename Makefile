@@ -24,9 +24,9 @@ format: setup  ## apply ruff's format and its safe fixes
 	.venv/bin/ruff check --fix .
 	.venv/bin/ruff format .
 
-ui: setup  ## the Dagster UI on http://127.0.0.1:3000, and the excerpts (only them, read-only) on http://127.0.0.1:3001 for its links
+ui: setup  ## the Dagster UI on http://127.0.0.1:3000, and legco-assets serve (search page, API, MCP, the excerpts its links open; read-only) on http://127.0.0.1:8000
 	@mkdir -p $(DAGSTER_HOME)
-	.venv/bin/legco-assets serve-excerpts --host 127.0.0.1 --port 3001 & server=$$!; \
+	.venv/bin/legco-assets serve --host 127.0.0.1 --port 8000 & server=$$!; \
 	trap 'kill $$server 2>/dev/null' EXIT INT TERM; \
 	.venv/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p 3000
 

@@ -87,3 +87,24 @@ def rotated_copy(path: Path, target: Path) -> Path:
         writer.add_page(page)
     writer.write(target)
     return target
+
+
+SERVED_PAPERS = ("sample_zh_qa.pdf", "sample_en_qa.pdf")  # the search service tests' store
+
+
+@pytest.fixture(scope="session")
+def served_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home (``data/``, ``dagster_home/``) with the Chinese and the English sample paper
+    ingested with both strategies, once for every search-service test module; a test that
+    changes the store works on a copy (:func:`store_copy`)."""
+    from .runs import cli
+
+    home = tmp_path_factory.mktemp("served")
+    (home / "dagster_home").mkdir()
+    done = cli("ingest", *(str(SAMPLES / name) for name in SERVED_PAPERS), "--strategy", "both", home=home)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return home
+
+
+def store_settings(home: Path) -> Settings:
+    return Settings(data_dir=home / "data", inbox=home / "data" / "inbox")

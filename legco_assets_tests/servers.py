@@ -92,3 +92,45 @@ def start_chroma_server(path: Path, port: int | None = None) -> ChromaServer:
             env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
         )
     return ChromaServer("127.0.0.1", port, path, process, log)
+
+
+# -- the search service (legco-assets serve) --------------------------------------------------
+@dataclass
+class SearchService:
+    """``legco-assets serve``'s app on uvicorn in a thread of this process, on 127.0.0.1."""
+
+    base: str
+    server: object  # uvicorn.Server
+    thread: object  # threading.Thread
+    context: object  # legco_assets.service.ServiceContext
+
+    def stop(self) -> None:
+        self.server.should_exit = True  # type: ignore[attr-defined]
+        self.thread.join(timeout=15)  # type: ignore[attr-defined]
+
+
+def start_search_service(settings: Settings, timeout_s: float = 120.0) -> SearchService:
+    """Open the service over ``settings``' store (the embedder, BM25, Chroma) and serve it on a
+    free port, its hits' excerpt URLs pointing at itself; returns once it answers."""
+    import threading
+    from dataclasses import replace
+
+    import uvicorn
+
+    from legco_assets.service import ServiceContext, create_app
+
+    port = free_port()
+    settings = replace(settings, excerpts_base_url=f"http://127.0.0.1:{port}/")
+    context = ServiceContext.open(settings)
+    config = uvicorn.Config(
+        create_app(context), host="127.0.0.1", port=port, log_level="warning", access_log=False
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + timeout_s
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the search service did not start")
+        time.sleep(0.05)
+    return SearchService(f"http://127.0.0.1:{port}", server, thread, context)

@@ -6,8 +6,8 @@ strategy's run that ``strategy_chain_sensor`` requests after it, through Dagster
 API, then drives
 Debian's headless Chromium (Playwright's Python package with ``executable_path``) to the
 ``chunks`` page of that partition, checks the metadata preview shows the question ids and
-clicks a chunk's excerpt link, which ``make ui``'s excerpt server (started here too, its URL as
-``EXCERPTS_BASE_URL``) answers with the strategy's highlighted PDF at the chunk's page.
+clicks a chunk's excerpt link, which ``make ui``'s ``legco-assets serve`` (started here too, its
+URL as ``EXCERPTS_BASE_URL``) answers with the strategy's highlighted PDF at the chunk's page.
 Screenshots go to ``docs/screenshots/`` (the README embeds them). Run alone with
 ``pytest -m browser``.
 """
@@ -21,7 +21,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.parse
 import urllib.request
@@ -77,12 +76,9 @@ def _wait(predicate, timeout: float, what: str, log: Path):
 @pytest.fixture
 def dagster_dev(tmp_path: Path):
     """``dagster dev`` in its own process group, killed whole at the end."""
-    from legco_assets.core.excerpts import excerpt_server
-
     port = _free_port()
     data = tmp_path / "data"
-    excerpts = excerpt_server(data / "documents")
-    threading.Thread(target=excerpts.serve_forever, daemon=True).start()
+    serve_port = _free_port()
     (data / "inbox").mkdir(parents=True)
     (tmp_path / "home").mkdir()
     env = {
@@ -90,10 +86,18 @@ def dagster_dev(tmp_path: Path):
         "DAGSTER_HOME": str(tmp_path / "home"),
         "LEGCO_DATA_DIR": str(data),
         "LEGCO_INBOX": str(data / "inbox"),
-        "EXCERPTS_BASE_URL": f"http://127.0.0.1:{excerpts.server_address[1]}/",
+        "EXCERPTS_BASE_URL": f"http://127.0.0.1:{serve_port}/",
     }
     for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
         env.pop(name, None)
+    excerpts = subprocess.Popen(  # make ui's search server, which answers the excerpt links
+        [sys.executable, "-m", "legco_assets.cli", "serve", "--port", str(serve_port)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     log = tmp_path / "dagster-dev.log"
     dagster = Path(sys.executable).with_name("dagster")
     with log.open("w") as out:
@@ -113,10 +117,19 @@ def dagster_dev(tmp_path: Path):
             "the webserver",
             log,
         )
+        _wait(
+            lambda: (
+                urllib.request.urlopen(f"http://127.0.0.1:{serve_port}/api/documents", timeout=5).status
+                == 200
+            ),
+            120,
+            "legco-assets serve",
+            log,
+        )
         yield base, data / "inbox", log
     finally:
-        excerpts.shutdown()
-        excerpts.server_close()
+        os.killpg(excerpts.pid, signal.SIGTERM)
+        excerpts.wait(timeout=30)
         os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=30)

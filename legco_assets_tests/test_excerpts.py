@@ -7,17 +7,12 @@ only its pages and only its highlight, or the page with only its marks."""
 
 from __future__ import annotations
 
-import gzip
 import html
-import http.client
 import io
 import json
 import random
 import re
 import shutil
-import threading
-import urllib.error
-import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,7 +25,6 @@ from legco_assets.core.excerpts import (
     chunk_link,
     cut_chunk_excerpt,
     cut_excerpt,
-    excerpt_server,
     held_ratio,
     held_share,
     highlight_pages,
@@ -285,88 +279,6 @@ def test_text_papers_excerpts_take_no_more_than_the_paper(
         path.stat().st_size,
     )
     assert all(share >= 0.99 for share in _shares(records, stored.with_suffix("")))
-
-
-def test_the_server_gives_excerpts_and_nothing_else(settings: Settings, tmp_path: Path) -> None:
-    """``make ui``'s server: a strategy's PDF copy (the paper and its update joined) as
-    application/pdf; ``..``, encoded or not, a paper's other files, the stored update and a
-    Dagster instance's files beside the documents get a 404; writes a 405."""
-    documents = tmp_path / "data" / "documents"
-    _excerpts(SAMPLES / "sample_zh_qa.pdf", Strategy.question, settings, documents / "paper-zh")
-    (documents / "paper-zh" / "page_text.json").write_text("{}", encoding="utf-8")
-    (tmp_path / "data" / "dagster_home").mkdir()
-    (tmp_path / "data" / "dagster_home" / "dagster.yaml").write_text("secret: 1", encoding="utf-8")
-    server = excerpt_server(documents)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        with urllib.request.urlopen(f"{base}/paper-zh/excerpts/question.pdf") as reply:
-            assert reply.headers["Content-Type"] == "application/pdf"
-            assert reply.read() == link_bytes(documents / "paper-zh" / "excerpts" / "question.pdf")
-        refused = [
-            "/../dagster_home/dagster.yaml",
-            "/%2e%2e/dagster_home/dagster.yaml",
-            "/paper-zh/excerpts/..%2f..%2f..%2fdagster_home%2fdagster.yaml",
-            "/paper-zh/excerpts/%2e%2e/page_text.json",
-            "/paper-zh/page_text.json",
-            "/paper-zh/source.pdf",
-            "/paper-zh/excerpts/question.pdf.update",
-            "/paper-zh/excerpts/question.json",
-            "/..%2fdagster_home/excerpts/question.pdf",
-            "/%2e%2e/excerpts/question.pdf",
-            "/paper-zh/excerpts/token.pdf",
-            "/",
-        ]
-        for path in refused:
-            with pytest.raises(urllib.error.HTTPError) as caught:
-                urllib.request.urlopen(base + path)
-            assert caught.value.code == 404, path
-        with pytest.raises(urllib.error.HTTPError) as caught:
-            urllib.request.urlopen(
-                urllib.request.Request(f"{base}/paper-zh/excerpts/question.pdf", data=b"x", method="PUT")
-            )
-        assert caught.value.code == 405
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def test_the_server_sends_an_html_page_gzipped_at_its_html_url(settings: Settings, tmp_path: Path) -> None:
-    """A web or text paper's page is stored gzipped and sent as stored, with
-    ``Content-Encoding: gzip`` and an HTML content type, at ``….html`` (what a browser asks
-    for, and undoes); a client that does not take gzip gets it decompressed; the stored
-    ``.html.gz`` itself is not served."""
-    documents = tmp_path / "data" / "documents"
-    _excerpts(HTML / "ld_faq_annual_leave_tc.html", Strategy.question, settings, documents / "faq")
-    page = link_bytes(documents / "faq" / "excerpts" / "question.html")
-    server = excerpt_server(documents)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    host, port = server.server_address[:2]
-    try:
-        request = urllib.request.Request(
-            f"http://{host}:{port}/faq/excerpts/question.html", headers={"Accept-Encoding": "gzip, deflate"}
-        )
-        with urllib.request.urlopen(request) as reply:
-            assert reply.headers["Content-Type"] == "text/html; charset=utf-8"
-            assert reply.headers["Content-Encoding"] == "gzip" and reply.headers["Vary"] == "Accept-Encoding"
-            body = reply.read()
-        assert int(reply.headers["Content-Length"]) == len(body) < len(page)
-        assert gzip.decompress(body) == page and b'id="chunk-1"' in page
-        plain = http.client.HTTPConnection(host, port)  # sends ``Accept-Encoding: identity``
-        plain.request("GET", "/faq/excerpts/question.html")
-        reply = plain.getresponse()
-        assert reply.status == 200 and reply.getheader("Content-Encoding") is None and reply.read() == page
-        plain.request("HEAD", "/faq/excerpts/question.html", headers={"Accept-Encoding": "gzip"})
-        reply = plain.getresponse()
-        assert reply.getheader("Content-Encoding") == "gzip" and reply.read() == b""
-        plain.close()
-        for path in ("/faq/excerpts/question.html.gz", "/faq/excerpts/token.html"):
-            with pytest.raises(urllib.error.HTTPError) as caught:
-                urllib.request.urlopen(f"http://{host}:{port}{path}")
-            assert caught.value.code == 404, path
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_the_asset_writes_excerpts_and_chroma_stores_their_links(tmp_path: Path) -> None:

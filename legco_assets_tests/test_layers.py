@@ -252,6 +252,7 @@ def layout_rows() -> dict[str, set[str]]:
         "core/search/",
         "core/evaluation/",
         "cli/",
+        "service/",
         "defs/",
     ],
 )

@@ -1,15 +1,14 @@
-"""``legco-assets excerpt CHUNK_ID [-o FILE]``: one chunk's excerpt on its own, and
-``legco-assets serve-excerpts``: the excerpts over HTTP, read-only, for the UI's links.
+"""``legco-assets excerpt CHUNK_ID [-o FILE]``: one chunk's excerpt on its own (``legco-assets
+serve`` answers the same excerpt over HTTP at ``/excerpt/<chunk id>``).
 
 A strategy's excerpts of a paper are one file (the highlighted copy, ``#page=N`` per chunk);
 the per-chunk PDF, with only that chunk's pages and highlight, is cut from it when asked.
-Neither command imports Dagster.
+It does not import Dagster.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,26 +40,6 @@ def cmd_excerpt(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
-    """Serve the excerpts of the data folder, and nothing else of it, read-only."""
-    from legco_assets.core.excerpts import excerpt_server
-    from legco_assets.core.settings import EXCERPTS_PORT
-
-    root = settings.documents_dir
-    server = excerpt_server(root, args.host, EXCERPTS_PORT if args.port is None else args.port)
-    print(
-        f"serving the excerpts under {root} on http://{args.host}:{server.server_address[1]}/ (read-only)",
-        file=sys.stderr,
-    )
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
-
-
 def add_command(sub: Any) -> None:
     excerpt = sub.add_parser(
         "excerpt",
@@ -71,9 +50,3 @@ def add_command(sub: Any) -> None:
         "-o", "--output", metavar="FILE", help="default: CHUNK_ID (':' as '_') .pdf/.html here"
     )
     excerpt.set_defaults(func=cmd_excerpt)
-    serve = sub.add_parser(
-        "serve-excerpts", help="serve the excerpts (only them) read-only over HTTP, for the UI's links"
-    )
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, help="default 3001, the port of the default EXCERPTS_BASE_URL")
-    serve.set_defaults(func=cmd_serve)

@@ -4,7 +4,7 @@ paper (a PDF's highlighted copy stored as an update of the stored paper, each ch
 highlight an annotation naming it; an HTML page of a web page's or text paper's text, each
 chunk's characters marked), and one chunk's excerpt cut from it on demand, cached: what the
 chunk's link (``chunk_file_path``, ``excerpt/<chunk id>`` below ``EXCERPTS_BASE_URL``)
-opens, only its pages and only its highlight.
+opens, only its pages and only its highlight (``legco-assets serve`` answers it over HTTP).
 
 Sits above chunking (it reads chunk records) and the artifact folder, below the pipeline.
 Code outside this package imports only the names below."""
@@ -17,7 +17,6 @@ from .increment import Highlight, pdf_increment
 from .links import EXCERPT_PREFIX, EXTENSIONS, chunk_link, excerpt_file, excerpt_kind, excerpt_url, link_bytes
 from .make import ExcerptReport, chunk_body, cut_excerpt, manifest_file, write_excerpts
 from .pdf import highlight_pages, highlighted_texts
-from .serve import excerpt_server
 from .stored import (
     ExcerptsOutcome,
     cut_chunk_excerpt,
@@ -42,7 +41,6 @@ __all__ = [
     "excerpt_file",
     "excerpt_folder",
     "excerpt_kind",
-    "excerpt_server",
     "excerpt_source_kind",
     "excerpt_url",
     "held_ratio",

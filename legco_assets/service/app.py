@@ -1,0 +1,97 @@
+"""The server's one ASGI app: the search page, the JSON API, the excerpts and the MCP
+endpoint, behind the request guard (:mod:`.limits`), every error one line.
+
+Why one app: one process loads the embedder, BM25 and the store once and answers every
+face from them (``legco-assets serve``). FastAPI documents the API at ``/docs``; the MCP
+SDK's streamable-HTTP route is added to the same router, its session manager run by the
+app's lifespan."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .api import router
+from .context import ServiceContext
+from .limits import MAX_BODY_BYTES, Guard
+from .mcp_tools import build_mcp
+from .page import render
+from .searching import BadRequest, SearchRequest, search
+
+
+def _one_line(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse(
+        {"detail": message.splitlines()[0] if message else "error"},
+        status,
+        headers={"X-Content-Type-Options": "nosniff", **(headers or {})},
+    )
+
+
+def _validation_line(exc: RequestValidationError) -> str:
+    """The first validation error as ``where: what`` (``query.k: Input should be …``)."""
+    errors = exc.errors()
+    if not errors:
+        return "bad request"
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{where}: {first.get('msg', 'invalid')}"
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every error as ``{"detail": one line}``, never a traceback."""
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _one_line(exc.status_code, str(exc.detail), dict(exc.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _one_line(422, _validation_line(exc))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        return _one_line(500, f"internal error ({type(exc).__name__}); the server's log has the details")
+
+
+def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
+    """The app over an opened :class:`.context.ServiceContext`, guarded (:class:`.limits.Guard`)."""
+    mcp = build_mcp(service)
+    mcp_http = mcp.streamable_http_app(
+        streamable_http_path="/mcp", host=host, max_request_body_size=MAX_BODY_BYTES
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            yield
+
+    app = FastAPI(
+        title="legco-assets search",
+        description="Search the stored LegCo papers' chunks (the chunk record is the schema); "
+        "the search page is /, the MCP endpoint /mcp.",
+        lifespan=lifespan,
+    )
+    app.state.service = service
+    install_error_handlers(app)
+    app.include_router(router)
+    app.router.routes.extend(mcp_http.routes)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page(request: Request, q: str = "", strategy: str = "", language: str = "") -> HTMLResponse:
+        strategy = strategy if strategy in ("token", "question") else service.default_strategy
+        if not q.strip():
+            documents = len({row["document_id"] for row in service.index.documents()})
+            return HTMLResponse(render(strategy=strategy, language=language, documents=documents))
+        try:
+            results = search(service.index, SearchRequest(q, 10, strategy, "hybrid", None, language or None))
+        except BadRequest as exc:
+            return HTMLResponse(render(q, strategy, language, error=str(exc)), 400)
+        return HTMLResponse(render(q, strategy, language, results))
+
+    return Guard(app)

@@ -1,0 +1,129 @@
+"""One search, as every face of the server asks it: the API, the page and the MCP tools call
+:func:`search` and get the same hits. It runs the retriever ``legco-assets query`` runs
+(:class:`legco_assets.core.search.Retriever`), on the live snapshot (:mod:`.index`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from legco_assets.core.excerpts import chunk_link, excerpt_url
+from legco_assets.core.records import ChunkRecord
+from legco_assets.core.search import Hit, script_of
+
+from .index import LiveIndex, Snapshot
+from .limits import MAX_K, MAX_QUERY_CHARS
+from .schema import ChunkResponse, SearchHit, SearchResponse
+
+LANGUAGES = {"zh": "zh-Hant", "zh-hant": "zh-Hant", "en": "en"}
+LANGUAGE_OVERFETCH = 4  # a language filter searches this many times k, then keeps that language's
+
+
+class BadRequest(ValueError):
+    """A request the server will not run (a 400 or 422 with this one line)."""
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    query: str
+    k: int = 5
+    strategy: str = "token"
+    mode: str = "hybrid"
+    document: str | None = None
+    language: str | None = None  # zh | en: only hits from papers in that language
+
+    def checked(self) -> SearchRequest:
+        """The request, or :class:`BadRequest` naming the first limit it breaks."""
+        if not self.query.strip():
+            raise BadRequest("the query is empty")
+        if len(self.query) > MAX_QUERY_CHARS:
+            raise BadRequest(f"the query is over {MAX_QUERY_CHARS} characters")
+        if not 1 <= self.k <= MAX_K:
+            raise BadRequest(f"k must be between 1 and {MAX_K}")
+        if self.strategy not in ("token", "question"):
+            raise BadRequest("strategy must be token or question")
+        if self.mode not in ("hybrid", "bm25", "vector"):
+            raise BadRequest("mode must be hybrid, bm25 or vector")
+        if self.language and self.language.lower() not in LANGUAGES:
+            raise BadRequest("language must be zh or en")
+        return self
+
+
+def hit_language(snapshot: Snapshot, record: ChunkRecord) -> str:
+    """The paper's language, else the chunk's script."""
+    language = snapshot.titles.get(record.document_id, ("", ""))[1]
+    return language or ("zh-Hant" if script_of(record.text) == "zh" else "en")
+
+
+def title_of(snapshot: Snapshot, document_id: str) -> str:
+    return snapshot.titles.get(document_id, (document_id, ""))[0] or document_id
+
+
+def to_hit(snapshot: Snapshot, hit: Hit, base_url: str) -> SearchHit:
+    m = hit.metadata
+    return SearchHit(
+        id=hit.id,
+        document_id=hit.record.document_id,
+        title=title_of(snapshot, hit.record.document_id),
+        text=hit.text,
+        score=round(hit.score, 6),
+        page_start=m.page_start,
+        page_end=m.page_end,
+        section_path=list(m.section_path),
+        question_id=m.question_id,
+        language=hit_language(snapshot, hit.record),
+        excerpt_url=excerpt_url(base_url, chunk_link(hit.id)),
+    )
+
+
+def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
+    """The request's hits, best first, from the current snapshot."""
+    request = request.checked()
+    snapshot = index.current()
+    language = LANGUAGES.get((request.language or "").lower())
+    depth = min(request.k * LANGUAGE_OVERFETCH, MAX_K * LANGUAGE_OVERFETCH) if language else request.k
+    with index.search_lock:
+        found = snapshot.retriever.search(
+            request.query, depth, request.strategy, request.mode, request.document or None
+        )
+    if language:
+        found = [h for h in found if hit_language(snapshot, h.record) == language]
+    base = index.settings.excerpts_base_url
+    return SearchResponse(
+        query=request.query,
+        strategy=request.strategy,  # type: ignore[arg-type]
+        mode=request.mode,  # type: ignore[arg-type]
+        hits=[to_hit(snapshot, h, base) for h in found[: request.k]],
+    )
+
+
+def get_chunk(index: LiveIndex, chunk_id: str) -> ChunkResponse:
+    """A stored chunk's record by id; KeyError when no latest chunk has it."""
+    snapshot = index.current()
+    with index.search_lock:
+        record = find_record(snapshot, chunk_id)
+    return ChunkResponse(
+        id=record.id,
+        document_id=record.document_id,
+        text=record.text,
+        page_number=record.page_number,
+        metadata=record.metadata,
+        title=title_of(snapshot, record.document_id),
+        excerpt_url=excerpt_url(index.settings.excerpts_base_url, chunk_link(record.id)),
+    )
+
+
+def find_record(snapshot: Snapshot, chunk_id: str) -> ChunkRecord:
+    """The loaded scope's record of ``chunk_id`` (its strategy is the id's middle part)."""
+    parts = chunk_id.rsplit(":", 2)
+    if len(parts) != 3 or parts[1] not in ("token", "question"):
+        raise KeyError(chunk_id)
+    scope = snapshot.retriever.scope(parts[1])
+    row = scope.position.get(chunk_id)
+    if row is None:
+        raise KeyError(chunk_id)
+    return scope.records[row]
+
+
+def as_json(response: Any) -> dict[str, Any]:
+    return response.model_dump(mode="json")
