@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from legco_assets.core.excerpts import highlight_pages
+
 from .conftest import REPO, store_settings
 from .servers import SearchService, start_search_service
 
@@ -39,12 +41,15 @@ def screenshots() -> Path:
     return folder
 
 
-def assert_opened_excerpt_is_the_chunks(content_type: str, body: bytes, chunk_id: str) -> None:
-    """What the clicked excerpt must be. On this branch: the server's excerpt of that chunk, a
-    PDF. The lead tightens this at merge with the excerpts engineer's change: only the chunk's
-    pages, only its highlight."""
+def assert_opened_excerpt_is_the_chunks(content_type: str, body: bytes, chunk: dict) -> None:
+    """What the clicked excerpt must be: a PDF of only the chunk's pages (within its span),
+    every page carrying its highlight, and no other chunk's highlight."""
     assert content_type == "application/pdf" and body.startswith(b"%PDF")
-    assert chunk_id.encode() in body  # the highlight's annotation names the chunk
+    pages = highlight_pages(body)
+    assert list(pages) == [chunk["id"]], list(pages)  # only this chunk's highlight
+    assert pages[chunk["id"]] == set(range(1, len(pages[chunk["id"]]) + 1))  # on every page cut
+    span = chunk["metadata"]["page_end"] - chunk["metadata"]["page_start"] + 1
+    assert len(pages[chunk["id"]]) <= span
 
 
 def test_search_page_in_chinese_and_english_and_open_an_excerpt(service: SearchService) -> None:
@@ -91,7 +96,8 @@ def test_search_page_in_chinese_and_english_and_open_an_excerpt(service: SearchS
         assert tab.evaluate("document.contentType") == "application/pdf"  # the browser's PDF viewer
         # the viewer is handed the bytes; the same URL fetched again gives them to the test
         again = page.context.request.get(reply.url)
-        assert_opened_excerpt_is_the_chunks(again.headers["content-type"], again.body(), chunk_id)
+        chunk = page.context.request.get(f"{service.base}/api/chunks/{urllib.parse.quote(chunk_id)}").json()
+        assert_opened_excerpt_is_the_chunks(again.headers["content-type"], again.body(), chunk)
         tab.wait_for_timeout(2000)
         tab.screenshot(path=str(shots / "search-excerpt.png"))
         browser.close()
