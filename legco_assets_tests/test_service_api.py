@@ -104,7 +104,10 @@ def test_the_openapi_page_publishes_the_chunk_record(service: SearchService) -> 
     schemas = spec["components"]["schemas"]
     assert {"question_id", "section_path", "chunk_file_path"} <= set(schemas["ChunkMetadata"]["properties"])
     assert set(schemas["SearchHit"]["properties"]) == HIT_KEYS
-    assert get(service, "/docs")[0] == 200
+    status, page, _ = get(service, "/docs")  # the reference, rendered here: nothing loads from elsewhere
+    text = page.decode()
+    assert status == 200 and "GET /api/search" in text and "POST /api/answer" in text
+    assert "<script" not in text and "cdn" not in text.lower() and "https://" not in text
 
 
 def test_answer_without_an_llm_is_a_503_with_its_reason(service: SearchService) -> None:

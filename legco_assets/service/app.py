@@ -2,7 +2,8 @@
 endpoint, behind the request guard (:mod:`.limits`), every error one line.
 
 Why one app: one process loads the embedder, BM25 and the store once and answers every
-face from them (``legco-assets serve``). FastAPI documents the API at ``/docs``; the MCP
+face from them (``legco-assets serve``). FastAPI writes the API's OpenAPI document (shown at
+``/docs`` without a CDN, :mod:`.reference`); the MCP
 SDK's streamable-HTTP route is added to the same router, its session manager run by the
 app's lifespan."""
 
@@ -22,6 +23,7 @@ from .context import ServiceContext
 from .limits import MAX_BODY_BYTES, Guard
 from .mcp_tools import build_mcp
 from .page import render
+from .reference import reference_page
 from .searching import BadRequest, SearchRequest, search
 
 
@@ -76,11 +78,17 @@ def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
         description="Search the stored LegCo papers' chunks (the chunk record is the schema); "
         "the search page is /, the MCP endpoint /mcp.",
         lifespan=lifespan,
+        docs_url=None,  # Swagger UI loads from a CDN: /docs is rendered here (:mod:`.reference`)
+        redoc_url=None,
     )
     app.state.service = service
     install_error_handlers(app)
     app.include_router(router)
     app.router.routes.extend(mcp_http.routes)
+
+    @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return HTMLResponse(reference_page(app.openapi()))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page(request: Request, q: str = "", strategy: str = "", language: str = "") -> HTMLResponse:
