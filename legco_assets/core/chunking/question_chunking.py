@@ -38,7 +38,7 @@ from ..structure import (
 from ..tokens import count_tokens, encoding
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
 from .short_sections import join_short_sections
-from .token_chunking import TokenChunkingStrategy, token_windows, with_paths
+from .token_chunking import TokenChunkingStrategy, table_windows, with_paths
 
 CHUNKED_TYPES = {"qa", "narrative", "table", "speaking_notes"}
 MIN_BODY_TOKENS = 64  # below this a heading prefix is dropped rather than starve the body
@@ -521,12 +521,17 @@ def _prefixed_windows(
     checked; a piece over ``limit`` shrinks the budget by a tenth and the cut is redone.
     """
     while True:
-        spans = token_windows(body, max(1, budget), min(overlap, max(0, budget - 1)), patterns)
-        pieces = [body[a:b].strip() for a, b in spans]
+        spans = table_windows(body, max(1, budget), min(overlap, max(0, budget - 1)), patterns)
+        pieces = [_with_header(header, body[a:b].strip()) for a, b, header in spans]
         pieces = [f"{prefix}\n{p}" if prefix else p for p in pieces if p]
         if all(count_tokens(p) <= limit for p in pieces) or budget <= 1:
             return pieces
         budget = int(budget * 0.9)
+
+
+def _with_header(header: str, piece: str) -> str:
+    """A piece that continues a table led by the table's header again (none for a blank piece)."""
+    return f"{header}\n{piece}" if header and piece else piece
 
 
 def _heading_prefix(section: Section) -> str:
