@@ -1,5 +1,7 @@
 """A chunk's pages point at its question: ``page_start`` is where the question (or the part
-of it that the chunk repeats) is printed, ``page_end`` where the chunk's own text ends.
+of it that the chunk repeats) is printed, ``page_end`` where the chunk's own text ends; a
+later piece whose own reply starts two or more pages after that starts there (issue 51: the
+pages between carry none of its text, and the first piece covers them).
 
 Why it matters: a written Council reply cut at its parts used to start each part's pages
 where the reply part is printed, so a question printed alone on a page (the 2012 Hansard's
@@ -48,9 +50,9 @@ def test_written_reply_parts_start_on_their_question_parts_page() -> None:
     assert [c.part for c in parts] == [1, 2, 3]
     first, second, third = parts
     assert first.text.startswith("14. 梁國雄議員：(一) 輪候預訂") and first.page_start == 1
-    # parts (二) and (三) of the question are printed on page 2
-    assert second.text.startswith("14. 梁國雄議員：(二) 殮葬費") and second.page_start == 2
-    assert third.text.startswith("14. 梁國雄議員：(三) 會否增建") and third.page_start == 2
+    # parts (二) and (三) of the question are printed on page 2, their replies from page 4 on
+    assert second.text.startswith("14. 梁國雄議員：(二) 殮葬費") and second.page_start == 4
+    assert third.text.startswith("14. 梁國雄議員：(三) 會否增建") and third.page_start == 4
     # each ends where its reply part ends: (一) on page 3, (二) and (三) on page 4
     assert (first.page_end, second.page_end, third.page_end) == (3, 4, 4)
     covered = {p for c in parts for p in range(c.page_start, c.page_end + 1)}
@@ -67,8 +69,9 @@ real = pytest.mark.skipif(not CORPUS.exists(), reason="real corpus not present")
 
 @real
 def test_real_hansard_written_question_14_points_at_page_90() -> None:
-    """Question 14 starts on page 90 and is answered from page 91 on: every part's chunk
-    starts on the page of the question part it repeats, so page 90 is covered."""
+    """Question 14 starts on page 90 and is answered from page 91 on: the first part's chunk
+    starts on the question's page, so page 90 is covered; a later part starts on the page of
+    the question part it repeats, or where its own reply starts when that is 2+ pages on."""
     path = CORPUS / "legco/hansard_20121121_translate-c.pdf"
     pages = clean_pages(extract_document(read_source(path)).pages)
     sections = find_structure(pages, Settings()).sections
@@ -76,6 +79,12 @@ def test_real_hansard_written_question_14_points_at_page_90() -> None:
     q14 = [c for c in chunks if c.question_id == "14"]
     assert len(q14) > 1 and q14[0].page_start == 90
     assert all(c.page_start <= c.page_end and c.page_start >= 90 for c in q14)
-    assert {c.page_start for c in q14} <= {90, 91} and max(c.page_end for c in q14) >= 94
+    assert max(c.page_end for c in q14) >= 94
+    covered = {p for c in q14 for p in range(c.page_start, c.page_end + 1)}
+    assert covered == set(range(90, max(covered) + 1))  # no page of the pair left out
+    for chunk in q14[1:]:
+        if chunk.page_start > 91:  # its own reply is printed there
+            lines = [ln.strip()[:20] for ln in chunk.text.split("\n") if len(ln.strip()) >= 8]
+            assert any(ln in pages[chunk.page_start - 1].cleaned for ln in lines), chunk.part
     split = [c for c in chunks if c.parts]
     assert all(c.page_start <= c.page_end for c in split)

@@ -25,6 +25,16 @@ top functions of one stage (cProfile) instead. Usage:
     .venv/bin/python scripts/benchmark.py --paper data/samples/sample_zh_qa.pdf \
         --stages raw_process cli_question --repeat 10 --sensor-files 0
     .venv/bin/python scripts/benchmark.py --profile structure --pages 500
+
+``--pairs N`` (issue 51) times whole processes instead, in N alternating rounds: raw
+pypdfium2 text, then ``legco-assets chunk FILE --strategy question --no-llm`` (and, with
+``--against DIR``, the same command run from another checkout, e.g. a ``git worktree`` of an
+older commit), and prints each round and the medians; the ratio is the median of the
+rounds' own ratios:
+
+    .venv/bin/python scripts/benchmark.py --pages 480 --table-light --pairs 5
+    .venv/bin/python scripts/benchmark.py --pairs 5 --against /tmp/w669 \
+        --paper ../shared/corpus/real/legco/hansard_20121121_translate-c.pdf
 """
 
 from __future__ import annotations
@@ -338,6 +348,12 @@ def main() -> None:
         choices=STAGES,
         help="cProfile one stage on the largest paper and print its top functions",
     )
+    parser.add_argument(
+        "--pairs", type=int, default=0, help="alternating rounds of whole processes (raw, chunk), medians"
+    )
+    parser.add_argument(
+        "--against", type=Path, help="with --pairs: also time the chunk command of this checkout"
+    )
     parser.add_argument("--child", nargs=2, metavar=("STAGE", "PAPER"), help=argparse.SUPPRESS)
     parser.add_argument("--child-sensor", nargs=2, metavar=("FILES", "WORKDIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -362,6 +378,10 @@ def main() -> None:
             papers = {n: make_long_paper(n, work / f"paper-{n}.pdf", sources) for n in args.pages}
         if args.profile:
             profile(args.profile, papers[max(papers)])
+            return
+        if args.pairs:
+            for n, paper in papers.items():
+                print(run_pairs(paper, n, args.pairs, args.against, work))
             return
         results: dict[tuple[str, int], dict[str, Any]] = {}
         for n, paper in papers.items():
@@ -462,6 +482,80 @@ def report(
             f"{'met' if peak < 1024 else 'MISSED'}",
         ]
     return "\n".join(lines)
+
+
+def _timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (workers included) of one whole process, output discarded."""
+    cpu = _cpu_seconds(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - started, _cpu_seconds(resource.RUSAGE_CHILDREN) - cpu
+
+
+def run_pairs(paper: Path, pages: int, rounds: int, against: Path | None, work: Path) -> str:
+    """``rounds`` alternating rounds of whole processes: raw pypdfium2 text, the chunk
+    command of this checkout and (``against``) of another; a Markdown table of each round
+    (wall seconds, CPU seconds in brackets) and the medians. Bytecode is written and read as
+    in a normal install (one warm-up run each)."""
+    import statistics
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["LEGCO_DATA_DIR"] = str(work / "data")
+    chunk = [
+        sys.executable,
+        "-m",
+        "legco_assets.cli",
+        "chunk",
+        str(paper),
+        "--strategy",
+        "question",
+        "--no-llm",
+    ]
+    trees = {"this": str(REPO), **({"against": str(against.resolve())} if against else {})}
+    commands = {"raw": ([sys.executable, "-c", RAW_PROGRAM, str(paper)], env)}
+    for name, tree in trees.items():
+        commands[name] = (chunk, {**env, "PYTHONPATH": tree})
+    for args, cmd_env in commands.values():
+        _timed(args, cmd_env)
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, (args, cmd_env) in commands.items():
+            seconds, used = _timed(args, cmd_env)
+            wall[name].append(seconds)
+            cpu[name].append(used)
+
+    def cell(name: str, k: int) -> str:
+        return f"{wall[name][k]:.3f} ({cpu[name][k]:.2f})"
+
+    ratios = [c / r for c, r in zip(wall["this"], wall["raw"])]
+    cpu_ratios = [c / r for c, r in zip(cpu["this"], cpu["raw"])]
+    names = list(commands)
+    lines = [
+        f"Machine: {machine()}; load average {os.getloadavg()[0]:.1f} at the end",
+        f"Paper: {paper.name}, {pages} pages; {rounds} alternating rounds of whole processes, "
+        "wall s (CPU s, workers included)",
+        "",
+        "| round | raw pypdfium2 | chunk | × raw, wall (CPU) |"
+        + (" against | this / against, wall |" if against else ""),
+        "|---:|---:|---:|---:|" + ("---:|---:|" if against else ""),
+    ]
+    for k in range(rounds):
+        row = f"| {k + 1} | {cell('raw', k)} | {cell('this', k)} | {ratios[k]:.2f} ({cpu_ratios[k]:.2f}) |"
+        if against:
+            row += f" {cell('against', k)} | {wall['this'][k] / wall['against'][k]:.2f} |"
+        lines.append(row)
+    med = {n: (statistics.median(wall[n]), statistics.median(cpu[n])) for n in names}
+    row = (
+        f"| median | {med['raw'][0]:.3f} ({med['raw'][1]:.2f}) | "
+        f"{med['this'][0]:.3f} ({med['this'][1]:.2f}) | "
+        f"{statistics.median(ratios):.2f} ({statistics.median(cpu_ratios):.2f}) |"
+    )
+    if against:
+        row += (
+            f" {med['against'][0]:.3f} ({med['against'][1]:.2f}) | {med['this'][0] / med['against'][0]:.2f} |"
+        )
+    return "\n".join([*lines, row])
 
 
 def profile(stage: str, paper: Path) -> None:

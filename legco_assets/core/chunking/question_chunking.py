@@ -38,7 +38,7 @@ from ..structure import (
 from ..tokens import count_tokens, encoding
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
 from .short_sections import join_short_sections
-from .token_chunking import TokenChunkingStrategy, token_windows, with_paths
+from .token_chunking import TokenChunkingStrategy, table_windows, with_paths
 
 CHUNKED_TYPES = {"qa", "narrative", "table", "speaking_notes"}
 MIN_BODY_TOKENS = 64  # below this a heading prefix is dropped rather than starve the body
@@ -52,38 +52,52 @@ class _PageFinder:
     A piece's first and last lines are searched for in the document, moving forward from the
     previous piece, so each chunk reports the pages and the span of ``DocumentText.text`` it
     really covers (a long narrative section covers many pages; a speaking-notes bullet is one
-    line of its section). When a line cannot be found (text rewritten by table embedding) the
-    piece gets the section's pages and span.
+    line of its section). Its Markdown table rows are not in the document's text (it holds the
+    tables cell by cell): each row's page is the page of the table part it was read from
+    (``row_pages``), so a piece of table rows claims the pages they are printed on, not the
+    whole section's. When neither can be found the piece gets the section's pages and span.
     """
 
     doc: DocumentText
     section: Section
     valid: bool
     cursor: int = 0
+    row_pages: dict[str, int] = field(default_factory=dict)  # a table row's key -> its page
 
     def __post_init__(self) -> None:
         self.cursor = self.section.char_start
 
     def locate(self, body: str) -> tuple[int, int, int, int]:
-        """(page_start, page_end, char_start, char_end) of ``body`` in the document: found by
-        its first and last lines long enough to be unambiguous (not a bare ``1`` cell; any
-        line when none is), then widened to its short first and last lines (a bullet such as
-        ``⚫ 框架包括：``)."""
+        """(page_start, page_end, char_start, char_end) of ``body``: its text lines'
+        (:meth:`_text_span`) and its table rows' pages together."""
         whole = (
             self.section.start_page,
             self.section.end_page,
             self.section.char_start,
             self.section.char_end,
         )
+        found = self._text_span(body)
+        rows = [page for key in _row_keys(body) if (page := self.row_pages.get(key))]
+        if not rows:
+            return found or whole
+        if found is None:
+            return min(rows), max(rows), whole[2], whole[3]
+        return min(found[0], *rows), max(found[1], *rows), found[2], found[3]
+
+    def _text_span(self, body: str) -> tuple[int, int, int, int] | None:
+        """Pages and span of ``body``'s text lines, found by its first and last lines long
+        enough to be unambiguous (not a bare ``1`` cell; any line when none is), then widened
+        to its short first and last lines (a bullet such as ``⚫ 框架包括：``); None when
+        they cannot be found."""
         lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.lstrip().startswith("|")]
         long = [ln for ln in lines if len(ln) >= 8] or lines
         if not self.valid or not long:
-            return whole
+            return None
         text, limit = self.doc.text, self.section.char_end
         head, tail = long[0][:120], long[-1][-120:]
         anchor = text.find(head, self.cursor, limit)
         if anchor < 0:
-            return whole
+            return None
         first = text.rfind(lines[0][:120], self.cursor, anchor + len(head))
         start = first if first >= 0 else anchor
         window_end = min(limit, anchor + len(body) + SEPARATOR_SLACK)
@@ -93,6 +107,34 @@ class _PageFinder:
         end = short_tail + len(lines[-1][-120:]) if short_tail >= 0 else end
         self.cursor = anchor + 1
         return self.doc.page_at(start), self.doc.page_at(max(start, last)), start, end
+
+
+def _row_key(cells: list[str]) -> str:
+    """A table row's characters, whitespace and cell bars left out (as a Markdown row reads)."""
+    return "".join("".join(cells).split()).replace("|", "").replace("\\", "")
+
+
+def _row_keys(body: str) -> list[str]:
+    """The keys of the Markdown data rows of ``body`` (not a header row, not a separator)."""
+    lines = [ln.strip() for ln in body.split("\n")]
+    keys = []
+    for n, line in enumerate(lines):
+        if not line.startswith("|") or markers.MARKDOWN_TABLE_RULE.match(line):
+            continue
+        if n + 1 < len(lines) and markers.MARKDOWN_TABLE_RULE.match(lines[n + 1]):
+            continue  # a header row: a piece that goes on with the table repeats it
+        keys.append(_row_key([line]))
+    return keys
+
+
+def _row_pages(tables: list[Table]) -> dict[str, int]:
+    """Each row of ``tables`` by its key, with the page it is printed on (the first, when
+    the same row is printed on more than one)."""
+    pages: dict[str, int] = {}
+    for table in sorted(tables, key=lambda t: t.page):
+        for row in table.rows:
+            pages.setdefault(_row_key(row), table.page)
+    return pages
 
 
 @dataclass(frozen=True)
@@ -184,7 +226,8 @@ class QuestionChunkingStrategy:
         if section.question_kind == SUPPLEMENTARY:
             context = context_line(section.heading, section.parent_question_id, head + body)
             head = f"{context}\n{head}"
-        body, embedded = _embed(body, _section_tables(section, tables))
+        own_tables = _section_tables(section, tables)
+        body, embedded = _embed(body, own_tables)
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
         pieces = self._written_pieces(head, body, section) if section.question_kind == WRITTEN else []
         pieces = pieces or [(section.question or head, text, None) for text in self._qa_pieces(head, body)]
@@ -199,7 +242,7 @@ class QuestionChunkingStrategy:
             _set_council_keys(chunk, section)
             chunks.append(chunk)
         if len(pieces) > 1:
-            self._piece_pages(doc, section, head, chunks, pieces)
+            self._piece_pages(doc, section, head, chunks, pieces, _row_pages(own_tables))
         return chunks
 
     def _piece_pages(
@@ -209,23 +252,28 @@ class QuestionChunkingStrategy:
         head: str,
         chunks: list[Chunk],
         pieces: list[tuple[str, str, str | None]],
+        row_pages: dict[str, int],
     ) -> None:
         """Pages of a pair cut into pieces: each starts on the page where the question it
         repeats starts (the part of the question for a written reply's part, else the whole
         question) and ends where its own reply text ends, so a question printed on one page
-        and answered on the next is pointed at, and every page of the pair is covered."""
+        and answered on the next is pointed at, and every page of the pair is covered. A
+        piece whose own text starts two or more pages after the question starts where its
+        own text does: the pages between carry none of it (the earlier pieces hold them)."""
         spans_ok = self._spans_ok(doc, section)
-        finder = _PageFinder(doc, section, spans_ok)
-        reply_starts = []
+        finder = _PageFinder(doc, section, spans_ok, row_pages=row_pages)
+        reply_starts: list[int | None] = []
         for chunk, (question, text, own) in zip(chunks, pieces):
             body = (
                 own if own is not None else (text[len(head) + 1 :] if text.startswith(head + "\n") else text)
             )
-            _, page_end, char_start, char_end = finder.locate(body)
-            reply_starts.append(
-                doc.page_at(char_start) if spans_ok and char_start != section.char_start else None
+            own_first, page_end, char_start, char_end = finder.locate(body)
+            found = spans_ok and (char_start != section.char_start or own_first != section.start_page)
+            reply_starts.append(own_first if found else None)
+            asked = self._question_page(doc, section, question if own is not None else None)
+            chunk.page_start = (
+                own_first if found and len(reply_starts) > 1 and own_first > asked + 1 else asked
             )
-            chunk.page_start = self._question_page(doc, section, question if own is not None else None)
             chunk.page_end = max(chunk.page_start, page_end)
             if own is not None:
                 chunk.char_start, chunk.char_end = char_start, char_end
@@ -286,13 +334,18 @@ class QuestionChunkingStrategy:
         head = "\n".join(
             h for h in (section.extra.get("context"), section.extra.get("annex"), section.heading) if h
         )
+        own_tables = _section_tables(section, tables)
         body, embedded = _embed(
             self._tidy(doc, section.answer_start, section.char_end) if section.answer_start else "",
-            _section_tables(section, tables),
+            own_tables,
         )
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(body))
         pieces = self._qa_pieces(head, body)
-        finder = _PageFinder(doc, section, self._spans_ok(doc, section)) if len(pieces) > 1 else None
+        finder = (
+            _PageFinder(doc, section, self._spans_ok(doc, section), row_pages=_row_pages(own_tables))
+            if len(pieces) > 1
+            else None
+        )
         chunks = []
         for part, text in enumerate(pieces, start=1):
             chunk = _make_chunk(document_id, self.name, text, section, "annex", has_table)
@@ -315,12 +368,13 @@ class QuestionChunkingStrategy:
         tables: PageTables,
         fallback: str | None = None,
     ) -> list[Chunk]:
-        text, embedded = _embed(self._section_text(doc, section), _section_tables(section, tables))
+        own_tables = _section_tables(section, tables)
+        text, embedded = _embed(self._section_text(doc, section), own_tables)
         has_table = section.has_table or embedded > 0 or bool(markers.MARKDOWN_TABLE_RULE.search(text))
         prefix = _heading_prefix(section)
         body = _strip_heading(text, section.heading)
         units = _bullet_units(body) if section.type == "speaking_notes" else [body]
-        finder = _PageFinder(doc, section, self._spans_ok(doc, section))
+        finder = _PageFinder(doc, section, self._spans_ok(doc, section), row_pages=_row_pages(own_tables))
         chunks = []
         for unit in (u for u in units if u.strip()):
             for piece in self._windows(prefix, unit):
@@ -521,12 +575,17 @@ def _prefixed_windows(
     checked; a piece over ``limit`` shrinks the budget by a tenth and the cut is redone.
     """
     while True:
-        spans = token_windows(body, max(1, budget), min(overlap, max(0, budget - 1)), patterns)
-        pieces = [body[a:b].strip() for a, b in spans]
+        spans = table_windows(body, max(1, budget), min(overlap, max(0, budget - 1)), patterns)
+        pieces = [_with_header(header, body[a:b].strip()) for a, b, header in spans]
         pieces = [f"{prefix}\n{p}" if prefix else p for p in pieces if p]
         if all(count_tokens(p) <= limit for p in pieces) or budget <= 1:
             return pieces
         budget = int(budget * 0.9)
+
+
+def _with_header(header: str, piece: str) -> str:
+    """A piece that continues a table led by the table's header again (none for a blank piece)."""
+    return f"{header}\n{piece}" if header and piece else piece
 
 
 def _heading_prefix(section: Section) -> str:

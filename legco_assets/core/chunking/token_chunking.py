@@ -4,6 +4,9 @@ Windows are computed on one string (the document's cleaned pages joined), so a w
 cross a page break; its ``page_start`` is the page where it starts. Each chunk records its
 ``char_start``/``char_end`` in that string, which makes the overlap exact: dropping
 ``prev.char_end - next.char_start`` characters from each next chunk gives back the text.
+Inside a Markdown table a window ends between two rows, and a window that continues a table
+starts with the table's header row and separator again (:mod:`.table_rows`): those two
+lines lead its text but are not in its span, and its token count includes them.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from ..structure import path_at, path_starts
 from ..tables import weave_pages
 from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
+from .table_rows import TableCuts
 
 OVERLAP_SLACK = 0.15  # the overlap may move this far to start on a boundary
 
@@ -25,37 +29,61 @@ OVERLAP_SLACK = 0.15  # the overlap may move this far to start on a boundary
 def token_windows(
     text: str, size: int, overlap: int = 0, patterns: tuple[re.Pattern[str], ...] = BOUNDARY_PATTERNS
 ) -> list[tuple[int, int]]:
-    """(start, end) char spans of windows of at most ``size`` tokens covering ``text``."""
+    """(start, end) char spans of windows of at most ``size`` tokens covering ``text``
+    (:func:`table_windows` without the headers: a window that continues a table is shorter
+    by its header's tokens)."""
+    return [(start, end) for start, end, _ in table_windows(text, size, overlap, patterns)]
+
+
+def table_windows(
+    text: str, size: int, overlap: int = 0, patterns: tuple[re.Pattern[str], ...] = BOUNDARY_PATTERNS
+) -> list[tuple[int, int, str]]:
+    """(start, end, header) of windows covering ``text``: ``header + "\n" + text[start:end]``
+    is at most ``size`` tokens. Inside a Markdown table a window ends between rows and the
+    next starts at a row, repeating the table's header (empty outside a table's body:
+    :mod:`.table_rows`)."""
     if size <= 0:
         raise ValueError("chunk size must be positive")
     if not 0 <= overlap < size:
         raise ValueError("chunk overlap must be at least 0 and below the chunk size")
     offsets = token_char_offsets(text)
-    spans: list[tuple[int, int]] = []
+    cuts = TableCuts(text)
+    spans: list[tuple[int, int, str]] = []
     start = 0
     while start < len(text):
-        end = _window_end(text, offsets, start, size, patterns)
-        spans.append((start, end))
+        header = cuts.header_at(start)
+        if header and count_tokens(header) >= size // 2:  # a header this long would starve the rows
+            header = ""
+        end = _window_end(text, offsets, start, size, patterns, cuts, header)
+        spans.append((start, end, header))
         if end >= len(text):
             break
-        start = _next_start(text, offsets, start, end, overlap)
+        start = _next_start(text, offsets, start, end, overlap, cuts)
     return spans
 
 
 def _window_end(
-    text: str, offsets: list[int], start: int, size: int, patterns: tuple[re.Pattern[str], ...]
+    text: str,
+    offsets: list[int],
+    start: int,
+    size: int,
+    patterns: tuple[re.Pattern[str], ...],
+    cuts: TableCuts,
+    header: str,
 ) -> int:
+    lead = header + "\n" if header else ""
+    room = max(1, size - count_tokens(lead)) if lead else size
     first = bisect.bisect_left(offsets, start)
-    limit = len(text) if first + size >= len(offsets) else offsets[first + size]
-    end = best_cut(text, start, limit, start + (limit - start) // 2, patterns)
+    limit = len(text) if first + room >= len(offsets) else offsets[first + room]
+    end = cuts.cut(start, best_cut(text, start, limit, start + (limit - start) // 2, patterns))
     # the token count of a slice can differ from the whole text's: verify and shrink
-    while end - start > 1 and count_tokens(text[start:end]) > size:
+    while end - start > 1 and count_tokens(lead + text[start:end]) > size:
         limit = start + max(1, int((end - start) * 0.95))
-        end = best_cut(text, start, limit, start + (limit - start) // 2, patterns)
+        end = cuts.cut(start, best_cut(text, start, limit, start + (limit - start) // 2, patterns))
     return max(end, start + 1)
 
 
-def _next_start(text: str, offsets: list[int], start: int, end: int, overlap: int) -> int:
+def _next_start(text: str, offsets: list[int], start: int, end: int, overlap: int, cuts: TableCuts) -> int:
     if overlap == 0:
         return end
     last = bisect.bisect_left(offsets, end)
@@ -63,7 +91,8 @@ def _next_start(text: str, offsets: list[int], start: int, end: int, overlap: in
     target = back(overlap)
     low, high = back(int(overlap * (1 + OVERLAP_SLACK))), back(int(overlap * (1 - OVERLAP_SLACK)))
     candidate = snap_start(text, target, low, high)
-    return candidate if start < candidate < end else max(start + 1, min(target, end - 1))
+    candidate = candidate if start < candidate < end else max(start + 1, min(target, end - 1))
+    return cuts.snap(candidate, start, end)
 
 
 @dataclass(frozen=True)
@@ -98,8 +127,9 @@ class TokenChunkingStrategy:
     def chunk_text(self, document_id: str, doc: DocumentText) -> list[Chunk]:
         """The windows of one joined text, without section paths."""
         chunks = []
-        for index, (start, end) in enumerate(token_windows(doc.text, self.chunk_size, self.chunk_overlap)):
-            text = doc.text[start:end]
+        windows = table_windows(doc.text, self.chunk_size, self.chunk_overlap)
+        for index, (start, end, header) in enumerate(windows):
+            text = f"{header}\n{doc.text[start:end]}" if header else doc.text[start:end]
             first, last = doc.span_pages(start, end)
             chunks.append(
                 Chunk(

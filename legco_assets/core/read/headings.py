@@ -20,6 +20,7 @@ document-wide, once all pages are read.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import re
 from collections import Counter
@@ -138,14 +139,23 @@ class _Reader:
     def __init__(self, raw: object, textpage: object, fonts: dict[int, bool]) -> None:
         self.raw, self.textpage, self.fonts = raw, textpage, fonts
         self.count = raw.FPDFText_CountChars(textpage)
+        # one set of out-parameters for every box read (a box is read ~40 times a page)
+        self._edges = [ctypes.c_double() for _ in range(4)]
+        self._refs = [ctypes.byref(v) for v in self._edges]
 
-    def style(self, index: int) -> LineStyle:
+    def size(self, index: int) -> float:
+        """Effective font size of one character (text matrix applied)."""
         raw, textpage = self.raw, self.textpage
         size = raw.FPDFText_GetFontSize(textpage, index)
         if size < 2.0:  # the size is in the text matrix (``/F1 1 Tf`` scaled by ``Tm``)
             matrix = raw.FS_MATRIX()
             if raw.FPDFText_GetMatrix(textpage, index, ctypes.byref(matrix)):
                 size *= abs(matrix.a * matrix.d - matrix.b * matrix.c) ** 0.5 or 1.0
+        return size
+
+    def style(self, index: int) -> LineStyle:
+        raw, textpage = self.raw, self.textpage
+        size = self.size(index)
         weight = raw.FPDFText_GetFontWeight(textpage, index)
         obj = raw.FPDFText_GetTextObject(textpage, index)
         drawn = False
@@ -165,10 +175,8 @@ class _Reader:
 
     def box(self, index: int) -> tuple[float, float, float, float]:
         """(left, right, bottom, top) of one character, in PDF points."""
-        left, right, bottom, top = (ctypes.c_double() for _ in range(4))
-        self.raw.FPDFText_GetCharBox(
-            self.textpage, index, *(ctypes.byref(v) for v in (left, right, bottom, top))
-        )
+        left, right, bottom, top = self._edges
+        self.raw.FPDFText_GetCharBox(self.textpage, index, *self._refs)
         return left.value, right.value, bottom.value, top.value
 
     def line_box(self, start: int, line: str) -> tuple[float, float, float, float]:
@@ -182,9 +190,11 @@ class _Reader:
         for gap in re.finditer(r"\s+", line):
             if markers.LEADING_LABEL.fullmatch(line[: gap.start()] + " "):
                 continue
-            before, after = self.box(start + gap.start() - 1), self.box(start + gap.end())
-            size = self.style(start + gap.start() - 1).size
-            if size > 0 and after[0] - before[1] > CELL_GAP * size:
+            space = self.box(start + gap.end())[0] - self.box(start + gap.start() - 1)[1]
+            if space <= 0:  # no gap at all: the size is not needed
+                continue
+            size = round(self.size(start + gap.start() - 1), 2)
+            if size > 0 and space > CELL_GAP * size:
                 return True
         return False
 
@@ -240,6 +250,8 @@ def in_grid(rules: list[tuple[float, float, float]], box: tuple[float, float, fl
     left, right, bottom, top = box
     height = top - bottom
     xs = sorted(x for x, lo, hi in rules if lo <= bottom + RULE_TOLERANCE and top - RULE_TOLERANCE <= hi)
+    if not xs:
+        return False
     edges = [x for n, x in enumerate(xs) if n == 0 or x - xs[n - 1] > RULE_TOLERANCE]
     columns = sum(b - a >= MIN_COLUMN * height for a, b in zip(edges, edges[1:]))
     return (
@@ -272,7 +284,7 @@ def page_samples(
             opens = True
             continue
         start += len(raw_line) - len(raw_line.lstrip())
-        row_cells.add(row, start, line)
+        row_cells.add(row, start, line, width)
         if opens and width < FULL_LINE * full and candidate_line(line):
             style = reader.line(start, line)
             if style:
@@ -296,8 +308,13 @@ class _RowCells:
     line (:meth:`_Reader.split_in_cells`), or a line with other text beside it at the same
     height (the next cell of its row: a heading has its line to itself), or a line inside a
     drawn grid of two or more columns (:func:`in_grid`: cells centred in their rows share no
-    height, and wide columns put the next cell far off). The lines' boxes and the page's
-    drawn edges are read only when a candidate asks, and only near it."""
+    height, and wide columns put the next cell far off).
+
+    Speed: the lines that could be a neighbouring cell (short, with letters, not a bare
+    label) are listed once per page and found by bisection around each candidate; the lines'
+    boxes are read only when a candidate asks, and the page's drawn edges (sorted by x) only
+    when a candidate is no cell by its text and neighbours: most pages of a paper draw no
+    grid, and most of their candidates never need it."""
 
     def __init__(
         self, reader: _Reader, read_rules: Callable[[], list[tuple[float, float, float]]] = list
@@ -306,35 +323,49 @@ class _RowCells:
         self.read_rules = read_rules
         self.rules: list[tuple[float, float, float]] | None = None  # read once, when a candidate asks
         self.lines: dict[int, tuple[int, str]] = {}  # row -> (PDFium index of its first char, text)
+        self.widths: dict[int, int] = {}
         self.boxes: dict[int, tuple[float, float, float, float]] = {}
+        self.neighbours: list[int] | None = None  # rows that may be another cell, in order
 
-    def add(self, row: int, start: int, line: str) -> None:
+    def add(self, row: int, start: int, line: str, width: int) -> None:
         self.lines[row] = (start, line)
+        self.widths[row] = width
 
     def _box(self, row: int) -> tuple[float, float, float, float]:
         if row not in self.boxes:
             self.boxes[row] = self.reader.line_box(*self.lines[row])
         return self.boxes[row]
 
+    def _may_be_cell(self, short: float) -> list[int]:
+        if self.neighbours is None:
+            self.neighbours = [
+                row
+                for row, (_, text) in self.lines.items()
+                if self.widths[row] < short
+                and any(ch.isalpha() for ch in text)
+                and not markers.LEADING_LABEL.fullmatch(text + " ")
+            ]
+        return self.neighbours
+
     def cell(self, row: int, short: float) -> bool:
         """``short``: the display width under which a line is no running text (a cell)."""
         start, line = self.lines[row]
-        if self.reader.split_in_cells(start, line):
+        if self.reader.split_in_cells(start, line) or self._beside(row, start, short):
             return True
         if self.rules is None:
-            self.rules = self.read_rules()
-        if in_grid(self.rules, self._box(row)):
-            return True
+            self.rules = sorted(self.read_rules())
+        return bool(self.rules) and in_grid(self.rules, self._box(row))
+
+    def _beside(self, row: int, start: int, short: float) -> bool:
+        """Another short line at the same height within reach: the next cell of its row."""
+        near = self._may_be_cell(short)
+        lo, hi = bisect.bisect_left(near, row - ROW_REACH), bisect.bisect_right(near, row + ROW_REACH)
+        others = [other for other in near[lo:hi] if other != row]
+        if not others:
+            return False
         left, right, bottom, top = self._box(row)
-        reach = CELL_REACH * self.reader.style(start).size
-        for other in range(row - ROW_REACH, row + ROW_REACH + 1):
-            text = self.lines[other][1] if other in self.lines and other != row else ""
-            if (
-                not any(ch.isalpha() for ch in text)
-                or _width(text) >= short
-                or markers.LEADING_LABEL.fullmatch(text + " ")
-            ):
-                continue
+        reach = CELL_REACH * round(self.reader.size(start), 2)
+        for other in others:
             o_left, o_right, o_bottom, o_top = self._box(other)
             shared = min(top, o_top) - max(bottom, o_bottom)
             gap = o_left - right if o_left >= right else left - o_right if o_right <= left else -1.0

@@ -314,14 +314,19 @@ def _plan(text: str, tables: list[Table]) -> tuple[list[tuple[int, int, str]], i
         found = [(part, span) for part, span in zip(chain, spans) if span]
         if not found:
             continue
-        # consecutive found parts are stitched; a gap (a part outside this text) breaks the run
+        # consecutive found parts are stitched; a gap (a part outside this text) breaks the run,
+        # and so does a part found anywhere but right after the one before it
         runs: list[list[tuple[Table, tuple[int, int]]]] = []
         previous_index = None
         for index, (part, span) in enumerate(zip(chain, spans)):
             if span is None:
                 previous_index = None
                 continue
-            if previous_index is not None and previous_index == index - 1:
+            if (
+                previous_index is not None
+                and previous_index == index - 1
+                and _follows(text, runs[-1][-1][1], span, chain[0].header)
+            ):
                 runs[-1].append((part, span))
             else:
                 runs.append([(part, span)])
@@ -340,6 +345,23 @@ def _plan(text: str, tables: list[Table]) -> tuple[list[tuple[int, int, str]], i
                 edits.append((span[0], span[1], ""))
             embedded += 1
     return edits, embedded
+
+
+GAP_CHARS = 40  # text a page break may leave between a table's parts: a "continued" line, a page number
+
+
+def _follows(text: str, before: tuple[int, int], span: tuple[int, int], header: list[str]) -> bool:
+    """Whether the part at ``span`` goes on right after the part at ``before``: only a page
+    break (and a short line such as ``（續）`` or a page number, or the ``header`` printed again
+    on the later page, a cell a line) between them. A part whose
+    rows are found pages later (the same rows printed again in a supplement) is not
+    stitched there: it keeps its place, with the table's header."""
+    if before[1] > span[0]:
+        return False
+    between = text[before[1] : span[0]].strip()
+    if len(between) <= GAP_CHARS and "\n" not in between:
+        return True
+    return Counter(_squash(between)) <= Counter(_squash("".join(header)))  # the header printed again
 
 
 def embed_tables(text: str, tables: list[Table]) -> tuple[str, int]:
