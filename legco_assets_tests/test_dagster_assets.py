@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 from pathlib import Path
 
@@ -87,9 +88,23 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
             c for c in result.get_asset_check_evaluations() if ran(c)
         ]  # no gold questions, no LegCo records: not run
         assert checks and all(c.passed for c in checks)
+        for check in result.get_asset_check_evaluations():  # issue 49: each chunk check names its strategy
+            if check.asset_key == chunks.key:
+                assert (
+                    next(iter(check.metadata)) == "strategy" and check.metadata["strategy"].value == "token"
+                )
+                assert check.description.startswith("token: ")
 
         rerun = _materialize(instance, data, key, Strategy.question, selection=[chunks, vector_index])
         assert rerun.success and parses["n"] == 1, "chunks/vector_index re-used stored upstream results"
+        # issue 49: the latest chunks materialisation (question) shows the token strategy's state too
+        for node in ("chunks", "vector_index"):
+            assert next(iter(rerun.asset_materializations_for_node(node)[0].metadata)) == "strategy"
+        table = rerun.asset_materializations_for_node("chunks")[0].metadata["strategies"].value
+        token_count = sum(1 for _ in (data / "documents" / key / "chunks-token.jsonl").open())
+        token_row = next(line for line in table.splitlines() if line.startswith("| token |"))
+        assert f"| {token_count} |" in token_row and result.run_id[:8] in token_row
+        assert any(line.startswith("| question (this run) |") for line in table.splitlines())
 
         # both strategies coexist in Chroma, ids are deterministic and re-runs never duplicate
         _materialize(instance, data, key, Strategy.token, selection=[chunks, vector_index])
@@ -170,6 +185,42 @@ def test_a_bad_file_fails_its_materialisation_with_the_reason_and_no_retry(tmp_p
         assert not [e for e in result.all_events if e.event_type_value == "STEP_UP_FOR_RETRY"]
         status = instance.get_status_by_partition(dg.AssetKey("source_document"), [key], documents_partitions)
         assert status == {key: dg.AssetPartitionStatus.FAILED}
+
+
+def test_a_broken_file_puts_its_reason_on_the_partition(tmp_path: Path) -> None:
+    """Issue 49: the one-line reason a paper failed at ``source_document`` is on the asset's
+    partition (an observation with the reason as its description and ``failure`` metadata,
+    read through the instance as the partition page reads its events), and the step's
+    failure leads with it (a ``Failure`` whose description is the reason, no cause)."""
+    data = tmp_path / "data"
+    broken = tmp_path / "inbox" / "broken.pdf"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"this was never a PDF\n" * 20)
+    key = DocumentIndex(data / "documents").register(broken)
+    reason = "not a PDF (the file does not start with %PDF)"
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        result = dg.materialize(
+            ALL_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=dagster_resources(data),
+            run_config=strategy_run_config(Strategy.token),
+            raise_on_error=False,
+        )
+        assert not result.success
+        failure = next(e for e in result.all_events if e.is_step_failure).event_specific_data
+        assert failure.user_failure_data.description == reason and failure.error.cause is None
+        assert failure.error.message.splitlines()[0].endswith(f"Failure: {reason}")
+        logged = [e.user_message for e in instance.all_logs(result.run_id) if e.level == logging.ERROR]
+        assert reason in logged, "the run log has the reason as a line of its own, before the failure"
+        observed = instance.fetch_observations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("source_document"), asset_partitions=[key]), limit=5
+        ).records
+        assert [r.asset_observation.description for r in observed] == [f"failed: {reason}"]
+        meta = observed[0].asset_observation.metadata
+        assert meta["failure"].value == reason and meta["run"].value == result.run_id
+        assert meta["file"].value == str(broken)
 
 
 def test_a_bad_setting_fails_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

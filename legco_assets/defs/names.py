@@ -20,6 +20,10 @@ EVALUATED = "evaluated"  # False: the check could not run for this paper (not a 
 REASON = "reason"  # why it could not run
 DETAILS = "details"  # the core check's details (quality.Check.details)
 BLOCKING = "blocking"  # a failure keeps the chunks out of Chroma
+STRATEGY = (
+    "strategy"  # the chunking strategy a result (or a materialisation) belongs to, first in its metadata
+)
+CHECKS_NOT_RUN = "checks_not_run"  # on a materialisation: the checks that got no result, and why
 
 # per asset, the metadata keys of its materialisation that ``legco-assets ingest`` prints, in order
 STAGE_SUMMARY = {
