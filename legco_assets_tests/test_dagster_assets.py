@@ -214,6 +214,7 @@ def test_a_broken_file_puts_its_reason_on_the_partition(tmp_path: Path) -> None:
         assert failure.error.message.splitlines()[0].endswith(f"Failure: {reason}")
         logged = [e.user_message for e in instance.all_logs(result.run_id) if e.level == logging.ERROR]
         assert reason in logged, "the run log has the reason as a line of its own, before the failure"
+        assert instance.get_run_by_id(result.run_id).tags["legco/failure"] == reason
         observed = instance.fetch_observations(
             dg.AssetRecordsFilter(asset_key=dg.AssetKey("source_document"), asset_partitions=[key]), limit=5
         ).records

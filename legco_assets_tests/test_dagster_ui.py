@@ -229,15 +229,25 @@ def test_contents_page_does_not_fail_page_coverage_for_the_question_strategy(tmp
 
 
 def test_previews_say_what_they_cut(tmp_path: Path) -> None:
-    """Issue 42: a preview that lists a subset says so and where the rest is; a long section
-    path is cut at a heading boundary with a leading ellipsis, never inside a word."""
+    """Issue 42: a preview that lists a subset says so and where the rest is; issue 49: a long
+    section path is elided in the middle, keeping its outermost and innermost headings (the
+    outermost cut after a word when it must be), never cut inside a word."""
     assert short_path("A > B") == "A > B"
     # an innermost heading that fits the column, but not with " > " before it (the EO guide's)
     near = "Chapter 3 > " + "x" * 58
     assert short_path(near) == "…" + "x" * 58 and len(short_path(near)) <= 60
     long = "Chapter Two Supporting Enterprises and Jobs > Small Enterprises > Financing Guarantee Scheme"
-    assert short_path(long) == "… > Small Enterprises > Financing Guarantee Scheme"
+    assert short_path(long) == "Chapter Two Supporting … > … > Financing Guarantee Scheme"
     assert len(short_path(long, 40)) <= 40 and short_path(long, 40) == "… > Financing Guarantee Scheme"
+    eo = "Chapter 1: Application of the Employment Ordinance > Continuous Contract of Employment"
+    assert short_path(eo) == "Chapter 1: Application … > Continuous Contract of Employment"
+    deep = "Part A > Chapter 2 > Section 4 > Wages > Payment of Wages"
+    assert short_path(deep, 45) == "Part A > … > Wages > Payment of Wages"
+    cjk = "第二章支援企業　保住就業 > 中小企業 > 融資保證計劃"
+    assert short_path(cjk, 26) == "第二章支援企業　保住就業 > … > 融資保證計劃"
+    assert short_path(cjk, 20) == "… > 中小企業 > 融資保證計劃", (
+        "too little of the outermost left: the innermost alone"
+    )
     one = "Annex " + " ".join(f"word{n}" for n in range(20))
     cut = short_path(one)
     assert cut.startswith("…word") and len(cut) <= 60 and one.endswith(cut[1:])

@@ -17,6 +17,8 @@ import dagster as dg
 
 from legco_assets.core.errors import ConfigError, DocumentError
 
+from .names import FAILURE_TAG
+
 FAILURE = "failure"  # the observation's metadata entry: the one-line reason the run failed
 
 
@@ -49,11 +51,13 @@ def _context(args: tuple[Any, ...], kwargs: dict[str, Any]) -> dg.AssetExecution
 def record_on_partition(context: dg.AssetExecutionContext | None, reason: str, file: str | None) -> None:
     """An observation of each asset the step was to materialise, on the run's partition, with
     the reason as its description and metadata: the partition page shows it beside "did not
-    materialize", and ``fetch_observations`` reads it back. The run log gets the reason as an
-    ERROR line of its own too."""
+    materialize" (under "View all historical events" and in the Events tab), and
+    ``fetch_observations`` reads it back. The run log gets the reason as an ERROR line of its
+    own too, and the run the tag ``legco/failure`` (the Runs list shows a run's tags)."""
     if context is None:
         return
     context.log.error(reason)  # the run log's line for it, above the step's failure and its stack
+    context.instance.add_run_tags(context.run_id, {FAILURE_TAG: reason})  # the Runs list shows it
     if not context.has_partition_key:
         return
     metadata: dict[str, Any] = {FAILURE: reason, "run": dg.MetadataValue.text(context.run_id)}

@@ -12,6 +12,9 @@ FILE_TAG = "legco/file"  # the file a sensor's run ingests
 CONTENT_TAG = "legco/content"  # the inbox sensor's content hash of that file
 HANSARD_ID_TAG = "legco/hansard_id"  # the feed record a feed run ingests
 MEETING_DATE_TAG = "legco/meeting_date"
+FAILURE_TAG = (
+    "legco/failure"  # the one-line reason a run failed on an expected problem (the Runs list shows it)
+)
 RUN_TAG_PREFIX = "legco/"  # the chained run of the next strategy carries every tag of ours
 PARTITION_TAG = "dagster/partition"  # Dagster's own
 

@@ -125,16 +125,55 @@ def paper_check_specs(asset: str, names: list[str]) -> list[dg.AssetCheckSpec]:
 
 
 _CUT = "…" + PATH_SEPARATOR  # where short_path left out the outer headings
+_ELIDED = PATH_SEPARATOR + "…" + PATH_SEPARATOR  # where short_path left out middle headings
+_MIN_OUTER = 10  # fewer characters of the outermost heading say nothing: show the innermost alone
 
 
 def short_path(path: str, limit: int = 60) -> str:
-    """A section path of at most ``limit`` characters for a preview column: the innermost
-    headings kept whole, cut at a `` > `` boundary with a leading ``…``; an innermost heading
-    longer than the limit keeps its end from a word boundary (a CJK heading, without
-    spaces, from any character)."""
+    """A section path of at most ``limit`` characters for a preview column, elided in the
+    middle: the outermost heading (the chapter: where in the paper) and the innermost (what
+    the chunk is about) are kept, the headings between them dropped from the outside in
+    (`` > … > ``), and an outermost heading too long for the rest cut after a word
+    (``Chapter 1: Application … > Continuous Contract of Employment``). When even that leaves
+    too little of the outermost, the innermost headings alone, cut at a `` > `` boundary with
+    a leading ``…``; an innermost heading longer than the limit keeps its end from a word
+    boundary (a CJK heading, without spaces, from any character)."""
     if len(path) <= limit:
         return path
     parts = path.split(PATH_SEPARATOR)
+    if len(parts) > 1:
+        outer, middle, inner = parts[0], parts[1:-1], parts[-1]
+        kept: list[str] = []
+        while len(kept) < len(middle):
+            trial = [middle[-len(kept) - 1], *kept]
+            if len(_joined(outer, trial, inner, len(middle) - len(trial))) > limit:
+                break
+            kept = trial
+        shown = _joined(outer, kept, inner, len(middle) - len(kept))
+        if len(shown) <= limit:
+            return shown
+        rest = (_ELIDED if middle else PATH_SEPARATOR) + inner
+        room = limit - len(rest) - 2  # " …" after the cut
+        if room >= _MIN_OUTER:
+            return _word_prefix(outer, room) + " …" + rest
+    return _innermost(parts, limit)
+
+
+def _joined(outer: str, kept: list[str], inner: str, dropped: int) -> str:
+    """The outermost heading, ``…`` for ``dropped`` middle headings, the ``kept`` ones, the innermost."""
+    return PATH_SEPARATOR.join([outer, *(["…"] if dropped else []), *kept, inner])
+
+
+def _word_prefix(text: str, room: int) -> str:
+    """The start of ``text`` in ``room`` characters, ending at a word's end when it has spaces."""
+    head = text[:room]
+    if text[room : room + 1] not in ("", " ") and " " in head:
+        head = head.rsplit(" ", 1)[0]
+    return head.rstrip()
+
+
+def _innermost(parts: list[str], limit: int) -> str:
+    """The innermost headings that fit after a leading ``… > ``."""
     kept = parts[-1]
     for part in reversed(parts[:-1]):
         if len(part) + len(PATH_SEPARATOR) + len(kept) + len(_CUT) > limit:
