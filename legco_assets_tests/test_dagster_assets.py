@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -16,13 +17,15 @@ from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex
 from legco_assets.definitions import defs
 from legco_assets.defs.assets import ALL_ASSETS, chunks, vector_index
+from legco_assets.defs.instance import LOCATION_MODULE, LOCATION_NAME
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import LegcoSettings
 from legco_assets.defs.sensors import inbox_sensor
 
+from .conftest import REPO
 from .factories import fixed_english_paper
-from .runs import dagster_resources, ran
+from .runs import cli, dagster_resources, ran
 
 
 def _materialize(
@@ -286,3 +289,25 @@ def test_html_page_through_the_graph_with_the_label_guard(tmp_path: Path) -> Non
             check.description
             == "3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3"
         )
+
+
+def test_cli_runs_belong_to_the_code_location_so_the_timeline_shows_them(tmp_path: Path) -> None:
+    """Issue 49: the Overview timeline places a run by its code location origin (GraphQL
+    ``Run.repositoryOrigin``); ``ingest``'s runs carry the origin of the location workspace.yaml
+    loads, with their job's name, as the runs the UI launches do."""
+    workspace = (REPO / "workspace.yaml").read_text(encoding="utf-8")  # one python_module location
+    assert re.findall(r"(module_name|location_name): (\S+)", workspace) == [
+        ("module_name", LOCATION_MODULE),
+        ("location_name", LOCATION_NAME),
+    ]
+    paper = fixed_english_paper(tmp_path / "papers" / "timeline.pdf", pages=1)
+    done = cli("ingest", str(paper), "--strategy", "both", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with dg.DagsterInstance.from_config(str(tmp_path / "dagster_home")) as instance:
+        runs = instance.get_runs()
+        assert sorted(r.job_name for r in runs) == ["ingest_question_job", "ingest_token_job"]
+        for run in runs:
+            origin = run.remote_job_origin
+            assert origin is not None and origin.job_name == run.job_name
+            assert origin.repository_origin.code_location_origin.location_name == LOCATION_NAME
+            assert origin.repository_origin.repository_name == "__repository__"
