@@ -15,7 +15,7 @@ MEETING_DATE_TAG = "legco/meeting_date"
 FAILURE_TAG = (
     "legco/failure"  # the one-line reason a run failed on an expected problem (the Runs list shows it)
 )
-RUN_TAG_PREFIX = "legco/"  # the chained run of the next strategy carries every tag of ours
+RUN_TAG_PREFIX = "legco/"  # the chained run of the next strategy carries every tag of ours but FAILURE_TAG
 PARTITION_TAG = "dagster/partition"  # Dagster's own
 
 # the metadata of a check result (defs/results.py writes and reads them)
