@@ -237,10 +237,11 @@ def test_a_bad_setting_is_one_line_not_a_traceback(tmp_path: Path) -> None:
 # -- legco-assets ingest: good and bad files in one command ------------------------------------
 def test_ingest_finishes_good_files_and_fails_each_bad_one(tmp_path: Path) -> None:
     """One command: the matrix, plus the same good file named twice (and also found in its
-    folder) and a byte-identical copy of it under another name."""
+    folder) and a byte-identical copy of it under another name (found after it: the same
+    paper, no partition of its own)."""
     files = build_all(tmp_path / "inbox")
     good = english_paper(tmp_path / "inbox" / "good paper.pdf", "good")
-    copy = tmp_path / "inbox" / "copy of good paper.pdf"
+    copy = tmp_path / "inbox" / "the good paper again.pdf"
     copy.write_bytes(good.read_bytes())
     done = cli("ingest", str(tmp_path / "inbox"), str(good), str(good), home=tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -255,21 +256,26 @@ def test_ingest_finishes_good_files_and_fails_each_bad_one(tmp_path: Path) -> No
         )
     summary = done.stdout.strip().splitlines()[-1]
     assert (
-        summary.startswith(f"ingested {len(GOOD) + 2} document(s)")
+        summary.startswith(f"ingested {len(GOOD) + 1} document(s)")
         and f"failed: token {len(BAD)};" in summary
+        and "same bytes as a partition 1;" in summary
     )
     assert done.stdout.count("→ partition good-paper\n") == 1, "a file named twice is ingested once"
+    assert f"{copy} has the same bytes as partition good-paper" in done.stdout, "and so is its copy"
 
     data = tmp_path / "data"
     index = DocumentIndex(data / "documents")
     stored = stored_chunks(open_collection(Settings(data_dir=data)))
     assert len({c.id for c in stored}) == len(stored), "no chunk twice"
-    for path in [good, copy, *(files[r.id] for r in GOOD)]:
+    assert index.register(copy) == "good-paper" and index.get("good-paper").also_named == [
+        str(copy.resolve())
+    ]
+    for path in [good, *(files[r.id] for r in GOOD)]:
         key = index.register(path)
         expected = chunk_file_ids(data, key)
         assert expected and sorted(c.id for c in stored if c.document_id == key) == sorted(expected)
     assert {c.document_id for c in stored} == {
-        index.register(p) for p in [good, copy, *(files[r.id] for r in GOOD)]
+        index.register(p) for p in [good, *(files[r.id] for r in GOOD)]
     }
     assert index.get("good-paper").versions == [hashlib.sha256(good.read_bytes()).hexdigest()]
 

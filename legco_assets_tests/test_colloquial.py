@@ -54,7 +54,7 @@ def test_bm25_finds_the_written_answer_and_the_embedder_reads_the_question_as_as
 ) -> None:
     collection = open_collection(settings)
     replace_document(collection, question_records("faq", FAQ, "f" * 64), "faq", "question", "f" * 64)
-    # off by default (measured: docs/retrieval.md); switched on, the lexical rankers read it
+    # off by default (measured: docs/history/retrieval.md); switched on, the lexical rankers read it
     retriever = Retriever.open(
         settings, fusion=replace(DEFAULT_FUSION, colloquial_reading=True), translate=False, rerank=False
     )

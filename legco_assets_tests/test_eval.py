@@ -230,7 +230,7 @@ def test_default_language_centering_is_the_best_measured_per_strategy(eval_run: 
 
 def test_question_ranker_centering_keeps_the_fixture_papers_answered(eval_run: EvalRun) -> None:
     """The question ranker's share (0.75) was chosen on the development sets pooled, where
-    it ties 0.5 and beats no centering (issue 29's second round, docs/retrieval.md). Since the
+    it ties 0.5 and beats no centering (issue 29's second round, docs/history/retrieval.md). Since the
     fusion's second round, the fixtures alone no longer prefer it: no centering finds one
     cross-language question more first. What holds: the fixture questions stay over issue 6's
     Hit@5 bar (all of them until issue 29's third round weighted BM25 up, 65 of 68 since),

@@ -7,7 +7,7 @@ subjects (the Employment Ordinance guides in both languages, budget media sheets
 submission) that a wrong answer can come from. The papers live beside the repository
 (``../shared/corpus/real``, not ours to redistribute), so this module runs where they are
 present. The last tests run the five blind sets (four on Hansards, the FDH FAQ; see
-``docs/retrieval.md`` for what each is blind to). They assert what holds with room: the
+``docs/history/retrieval.md`` for what each is blind to). They assert what holds with room: the
 issue's bars are not met on real papers.
 """
 
@@ -70,7 +70,7 @@ def test_same_language_questions_meet_the_bars_on_unseen_papers(report: EvalRepo
     row = report.row("question", "hybrid", "same-language")
     assert row.questions >= 20
     # 0.960 / 0.800 since issue 29; 0.960 / 0.720 since its third round weighted BM25 up
-    # (two questions fewer first: the pooled development sets gained, docs/retrieval.md)
+    # (two questions fewer first: the pooled development sets gained, docs/history/retrieval.md)
     assert row.hit5 >= 0.95 and row.hit1 >= 0.7
 
 
@@ -80,7 +80,7 @@ def test_cross_language_questions_are_found_only_through_fusion(report: EvalRepo
     ranker, BM25 coverage and the language-centred chunk-vector query in the fused ranking
     are what find most of them. Since issue 29 the Chinese guides' narrative chunks have a
     question-side vote too, and win most of these (Hit@5 0.875 before, 0.375 after:
-    docs/retrieval.md)."""
+    docs/history/retrieval.md)."""
     hybrid = report.row("question", "hybrid", "cross-language")
     bm25 = report.row("question", "bm25", "cross-language")
     vector = report.row("question", "vector", "cross-language")
@@ -95,7 +95,7 @@ def test_blind_hansard_questions_are_found_and_beat_token_windows(tmp_path: Path
     dev sets) one Chinese question is second, and Hit@1 moves between 0.78 and 0.83 from
     one ingest to the next (Chroma's index build is not deterministic). Since the paper's
     supplementaries and the parts of its long written replies are chunks of their own (issue
-    20) Hit@1 measured 0.667 (docs/retrieval.md, *After Council exchanges*); since narrative
+    20) Hit@1 measured 0.667 (docs/history/retrieval.md, *After Council exchanges*); since narrative
     chunks compete in the question-side ranker (issue 29) 0.611, Hit@5 0.833. Since the
     second round's fusion (issue 29: the dictionary's vote lifts token windows too) 0.722 /
     0.778 against token windows' 0.167 / 0.778: question chunks find far more first and as
@@ -115,7 +115,7 @@ def test_html_papers_are_chunked_by_question_and_beat_token_windows(name: str, t
     """The two sets about HTML papers (the English Hansard of 2015: 19 written questions; the
     FDH FAQ: 36 entries), read as HTML (core/read/html_reader.py). Every gold pair is found as its own Q&A
     chunk, and chunking by question finds far more answers than token windows; on the FDH
-    FAQ, the last blind set, the issue's bars are far from met (docs/retrieval.md)."""
+    FAQ, the last blind set, the issue's bars are far from met (docs/history/retrieval.md)."""
     run = prepare_eval(tmp_path, HELD_OUT[name], REAL_CORPUS, ("question", "token"))
     paper = next(p for p in run.papers.values() if p.path.suffix == ".html")
     scope = run.retriever.scope("question")
@@ -141,7 +141,7 @@ def test_blind_oral_questions_find_facts_inside_long_replies(tmp_path: Path) -> 
     and 6 fit one chunk; the other four main replies are cut by size (every part repeating
     the member's question), the five written ones at their own parts. Token windows find
     these facts as well or better here, in the paper's language and now (issue 20: Hit@5
-    0.591 against 0.682) across languages too (docs/retrieval.md, *After Council
+    0.591 against 0.682) across languages too (docs/history/retrieval.md, *After Council
     exchanges*): the parts are long, and the question ranker cannot tell them apart."""
     run = prepare_eval(tmp_path, HELD_OUT["hansard-2012-oral"], REAL_CORPUS, ("question", "token"))
     assert len(run.questions) == 44 and all(q.answer_end for q in run.questions)
@@ -168,7 +168,7 @@ def test_blind_chinese_hansard_questions_find_facts_across_each_reply(tmp_path: 
     (its English parallel is left out): four facts per written reply, asked in Chinese and in
     English. Every asked fact lies in exactly one chunk, of its own pair. Chunking by question
     finds more than token windows, most of all across languages; the issue's bars are not met
-    (docs/retrieval.md)."""
+    (docs/history/retrieval.md)."""
     run = prepare_eval(tmp_path, HELD_OUT["hansard-2015-zh"], REAL_CORPUS, ("question", "token"))
     assert len(run.questions) == 76 and all(q.answer_end for q in run.questions)
     assert not any(p.path.name.startswith("hansard_20150429-e") for p in run.papers.values())
@@ -191,7 +191,7 @@ def test_blind_narrative_questions_are_found_through_every_ranker(tmp_path: Path
     the question-side ranker's vote, and a Q&A chunk of any paper outranked every narrative
     chunk: the question strategy found none of these answers in its first five. With every
     chunk in that ranker it found 0.651 / 0.744 (Hit@1 / Hit@5), token windows 0.674 / 0.837;
-    0.628 / 0.767 since the second round's fusion (docs/retrieval.md)."""
+    0.628 / 0.767 since the second round's fusion (docs/history/retrieval.md)."""
     run = prepare_eval(tmp_path, HELD_OUT["narrative"], REAL_CORPUS, ("question", "token"))
     assert len(run.questions) == 43 and all(q.qa_id is None for q in run.questions)
     report = run.report(modes=(Mode.hybrid,))
@@ -210,7 +210,7 @@ def test_blind_cross_language_questions_on_one_language_papers(tmp_path: Path) -
     submission and the 2012 Hansard in Chinese; the ECO guide, the budget sheets and the FDH FAQ
     in English), written blind and scored once (issue 29). Without an LLM, BM25 finds none of
     them; the question-side vote of narrative chunks lifts Hit@1 from 0.364 to 0.591; Hit@5 is
-    0.727, short of the issue's 0.8 (docs/retrieval.md)."""
+    0.727, short of the issue's 0.8 (docs/history/retrieval.md)."""
     run = prepare_eval(tmp_path, HELD_OUT["crosslang"], REAL_CORPUS, ("question", "token"))
     assert len(run.questions) == 22
     report = run.report()

@@ -113,7 +113,7 @@ def test_a_paper_ingested_with_others_names_only_its_own_upstream(
     text = capsys.readouterr().out
     assert f"paper {first}" in text and "OTHER PAPER" not in text and second not in text
     assert "extractor=pypdfium2" in text and "config=" in text and f"chunk {chunk_id}: pages 1" in text
-    assert "excerpts/token.pdf#page=1" in text
+    assert f"excerpt http://127.0.0.1:8000/excerpt/{chunk_id}\n" in text  # what its link opens
     assert (
         LEGEND in text.splitlines() and "code 3  data " in text
     )  # the legend explains the columns it precedes
@@ -129,6 +129,8 @@ def test_a_paper_ingested_with_others_names_only_its_own_upstream(
     assert (
         one["chunk"]["id"] == chunk_id and one["chunk"]["page_start"] == 1 and "section_path" in one["chunk"]
     )
+    assert one["chunk"]["chunk_file_path"] == f"excerpt/{chunk_id}"
+    assert one["chunk"]["excerpt_url"] == f"http://127.0.0.1:8000/excerpt/{chunk_id}"
     assert [s["asset"] for s in one["stages"]] == STAGES and {
         s["metadata"].get("strategy", "token") for s in one["stages"]
     } == {"token"}

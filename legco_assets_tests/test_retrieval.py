@@ -221,7 +221,7 @@ def test_a_same_script_chunk_ranked_high_is_not_outvoted_by_the_dictionary() -> 
     question ranker also places first. Without same-language-first the English chunk comes
     first; with it, the dictionary keeps half its vote while the question's own script has a
     strong candidate, and all of it where it has none. Off by default: on the held-out sets it
-    cost cross-language questions their first places (docs/retrieval.md)."""
+    cost cross-language questions their first places (docs/history/retrieval.md)."""
     zh, near, en = _cand("zh", "侍產假", 0.3), _cand("near", "產假", 0.2), _cand("en", "paternity leave", 1.0)
     rankings = {"vector": [near, zh], "question": [en, near, zh], "bm25": [zh, near], DICTIONARY: [en]}
     assert Fusion() == Fusion(own_script_agreement=0, own_script_first=(), dictionary_yield=1.0), (

@@ -9,10 +9,10 @@ paper's text there). Prints one line per paper and strategy (with the stored exc
 against the paper's), then the totals, excerpts/s and disk use.
 
 ``--data DIR`` checks an ingested data folder instead: for every paper and strategy, that
-every chunk's ``chunk_file_path`` opens (the PDF copy joined from the stored paper and its
-update) at a page that carries the chunk's own highlight (``#page=N``), or at its marks
-(``#chunk-I``), and that the strategy's excerpts take no more than the paper; it prints the
-size table per paper. Exit 1 when either fails.
+what every chunk's link (``chunk_file_path``, ``excerpt/<id>``) opens is its own excerpt
+(``cut_chunk_excerpt``: a PDF whose only highlight names the chunk, or a page whose marks
+are the chunk's), and that the strategy's excerpts take no more than the paper; it prints
+the size table per paper. Exit 1 when either fails.
 
     .venv/bin/python scripts/check_excerpts.py [FILE ...]
     .venv/bin/python scripts/check_excerpts.py --data /tmp/i42/data
@@ -30,12 +30,13 @@ sys.path.insert(0, str(ROOT))
 from legco_assets.core import pipeline  # noqa: E402
 from legco_assets.core.errors import DocumentError  # noqa: E402
 from legco_assets.core.excerpts import (  # noqa: E402
+    chunk_link,
+    cut_chunk_excerpt,
     held_share,
-    highlight_pages,
-    link_bytes,
+    highlighted_texts,
+    shown_in,
     shown_of,
     shown_texts,
-    split_link,
     write_excerpts,
 )
 from legco_assets.core.read import read_source, text_pages  # noqa: E402
@@ -136,41 +137,35 @@ def check_data(data: Path) -> int:
             if not art.has(chunks_file(strategy)):
                 cells.append(f"{'-':>11} {'-':>6}")
                 continue
-            records = with_excerpt_paths(settings, folder.name, strategy, art.read_chunks(strategy))
+            records = with_excerpt_paths(art.read_chunks(strategy))
             stored = sorted((folder / "excerpts").glob(f"{strategy.value}.*"))
             size = sum(f.stat().st_size for f in stored if not f.name.endswith(".json"))
             over += size > paper
             cells.append(f"{size / 1e6:>11.3f} {size / paper:>6.3f}")
             for record in records:
                 chunks += 1
-                ok = _opens(record)
+                ok = _opens(settings, record)
                 opened += ok
                 bad += not ok
         print(f"{folder.name[:46]:<46} {paper / 1e6:>9.3f} " + " ".join(cells) + f" {opened:>8}")
     print(
-        f"\n{chunks - bad} of {chunks} chunk links open their highlighted page; "
+        f"\n{chunks - bad} of {chunks} chunk links open their own excerpt (only its highlight); "
         f"{over} paper-strategies over the paper's size"
     )
     return 0 if bad == 0 and over == 0 else 1
 
 
-_OPENED: dict[Path, tuple[bytes, dict]] = {}
-
-
-def _opens(record: ChunkRecord) -> bool:
-    """The link's file opens and the page (or anchor) it names carries the chunk's highlight."""
-    path, fragment = split_link(str(record.metadata.chunk_file_path))
-    if path not in _OPENED:
-        _OPENED.clear()
-        try:
-            data = link_bytes(path)
-        except OSError:
-            return False
-        _OPENED[path] = (data, highlight_pages(data) if path.suffix == ".pdf" else shown_texts(path))
-    data, marks = _OPENED[path]
-    if path.suffix == ".pdf":
-        return int(fragment.removeprefix("page=")) in marks.get(record.id, set())
-    return f'id="{fragment}"'.encode() in data and held_share(record, shown_of(record, marks)) > 0
+def _opens(settings: Settings, record: ChunkRecord) -> bool:
+    """The link names the chunk's own excerpt, and what it opens marks that chunk alone."""
+    if record.metadata.chunk_file_path != chunk_link(record.id):
+        return False
+    try:
+        data, extension = cut_chunk_excerpt(settings, record.id)
+    except (OSError, KeyError, ValueError):
+        return False
+    if extension == "pdf" and list(highlighted_texts(data)) != [record.id]:
+        return False
+    return held_share(record, shown_in(data, extension)) > 0
 
 
 if __name__ == "__main__":

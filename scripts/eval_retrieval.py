@@ -5,7 +5,7 @@ Same numbers as ``legco-assets eval``, plus:
 * the bars of issue #6 (question strategy, hybrid: Hit@5 ≥ 0.95, Hit@1 ≥ 0.8, and at most
   half the characters of context the token strategy needs), checked and printed;
 * ``--sweep``: the hybrid mode under the fusion variants and shares of language centering
-  compared in ``docs/retrieval.md``;
+  compared in ``docs/history/retrieval.md``;
 * ``--held-out NAME[,NAME…]``: questions about real papers (``../shared/corpus/real``, when
   present) that were not used to choose what they test, each ingested with the other real
   papers as distractors, and pooled when there are several (``all``: every set):

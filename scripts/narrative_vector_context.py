@@ -10,7 +10,7 @@ it. This script embeds each question-strategy narrative chunk with the last ``--
 of the chunk before it and the first ``--next`` tokens of the chunk after it (same paper),
 keeps every other chunk as stored, and scores the chunk-vector ranker alone (cosine over every
 chunk of the real corpus, plain and with the search's language centering of 0.5) against the
-token windows on the same questions. A development measurement (docs/retrieval.md): it
+token windows on the same questions. A development measurement (docs/history/retrieval.md): it
 changes nothing stored. Needs ``../shared/corpus/real``.
 """
 

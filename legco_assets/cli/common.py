@@ -67,16 +67,19 @@ def empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> st
 
 
 def excerpt_link(metadata: dict[str, Any], settings: Settings) -> str | None:
-    """Where a chunk's excerpt opens: the strategy's highlighted copy at the chunk's page,
-    over HTTP (``EXCERPTS_BASE_URL``; ``make ui`` serves it). ``legco-assets excerpt ID``
-    writes the chunk's own PDF. ``query`` and ``answer`` print it: the stored file alone
-    (an update section, a gzip page) is not what a reader opens."""
-    from legco_assets.core.excerpts import excerpt_url
+    """Where a chunk's own excerpt opens (only its pages, only its highlight), over HTTP:
+    ``EXCERPTS_BASE_URL`` + ``excerpt/<chunk id>`` (``legco-assets serve`` answers it;
+    ``legco-assets excerpt ID`` writes the same bytes). ``query``, ``answer`` and
+    ``browse`` print it. A chunk stored before issue 48 holds a file path: its link is made
+    from its id; an archived version's chunk has none (its excerpts are the latest's)."""
+    from legco_assets.core.excerpts import EXCERPT_PREFIX, chunk_link, excerpt_url
 
     link = metadata.get("chunk_file_path")
     if not link:
         return None
-    try:
-        return excerpt_url(settings.excerpts_base_url, settings.documents_dir, link)
-    except ValueError:  # stored under another data folder: the path as it is
-        return link
+    if not str(link).startswith(EXCERPT_PREFIX):
+        parts = [metadata.get(key) for key in ("document_id", "strategy_type", "chunk_index")]
+        if any(part is None for part in parts):
+            return None
+        link = chunk_link(":".join(map(str, parts)))
+    return excerpt_url(settings.excerpts_base_url, str(link))

@@ -20,7 +20,8 @@ if TYPE_CHECKING:  # annotations only: building the parser imports no core modul
 
 
 def cmd_excerpt(args: argparse.Namespace, settings: Settings) -> int:
-    """Write one chunk's excerpt (a PDF of its pages with its highlight, else its marked passage)."""
+    """Write what the chunk's link opens: a PDF of its pages with only its highlight, or the
+    paper's page with only its marks (HTML)."""
     from legco_assets.core.excerpts import cut_chunk_excerpt
 
     try:
@@ -62,11 +63,12 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 def add_command(sub: Any) -> None:
     excerpt = sub.add_parser(
-        "excerpt", help="write one chunk's excerpt: its pages with its highlight (PDF) or its marked passage"
+        "excerpt",
+        help="write what a chunk's link opens: its pages with its highlight (PDF) or its marked page",
     )
     excerpt.add_argument("chunk_id", metavar="CHUNK_ID")
     excerpt.add_argument(
-        "-o", "--output", metavar="FILE", help="default: CHUNK_ID (':' as '_') .pdf/.html/.txt here"
+        "-o", "--output", metavar="FILE", help="default: CHUNK_ID (':' as '_') .pdf/.html here"
     )
     excerpt.set_defaults(func=cmd_excerpt)
     serve = sub.add_parser(

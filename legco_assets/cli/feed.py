@@ -41,7 +41,9 @@ def _limit(value: str) -> int:
     return int(value)
 
 
-def _report(item: Any) -> None:
+def _report(item: Any, index: Any) -> None:
+    """One line per paper; a download whose bytes a partition already holds names that
+    partition (issue 49: the same bytes are one paper)."""
     from legco_assets.core.sources import Failed
 
     if isinstance(item, Failed):
@@ -49,6 +51,9 @@ def _report(item: Any) -> None:
         return
     r = item.record
     note = "" if item.written else " (already in the inbox)"
+    held = index.holding(item.sha256)
+    if held:  # the inbox sensor or ``ingest`` records it as another name of that paper
+        note += f" (the same bytes as partition {held})"
     print(
         f"{item.path.name}  {r.meeting_date} {r.hansard_type} HansardID {r.hansard_id}  "
         f"{item.size / 1024:.0f} KB  ← {r.url}{note}",
@@ -57,12 +62,18 @@ def _report(item: Any) -> None:
 
 
 def poll_once(args: argparse.Namespace, settings: Settings) -> int:
-    from legco_assets.core.sources import FeedError, poll
+    from legco_assets.core.sources import DocumentIndex, FeedError, poll
 
     started = time.perf_counter()
+    index = DocumentIndex(settings.documents_dir)
     try:
         result = poll(
-            settings, since=args.since, until=args.until, types=args.types, limit=args.limit, report=_report
+            settings,
+            since=args.since,
+            until=args.until,
+            types=args.types,
+            limit=args.limit,
+            report=lambda item: _report(item, index),
         )
     except FeedError as exc:
         common.fail(f"feed {exc}")

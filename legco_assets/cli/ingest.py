@@ -127,6 +127,39 @@ def _failed_steps(result: Any) -> list[str]:
     return [event.step_key for event in result.all_events if event.is_step_failure]
 
 
+def _claim(index: Any, files: list[Path]) -> tuple[list[tuple[Path, str]], list[tuple[Path, str, bool]]]:
+    """Each file with its document id, and apart the files whose bytes a partition already
+    holds, each with whether it is a name new to the index (issue 49: the index records each
+    as another name of that paper, and it is not ingested again). A file that cannot be read
+    is registered by its path: its run says why."""
+    from legco_assets.core.sources import file_sha256
+
+    kept: list[tuple[Path, str]] = []
+    aliases: list[tuple[Path, str, bool]] = []
+    for path in files:
+        try:
+            claim = index.claim(path, file_sha256(path))
+        except OSError:
+            kept.append((path, index.register(path)))
+            continue
+        if claim.same_bytes:
+            aliases.append((path, claim.document_id, claim.new_name))
+        else:
+            kept.append((path, claim.document_id))
+    return kept, aliases
+
+
+def _report_aliases(index: Any, aliases: list[tuple[Path, str, bool]], instance: Any, out: Any) -> None:
+    """One line per other name, and for a name new to the index an observation on its
+    paper's partition (the UI's record of it)."""
+    from legco_assets.defs.partitions import another_name, same_bytes_line
+
+    for path, key, new in aliases:
+        print(same_bytes_line(path, key), file=out, flush=True)
+        if new:
+            instance.report_runless_asset_event(another_name(path, key, index.get(key).also_named))
+
+
 def ingest_files(
     files: list[Path], strategies: list[Any], settings: Settings, out: Any = sys.stdout
 ) -> dict[str, Any]:
@@ -151,11 +184,13 @@ def ingest_files(
     instance = dagster_instance(settings)
     definitions = build_definitions(settings)  # the code location's, bound to this command's settings
     index = DocumentIndex(settings.documents_dir)
-    keys = [index.register(f) for f in files]
+    claimed, aliases = _claim(index, files)
+    files, keys = [f for f, _ in claimed], [k for _, k in claimed]
     existing = set(instance.get_dynamic_partitions(documents_partitions.name))
     instance.add_dynamic_partitions(
         documents_partitions.name, [k for k in dict.fromkeys(keys) if k not in existing]
     )
+    _report_aliases(index, aliases, instance, out)
     names = [s.value for s in strategies]
     summary: dict[str, Any] = {
         "documents": 0,
@@ -163,6 +198,7 @@ def ingest_files(
         "pages": 0,
         "chunks": dict.fromkeys(names, 0),
         "failed_by_strategy": dict.fromkeys(names, 0),
+        "same_bytes": len(aliases),
     }
     for n, (key, path) in enumerate(zip(keys, files), start=1):
         print(f"[{n}/{len(files)}] {path.name} → partition {key}", file=out, flush=True)
@@ -250,7 +286,9 @@ def cmd_ingest(args: argparse.Namespace, settings: Settings) -> int:
     per_strategy = ", ".join(f"{k} {v}" for k, v in summary["chunks"].items())
     print(
         f"ingested {summary['documents']} document(s), {summary['pages']} pages; chunks: {per_strategy}; "
-        f"{failed_line(summary)}; skipped {len(skipped)}; {time.perf_counter() - started:.1f}s"
+        f"{failed_line(summary)}; skipped {len(skipped)}; "
+        + (f"same bytes as a partition {summary['same_bytes']}; " if summary["same_bytes"] else "")
+        + f"{time.perf_counter() - started:.1f}s"
     )
     return 1 if summary["failed"] or any(named for _, _, named in skipped) else 0
 

@@ -148,7 +148,7 @@ def print_chain(chain: Any, ids: dict[str, list[str]], chunk: dict[str, Any] | N
         meta = chunk["metadata"]
         print(
             f"chunk {chunk['id']}: pages {meta.get('page_start')}–{meta.get('page_end')}  "
-            f"excerpt {meta.get('chunk_file_path', '(none)')}"
+            f"excerpt {chunk.get('excerpt_url') or '(none)'}"
         )
         path = meta.get("section_path")
         print(
@@ -181,7 +181,11 @@ def chunk_json(chain: Any, chunk: dict[str, Any]) -> dict[str, Any]:
         "document_id": chain.document_id,
         "legend": LEGEND,
         "stages": stages,
-        "chunk": {"id": chunk["id"], **{k: meta[k] for k in CHUNK_FACTS if k in meta}},
+        "chunk": {
+            "id": chunk["id"],
+            **{k: meta[k] for k in CHUNK_FACTS if k in meta},
+            "excerpt_url": chunk.get("excerpt_url"),
+        },
     }
 
 
@@ -197,6 +201,8 @@ def cmd_lineage(args: argparse.Namespace, settings: Settings) -> int:
     chunk = chunk_record(settings, args.target) if index is not None else None
     if index is not None and chunk is None:
         return common.fail(f"{args.target}: no such chunk in Chroma")
+    if chunk is not None:  # what its link opens: its own excerpt, as query and the API link it
+        chunk["excerpt_url"] = common.excerpt_link(chunk["metadata"], settings)
     ids = (
         {} if chunk is not None else stored_ids(settings, document_id, [strategy] if strategy else STRATEGIES)
     )

@@ -319,7 +319,7 @@ def stage_vector_index(
     from .search import link_counterparts, replace_document  # Chroma loads in ~1 s: not for `chunk`
 
     art = Artifacts(settings, document_id)
-    records = with_excerpt_paths(settings, document_id, strategy, art.read_chunks(strategy))
+    records = with_excerpt_paths(art.read_chunks(strategy))
     stored = replace_document(collection, records, document_id, strategy.value, art.source().sha256)
     with DocumentIndex(settings.documents_dir).pairing():
         counterpart = pair_counterpart(settings, document_id)

@@ -306,7 +306,7 @@ class ChunkMetadata:
     annex: str | None = None  # on an appendix's chunks: its label, and the exchange it answers
     answers_question_id: str | None = None
     fallback: str | None = None  # question strategy on a paper without pairs: sections | token
-    chunk_file_path: str | None = None  # the chunk's excerpt, relative to EXCERPTS_BASE_URL
+    chunk_file_path: str | None = None  # its own excerpt's URL path (excerpt/<id>) below EXCERPTS_BASE_URL
     counterpart_document_id: str | None = None  # the other language's version, when stored
     counterpart_id: str | None = None  # its chunk that matches this one
 

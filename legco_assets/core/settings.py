@@ -61,8 +61,9 @@ DEFAULT_FEED_URL = "https://app.legco.gov.hk/OpenData/HansardDB"
 # where LegCo serves the papers a feed record points to; the feed's own host is always allowed
 DEFAULT_FEED_ALLOWED_HOSTS = ("legco.gov.hk", "*.legco.gov.hk")
 DOWNLOAD_MAX_FILE_MB = 200.0  # a download's cap when LEGCO_MAX_FILE_MB is unset (a Hansard is a few MB)
-EXCERPTS_PORT = 3001  # where ``make ui`` serves the excerpts (``legco-assets serve-excerpts``)
-DEFAULT_EXCERPTS_BASE_URL = f"http://127.0.0.1:{EXCERPTS_PORT}/"
+EXCERPTS_PORT = 3001  # the excerpt files' own server (``serve-excerpts``), until ``serve`` replaces it
+SERVE_PORT = 8000  # ``legco-assets serve``: a chunk's excerpt at ``excerpt/<chunk id>``, the API
+DEFAULT_EXCERPTS_BASE_URL = f"http://127.0.0.1:{SERVE_PORT}/"
 FEED_USER_AGENT = "legco-assets/0.1 (Hansard open-data client of the legco-assets project)"
 
 

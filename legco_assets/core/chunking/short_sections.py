@@ -14,7 +14,7 @@ enough to stand on. unstructured's ``chunk_by_title`` does the same
 Off by default (``SECTION_JOIN_TOKENS=0``): measured on issue 29's development sets at 300,
 500 and 1,000 tokens, it found no more answers than one chunk per heading (a joined chunk
 wins some questions by its neighbours' words and loses as many where a small section had
-matched exactly; docs/retrieval.md). It is there for readers who want longer contexts.
+matched exactly; docs/history/retrieval.md). It is there for readers who want longer contexts.
 
 Only narrative sections join (and heading-only lines between them); Q&A pairs, speaking
 notes, tables and appendices keep their own chunks. A section that fills the budget alone

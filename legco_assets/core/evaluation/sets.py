@@ -76,7 +76,7 @@ CANTONESE_DEV_QUESTIONS = QUESTION_SETS / "blind_cantonese_dev.json"
 VARIANT_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_variant_heldout.json"
 CANTONESE_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_cantonese_heldout.json"
 # Issue 43's second round: the choice above cost the held-out cross-language sets, so
-# same-language-first and the colloquial reading were switched off (docs/retrieval.md); every
+# same-language-first and the colloquial reading were switched off (docs/history/retrieval.md); every
 # set scored before is now a development set of this round, and two new helpers, blind the
 # same way, wrote these before that choice was frozen (main, the commit that registers them).
 VARIANT_V2_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_variant_v2_heldout.json"

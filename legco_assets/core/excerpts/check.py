@@ -1,8 +1,8 @@
 """Does an excerpt show its chunk? The highlighted (or marked) characters are read back from
-the strategy's excerpt file, by the chunk they name, and the chunk's own characters looked
-for in them, in order, the way they were found in the source (:mod:`align`): Markdown table
-syntax and whitespace do not count, nor the context lines the chunker writes above a chunk
-(:func:`make.chunk_body`)."""
+the strategy's excerpt file, by the chunk they name, or from one chunk's cut excerpt, and the
+chunk's own characters looked for in them, in order, the way they were found in the source
+(:mod:`align`): Markdown table syntax and whitespace do not count, nor the context lines the
+chunker writes above a chunk (:func:`make.chunk_body`)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 from ..records import ChunkRecord
 from .align import align, significant
-from .links import link_bytes, split_link
+from .links import link_bytes
 from .make import chunk_body
 from .pdf import highlighted_texts
-from .text import marked_chunks, marked_html, marked_text
+from .text import marked_chunks, marked_html
 
 
 def shown_texts(path: Path) -> dict[str, str]:
@@ -25,13 +25,17 @@ def shown_texts(path: Path) -> dict[str, str]:
     return {f"chunk-{index}": text for index, text in marked_chunks(data.decode("utf-8")).items()}
 
 
+def shown_in(data: bytes, extension: str) -> str:
+    """The characters one chunk's cut excerpt (what its link opens) marks: under its
+    highlights (``pdf``), inside ``<mark>`` (``html``)."""
+    if extension == "pdf":
+        return "".join(highlighted_texts(data).values())
+    return marked_html(data.decode("utf-8"))
+
+
 def shown_text(path: Path) -> str:
-    """The characters a cut excerpt (one chunk's, from the ``excerpt`` command) marks: under
-    its highlights (PDF), inside ``<mark>`` (HTML), between the marker lines (text)."""
-    if path.suffix == ".pdf":
-        return "".join(highlighted_texts(path.read_bytes()).values())
-    page = path.read_text(encoding="utf-8")
-    return marked_html(page) if path.suffix == ".html" else marked_text(page)
+    """:func:`shown_in` of a cut excerpt written to ``path`` (the ``excerpt`` command's)."""
+    return shown_in(path.read_bytes(), path.suffix.lstrip("."))
 
 
 def shown_of(record: ChunkRecord, texts: dict[str, str]) -> str:
@@ -46,10 +50,6 @@ def held_share(record: ChunkRecord, shown: str) -> float:
     return align(needle, hay).ratio
 
 
-def held_ratio(record: ChunkRecord, link: str | Path | None = None) -> float:
-    """Share of the chunk's characters its excerpt marks: ``link`` a cut excerpt's file,
-    else the record's ``chunk_file_path``."""
-    if link is not None and "#" not in str(link):
-        return held_share(record, shown_text(Path(link)))
-    path, _ = split_link(str(link or record.metadata.chunk_file_path))
-    return held_share(record, shown_of(record, shown_texts(path)))
+def held_ratio(record: ChunkRecord, cut: Path) -> float:
+    """Share of the chunk's characters its cut excerpt, written to ``cut``, marks."""
+    return held_share(record, shown_text(cut))

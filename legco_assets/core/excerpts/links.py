@@ -1,17 +1,21 @@
-"""Where a chunk's excerpt is, as a path and as a URL, and the bytes a link opens.
+"""Where a chunk's excerpt is, as a path and as a URL, and the bytes a strategy's file holds.
 
 A strategy's excerpts of a paper are one file in the paper's ``excerpts/`` folder:
-``<strategy>.pdf`` for a PDF (the paper with every chunk's highlight, a chunk's link
-``…/excerpts/<strategy>.pdf#page=N`` at its first page) or ``<strategy>.html`` for a web
-page or a DOCX/TXT/Markdown paper (its text once, a chunk's link ``#chunk-<index>``).
-Neither is stored as linked. The PDF copy is the stored paper (``source.pdf`` beside the
+``<strategy>.pdf`` for a PDF (the paper with every chunk's highlight) or ``<strategy>.html``
+for a web page or a DOCX/TXT/Markdown paper (its text once, each chunk's characters marked).
+Neither is stored as it is read. The PDF copy is the stored paper (``source.pdf`` beside the
 folder) followed by the strategy's update section, stored as ``<strategy>.pdf.update``
 (:mod:`increment`), so its fonts and images are not stored again. The HTML page is stored
 gzip-compressed, ``<strategy>.html.gz``: it holds a text paper's text once plus its marks,
-1.01-1.10x the paper uncompressed (over issue 42's bound), 0.09-0.52x compressed;
-the server sends it as it is stored with ``Content-Encoding: gzip``, which browsers undo.
-:func:`link_bytes` gives what a link opens, for the file server, the on-demand cut and
-the checks.
+1.01-1.10x the paper uncompressed (over issue 42's bound), 0.09-0.52x compressed.
+:func:`link_bytes` gives what such a file holds, for the on-demand cut and the checks.
+
+A chunk's link does not name that file: on a page of the strategy's copy several chunks are
+highlighted alike, and a reader could not tell which passage a search result was (issue 48).
+``chunk_file_path`` is the URL path ``excerpt/<chunk id>`` below ``EXCERPTS_BASE_URL``,
+where the server (``legco-assets serve``) answers with the chunk's own excerpt, cut on
+demand (:func:`.stored.cut_chunk_excerpt`): only its pages and only its highlight. It
+follows from the chunk's id alone, so it names what opens whichever machine serves it.
 """
 
 from __future__ import annotations
@@ -19,8 +23,6 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 from urllib.parse import quote
-
-from ..records import ChunkMetadata
 
 EXTENSIONS = {"pdf": "pdf", "html": "html", "text": "html"}
 SOURCE_PDF = "source.pdf"  # the stored paper, in the folder above ``excerpts/``
@@ -54,18 +56,13 @@ def compressed(page: bytes) -> bytes:
     return gzip.compress(page, compresslevel=9, mtime=0)
 
 
-def chunk_link(folder: Path, strategy: str, document_kind: str, meta: ChunkMetadata) -> str:
-    """``chunk_file_path``: the strategy's file and the chunk's place in it (``#page=N``,
-    N its first page, or ``#chunk-<index>``)."""
-    path = excerpt_file(folder, strategy, document_kind)
-    fragment = f"page={max(1, meta.page_start)}" if path.suffix == ".pdf" else f"chunk-{meta.chunk_index}"
-    return f"{path}#{fragment}"
+EXCERPT_PREFIX = "excerpt/"  # chunk_file_path: the URL path of a chunk's own excerpt
 
 
-def split_link(link: str) -> tuple[Path, str]:
-    """A ``chunk_file_path`` as (file, fragment)."""
-    path, _, fragment = link.partition("#")
-    return Path(path), fragment
+def chunk_link(chunk_id: str) -> str:
+    """``chunk_file_path``: where the chunk's own excerpt opens, relative to
+    ``EXCERPTS_BASE_URL`` (``excerpt/<id>``, the id percent-quoted but for its ``:``)."""
+    return EXCERPT_PREFIX + quote(chunk_id, safe=":")
 
 
 def link_bytes(path: Path) -> bytes:
@@ -78,11 +75,7 @@ def link_bytes(path: Path) -> bytes:
     return (path.parent.parent / SOURCE_PDF).read_bytes() + stored
 
 
-def excerpt_url(base_url: str, documents_dir: Path, link: str) -> str:
-    """The URL of ``link`` (a ``chunk_file_path`` under ``documents_dir``) where the
-    excerpts are served from ``base_url`` (``make ui``'s server, an object store, a web
-    server): the path below the documents folder, each part quoted, and the fragment."""
-    path, fragment = split_link(link)
-    relative = path.resolve().relative_to(documents_dir.resolve())
-    url = base_url.rstrip("/") + "/" + "/".join(quote(part) for part in relative.parts)
-    return f"{url}#{fragment}" if fragment else url
+def excerpt_url(base_url: str, link: str) -> str:
+    """The URL of ``link`` (a ``chunk_file_path``) where the excerpts are served from
+    ``base_url`` (``legco-assets serve``, or any server that answers ``excerpt/<id>``)."""
+    return base_url.rstrip("/") + "/" + link.lstrip("/")

@@ -8,8 +8,9 @@ marks put a text paper's page over the paper's size). Either way the fonts, imag
 are not stored again per chunk, so all of a strategy's excerpts of a paper take less than
 the paper (issue 42). ``<strategy>.json`` beside it keys each chunk by a
 hash of what it shows (the source's sha256, the chunk's text and pages, the format): when
-every key is unchanged the file is kept, else it is re-made whole (a per-chunk PDF is cut
-on demand: :func:`cut_excerpt`).
+every key is unchanged the file is kept, else it is re-made whole. One chunk's own excerpt
+(what its link opens) is cut from that file on demand, nothing stored per chunk
+(:func:`cut_excerpt`).
 """
 
 from __future__ import annotations
@@ -19,17 +20,18 @@ import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from ..artifacts import atomic_write_text
 from ..records import ChunkMetadata, ChunkRecord, DocumentText, Page, join_path
 from .align import Alignment, align, significant, table_free
 from .increment import pdf_increment
-from .links import EXTENSIONS, compressed, excerpt_file, excerpt_kind, link_bytes, stored_file
+from .links import chunk_link, compressed, excerpt_file, excerpt_kind, link_bytes, stored_file
 from .pdf import PdfSource, chunk_highlights, cut_pages
-from .text import html_excerpt, html_page, text_excerpt
+from .text import chunk_page, html_page, on_words
 
-FORMAT = "4"  # bump when the excerpts' look changes: every excerpt is re-made
+FORMAT = "5"  # bump when the excerpts' look changes: every excerpt is re-made
 SPAN_SLACK = 200  # characters either side of a chunk's recorded span
 
 
@@ -54,8 +56,9 @@ def chunk_body(record: ChunkRecord) -> str:
 @dataclass
 class Excerpt:
     """One chunk's excerpt, as the manifest and the asset's metadata show it: ``link`` is
-    its file and place (``question.pdf#page=3``, ``token.html#chunk-4``), ``pages`` those
-    its highlight is on."""
+    its ``chunk_file_path`` (``excerpt/<id>``), ``pages`` (1-based) those its highlight is
+    on in a PDF (its own pages when none was found: what its cut holds), its first page
+    otherwise."""
 
     index: int
     link: str
@@ -142,8 +145,10 @@ class _Locator:
         return marks
 
     def spans(self, found: Alignment) -> list[tuple[int, int]]:
-        """A text chunk's found characters as spans of the text read."""
-        return [(self.offsets[s], self.offsets[e - 1] + 1) for s, e in found.spans]
+        """A text chunk's found characters as spans of the text read, on word boundaries."""
+        assert self.doc is not None
+        spans = [(self.offsets[s], self.offsets[e - 1] + 1) for s, e in found.spans]
+        return on_words(self.doc.text, spans)
 
     def render(
         self, strategy: str, records: list[ChunkRecord]
@@ -159,7 +164,7 @@ class _Locator:
                 highlights.extend(mine)
                 meta = record.metadata
                 own = set(range(meta.page_start, meta.page_end + 1)) & set(range(1, len(self.pdf.pdf) + 1))
-                shown.append((found, sorted({h.page + 1 for h in mine} | own)))
+                shown.append((found, sorted({h.page + 1 for h in mine} or own)))
             return pdf_increment(self.data, highlights), shown
         assert self.doc is not None
         chunks = []
@@ -170,15 +175,6 @@ class _Locator:
         return compressed(
             html_page(self.doc.text, chunks, f"{self.title} — {strategy}").encode("utf-8")
         ), shown
-
-    def cut(self, record: ChunkRecord) -> bytes:
-        """A text chunk's own excerpt, as before issue 42: its passage with some context,
-        marked (an HTML page for a web page, plain text otherwise)."""
-        assert self.doc is not None
-        render = html_excerpt if self.kind == "html" else text_excerpt
-        return render(self.doc.text, self.spans(self.locate(record)), f"{record.id} — {self.title}").encode(
-            "utf-8"
-        )
 
     def close(self) -> None:
         if self.pdf is not None:
@@ -217,14 +213,9 @@ def write_excerpts(
             locator.close()
         stored.write_bytes(content)
         for record, key, (found, on) in zip(records, keys, shown):
-            meta = record.metadata
-            link = (
-                f"{path.name}#page={max(1, meta.page_start)}"
-                if report.kind == "pdf"
-                else f"{path.name}#chunk-{meta.chunk_index}"
-            )
+            index = record.metadata.chunk_index
             report.excerpts.append(
-                Excerpt(meta.chunk_index, link, report.kind, on, found.matched, found.total, key)
+                Excerpt(index, chunk_link(record.id), report.kind, on, found.matched, found.total, key)
             )
         report.written = len(records)
     report.deleted = _drop_old_layout(folder, strategy, path)
@@ -256,18 +247,24 @@ def _drop_old_layout(folder: Path, strategy: str, path: Path) -> int:
 
 
 def cut_excerpt(
-    folder: Path, strategy: str, document_kind: str, record: ChunkRecord, pages: list[Page], title: str = ""
+    folder: Path, strategy: str, document_kind: str, record: ChunkRecord, title: str = ""
 ) -> tuple[bytes, str]:
-    """One chunk's excerpt on its own, made on demand, and its extension: for a PDF, the
-    pages its highlight is on (else its own pages) cut from the strategy's highlighted copy
-    with only its highlight; otherwise its passage with context, marked."""
-    kind = excerpt_kind(document_kind)
+    """What the chunk's link opens, cut on demand from its strategy's file, and the
+    extension: for a PDF, the pages its highlight is on (per the manifest, else its own
+    pages) with only its highlight; otherwise the paper's text with only its marks, scrolled
+    to them (``html``). ``FileNotFoundError`` when the strategy's excerpts, or this chunk's
+    (a chunk newer than them), are not written yet."""
     meta = record.metadata
-    if kind != "pdf":
-        locator = _Locator(document_kind, b"", pages, title or record.document_id)
-        return locator.cut(record), "html" if kind == "html" else "txt"
     manifest = json.loads(manifest_file(folder, strategy).read_text(encoding="utf-8"))
-    shown = manifest.get(str(meta.chunk_index), {}).get("pages") or []
-    wanted = sorted(set(shown) | set(range(meta.page_start, meta.page_end + 1)))
-    data = link_bytes(excerpt_file(folder, strategy, document_kind))
-    return cut_pages(data, record.id, [p - 1 for p in wanted if p >= 1]), EXTENSIONS[kind]
+    if str(meta.chunk_index) not in manifest:
+        raise FileNotFoundError(f"{record.id} has no excerpt yet")
+    path = excerpt_file(folder, strategy, document_kind)
+    data = link_bytes(path)
+    if excerpt_kind(document_kind) != "pdf":
+        page = chunk_page(
+            data.decode("utf-8"), meta.chunk_index, f"{record.id} — {title or record.document_id}"
+        )
+        return page.encode("utf-8"), "html"
+    pages = manifest[str(meta.chunk_index)].get("pages") or range(meta.page_start, meta.page_end + 1)
+    made = datetime.fromtimestamp(stored_file(path).stat().st_mtime, UTC)
+    return cut_pages(data, record.id, [p - 1 for p in pages if p >= 1], made), "pdf"

@@ -11,9 +11,12 @@ per-chunk PDF on demand (``PdfDocument.import_pages`` copies only those pages' r
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import io
 import math
+import re
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from ..read import normalise_chars_aligned, pdfium_page_chars, upright_textpage
@@ -148,10 +151,11 @@ def chunk_highlights(source: PdfSource, marks: dict[int, list[int]], chunk_id: s
     return out
 
 
-def cut_pages(data: bytes, chunk_id: str, pages: list[int]) -> bytes:
+def cut_pages(data: bytes, chunk_id: str, pages: list[int], made: datetime) -> bytes:
     """A PDF of ``pages`` (0-based) of the highlighted copy ``data`` that keeps, of our
     highlights, only ``chunk_id``'s: the per-chunk excerpt, made on demand. Only those
-    pages' resources are imported."""
+    pages' resources are imported. The same copy gives the same bytes (:func:`settled`):
+    ``made`` is when the copy's highlights were written."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
@@ -170,10 +174,25 @@ def cut_pages(data: bytes, chunk_id: str, pages: list[int]) -> bytes:
             page.close()
         buffer = io.BytesIO()
         out.save(buffer)
-        return buffer.getvalue()
+        return settled(buffer.getvalue(), hashlib.sha256(data + chunk_id.encode()).digest(), made)
     finally:
         out.close()
         source.close()
+
+
+_CREATED = re.compile(rb"/CreationDate\(D:\d{14}[+-]\d\d'\d\d'\)")
+_ID = re.compile(rb"/ID\s*\[<([0-9A-Fa-f]{32})><([0-9A-Fa-f]{32})>\]")
+
+
+def settled(pdf: bytes, seed: bytes, made: datetime) -> bytes:
+    """PDFium's new file with its two varying values made stable, each overwritten in place
+    by one of the same length (the cross-reference offsets stay true): the creation date,
+    now ``made``; the file identifier, random, now from ``seed``. So the ``excerpt`` command
+    writes the bytes a link opens, and a cut is the same whenever it is made."""
+    stamp = made.astimezone(UTC).strftime("D:%Y%m%d%H%M%S+00'00'").encode()
+    pdf = _CREATED.sub(lambda _: b"/CreationDate(" + stamp + b")", pdf, count=1)
+    ident = seed[:16].hex().upper().encode()
+    return _ID.sub(lambda m: m.group(0).replace(m.group(1), ident).replace(m.group(2), ident), pdf, count=1)
 
 
 def _string(annot: Any, key: bytes) -> str:

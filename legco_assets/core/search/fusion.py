@@ -46,7 +46,7 @@ class Fusion:
     ``cross_script_bm25_weight`` when the chunk is not in the query's script. ``depth``
     candidates are taken from each ranker before fusing."""
 
-    # One line of why per field; how each value was chosen, and on which sets: docs/retrieval.md,
+    # One line of why per field; how each value was chosen, and on which sets: docs/history/retrieval.md,
     # "Tuning history of the fusion weights".
     k: int = RRF_K
     vector_weight: float = 1.0
@@ -231,7 +231,7 @@ def blend(
     rarest words best, not that it holds *all* of them; a chunk holding every word of a
     paraphrased question is the answer more often than one repeating one of them (issue 29,
     sixth round: Hit@1 0.618 → 0.638 on the development sets, 0.640 → 0.655 on a blind set
-    scored once; docs/retrieval.md)."""
+    scored once; docs/history/retrieval.md)."""
     margin, cover = fusion.margin_share, fusion.coverage_share
     if margin <= 0.0 and cover <= 0.0:
         return dict(by_rank)

@@ -9,7 +9,7 @@ counterpart links, reranking, answering) imports these records; they import none
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -94,6 +94,20 @@ class Hit:
 def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
     """One ranker's candidates as hits (its own score, its own order)."""
     return [Hit(c.record, i, c.score, {ranker: i}) for i, c in enumerate(candidates, start=1)]
+
+
+def distinct(hits: list[Hit]) -> list[Hit]:
+    """Each chunk text once, where it ranks best, the ranks renumbered (issue 49). The same
+    bytes are one partition now, but a data dir made before may hold one paper under two
+    ids, and two papers may share a passage word for word: a reader gains nothing from
+    the second copy, and it would push an answer out of the first ``k``."""
+    seen: set[str] = set()
+    kept = []
+    for hit in hits:
+        if hit.text not in seen:
+            seen.add(hit.text)
+            kept.append(hit)
+    return [replace(h, rank=n) for n, h in enumerate(kept, start=1)]
 
 
 def chunk_filter(

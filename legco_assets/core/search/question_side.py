@@ -11,7 +11,7 @@ puts there to say what follows, the nearest headings of its section path and its
 sentence (DESIGN.md's "several embeddings per chunk"; an LLM's generated questions could be a
 third kind, cached by content hash like vision results).
 
-Measured on the dev sets (docs/retrieval.md, issue 29), a narrative chunk asked by its own
+Measured on the dev sets (docs/history/retrieval.md, issue 29), a narrative chunk asked by its own
 text's vector did better than by its headings and opening (narrative dev Hit@1 0.64 against
 0.32, each kind ranked among its own), so the default (``retrieval.QUESTION_SIDE``) uses
 this module for Q&A chunks' questions, and the openings stay an option (``"opening"``).

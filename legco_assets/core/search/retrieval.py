@@ -58,7 +58,7 @@ from .colloquial import written_form
 from .dictionary_translation import translate_words, vocabulary_test
 from .embeddings import embedding_function
 from .fusion import DEFAULT_FUSION, DICTIONARY, Fusion, fuse
-from .hits import DEFAULT_MODE, Candidate, Hit, Mode, Scope, chunk_filter, ranked_hits
+from .hits import DEFAULT_MODE, Candidate, Hit, Mode, Scope, chunk_filter, distinct, ranked_hits
 from .links import with_counterparts
 from .query_translation import translator
 from .question_side import question_side
@@ -67,7 +67,7 @@ from .variants import printed_forms
 from .vector_store import open_collection, stored_vectors, with_retries
 
 # Share of the query-script mean chunk vector taken out of the chunk-vector query, per strategy
-# (eval: docs/retrieval.md).
+# (eval: docs/history/retrieval.md).
 # Token windows lose with it (Hit@5 0.66 -> 0.59 on the fixture eval), so they keep 0.
 LANGUAGE_CENTERING = {"question": 0.5}
 QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the question ranker removes
@@ -75,12 +75,24 @@ QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the 
 # chunks' questions only (before issue 29); "opening", every chunk, a narrative chunk by its
 # headings and opening; "chunk", every chunk, a narrative chunk by its own text's vector.
 # Per strategy: token windows have no questions, and a second vote of their own vectors only
-# loses there (docs/retrieval.md)
+# loses there (docs/history/retrieval.md)
 QUESTION_SIDES = ("qa", "opening", "chunk")
 QUESTION_SIDE = {"question": "chunk", "token": "qa"}
 PER_KIND = True  # rank Q&A chunks and the others each among their own kind in that ranker
 OVERSAMPLE = 50  # extra unfiltered results asked for, so a scope's share of them is rarely short
 PLAIN_VECTOR = "vector-plain"  # the vector mode's ranking, uncentred, when the eval asks for it
+
+
+def _distinct_top(ranking: Callable[[int], list[Candidate]], ranker: str, k: int) -> list[Hit]:
+    """One ranker's best ``k`` hits, each text once (:func:`.hits.distinct`): asked for
+    more while copies of a text leave fewer than ``k`` and the ranker has more to give."""
+    n = k
+    while True:
+        found = ranking(n)
+        hits = distinct(ranked_hits(found, ranker))
+        if len(hits) >= k or len(found) < n:
+            return hits[:k]
+        n *= 2
 
 
 def _script_means(vectors: np.ndarray, scripts: list[str]) -> dict[str, np.ndarray]:
@@ -425,16 +437,17 @@ class Retriever:
         if mode is Mode.vector:
             vector = self.embed_query(query.translate(scope.printed_forms))
             return with_counterparts(
-                ranked_hits(
-                    self.vector_ranking(vector, scope, strategy, k, document, all_versions), "vector"
+                _distinct_top(
+                    lambda n: self.vector_ranking(vector, scope, strategy, n, document, all_versions),
+                    "vector",
+                    k,
                 ),
                 scope,
             )
         if mode is Mode.bm25:
-            found = self.bm25_ranking(
-                query, scope, k, document, written_form(query) if self.fusion.colloquial_reading else ""
-            )
-            return with_counterparts(ranked_hits(found, "bm25"), scope)
+            written = written_form(query) if self.fusion.colloquial_reading else ""
+            found = _distinct_top(lambda n: self.bm25_ranking(query, scope, n, document, written), "bm25", k)
+            return with_counterparts(found, scope)
         depth = max(k, self.fusion.depth)
         candidates = self._rankings(query, scope, strategy, depth, document, all_versions)
         translation = self.translation(query)
@@ -445,4 +458,4 @@ class Retriever:
                 self._rankings(translation, scope, strategy, depth, document, all_versions, dictionary=False),
             )
         fused = fuse(query, candidates, self.fusion, scope, translated, document)
-        return with_counterparts(rerank_hits(query, fused, self.reranker)[:k], scope)
+        return with_counterparts(rerank_hits(query, distinct(fused), self.reranker)[:k], scope)

@@ -13,7 +13,7 @@ asks for retrieval over headed sections; this is its ranking side:
   how hybrid search uses the sections (``Fusion.section_share``); chunks without a section
   path (a paper with no headings) are left as they are, since "the whole paper" is no section.
 
-Measured on the dev sets (docs/retrieval.md, issue 29), lifting lost everywhere (shares 0.25
+Measured on the dev sets (docs/history/retrieval.md, issue 29), lifting lost everywhere (shares 0.25
 and 0.5: fixtures, narrative and cross-language dev sets, both strategies): a Q&A paper's
 long sections and a Hansard's many replies under one heading lift whole neighbourhoods past
 the one chunk that answers. So hybrid search leaves it off (``Fusion.section_share`` 0), and

@@ -134,7 +134,7 @@ def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> 
     ids, docs, metas, vectors = [], [], [], []
     for i in old:
         meta = dict(current["metadatas"][i])
-        meta.pop("chunk_file_path", None)  # the excerpt files are the latest version's now
+        meta.pop("chunk_file_path", None)  # excerpts are cut for the latest version's ids only
         doc_id, rest = current["ids"][i].split(":", 1)
         ids.append(f"{doc_id}@{meta['content_sha256'][:8]}:{rest}")
         docs.append(current["documents"][i])

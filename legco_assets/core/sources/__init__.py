@@ -15,7 +15,7 @@ from .counterparts import (
     proposed_partner,
     read_sidecar,
 )
-from .documents import DocumentIndex, slug
+from .documents import Claim, DocumentIndex, file_sha256, slug
 from .feed_records import parse_types
 from .inbox import folder_files, scan_inbox, skip_reason
 from .legco_feed import (
@@ -37,6 +37,7 @@ from .pairing import (
 )
 
 __all__ = [
+    "Claim",
     "CounterpartOutcome",
     "DocumentIndex",
     "Failed",
@@ -51,6 +52,7 @@ __all__ = [
     "counterpart_metadata",
     "counterpart_question_counts",
     "document_profile",
+    "file_sha256",
     "folder_files",
     "origin_of",
     "pair_counterpart",

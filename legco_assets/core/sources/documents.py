@@ -5,6 +5,11 @@ the id is the file name's stem, lower-cased, with runs of other characters turne
 ``-``. The index file (``documents/index.json`` under the data dir) keeps the explicit
 key → path mapping and each key's known versions; two different files with the same stem
 get a short hash of their path appended.
+
+The same bytes are one paper (issue 49): :meth:`DocumentIndex.claim` gives a file whose
+sha256 a document holds now that document's id, and records the file's path on it as
+another name (``also_named``), so no second partition indexes the same text. A changed file
+under a name already known stays that document (a new version), as before.
 """
 
 from __future__ import annotations
@@ -28,6 +33,15 @@ _LOCK = threading.Lock()
 _PAIRING_LOCK = threading.Lock()
 
 
+def file_sha256(path: Path) -> str:
+    """The file's sha256, read in blocks: what tells one paper's bytes from another's."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def slug(path: str | Path) -> str:
     stem = unicodedata.normalize("NFKC", Path(path).stem).lower()
     key = _KEEP.sub("-", stem).strip("-")[:80]
@@ -42,6 +56,26 @@ class DocumentEntry:
     # the other language's version, as last judged (core/sources/counterparts.py): its document id and
     # the decision's metadata (paired or not, and why); None before any counterpart was proposed
     counterpart: dict[str, Any] | None = None
+    # the bytes this document holds now, as last seen (claimed by the sensor, ``ingest`` or the
+    # feed before its run, then recorded by ``source_document``); None in an index made before it
+    sha256: str | None = None
+    # other files with the same bytes, taken as this document rather than a partition of their own
+    also_named: list[str] = field(default_factory=list)
+
+    def holds(self, sha256: str) -> bool:
+        """Whether these are the bytes the document holds now (its latest version, or the
+        bytes claimed for it before its first run)."""
+        return (self.sha256 or (self.versions[-1] if self.versions else None)) == sha256
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What :meth:`DocumentIndex.claim` made of a file: its document, and whether the file is
+    only another name of it (its bytes were already that document's)."""
+
+    document_id: str
+    same_bytes: bool = False
+    new_name: bool = False  # this claim recorded the file as another name (not known before)
 
 
 class DocumentIndex:
@@ -77,19 +111,51 @@ class DocumentIndex:
         atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1))
 
     def register(self, path: str | Path) -> str:
-        """The document id for ``path``, adding it to the index if new."""
+        """The document id for ``path`` (its own, or the one it is another name of), adding
+        it to the index if new."""
         resolved = str(Path(path).resolve())
         with self._locked():
             entries = self._load()
-            for key, entry in entries.items():
-                if entry.path == resolved:
-                    return key
-            key = slug(path)
-            if key in entries:
-                key = f"{key}-{hashlib.sha1(resolved.encode()).hexdigest()[:6]}"
-            entries[key] = DocumentEntry(document_id=key, path=resolved)
+            known = _named(entries, resolved)
+            if known is not None:
+                return known
+            key = _add(entries, path, resolved)
             self._save(entries)
             return key
+
+    def claim(self, path: str | Path, sha256: str) -> Claim:
+        """The document ``path`` with these bytes is, deciding by bytes first: a file known
+        by this path is that document (changed bytes: a new version of it); a file another
+        document holds the bytes of is that document, its path recorded in ``also_named``;
+        any other file is a new document. The bytes are noted on the document, so a copy
+        that arrives before the first run is recognised too."""
+        resolved = str(Path(path).resolve())
+        with self._locked():
+            entries = self._load()
+            own = next((e for e in entries.values() if e.path == resolved), None)
+            if own is not None:
+                if own.sha256 != sha256:
+                    own.sha256 = sha256
+                    self._save(entries)
+                return Claim(own.document_id)
+            alias = next((e for e in entries.values() if resolved in e.also_named), None)
+            if alias is not None and alias.holds(sha256):
+                return Claim(alias.document_id, same_bytes=True)
+            if alias is not None:  # the other name now holds other bytes: no longer that paper
+                alias.also_named.remove(resolved)
+            twin = next((e for e in entries.values() if e.holds(sha256)), None)
+            if twin is not None:
+                twin.also_named.append(resolved)
+                self._save(entries)
+                return Claim(twin.document_id, same_bytes=True, new_name=True)
+            key = _add(entries, path, resolved)
+            entries[key].sha256 = sha256
+            self._save(entries)
+            return Claim(key)
+
+    def holding(self, sha256: str) -> str | None:
+        """The document that holds these bytes now, if any."""
+        return next((k for k, e in self._load().items() if e.holds(sha256)), None)
 
     def record_version(self, document_id: str, sha256: str) -> tuple[int, str | None]:
         """Note a version; returns (its 1-based number, the previous latest sha or None)."""
@@ -97,8 +163,9 @@ class DocumentIndex:
             entries = self._load()
             entry = entries[document_id]
             previous = entry.versions[-1] if entry.versions else None
-            if sha256 not in entry.versions:
-                entry.versions.append(sha256)
+            if sha256 not in entry.versions or entry.sha256 != sha256:
+                entry.versions += [] if sha256 in entry.versions else [sha256]
+                entry.sha256 = sha256  # the bytes it holds now, also when an old version returns
                 self._save(entries)
             return entry.versions.index(sha256) + 1, previous
 
@@ -138,3 +205,21 @@ class DocumentIndex:
 
     def all(self) -> dict[str, DocumentEntry]:
         return self._load()
+
+
+def _named(entries: dict[str, DocumentEntry], resolved: str) -> str | None:
+    """The document known by this path, as its file or as another name of it."""
+    for key, entry in entries.items():
+        if entry.path == resolved:
+            return key
+    return next((k for k, e in entries.items() if resolved in e.also_named), None)
+
+
+def _add(entries: dict[str, DocumentEntry], path: str | Path, resolved: str) -> str:
+    """A new entry for the file, keyed by its slug (with a short hash of its path when
+    another file already has that slug)."""
+    key = slug(path)
+    if key in entries:
+        key = f"{key}-{hashlib.sha1(resolved.encode()).hexdigest()[:6]}"
+    entries[key] = DocumentEntry(document_id=key, path=resolved)
+    return key

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..settings import Settings
+from .documents import file_sha256 as sha256_of
 
 if TYPE_CHECKING:  # imported where a request is made: httpx pulls in click, rich and pygments
     # (~0.06 s), which every importer of ``sources`` (``legco-assets chunk``) would pay
@@ -273,13 +274,8 @@ def _too_large(limit: int) -> str:
 
 
 def file_sha256(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    """The bytes' sha256 of a file in place, None when there is none yet."""
+    return sha256_of(path) if path.is_file() else None
 
 
 def commit(download: Download, target: Path) -> bool:

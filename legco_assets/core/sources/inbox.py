@@ -14,7 +14,6 @@ passed over without a word.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -22,6 +21,7 @@ from pathlib import Path
 
 from ..read import SUPPORTED_SUFFIXES
 from ..settings import Settings
+from .documents import file_sha256
 
 MB = 1024 * 1024
 
@@ -46,14 +46,6 @@ class InboxScan:
     changed: list[InboxFile] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     state: dict[str, list] = field(default_factory=dict)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _first_match(relative: str, patterns: Iterable[str]) -> str | None:
@@ -160,7 +152,7 @@ def scan_inbox(inbox: Path, state: dict[str, list], settings: Settings | None = 
             if not (unchanged and previous[3] == reason):
                 scan.skipped.append(SkippedFile(path, reason))
             continue
-        sha = _sha256(path)
+        sha = file_sha256(path)
         new_state[key] = [stat.st_size, stat.st_mtime_ns, sha]
         if not previous or previous[2] != sha:
             scan.changed.append(InboxFile(path, sha))

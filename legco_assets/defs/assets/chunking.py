@@ -3,7 +3,6 @@
 paper's checks as gates."""
 
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -144,7 +143,7 @@ def chunks(
             **_chunk_metadata(
                 rows,
                 config.strategy,
-                _excerpt_links(settings, context.partition_key, config.strategy, records[:60]),
+                _excerpt_links(settings, records[:60]),
                 context.partition_key,
             ),
             # both strategies' state for the paper, whichever ran last (defs/indexed.py)
@@ -161,15 +160,13 @@ def chunks(
     )
 
 
-def _excerpt_links(
-    settings: Settings, document_id: str, strategy: Strategy, records: list[ChunkRecord]
-) -> list[tuple[str, str]]:
-    """(label, URL) of each record's excerpt: ``question.pdf#page=3`` and where it is served."""
-    out = []
-    for r in with_excerpt_paths(settings, document_id, strategy, records):
-        link = str(r.metadata.chunk_file_path)
-        out.append((Path(link).name, excerpt_url(settings.excerpts_base_url, settings.documents_dir, link)))
-    return out
+def _excerpt_links(settings: Settings, records: list[ChunkRecord]) -> list[tuple[str, str]]:
+    """(label, URL) of each record's own excerpt (``…/excerpt/<chunk id>``: only its pages,
+    only its highlight), as ``query`` and the API link it."""
+    return [
+        ("open", excerpt_url(settings.excerpts_base_url, str(r.metadata.chunk_file_path)))
+        for r in with_excerpt_paths(records)
+    ]
 
 
 def _chunk_metadata(
@@ -195,7 +192,7 @@ def _chunk_metadata(
             [m.get("question_id", ""), short_path(path), pages, _first_line(body, 60), m["token_count"]]
         )
     header = ["question", "section path", "pages", "first line", "tokens"]
-    if linked:  # each chunk's excerpt, over HTTP (EXCERPTS_BASE_URL; make ui serves it)
+    if linked:  # each chunk's own excerpt, over HTTP (EXCERPTS_BASE_URL; legco-assets serve)
         header.append("excerpt")
         for row, (name, url) in zip(rows, linked):
             row.append(f"[{name}]({url})")

@@ -4,7 +4,7 @@ the source, a strategy's excerpts of a paper in one file, linked over HTTP."""
 import dagster as dg
 
 from legco_assets.core import pipeline
-from legco_assets.core.excerpts import excerpt_url
+from legco_assets.core.excerpts import chunk_link, excerpt_url
 from legco_assets.core.settings import Strategy
 
 from ..lineage import upstream_metadata
@@ -23,9 +23,10 @@ EXCERPT_LOCATED = 0.99  # share of a chunk's characters found and highlighted in
     description="Every chunk of the configured strategy highlighted on the source, in one file per strategy "
     "that costs less than the paper: excerpts/<strategy>.pdf (the paper with an annotation per chunk, stored "
     "as an update of the stored paper) or excerpts/<strategy>.html for a web page or text paper. "
-    "chunk_file_path in Chroma is the file and the chunk's place (#page=N, #chunk-I); links open from "
-    "EXCERPTS_BASE_URL (make ui serves them); `legco-assets excerpt CHUNK_ID` cuts one chunk's PDF. "
-    "Re-made only when a chunk changed.",
+    "A chunk's link (chunk_file_path in Chroma: excerpt/<chunk id> below EXCERPTS_BASE_URL, which "
+    "`legco-assets serve` answers) opens its own excerpt, cut on demand from that file: only its pages "
+    "and only its highlight (a web or text paper: the page with only its marks, scrolled to them); "
+    "`legco-assets excerpt CHUNK_ID` writes the same. Re-made only when a chunk changed.",
 )
 def chunk_excerpts(
     context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings
@@ -36,13 +37,13 @@ def chunk_excerpts(
     outcome = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
     report, folder, paper_bytes = outcome.report, outcome.folder, outcome.paper_bytes
     below = [e for e in report.excerpts if e.ratio < EXCERPT_LOCATED]
+    key, strategy = context.partition_key, config.strategy.value  # a chunk's id: key:strategy:index
     rows = [
         [
             e.index,
             ", ".join(map(str, e.pages)),
             f"{e.ratio:.1%}",
-            f"[{e.link}]"
-            f"({excerpt_url(settings.excerpts_base_url, settings.documents_dir, str(folder / e.link))})",
+            f"[open]({excerpt_url(settings.excerpts_base_url, chunk_link(f'{key}:{strategy}:{e.index}'))})",
         ]
         for e in report.excerpts[:60]
     ]

@@ -4,7 +4,9 @@ Each tick is one ``core.sources.poll``: new records' PDFs are downloaded into th
 and for each a partition is added and a run requested directly, with the run key
 ``hansard:<HansardID>@<sha256>``, so a paper is never requested twice. Runs carry the tag
 ``legco/content = <document_id>@<sha256>``, the inbox sensor's run key, and the inbox sensor
-requests no second run for content that already has one.
+requests no second run for content that already has one. A download whose bytes a partition
+already holds (the same paper dropped into the inbox by hand) is that paper under another
+name: no partition, no run, a line in the tick's log and an observation on its partition.
 
 STOPPED by default: it reaches the internet, so a person starts it (UI: Automation →
 ``legco_feed_sensor`` → Start). Its cursor is the last meeting date and the HansardIDs seen
@@ -21,7 +23,7 @@ from legco_assets.core.sources import DocumentIndex, FeedBusy, FeedState, poll
 
 from ..jobs import JOBS, first_run
 from ..names import CONTENT_TAG, FILE_TAG, HANSARD_ID_TAG, MEETING_DATE_TAG
-from ..partitions import documents_partitions
+from ..partitions import another_name, documents_partitions, same_bytes_line
 from ..resources import LegcoSettings
 
 
@@ -42,14 +44,21 @@ def _poll_feed(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.
         )
     index = DocumentIndex(settings.documents_dir)
     job, chain = first_run(settings.sensor_strategies)  # strategy_chain_sensor runs the others after it
-    requests, keys = [], []
+    requests, keys, named, lines = [], [], [], []
     for fetched in result.fetched:
-        key = index.register(fetched.path)
-        keys.append(key)
         record = fetched.record
         context.log.info(
             f"fetched {fetched.path.name} ({record.meeting_date} {record.hansard_type}) from {record.url}"
         )
+        claim = index.claim(fetched.path, fetched.sha256)
+        key = claim.document_id
+        if claim.same_bytes:  # a paper already a partition (dropped into the inbox before)
+            lines.append(same_bytes_line(fetched.path, key))
+            context.log.info(lines[-1])
+            if claim.new_name:
+                named.append(another_name(fetched.path, key, index.get(key).also_named))
+            continue
+        keys.append(key)
         requests.append(
             dg.RunRequest(
                 run_key=f"hansard:{record.hansard_id}@{fetched.sha256}",
@@ -64,10 +73,17 @@ def _poll_feed(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> dg.
                 },
             )
         )
+    if not requests:
+        return dg.SensorResult(
+            skip_reason="; ".join(lines),
+            cursor=cursor,
+            asset_events=named,
+        )
     return dg.SensorResult(
         run_requests=requests,
         dynamic_partitions_requests=[documents_partitions.build_add_request(sorted(set(keys)))],
         cursor=cursor,
+        asset_events=named,
     )
 
 

@@ -1,10 +1,13 @@
 """``inbox_sensor``: a partition and one run per new or changed inbox file.
 
 The run key is ``<document_id>@<sha256>``, so the same content is never ingested twice into
-a partition (two identical files in two partitions still both run); a changed file (new
-sha256) is a new version of the same partition. A file left out (unsupported type,
-``LEGCO_INBOX_INCLUDE``/``EXCLUDE``, ``LEGCO_MAX_PAGES``/``MAX_FILE_MB``) is named with its reason
-in the tick's log once, when it appears or its reason changes, and gets no partition.
+a partition; a changed file (new sha256) is a new version of the same partition. A new file
+whose bytes a partition already holds is that paper under another name
+(``DocumentIndex.claim``): no partition and no run, a line in the tick's log (the skip reason
+when nothing else ran) and an observation of that partition's ``source_document`` naming it.
+A file left out (unsupported type, ``LEGCO_INBOX_INCLUDE``/``EXCLUDE``,
+``LEGCO_MAX_PAGES``/``MAX_FILE_MB``) is named with its reason in the tick's log once, when it
+appears or its reason changes, and gets no partition.
 Runs carry ``legco/content = <run key>``; content that already has a run (the feed sensor
 requested it when it downloaded the file) gets no second one.
 """
@@ -17,7 +20,7 @@ from legco_assets.core.sources import DocumentIndex, scan_inbox
 
 from ..jobs import JOBS, first_run
 from ..names import CONTENT_TAG, FILE_TAG
-from ..partitions import documents_partitions
+from ..partitions import another_name, documents_partitions, same_bytes_line
 from ..resources import LegcoSettings
 
 
@@ -48,7 +51,20 @@ def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> d
             skip_reason=f"no new or changed files in {settings.inbox}{note}", cursor=json.dumps(state)
         )
     index = DocumentIndex(settings.documents_dir)
-    keys = [index.register(f.path) for f in changed]
+    claims = [(f, index.claim(f.path, f.sha256)) for f in changed]
+    aliases = [(f, c.document_id) for f, c in claims if c.same_bytes]
+    for f, key in aliases:
+        context.log.info(same_bytes_line(f.path, key))
+    changed = [f for f, c in claims if not c.same_bytes]
+    keys = [c.document_id for _, c in claims if not c.same_bytes]
+    named = [
+        another_name(f.path, c.document_id, index.get(c.document_id).also_named)
+        for f, c in claims
+        if c.new_name
+    ]
+    if not changed:
+        lines = "; ".join(same_bytes_line(f.path, key) for f, key in aliases)
+        return dg.SensorResult(skip_reason=lines, cursor=json.dumps(state), asset_events=named)
     job, chain = first_run(settings.sensor_strategies)  # strategy_chain_sensor runs the others after it
     contents = [f"{key}@{f.sha256}" for key, f in zip(keys, changed)]
     ran = _with_runs(context.instance, contents)
@@ -66,4 +82,5 @@ def inbox_sensor(context: dg.SensorEvaluationContext, legco: LegcoSettings) -> d
         run_requests=requests,
         dynamic_partitions_requests=[documents_partitions.build_add_request(sorted(set(keys)))],
         cursor=json.dumps(state),
+        asset_events=named,
     )
