@@ -178,6 +178,8 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev, tmp_path:
         _dismiss_popups(page)
         page.wait_for_timeout(1500)
         page.screenshot(path=str(shots / "asset-graph.png"))
+        _a_check_not_run_is_not_executed(page, base, shots)
+        _the_strategy_is_on_each_result(page, base, key, shots)
 
         page.goto(f"{base}/assets/chunks?view=partitions&partition={key}")
         page.get_by_text("preview").first.wait_for(timeout=60_000)
@@ -217,9 +219,6 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev, tmp_path:
         pdf.set_viewport_size({"width": 1200, "height": 900})
         pdf.wait_for_timeout(3000)
         pdf.screenshot(path=str(shots / "excerpt_link.png"))
-        pdf.close()
-        _a_check_not_run_is_not_executed(page, base, shots)
-        _the_strategy_is_on_each_result(page, base, key, shots)
         browser.close()
 
 
