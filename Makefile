@@ -1,7 +1,7 @@
 # The README's commands. Everything runs from the repo root with the project's .venv.
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 
-.PHONY: setup demo test test-fast lint format ui validate fixtures bench clean
+.PHONY: setup demo test test-fast screenshots lint format ui validate fixtures bench clean
 
 setup:
 	@bash scripts/bootstrap.sh
@@ -15,6 +15,9 @@ test: setup  ## the whole test suite
 
 test-fast: setup  ## everything but the browser test
 	.venv/bin/python -m pytest -m "not browser"
+
+screenshots: setup  ## the browser tests, saving their screenshots over the committed ones in docs/screenshots/
+	LEGCO_SCREENSHOTS=docs/screenshots .venv/bin/python -m pytest -m browser
 
 lint: setup  ## ruff: the lint rules and the format check that make test runs first
 	.venv/bin/ruff check .

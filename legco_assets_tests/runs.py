@@ -97,6 +97,26 @@ def materialize_paper(
         )
 
 
+def check_statuses(instance: dg.DagsterInstance, key: dg.AssetCheckKey) -> dict[str, str]:
+    """Partition → the check's status there as the check's Partitions tab shows it
+    (``SUCCEEDED``, ``FAILED``, ``SKIPPED``: planned by a run that succeeded without a
+    result…), computed by Dagster from its event log as the UI's GraphQL does."""
+    from dagster._core.definitions.partitions.context import partition_loading_context
+    from dagster._core.storage.asset_check_state import AssetCheckState, bulk_update_asset_check_state
+
+    from legco_assets.defs.partitions import documents_partitions
+
+    with partition_loading_context(dynamic_partitions_store=instance):
+        state = bulk_update_asset_check_state(
+            instance, [(key, documents_partitions)], {key: AssetCheckState.empty()}
+        )[key]
+        return {
+            partition: status.value
+            for status, subset in state.subsets.items()
+            for partition in subset.subset_value.get_partition_keys()
+        }
+
+
 def ran(evaluation: dg.AssetCheckEvaluation) -> bool:
     """A check that ran for the paper (one that could not says so: ``evaluated`` False)."""
     evaluated = evaluation.metadata.get("evaluated")

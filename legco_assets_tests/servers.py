@@ -1,4 +1,5 @@
-"""Real servers the tests start: a ``chroma run`` process on 127.0.0.1, and a free port.
+"""Real servers the tests start: a ``chroma run`` process on 127.0.0.1, a free port, and
+where the browser tests that look at them save their screenshots.
 
 Why a module of its own: the Chroma-server tests and the fault tests both start servers;
 a test module imports them from here, never from another test module.
@@ -19,6 +20,20 @@ from pathlib import Path
 from legco_assets.core.settings import Settings
 
 CHROMA_EXE = Path(sys.executable).with_name("chroma")
+REPO = Path(__file__).resolve().parents[1]
+SCREENSHOTS_ENV = "LEGCO_SCREENSHOTS"  # `make screenshots` sets it to docs/screenshots
+
+
+def screenshots_dir(default: Path) -> Path:
+    """Where a browser test saves its screenshots, created: ``LEGCO_SCREENSHOTS`` when set (a
+    path relative to the repository root, or absolute), else ``default`` (the test's
+    temporary folder). Why: the committed screenshots in docs/screenshots/ change only when
+    someone means to refresh them (``make screenshots``); ``make test`` leaves the checkout
+    as it found it."""
+    chosen = os.environ.get(SCREENSHOTS_ENV)
+    folder = (REPO / chosen) if chosen else default
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def free_port() -> int:

@@ -7,8 +7,9 @@ API, then drives
 Debian's headless Chromium (Playwright's Python package with ``executable_path``) to the
 ``chunks`` page of that partition, checks the metadata preview shows the question ids and
 clicks a chunk's excerpt link, which ``make ui``'s ``legco-assets serve`` (started here too, its
-URL as ``EXCERPTS_BASE_URL``) answers with the strategy's highlighted PDF at the chunk's page.
-Screenshots go to ``docs/screenshots/`` (the README embeds them). Run alone with
+URL as ``EXCERPTS_BASE_URL``) answers with the chunk's own excerpt: its pages, only its highlight.
+Screenshots go to a temporary folder, or to ``LEGCO_SCREENSHOTS`` (``make screenshots``:
+``docs/screenshots/``, which the README embeds; ``servers.screenshots_dir``). Run alone with
 ``pytest -m browser``.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -28,11 +30,13 @@ from pathlib import Path
 
 import pytest
 
+from legco_assets.core.excerpts import highlight_pages
+
 from .conftest import REPO, fixture_pdf
+from .servers import screenshots_dir
 
 pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-SHOTS = REPO / "docs" / "screenshots"
 BROWSER_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -156,7 +160,7 @@ def _dismiss_popups(page) -> None:
         pass
 
 
-def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
+def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev, tmp_path: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     base, inbox, log = dagster_dev
@@ -179,7 +183,7 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
         and chained_tags["legco/strategy"] == "question"
     )
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = screenshots_dir(tmp_path / "screenshots")
     key = urllib.parse.quote(tags["dagster/partition"])
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
@@ -188,7 +192,9 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
         page.get_by_text("document_structure").first.wait_for(timeout=60_000)
         _dismiss_popups(page)
         page.wait_for_timeout(1500)
-        page.screenshot(path=str(SHOTS / "asset-graph.png"))
+        page.screenshot(path=str(shots / "asset-graph.png"))
+        _a_check_not_run_is_not_executed(page, base, shots)
+        _the_strategy_is_on_each_result(page, base, key, shots)
 
         page.goto(f"{base}/assets/chunks?view=partitions&partition={key}")
         page.get_by_text("preview").first.wait_for(timeout=60_000)
@@ -203,20 +209,20 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
             assert page.get_by_role("dialog").get_by_text(pair["qa_id"], exact=True).count() >= 1, pair[
                 "qa_id"
             ]
-        links = page.get_by_role("dialog").locator("a", has_text="question.pdf#page=")
+        links = page.get_by_role("dialog").locator("a[href*='/excerpt/']")
         assert links.count() >= len(gold["pairs"]), "each chunk's excerpt link"
         page.get_by_text(gold["pairs"][-1]["qa_id"], exact=True).first.scroll_into_view_if_needed()
         page.wait_for_timeout(1000)
-        page.screenshot(path=str(SHOTS / "chunks-partition.png"))
+        page.screenshot(path=str(shots / "chunks-partition.png"))
 
-        # the last chunk's excerpt: an http link (the UI blanks file:// ones), the strategy's
-        # highlighted PDF at the chunk's page
+        # the last chunk's excerpt: an http link (the UI blanks file:// ones) to the chunk's own
+        # excerpt, which legco-assets serve cuts: its pages, only its highlight
         link = links.last
         href = link.get_attribute("href") or ""
-        assert href.startswith("http://127.0.0.1:") and "/excerpts/question.pdf#page=" in href, href
+        assert href.startswith("http://127.0.0.1:") and "/excerpt/" in href and ":question:" in href, href
         with (
             page.context.expect_page() as opened,
-            page.context.expect_event("response", lambda r: "/excerpts/question.pdf" in r.url) as answered,
+            page.context.expect_event("response", lambda r: "/excerpt/" in r.url) as answered,
         ):
             link.click(modifiers=["Shift"])  # a new window, whatever target the UI gives the link
         reply = answered.value
@@ -227,11 +233,58 @@ def test_sensor_run_shows_question_ids_on_the_chunks_page(dagster_dev) -> None:
         assert pdf.url == href and pdf.evaluate("document.contentType") == "application/pdf", (pdf.url, href)
         pdf.set_viewport_size({"width": 1200, "height": 900})
         pdf.wait_for_timeout(3000)
-        pdf.screenshot(path=str(SHOTS / "excerpt_link.png"))
+        pdf.screenshot(path=str(shots / "excerpt_link.png"))
+        chunk_id = urllib.parse.unquote(href.rsplit("/excerpt/", 1)[1])
+        assert list(highlight_pages(page.context.request.get(href).body())) == [chunk_id]
         browser.close()
 
 
-def test_a_check_result_shows_its_paper(dagster_dev) -> None:
+def _status(page, label: str):
+    """The check's Partitions tab filter with this label (``Skipped (1)``), exactly."""
+    return page.locator("label", has_text=re.compile(rf"^{re.escape(label)}$"))
+
+
+def _a_check_not_run_is_not_executed(page, base: str, shots: Path) -> None:
+    """Issue 49: paper B has no LegCo records, so questions_match_open_data could not run: its
+    Partitions tab counts the paper under Skipped, not under Failed nor Passed, and its
+    execution history says Skipped."""
+    page.goto(f"{base}/assets/document_structure?view=checks&checkDetail=questions_match_open_data")
+    page.get_by_text("questions_match_open_data").first.wait_for(timeout=60_000)
+    _dismiss_popups(page)
+    page.get_by_role("tab", name="Partitions").last.click()
+    _status(page, "Skipped (1)").first.wait_for(timeout=60_000)
+    for label in ("Failed (0)", "Execution Failed (0)", "Passed (0)"):
+        assert _status(page, label).count() == 1, f"{label} on the check's Partitions tab"
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(shots / "check-not-executed.png"))
+    page.get_by_role("tab", name="Execution history").click()
+    history = page.locator("table")
+    history.get_by_text("Skipped", exact=True).first.wait_for(timeout=60_000)
+    assert history.get_by_text("Failed", exact=True).count() == 0
+    assert history.get_by_text("Passed", exact=True).count() == 0
+
+
+def _the_strategy_is_on_each_result(page, base: str, key: str, shots: Path) -> None:
+    """Issue 49: the latest chunks materialisation (question, chained after token) names its
+    strategy and shows the token strategy's state too; each chunk check result names its
+    strategy in the check's execution history."""
+    page.goto(f"{base}/assets/chunks?view=partitions&partition={key}")
+    page.get_by_text("strategies").first.wait_for(timeout=60_000)
+    _dismiss_popups(page)
+    strategy = page.locator("tr").filter(has=page.locator("td", has_text=re.compile(r"^\s*strategy\s*$")))
+    assert "question" in strategy.first.inner_text(), "strategy: question in the materialisation's metadata"
+    both = page.locator("tr", has_text="strategies").first
+    assert "token" in both.inner_text() and "question (this run)" in both.inner_text()
+    page.goto(f"{base}/assets/chunks?view=checks&checkDetail=no_empty_chunk")
+    page.get_by_text("no_empty_chunk").first.wait_for(timeout=60_000)
+    page.get_by_role("tab", name="Execution history").click()
+    for name in ("question", "token"):
+        page.get_by_text(f"{name}: 0 empty chunk(s)").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(1000)
+    page.screenshot(path=str(shots / "check-strategy.png"))
+
+
+def test_a_check_result_shows_its_paper(dagster_dev, tmp_path: Path) -> None:
     """Issue 42: checks are partitioned as their assets, so a check's result names the
     paper it belongs to. A paper that leaks a page label into a chunk is ingested through the
     CLI into the instance the UI reads; its ``no_footer_leaked`` warning, opened from the
@@ -267,7 +320,7 @@ def test_a_check_result_shows_its_paper(dagster_dev) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "legco-assets: warning: " in done.stderr and "no_footer_leaked" in done.stderr, done.stderr
 
-    SHOTS.mkdir(parents=True, exist_ok=True)
+    shots = screenshots_dir(tmp_path / "screenshots")
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
         page = browser.new_page(viewport={"width": 1500, "height": 1000})
@@ -279,5 +332,5 @@ def test_a_check_result_shows_its_paper(dagster_dev) -> None:
         row.first.wait_for(timeout=60_000)
         assert row.first.is_visible(), "the result names its paper (its partition), not 'Partition —'"
         page.wait_for_timeout(1000)
-        page.screenshot(path=str(SHOTS / "check_partition.png"))
+        page.screenshot(path=str(shots / "check_partition.png"))
         browser.close()

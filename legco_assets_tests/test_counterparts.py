@@ -380,7 +380,8 @@ def test_dagster_shows_the_counterpart_and_checks_question_counts(tmp_path: Path
         )
         [check] = [c for c in result.get_asset_check_evaluations() if c.check_name == COUNTERPART_CHECK]
         assert result.success and not check.passed and check.severity == dg.AssetCheckSeverity.WARN
-        assert check.description == f"2 Q&A pairs here, 3 in {keys[0]}"
+        assert check.description == f"question: 2 Q&A pairs here, 3 in {keys[0]}"  # its strategy first
+        assert check.metadata["strategy"].value == "question"
         meta = result.asset_materializations_for_node("vector_index")[0].metadata
         assert meta["counterpart_by"].value == "hand" and "counterpart" in meta["counterpart_reason"].value
         source = dg.materialize(

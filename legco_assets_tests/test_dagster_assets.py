@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -15,13 +17,15 @@ from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import DocumentIndex
 from legco_assets.definitions import defs
 from legco_assets.defs.assets import ALL_ASSETS, chunks, vector_index
+from legco_assets.defs.instance import LOCATION_MODULE, LOCATION_NAME
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.partitions import documents_partitions
 from legco_assets.defs.resources import LegcoSettings
 from legco_assets.defs.sensors import inbox_sensor
 
+from .conftest import REPO
 from .factories import fixed_english_paper
-from .runs import dagster_resources, ran
+from .runs import cli, dagster_resources, ran
 
 
 def _materialize(
@@ -87,9 +91,23 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
             c for c in result.get_asset_check_evaluations() if ran(c)
         ]  # no gold questions, no LegCo records: not run
         assert checks and all(c.passed for c in checks)
+        for check in result.get_asset_check_evaluations():  # issue 49: each chunk check names its strategy
+            if check.asset_key == chunks.key:
+                assert (
+                    next(iter(check.metadata)) == "strategy" and check.metadata["strategy"].value == "token"
+                )
+                assert check.description.startswith("token: ")
 
         rerun = _materialize(instance, data, key, Strategy.question, selection=[chunks, vector_index])
         assert rerun.success and parses["n"] == 1, "chunks/vector_index re-used stored upstream results"
+        # issue 49: the latest chunks materialisation (question) shows the token strategy's state too
+        for node in ("chunks", "vector_index"):
+            assert next(iter(rerun.asset_materializations_for_node(node)[0].metadata)) == "strategy"
+        table = rerun.asset_materializations_for_node("chunks")[0].metadata["strategies"].value
+        token_count = sum(1 for _ in (data / "documents" / key / "chunks-token.jsonl").open())
+        token_row = next(line for line in table.splitlines() if line.startswith("| token |"))
+        assert f"| {token_count} |" in token_row and result.run_id[:8] in token_row
+        assert any(line.startswith("| question (this run) |") for line in table.splitlines())
 
         # both strategies coexist in Chroma, ids are deterministic and re-runs never duplicate
         _materialize(instance, data, key, Strategy.token, selection=[chunks, vector_index])
@@ -172,6 +190,43 @@ def test_a_bad_file_fails_its_materialisation_with_the_reason_and_no_retry(tmp_p
         assert status == {key: dg.AssetPartitionStatus.FAILED}
 
 
+def test_a_broken_file_puts_its_reason_on_the_partition(tmp_path: Path) -> None:
+    """Issue 49: the one-line reason a paper failed at ``source_document`` is on the asset's
+    partition (an observation with the reason as its description and ``failure`` metadata,
+    read through the instance as the partition page reads its events), and the step's
+    failure leads with it (a ``Failure`` whose description is the reason, no cause)."""
+    data = tmp_path / "data"
+    broken = tmp_path / "inbox" / "broken.pdf"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"this was never a PDF\n" * 20)
+    key = DocumentIndex(data / "documents").register(broken)
+    reason = "not a PDF (the file does not start with %PDF)"
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [key])
+        result = dg.materialize(
+            ALL_ASSETS,
+            partition_key=key,
+            instance=instance,
+            resources=dagster_resources(data),
+            run_config=strategy_run_config(Strategy.token),
+            raise_on_error=False,
+        )
+        assert not result.success
+        failure = next(e for e in result.all_events if e.is_step_failure).event_specific_data
+        assert failure.user_failure_data.description == reason and failure.error.cause is None
+        assert failure.error.message.splitlines()[0].endswith(f"Failure: {reason}")
+        logged = [e.user_message for e in instance.all_logs(result.run_id) if e.level == logging.ERROR]
+        assert reason in logged, "the run log has the reason as a line of its own, before the failure"
+        assert instance.get_run_by_id(result.run_id).tags["legco/failure"] == reason
+        observed = instance.fetch_observations(
+            dg.AssetRecordsFilter(asset_key=dg.AssetKey("source_document"), asset_partitions=[key]), limit=5
+        ).records
+        assert [r.asset_observation.description for r in observed] == [f"failed: {reason}"]
+        meta = observed[0].asset_observation.metadata
+        assert meta["failure"].value == reason and meta["run"].value == result.run_id
+        assert meta["file"].value == str(broken)
+
+
 def test_a_bad_setting_fails_with_the_reason(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "data"
     key = DocumentIndex(data / "documents").register(fixed_english_paper(tmp_path / "paper.pdf", pages=1))
@@ -234,3 +289,25 @@ def test_html_page_through_the_graph_with_the_label_guard(tmp_path: Path) -> Non
             check.description
             == "3 question labels seen, 0 pairs made; without a pair: a question put without a reply ×3"
         )
+
+
+def test_cli_runs_belong_to_the_code_location_so_the_timeline_shows_them(tmp_path: Path) -> None:
+    """Issue 49: the Overview timeline places a run by its code location origin (GraphQL
+    ``Run.repositoryOrigin``); ``ingest``'s runs carry the origin of the location workspace.yaml
+    loads, with their job's name, as the runs the UI launches do."""
+    workspace = (REPO / "workspace.yaml").read_text(encoding="utf-8")  # one python_module location
+    assert re.findall(r"(module_name|location_name): (\S+)", workspace) == [
+        ("module_name", LOCATION_MODULE),
+        ("location_name", LOCATION_NAME),
+    ]
+    paper = fixed_english_paper(tmp_path / "papers" / "timeline.pdf", pages=1)
+    done = cli("ingest", str(paper), "--strategy", "both", home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    with dg.DagsterInstance.from_config(str(tmp_path / "dagster_home")) as instance:
+        runs = instance.get_runs()
+        assert sorted(r.job_name for r in runs) == ["ingest_question_job", "ingest_token_job"]
+        for run in runs:
+            origin = run.remote_job_origin
+            assert origin is not None and origin.job_name == run.job_name
+            assert origin.repository_origin.code_location_origin.location_name == LOCATION_NAME
+            assert origin.repository_origin.repository_name == "__repository__"

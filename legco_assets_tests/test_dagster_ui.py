@@ -19,7 +19,7 @@ from legco_assets.defs.partitions import documents_partitions
 
 from .factories import fixed_english_paper
 from .pdf_factory import make_pdf
-from .runs import chunk_file_ids, dagster_resources, materialize_paper, ran
+from .runs import check_statuses, chunk_file_ids, dagster_resources, materialize_paper, ran
 
 
 def test_unknown_strategy_is_refused_by_config_validation(tmp_path: Path) -> None:
@@ -98,7 +98,9 @@ def test_each_check_belongs_to_its_paper_says_what_it_checks_and_a_check_not_run
     """Issue 42: every check is partitioned as its asset (a result names its paper, and one
     paper's pass never hides another's failure), has a description that says whether it
     blocks, and a check that could not run (questions_match_open_data without LegCo's
-    records, retrieval without gold questions) is a WARN that says so, never a pass."""
+    records, retrieval without gold questions, no counterpart) has no result: Dagster counts
+    it skipped for the partition (issue 49: neither failed nor passed), and the asset's
+    materialisation says why."""
     specs = [spec for asset in ALL_ASSETS for spec in asset.check_specs]
     assert len(specs) == len(CHUNK_CHECKS) + len(STRUCTURE_CHECKS) + 2
     for spec in specs:
@@ -144,16 +146,25 @@ def test_each_check_belongs_to_its_paper_says_what_it_checks_and_a_check_not_run
             assert result.success
             evaluations = result.get_asset_check_evaluations()
             assert {e.partition for e in evaluations} == {paper}
-            skipped = {e.check_name: e for e in evaluations if not ran(e)}
-            assert set(skipped) == {
-                "questions_match_open_data",
-                "retrieval_hit_at_5",
-                "counterpart_question_counts_agree",
+            assert all(ran(e) for e in evaluations), "a check that could not run has no result"
+            not_run = {
+                "questions_match_open_data": "document_structure",
+                "retrieval_hit_at_5": "vector_index",
+                "counterpart_question_counts_agree": "vector_index",
             }
-            for evaluation in skipped.values():
-                assert not evaluation.passed and evaluation.severity == dg.AssetCheckSeverity.WARN
-                assert evaluation.description.startswith("not run: ")
-            assert "did not come from LegCo's feed" in skipped["questions_match_open_data"].description
+            assert not {e.check_name for e in evaluations} & set(not_run)
+            for name, asset in not_run.items():  # skipped on this partition: neither passed nor failed
+                assert (
+                    check_statuses(instance, dg.AssetCheckKey(dg.AssetKey(asset), name))[paper] == "SKIPPED"
+                )
+                why = result.asset_materializations_for_node(asset)[0].metadata["checks_not_run"].value
+                assert name in why, f"{asset}'s materialisation says why {name} did not run"
+            structure = result.asset_materializations_for_node("document_structure")[0].metadata
+            assert (
+                "did not come from LegCo's feed"
+                in structure["checks_not_run"].value["questions_match_open_data"]
+            )
+            assert check_statuses(instance, key)[paper] == ("FAILED" if paper == leaky else "SUCCEEDED")
         latest = {
             paper: instance.event_log_storage.get_latest_asset_check_execution_by_key(
                 [key], partition_filter=PartitionKeyFilter(key=paper)
@@ -218,15 +229,25 @@ def test_contents_page_does_not_fail_page_coverage_for_the_question_strategy(tmp
 
 
 def test_previews_say_what_they_cut(tmp_path: Path) -> None:
-    """Issue 42: a preview that lists a subset says so and where the rest is; a long section
-    path is cut at a heading boundary with a leading ellipsis, never inside a word."""
+    """Issue 42: a preview that lists a subset says so and where the rest is; issue 49: a long
+    section path is elided in the middle, keeping its outermost and innermost headings (the
+    outermost cut after a word when it must be), never cut inside a word."""
     assert short_path("A > B") == "A > B"
     # an innermost heading that fits the column, but not with " > " before it (the EO guide's)
     near = "Chapter 3 > " + "x" * 58
     assert short_path(near) == "…" + "x" * 58 and len(short_path(near)) <= 60
     long = "Chapter Two Supporting Enterprises and Jobs > Small Enterprises > Financing Guarantee Scheme"
-    assert short_path(long) == "… > Small Enterprises > Financing Guarantee Scheme"
+    assert short_path(long) == "Chapter Two Supporting … > … > Financing Guarantee Scheme"
     assert len(short_path(long, 40)) <= 40 and short_path(long, 40) == "… > Financing Guarantee Scheme"
+    eo = "Chapter 1: Application of the Employment Ordinance > Continuous Contract of Employment"
+    assert short_path(eo) == "Chapter 1: Application … > Continuous Contract of Employment"
+    deep = "Part A > Chapter 2 > Section 4 > Wages > Payment of Wages"
+    assert short_path(deep, 45) == "Part A > … > Wages > Payment of Wages"
+    cjk = "第二章支援企業　保住就業 > 中小企業 > 融資保證計劃"
+    assert short_path(cjk, 26) == "第二章支援企業　保住就業 > … > 融資保證計劃"
+    assert short_path(cjk, 20) == "… > 中小企業 > 融資保證計劃", (
+        "too little of the outermost left: the innermost alone"
+    )
     one = "Annex " + " ".join(f"word{n}" for n in range(20))
     cut = short_path(one)
     assert cut.startswith("…word") and len(cut) <= 60 and one.endswith(cut[1:])

@@ -274,6 +274,10 @@ def test_an_unreadable_page_among_readable_ones_is_left_out_and_named(tmp_path: 
         and "text_layer_readable: 1 page(s) whose text layer maps to no characters" in done.stderr
     )
     assert "(missing_pages 2)" in done.stderr
+    assert (
+        "set LLM_BASE_URL, LLM_MODEL_NAME and QA_VISION_ENABLED=true to have a vision LLM transcribe them"
+        in (done.stderr)
+    ), "without a vision model the warning says what to configure, not that a model transcribes"
 
 
 def test_unreadable_pages_are_transcribed_with_the_vision_model(

@@ -162,6 +162,36 @@ def test_a_strategy_that_fails_does_not_stop_the_next(
     assert stored == {"question"}
 
 
+def test_a_strategy_failing_with_a_reason_tags_its_run_and_not_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 49: an expected failure tags its run with the reason (``legco/failure``, for the
+    Runs list); the chained run of the next strategy carries the chain's tags, not that one."""
+    from legco_assets.core import pipeline
+    from legco_assets.core.errors import DocumentError
+
+    monkeypatch.delenv("LEGCO_SENSOR_STRATEGIES", raising=False)
+    real = pipeline.stage_chunks
+
+    def token_refuses(settings: Settings, document_id: str, strategy: Strategy, *args, **kwargs):
+        if strategy is Strategy.token:
+            raise DocumentError(document_id, "no token windows for this paper")
+        return real(settings, document_id, strategy, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "stage_chunks", token_refuses)
+    with dg.instance_for_test() as instance:
+        failed = _execute(
+            instance, _first_run(instance, tmp_path / "data"), tmp_path / "data", raise_on_error=False
+        )
+        tags = instance.get_run_by_id(failed.run_id).tags
+        assert not failed.success and tags["legco/failure"] == "no token windows for this paper"
+        second = _chain(instance, failed)
+        assert isinstance(second, dg.RunRequest) and second.tags["legco/strategy"] == "question"
+        assert (
+            "legco/failure" not in second.tags and second.tags["legco/strategies"] == tags["legco/strategies"]
+        )
+
+
 def test_a_failed_shared_stage_ends_the_chain_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,9 +7,7 @@ Run alone with ``pytest -m browser``."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +16,8 @@ import pytest
 
 from legco_assets.core.excerpts import highlight_pages
 
-from .conftest import REPO, store_settings
-from .servers import SearchService, start_search_service
+from .conftest import store_settings
+from .servers import SearchService, screenshots_dir, start_search_service
 
 pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -33,14 +31,6 @@ def service(served_store: Path) -> Iterator[SearchService]:
     running.stop()
 
 
-def screenshots() -> Path:
-    """``LEGCO_SCREENSHOTS`` (relative to the repository) when set, else a temporary folder."""
-    chosen = os.environ.get("LEGCO_SCREENSHOTS")
-    folder = (REPO / chosen) if chosen else Path(tempfile.mkdtemp(prefix="legco-search-shots-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def assert_opened_excerpt_is_the_chunks(content_type: str, body: bytes, chunk: dict) -> None:
     """What the clicked excerpt must be: a PDF of only the chunk's pages (within its span),
     every page carrying its highlight, and no other chunk's highlight."""
@@ -52,10 +42,12 @@ def assert_opened_excerpt_is_the_chunks(content_type: str, body: bytes, chunk: d
     assert len(pages[chunk["id"]]) <= span
 
 
-def test_search_page_in_chinese_and_english_and_open_an_excerpt(service: SearchService) -> None:
+def test_search_page_in_chinese_and_english_and_open_an_excerpt(
+    service: SearchService, tmp_path: Path
+) -> None:
     from playwright.sync_api import sync_playwright
 
-    shots = screenshots()
+    shots = screenshots_dir(tmp_path / "screenshots")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=BROWSER_ARGS)
         page = browser.new_page(viewport={"width": 1200, "height": 1000})

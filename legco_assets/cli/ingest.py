@@ -103,21 +103,23 @@ def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Any, upst
     upstream results."""
     import dagster as dg
 
+    from legco_assets.defs.instance import runs_of_the_code_location
     from legco_assets.defs.jobs import JOBS, STRATEGY_ASSETS, strategy_run_config
     from legco_assets.defs.names import SOURCE_TAG, STRATEGY_TAG
 
     job = definitions.resolve_job_def(JOBS[strategy].name)
-    return job.execute_in_process(
-        run_config={
-            **strategy_run_config(strategy),
-            "loggers": {"console": {"config": {"log_level": "CRITICAL"}}},
-        },
-        instance=instance,
-        partition_key=key,
-        raise_on_error=False,
-        asset_selection=None if upstream else [dg.AssetKey(name) for name in STRATEGY_ASSETS],
-        tags={STRATEGY_TAG: strategy.value, SOURCE_TAG: "cli"},
-    )
+    with runs_of_the_code_location(instance):  # on the Overview timeline too, as the UI's runs are
+        return job.execute_in_process(
+            run_config={
+                **strategy_run_config(strategy),
+                "loggers": {"console": {"config": {"log_level": "CRITICAL"}}},
+            },
+            instance=instance,
+            partition_key=key,
+            raise_on_error=False,
+            asset_selection=None if upstream else [dg.AssetKey(name) for name in STRATEGY_ASSETS],
+            tags={STRATEGY_TAG: strategy.value, SOURCE_TAG: "cli"},
+        )
 
 
 def _failed_steps(result: Any) -> list[str]:

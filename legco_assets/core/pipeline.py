@@ -157,6 +157,7 @@ def paper_facts(
         official.check() if official else None,
         [p.number for p in pages if p.unreadable],
         {p.number: lines for p, lines in zip(pages, furniture.page_lines)},
+        vision_configured=settings.llm_enabled and settings.qa_vision_enabled,
     )
 
 

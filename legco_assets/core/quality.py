@@ -70,6 +70,9 @@ class PaperFacts:
     # per page number, the lines its edges print that are furniture there (``read.Furniture.page_lines``);
     # None: not known, and every line of a chunk is judged
     edge_furniture: dict[int, frozenset[str]] | None = None
+    vision_configured: bool = (
+        False  # a vision LLM transcribes unreadable and scanned pages (LLM_*, QA_VISION_ENABLED)
+    )
 
     def furniture_at(self, first: int, last: int) -> frozenset[str] | None:
         """The furniture lines printed at the edges of pages ``first``..``last`` and the pages
@@ -178,7 +181,7 @@ def paper_checks(records: Sequence[ChunkRecord | Mapping[str, Any]] | None, fact
     checks = chunk_checks(records, facts) if records is not None else []
     if facts.structure is not None:
         checks += structure_checks(facts.structure)
-        checks.append(readable_check(facts.unreadable_pages))
+        checks.append(readable_check(facts.unreadable_pages, facts.vision_configured))
     if facts.labels is not None:
         checks.append(labels_check(facts.labels))
     if facts.official is not None:
@@ -215,15 +218,24 @@ def labels_check(labels: dict[str, Any]) -> Check:
     )
 
 
-def readable_check(unreadable: list[int]) -> Check:
+# what becomes of an unreadable page: said as the configuration has it, so the message never
+# promises a transcription that no model will make
+_TRANSCRIBED = "a vision LLM transcribes them"
+_NOT_TRANSCRIBED = (
+    "set LLM_BASE_URL, LLM_MODEL_NAME and QA_VISION_ENABLED=true to have a vision LLM transcribe them"
+)
+
+
+def readable_check(unreadable: list[int], vision_configured: bool = False) -> Check:
     """Pages whose text layer maps to no characters (``read.unreadable_text``) are left out
     of the chunks like scanned ones; a warning, not a gate: the paper's other pages are right,
-    and a vision model transcribes those pages once configured."""
+    and a vision model transcribes those pages once configured (the description says whether
+    one is, and what to set when not)."""
     return Check(
         "text_layer_readable",
         not unreadable,
         f"{len(unreadable)} page(s) whose text layer maps to no characters (fonts without a Unicode map): "
-        "left out of the chunks; a vision LLM transcribes them",
+        f"left out of the chunks; {_TRANSCRIBED if vision_configured else _NOT_TRANSCRIBED}",
         {"missing_pages": unreadable[:50]},
     )
 
@@ -284,7 +296,8 @@ ABOUT = {
         "(labels_seen / pairs_made)."
     ),
     "questions_match_open_data": (
-        "Warns: the Hansard's questions match LegCo's official question records of the meeting. Not run "
-        "(a warning saying so, never a pass) for a paper without such records."
+        "Warns: the Hansard's questions match LegCo's official question records of the meeting. Not "
+        "executed (no result: neither a pass nor a failure) for a paper without such records; its "
+        "document_structure materialisation says why under checks_not_run."
     ),
 }

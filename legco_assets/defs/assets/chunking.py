@@ -14,6 +14,7 @@ from legco_assets.core.excerpts import excerpt_url, with_excerpt_paths
 from legco_assets.core.records import ChunkRecord, join_path
 from legco_assets.core.settings import Settings, Strategy
 
+from ..indexed import strategies_table
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
 from .common import (
@@ -145,11 +146,16 @@ def chunks(
                 _excerpt_links(settings, records[:60]),
                 context.partition_key,
             ),
+            # both strategies' state for the paper, whichever ran last (defs/indexed.py)
+            "strategies": strategies_table(context, settings, context.partition_key, config.strategy),
             "config": dg.MetadataValue.json(config.model_dump(mode="json")),
             **upstream_metadata(context),
         },
-        # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its chunk checks
-        check_results=check_results([c for c in outcome.checks if c.name in CHUNK_CHECKS]),
+        # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its chunk checks,
+        # each naming the strategy it judged
+        check_results=check_results(
+            [c for c in outcome.checks if c.name in CHUNK_CHECKS], strategy=config.strategy.value
+        ),
         data_version=written_version(settings, context.partition_key, *(chunks_file(s) for s in Strategy)),
     )
 

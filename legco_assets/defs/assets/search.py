@@ -14,7 +14,7 @@ from legco_assets.core.sources import counterpart_question_counts
 from ..lineage import upstream_metadata
 from ..resources import ChromaResource, LegcoSettings
 from .chunking import ChunkingConfig, chunks
-from .common import check_spec, not_run, paper_asset, tag_strategy, written_version
+from .common import check_spec, not_run_metadata, paper_asset, tag_strategy, written_version
 from .sources import counterpart_ui_metadata, source_document
 
 RETRIEVAL_CHECK = "retrieval_hit_at_5"
@@ -25,21 +25,22 @@ COUNTERPART_CHECK = "counterpart_question_counts_agree"
     "retrieval",
     {"chromadb"},
     "4",
+    checks_may_not_run=True,  # no gold questions, no counterpart: most papers
     deps=[chunks],
     check_specs=[
         check_spec(
             "vector_index",
             RETRIEVAL_CHECK,
             "Warns: hybrid search finds the answers to this document's gold questions (Hit@5, searching this "
-            "document only) at least as often as recorded. Not run (a warning saying so) for a paper without "
-            "gold questions.",
+            "document only) at least as often as recorded. Not executed (no result) for a paper without gold "
+            "questions; the materialisation says why under checks_not_run.",
         ),
         check_spec(
             "vector_index",
             COUNTERPART_CHECK,
             "Warns: a paper paired with its other-language version has as many Q&A pairs as that version "
-            "(one side's structure missed or split a question). Not run (a warning saying so) for a paper "
-            "without a counterpart.",
+            "(one side's structure missed or split a question). Not executed (no result) for a paper without "
+            "a counterpart; the materialisation says why under checks_not_run.",
         ),
     ],
     description="Chunks embedded and upserted into Chroma; ids <document_id>:<strategy>:<index>, "
@@ -72,26 +73,35 @@ def vector_index(
                 )
             )
     _record_indexed(settings, context.partition_key, config.strategy, result.ids)
+    strategy = config.strategy.value
+    outcomes = {
+        RETRIEVAL_CHECK: _retrieval_check(settings, collection, context.partition_key, config.strategy),
+        COUNTERPART_CHECK: _counterpart_check(
+            settings, context.partition_key, strategy, counterpart.get("counterpart_document_id")
+        ),
+    }
+    skipped = {name: why for name, why in outcomes.items() if isinstance(why, str)}
+    for name, reason in skipped.items():
+        context.log.info(f"check {name} not run: {reason}")
     return dg.MaterializeResult(
         data_version=written_version(
             settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)
         ),
         metadata={
+            "strategy": strategy,
             **counterpart,
-            **upstream_metadata(context, config.strategy.value),
+            **upstream_metadata(context, strategy),
             "counterpart_chunks_updated": paired.chunks_updated,
             "collection": collection.name,
-            "strategy": config.strategy.value,
             "ids_written": result.written,
             "stale_ids_deleted": result.deleted,
             "previous_version_chunks_archived": result.archived,
             "first_ids": dg.MetadataValue.json(result.ids[:10]),
             "stored_versions": dg.MetadataValue.md(versions_markdown(versions)),
+            **not_run_metadata(skipped),
         },
-        check_results=[
-            _retrieval_check(settings, collection, context.partition_key, config.strategy),
-            _counterpart_check(settings, context.partition_key, counterpart.get("counterpart_document_id")),
-        ],
+        # a check that could not run gets no result (skipped for this partition), not a failure
+        check_results=[r for r in outcomes.values() if isinstance(r, dg.AssetCheckResult)],
     )
 
 
@@ -104,18 +114,21 @@ def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, id
     )
 
 
-def _counterpart_check(settings: Settings, document_id: str, partner: str | None) -> dg.AssetCheckResult:
-    """WARN when the two language versions of a paper have different numbers of Q&A pairs
-    (not run, and not a pass, for a paper without a counterpart)."""
+def _counterpart_check(
+    settings: Settings, document_id: str, strategy: str, partner: str | None
+) -> dg.AssetCheckResult | str:
+    """WARN when the two language versions of a paper have different numbers of Q&A pairs;
+    for a paper without a counterpart, why the check could not run (no result)."""
     if not partner:
-        return not_run(COUNTERPART_CHECK, "no paired counterpart")
+        return "no paired counterpart"
     mine, theirs = counterpart_question_counts(settings, document_id, partner)
     return dg.AssetCheckResult(
         check_name=COUNTERPART_CHECK,
         passed=mine == theirs,
         severity=dg.AssetCheckSeverity.WARN,
-        description=f"{mine} Q&A pairs here, {theirs} in {partner}",
+        description=f"{strategy}: {mine} Q&A pairs here, {theirs} in {partner}",
         metadata={
+            "strategy": strategy,
             "evaluated": True,
             "questions": mine,
             "counterpart_questions": theirs,
@@ -126,14 +139,14 @@ def _counterpart_check(settings: Settings, document_id: str, partner: str | None
 
 def _retrieval_check(
     settings: Settings, collection: Any, document_id: str, strategy: Strategy
-) -> dg.AssetCheckResult:
-    """Hit@5 on the document's gold questions against its recorded baseline (not run, and
-    not a pass, for a document without gold questions)."""
+) -> dg.AssetCheckResult | str:
+    """Hit@5 on the document's gold questions against its recorded baseline; for a document
+    without gold questions, why the check could not run (no result)."""
     from legco_assets.core.evaluation import check_stored_document  # the eval loads search: at run time only
 
     outcome = check_stored_document(settings, collection, document_id, strategy.value)
     if outcome is None:
-        return not_run(RETRIEVAL_CHECK, "no gold questions for this document")
+        return "no gold questions for this document"
     baseline = "none recorded" if outcome.baseline is None else f"{outcome.baseline:.3f}"
     return dg.AssetCheckResult(
         check_name=RETRIEVAL_CHECK,
@@ -141,6 +154,7 @@ def _retrieval_check(
         description=f"{strategy.value}: Hit@5 {outcome.hit5:.3f} on {outcome.questions} gold questions "
         f"(baseline {baseline})",
         metadata={
+            "strategy": strategy.value,
             "evaluated": True,
             "hit_at_5": outcome.hit5,
             "baseline": outcome.baseline if outcome.baseline is not None else -1.0,

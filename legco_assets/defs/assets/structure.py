@@ -17,6 +17,8 @@ from .common import (
     COUNCIL_COLUMNS,
     check_results,
     md_table,
+    not_run,
+    not_run_metadata,
     paper_asset,
     paper_check_specs,
     short_path,
@@ -38,6 +40,7 @@ STRUCTURE_CHECKS = [
     "structure",
     {"python"},
     "3",
+    checks_may_not_run=True,  # questions_match_open_data: only a paper from the feed has LegCo's records
     deps=[page_text],
     # warnings, not gates: a gap in a paper's numbering is often the paper's own (a pair
     # withdrawn in drafting), and the chunks stay right; the chunk checks are the gates
@@ -51,6 +54,9 @@ def document_structure(
     settings = legco.settings()
     outcome = pipeline.stage_structure(settings, context.partition_key, llm.client(settings))
     sections, how, labels = outcome.sections, outcome.found, outcome.labels
+    skipped = not_run(outcome.checks)
+    for name, reason in skipped.items():
+        context.log.info(f"check {name} not run: {reason}")
     rows = [
         [
             s.type,
@@ -94,9 +100,11 @@ def document_structure(
             "llm_model": settings.llm_model_name or "none (rules only)",
             "prompt_version": how.prompt_version,
             **upstream_metadata(context),
+            **not_run_metadata(skipped),
         },
         data_version=written_version(settings, context.partition_key, "structure.json"),
-        # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its warnings
+        # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its warnings,
+        # without those that could not run (no result: skipped for this partition)
         check_results=check_results(outcome.checks),
     )
 

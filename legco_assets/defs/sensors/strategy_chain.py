@@ -19,7 +19,7 @@ import dagster as dg
 from legco_assets.core.settings import Strategy
 
 from ..jobs import JOBS, STRATEGY_ASSETS
-from ..names import CONTENT_TAG, PARTITION_TAG, RUN_TAG_PREFIX, STRATEGIES_TAG, STRATEGY_TAG
+from ..names import CONTENT_TAG, FAILURE_TAG, PARTITION_TAG, RUN_TAG_PREFIX, STRATEGIES_TAG, STRATEGY_TAG
 
 CHAINED_ASSETS = [dg.AssetKey(name) for name in STRATEGY_ASSETS]  # chunks, vector_index, chunk_excerpts
 
@@ -42,7 +42,8 @@ def _next_run(context: dg.RunStatusSensorContext) -> dg.RunRequest | dg.SkipReas
     if strategy is None:
         return dg.SkipReason(f"run {run.run_id} ends its chain of strategies")
     content = tags.get(CONTENT_TAG, run.run_id)
-    carried = {k: v for k, v in tags.items() if k.startswith(RUN_TAG_PREFIX)}
+    # the run's own failure reason (defs/failures.py) is not the next run's
+    carried = {k: v for k, v in tags.items() if k.startswith(RUN_TAG_PREFIX) and k != FAILURE_TAG}
     return dg.RunRequest(
         run_key=f"{content}:{strategy.value}",
         partition_key=tags[PARTITION_TAG],
