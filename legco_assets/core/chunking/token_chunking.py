@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table
-from ..structure import path_at, path_starts
+from ..structure import path_at, path_starts, without_contents
 from ..tables import weave_pages
 from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
@@ -85,14 +85,17 @@ class TokenChunkingStrategy:
         tables: list[Table] | PageTables | None = None,
     ) -> list[Chunk]:
         """Windows over the pages with every table woven in as Markdown (all tables are read
-        first: a window may cross any page), each with the path of the section it starts in."""
+        first: a window may cross any page), each with the path of the section it starts in;
+        the lines of a contents list left out."""
         every_table = PageTables.of(tables).all()
         elsewhere: dict[int, list[tuple[int, int, int]]] = {}
         if every_table:
             pages, elsewhere = weave_pages(pages, every_table)
-        doc = DocumentText.from_pages(pages, elsewhere)
         if sections is None and self.find_sections is not None:
             sections = self.find_sections(pages)
+        # a contents list is never chunked (issue 52): its lines are taken out before windowing
+        pages = without_contents(pages, sections or [])
+        doc = DocumentText.from_pages(pages, elsewhere)
         return with_paths(self.chunk_text(document_id, doc), doc, sections or [])
 
     def chunk_text(self, document_id: str, doc: DocumentText) -> list[Chunk]:
