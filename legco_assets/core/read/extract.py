@@ -354,25 +354,6 @@ def upright_textpage(page: Any) -> Any:
         page.set_rotation(rotation)
 
 
-def pdfium_page_chars(textpage: Any) -> str:
-    """Every character of a PDFium text page (its raw handle), index for index: char ``i``
-    of the page is ``text[i]``, generated spaces and line breaks included, a NUL as a space.
-    One PDFium call for the page (a call per character costs more than the rest of the
-    page); per character only when the page has characters outside the BMP, which make the
-    UTF-16 text longer. The tables' geometry and the excerpts map characters to boxes by it."""
-    import ctypes
-
-    import pypdfium2.raw as raw
-
-    count = raw.FPDFText_CountChars(textpage)
-    buffer = ctypes.create_string_buffer((count + 1) * 2)
-    written = raw.FPDFText_GetText(textpage, 0, count, ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
-    text = buffer.raw[: max(0, written - 1) * 2].decode("utf-16-le", errors="replace")
-    if len(text) != count:
-        text = "".join(chr(raw.FPDFText_GetUnicode(textpage, i)) for i in range(count))
-    return text.replace("\x00", " ")
-
-
 def pdf_page_count(pdf_bytes: bytes) -> int:
     import pypdfium2 as pdfium
 

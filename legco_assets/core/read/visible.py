@@ -113,8 +113,6 @@ def _filtered(
     """Character by character, on a flagged page: a character whose box's centre is off the
     crop box, or whose text object is invisible, is left out; whitespace (PDFium's generated
     spaces and line breaks among it) is kept, and a line left blank is dropped whole."""
-    from .extract import pdfium_page_chars
-
     chars = pdfium_page_chars(textpage)
     hidden = [False] * len(chars)
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
@@ -181,3 +179,22 @@ def pypdf_visible_text(page: Any) -> tuple[str, int]:
         return text, 0
     lines = "".join(pieces).split("\n")
     return "\n".join(line for line in lines if line.strip() or not line), dropped
+
+
+def pdfium_page_chars(textpage: Any) -> str:
+    """Every character of a PDFium text page (its raw handle), index for index: char ``i``
+    of the page is ``text[i]``, generated spaces and line breaks included, a NUL as a space.
+    One PDFium call for the page (a call per character costs more than the rest of the
+    page); per character only when the page has characters outside the BMP, which make the
+    UTF-16 text longer. The tables' geometry and the excerpts map characters to boxes by it."""
+    import ctypes
+
+    import pypdfium2.raw as raw
+
+    count = raw.FPDFText_CountChars(textpage)
+    buffer = ctypes.create_string_buffer((count + 1) * 2)
+    written = raw.FPDFText_GetText(textpage, 0, count, ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
+    text = buffer.raw[: max(0, written - 1) * 2].decode("utf-16-le", errors="replace")
+    if len(text) != count:
+        text = "".join(chr(raw.FPDFText_GetUnicode(textpage, i)) for i in range(count))
+    return text.replace("\x00", " ")
