@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table
-from ..structure import path_at, path_starts, without_contents
+from ..structure import contents_spans, path_at, path_starts
 from ..tables import weave_pages
 from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
@@ -91,35 +91,68 @@ class TokenChunkingStrategy:
         elsewhere: dict[int, list[tuple[int, int, int]]] = {}
         if every_table:
             pages, elsewhere = weave_pages(pages, every_table)
+        doc = DocumentText.from_pages(pages, elsewhere)
         if sections is None and self.find_sections is not None:
             sections = self.find_sections(pages)
-        # a contents list is never chunked (issue 52): its lines are taken out before windowing
-        pages = without_contents(pages, sections or [])
-        doc = DocumentText.from_pages(pages, elsewhere)
-        return with_paths(self.chunk_text(document_id, doc), doc, sections or [])
+        # a contents list is never chunked (issue 52): windows go around its lines
+        skip = contents_spans(doc, sections or [])
+        return with_paths(self.chunk_text(document_id, doc, skip), doc, sections or [])
 
-    def chunk_text(self, document_id: str, doc: DocumentText) -> list[Chunk]:
-        """The windows of one joined text, without section paths."""
-        chunks = []
-        for index, (start, end) in enumerate(token_windows(doc.text, self.chunk_size, self.chunk_overlap)):
-            text = doc.text[start:end]
-            first, last = doc.span_pages(start, end)
-            chunks.append(
-                Chunk(
-                    document_id=document_id,
-                    strategy=self.name,
-                    index=index,
-                    text=text,
-                    page_start=first,
-                    page_end=last,
-                    section_type="token",
-                    token_count=count_tokens(text),
-                    has_table="\n|---" in text or text.startswith("| "),
-                    char_start=start,
-                    char_end=end,
-                )
-            )
+    def chunk_text(
+        self, document_id: str, doc: DocumentText, skip: list[tuple[int, int]] | None = None
+    ) -> list[Chunk]:
+        """The windows of one joined text, without section paths. ``skip``: spans (in order)
+        left out: the windows read the text without them, so a window may run from before a
+        skipped span to after it (a cover's title, then the address after its contents
+        page); its ``char_start``/``char_end`` still index ``doc.text``."""
+        view, pieces = _without(doc.text, skip or [])
+        chunks: list[Chunk] = []
+        for start, end in token_windows(view, self.chunk_size, self.chunk_overlap):
+            first, last = _in_doc(pieces, start), _in_doc(pieces, end - 1) + 1
+            chunks.append(self._chunk(document_id, doc, len(chunks), view[start:end], first, last))
         return chunks
+
+    def _chunk(
+        self, document_id: str, doc: DocumentText, index: int, text: str, start: int, end: int
+    ) -> Chunk:
+        first, last = doc.span_pages(start, end)
+        return Chunk(
+            document_id=document_id,
+            strategy=self.name,
+            index=index,
+            text=text,
+            page_start=first,
+            page_end=last,
+            section_type="token",
+            token_count=count_tokens(text),
+            has_table="\n|---" in text or text.startswith("| "),
+            char_start=start,
+            char_end=end,
+        )
+
+
+def _without(text: str, skip: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without the ``skip`` spans (and the blank lines after each), and its pieces
+    as ``(offset in the result, offset in text)``."""
+    if not skip:
+        return text, [(0, 0)]
+    parts: list[str] = []
+    pieces: list[tuple[int, int]] = []
+    pos = length = 0
+    for start, end in [*skip, (len(text), len(text))]:
+        if start > pos:
+            pieces.append((length, pos))
+            parts.append(text[pos:start])
+            length += start - pos
+        rest = text[end:]
+        pos = max(pos, end + len(rest) - len(rest.lstrip()) if start < len(text) else end)
+    return "".join(parts), pieces or [(0, 0)]
+
+
+def _in_doc(pieces: list[tuple[int, int]], offset: int) -> int:
+    k = bisect.bisect_right([view for view, _ in pieces], offset) - 1
+    view, source = pieces[max(k, 0)]
+    return source + offset - view
 
 
 def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:

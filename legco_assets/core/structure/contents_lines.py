@@ -12,10 +12,8 @@ own further on; a run of such lines is the list, the form of the numbers after t
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .. import markers
-from ..records import Page, Section
+from ..records import DocumentText, Section
 
 CONTENTS_MIN_LINES = 3  # fewer listed headings in a row are not a list (a title page, a cross-reference)
 CONTENTS_MAX_TITLE = 60  # characters: a listed heading is a title, never a paragraph
@@ -80,11 +78,13 @@ def contents_only_pages(sections: list[Section]) -> list[int]:
     return sorted(listed - other)
 
 
-def without_contents(pages: list[Page], sections: list[Section]) -> list[Page]:
-    """The pages with the lines of their contents lists taken out of ``cleaned``, for the
-    token strategy, which windows the pages' text rather than sections: a contents line in a
-    window competes in search with the section it lists. A line goes only on the pages its
-    list spans; the rest of such a page (a cover's title above the list) stays."""
+def contents_spans(doc: DocumentText, sections: list[Section]) -> list[tuple[int, int]]:
+    """Spans of ``doc.text`` that print a contents list's lines (each line with its line
+    break; neighbours separated by blank lines only are one span), for the token strategy,
+    which windows the text rather than sections: a contents line in a window competes in
+    search with the section it lists. Lines are looked for only on the pages their list
+    spans, so the rest of such a page (a cover's title above the list) stays; the text is
+    not changed, so chunks' ``char_start``/``char_end`` still index the paper's whole text."""
     lines_by_page: dict[int, set[str]] = {}
     for section in sections:
         if section.type != "toc":
@@ -92,13 +92,19 @@ def without_contents(pages: list[Page], sections: list[Section]) -> list[Page]:
         lines = {ln.strip() for ln in section.text.split("\n") if ln.strip()}
         for number in range(section.start_page, section.end_page + 1):
             lines_by_page.setdefault(number, set()).update(lines)
-    if not lines_by_page:
-        return pages
-    out = []
-    for page in pages:
-        listed = lines_by_page.get(page.number)
-        if listed:
-            kept = "\n".join(ln for ln in page.cleaned.split("\n") if ln.strip() not in listed)
-            page = replace(page, cleaned=kept.strip("\n"))
-        out.append(page)
-    return out
+    spans: list[tuple[int, int]] = []
+    starts = doc.page_starts
+    for number in sorted(n for n in lines_by_page if 1 <= n <= len(starts)):
+        pos = starts[number - 1]
+        end = starts[number] if number < len(starts) else len(doc.text)
+        for line in doc.text[pos:end].split("\n"):
+            if line.strip() and line.strip() in lines_by_page[number]:
+                spans.append((pos, min(pos + len(line) + 1, len(doc.text))))
+            pos += len(line) + 1
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and not doc.text[merged[-1][1] : start].strip():
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
