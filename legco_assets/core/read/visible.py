@@ -77,12 +77,15 @@ def _invisible_objects(raw: Any, page: Any, crop: tuple[float, float, float, flo
 
 
 def _collect_invisible(raw: Any, container: Any, count: Any, get: Any, found: set[int]) -> None:
+    """The hot loop of the screen (a Hansard page holds ~140 text objects): PDFium's
+    functions bound to locals, one type and one mode call per object."""
     text_type, form_type = raw.FPDF_PAGEOBJ_TEXT, raw.FPDF_PAGEOBJ_FORM
+    get_type, get_mode = raw.FPDFPageObj_GetType, raw.FPDFTextObj_GetTextRenderMode
     for i in range(count(container)):
         obj = get(container, i)
-        kind = raw.FPDFPageObj_GetType(obj)
+        kind = get_type(obj)
         if kind == text_type:
-            if raw.FPDFTextObj_GetTextRenderMode(obj) == INVISIBLE_MODE:
+            if get_mode(obj) == INVISIBLE_MODE:
                 found.add(_address(obj))
         elif kind == form_type:
             _collect_invisible(raw, obj, raw.FPDFFormObj_CountObjects, raw.FPDFFormObj_GetObject, found)
