@@ -18,6 +18,7 @@ import pytest
 from legco_assets.core.errors import DocumentError
 from legco_assets.core.pipeline import chunk_paper
 from legco_assets.core.read import extract_document, read_source
+from legco_assets.core.read.extract import _pypdf_texts
 from legco_assets.core.settings import Settings, Strategy
 
 from .conftest import CORPUS
@@ -41,6 +42,17 @@ def test_off_page_and_invisible_text_is_left_out_and_counted() -> None:
     assert sum(p.off_page_chars for p in extracted.pages) == GOLD["hidden_chars"]
     assert {p.number for p in extracted.pages if p.off_page_chars} == {GOLD["contents_page"]}
     assert all(_squash(c["heading"]) in text for c in GOLD["chapters"]), "the visible text stays"
+
+
+def test_the_pypdf_fallback_leaves_the_same_text_out() -> None:
+    """The reader for files PDFium refuses drops the same placeholders by the pieces' place
+    and the ``Tr`` operator, and counts them alike."""
+    texts, off_page = _pypdf_texts(read_source(ADDRESS))
+    joined = _squash("".join(texts))
+    for line in [*GOLD["off_page_lines"], GOLD["invisible_line"]]:
+        assert _squash(line) not in joined, line
+    assert sum(off_page) == GOLD["hidden_chars"]
+    assert all(_squash(ln) in joined for ln in GOLD["contents_lines"]), "the visible text stays"
 
 
 @pytest.mark.parametrize("strategy", list(Strategy))
