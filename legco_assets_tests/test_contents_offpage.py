@@ -22,6 +22,7 @@ from legco_assets.core.read.extract import _pypdf_texts
 from legco_assets.core.settings import Settings, Strategy
 
 from .conftest import CORPUS
+from .runs import materialize_paper
 
 PDFS = Path(__file__).resolve().parent / "fixtures" / "pdfs"
 ADDRESS = PDFS / "policy_address_2019_zh.pdf"
@@ -105,3 +106,17 @@ def test_eco_guide_loses_only_the_page_numbers_printed_beyond_its_pages() -> Non
 def test_scanned_submission_still_fails_with_its_vision_reason() -> None:
     with pytest.raises(DocumentError, match="configure a vision LLM"):
         chunk_paper(SCANNED, Strategy.question, Settings(), use_llm=False)
+
+
+def test_page_text_materialisation_shows_what_was_left_out(tmp_path: Path) -> None:
+    """The ``page_text`` asset's metadata says how many characters were left out, and on
+    which pages, so a reader of the UI can see that the text layer held more than the page."""
+    paper = tmp_path / "inbox" / ADDRESS.name
+    paper.parent.mkdir(parents=True)
+    paper.write_bytes(ADDRESS.read_bytes())
+    result = materialize_paper(tmp_path, paper, {}, selection=["source_document", "page_text"])
+    assert result.success
+    [event] = [e for e in result.get_asset_materialization_events() if e.asset_key.path == ["page_text"]]
+    metadata = event.materialization.metadata
+    assert metadata["off_page_chars"].value == GOLD["hidden_chars"]
+    assert metadata["off_page_chars_per_page"].value == {str(GOLD["contents_page"]): GOLD["hidden_chars"]}
