@@ -17,11 +17,14 @@ import pytest
 
 from legco_assets.core.errors import DocumentError
 from legco_assets.core.pipeline import chunk_paper
-from legco_assets.core.read import extract_document, read_source
+from legco_assets.core.read import extract_document, read_source, text_pages
 from legco_assets.core.read.extract import _pypdf_texts
+from legco_assets.core.records import DocumentText
 from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.structure import detect_structure, toc_entries
 
 from .conftest import CORPUS
+from .pdf_factory import make_pdf
 from .runs import materialize_paper
 
 PDFS = Path(__file__).resolve().parent / "fixtures" / "pdfs"
@@ -120,3 +123,64 @@ def test_page_text_materialisation_shows_what_was_left_out(tmp_path: Path) -> No
     metadata = event.materialization.metadata
     assert metadata["off_page_chars"].value == GOLD["hidden_chars"]
     assert metadata["off_page_chars_per_page"].value == {str(GOLD["contents_page"]): GOLD["hidden_chars"]}
+
+
+UNTITLED_HEADINGS = ["Opening remarks", "Housing supply", "Land for the future", "Caring for families"]
+UNTITLED_ENTRIES = [
+    "Opening remarks 1-4",
+    "Housing supply 5-9",
+    "Land for the future 10 - 17",
+    "Caring for families 18",
+]
+
+
+def _untitled_contents_paper(path: Path) -> Path:
+    """A cover, a contents page with no title and no leaders (each heading with the range of
+    paragraphs it holds, as a range with or without spaces or a bare number), then the body."""
+    body: list[list[str]] = [[], []]
+    for k, heading in enumerate(UNTITLED_HEADINGS):
+        body[k // 2] += [
+            heading,
+            f"{k + 1}. The Government will work on {heading.lower()} with the community this year.",
+            "It will consult the public on the details of the measures before they take effect.",
+        ]
+    return make_pdf(path, [["Policy Address 2030", "The Chief Executive"], UNTITLED_ENTRIES, *body])
+
+
+@pytest.mark.parametrize("strategy", list(Strategy))
+def test_an_untitled_contents_list_is_known_by_the_headings_it_lists(
+    tmp_path: Path, strategy: Strategy
+) -> None:
+    paper = chunk_paper(
+        _untitled_contents_paper(tmp_path / "address.pdf"), strategy, Settings(), use_llm=False
+    )
+    lines = {ln.strip() for r in paper.records for ln in r.text.split("\n")}
+    assert not lines & set(UNTITLED_ENTRIES), "a contents line was chunked"
+    assert set(UNTITLED_HEADINGS) <= lines, "the body's headings stay"
+    assert not [c for c in paper.checks if c.blocking and not c.passed]
+
+
+def test_an_untitled_contents_list_still_gives_the_outline(tmp_path: Path) -> None:
+    """The list is a ``toc`` section: the titles it lists, with their ranges, are read from it."""
+    _, pages = text_pages(read_source(_untitled_contents_paper(tmp_path / "address.pdf")))
+    entries = toc_entries(detect_structure(DocumentText.from_pages(pages)))
+    assert [(e.title, e.first, e.last) for e in entries] == [
+        ("Opening remarks", 1, 4),
+        ("Housing supply", 5, 9),
+        ("Land for the future", 10, 17),
+        ("Caring for families", 18, None),
+    ]
+
+
+def test_lines_that_merely_repeat_are_no_contents_list(tmp_path: Path) -> None:
+    """A table's header row printed again on a later page repeats its lines but lists no
+    heading with a reference: it stays text."""
+    header = ["Actual", "($ billion)", "Estimate"]
+    pages = [
+        ["Budget sheets", *header, "Revenue 324.5"],
+        ["Notes on the figures"],
+        [*header, "Spending 486.6"],
+    ]
+    _, read = text_pages(read_source(make_pdf(tmp_path / "sheets.pdf", pages)))
+    sections = detect_structure(DocumentText.from_pages(read))
+    assert not [s for s in sections if s.type == "toc"]
