@@ -26,8 +26,9 @@ def test_pages_numbered_from_one_with_pypdfium2(tmp_path: Path) -> None:
 
 def test_pypdf_reader_gives_the_same_pages(tmp_path: Path) -> None:
     source = read_source(make_pdf(tmp_path / "a.pdf", LINES))
-    texts = _pypdf_texts(source)
+    texts, off_page = _pypdf_texts(source)
     assert len(texts) == 2 and "Question one is here" in texts[0]
+    assert off_page == [0, 0]
 
 
 def test_encrypted_with_empty_user_password_opens(tmp_path: Path) -> None:

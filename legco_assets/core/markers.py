@@ -35,7 +35,9 @@ ROSTER_WORD = re.compile(r"[A-Z]{4,}")  # a title word a list of names repeats (
 # --- document structure -------------------------------------------------------------------
 TOC_LEADER = re.compile(r"(?:\.{3,}|…{2,}|·{4,}|_{4,}|\s\.\s\.\s\.)\s*\d{1,4}(?:\s*[-–]\s*\d{1,4})?\s*$")
 TOC_TITLE = re.compile(
-    r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents)(?:\s+(?:Page|頁數|頁次|頁))?\s*$", re.IGNORECASE
+    r"^(?:目\s*錄|目\s*录|Table\s+of\s+Contents?|Contents)"
+    r"(?:\s+(?:Pages?|頁數|頁次|頁|段落|段|Paras?\.?|Paragraphs?))?\s*$",
+    re.IGNORECASE,
 )
 # a contents entry's reference: a page or paragraph number or range at the end of the line,
 # after leaders (``…… 12``, ``12 - 14``, ``第 1 - 9 段``, ``paragraphs 1-9``)

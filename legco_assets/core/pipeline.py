@@ -39,6 +39,7 @@ from .structure import (
     LabelCoverage,
     OfficialMatch,
     StructureOutcome,
+    contents_only_pages,
     find_structure,
     paper_structure,
     structure_summary,
@@ -145,6 +146,8 @@ def paper_facts(
     expected = {p.number for p in pages if p.cleaned.strip()}
     if strategy is Strategy.question:
         expected -= set(unchunked_pages(sections))
+    else:  # token windows leave contents lists out (issue 52)
+        expected -= set(contents_only_pages(sections))
     limit = settings.chunk_size if strategy is Strategy.token else settings.qa_max_chunk_tokens
     furniture = page_furniture(pages)
     return PaperFacts(

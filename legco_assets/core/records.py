@@ -38,6 +38,9 @@ class Page:
     # the PDF page's text layer maps its glyphs to no characters (read.unreadable_text): its
     # text is left out, as a scanned page's, and a vision model transcribes it when configured
     unreadable: bool = False
+    # characters of the PDF's text layer a reader cannot see (printed off the page's crop box,
+    # or invisibly), left out of ``raw`` (read.visible_text)
+    off_page_chars: int = 0
 
 
 @dataclass

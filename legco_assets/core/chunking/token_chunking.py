@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table
-from ..structure import path_at, path_starts
+from ..structure import contents_spans, path_at, path_starts
 from ..tables import weave_pages
 from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
@@ -114,7 +114,8 @@ class TokenChunkingStrategy:
         tables: list[Table] | PageTables | None = None,
     ) -> list[Chunk]:
         """Windows over the pages with every table woven in as Markdown (all tables are read
-        first: a window may cross any page), each with the path of the section it starts in."""
+        first: a window may cross any page), each with the path of the section it starts in;
+        the lines of a contents list left out."""
         every_table = PageTables.of(tables).all()
         elsewhere: dict[int, list[tuple[int, int, int]]] = {}
         if every_table:
@@ -122,31 +123,66 @@ class TokenChunkingStrategy:
         doc = DocumentText.from_pages(pages, elsewhere)
         if sections is None and self.find_sections is not None:
             sections = self.find_sections(pages)
-        return with_paths(self.chunk_text(document_id, doc), doc, sections or [])
+        # a contents list is never chunked (issue 52): windows go around its lines
+        skip = contents_spans(doc, sections or [])
+        return with_paths(self.chunk_text(document_id, doc, skip), doc, sections or [])
 
-    def chunk_text(self, document_id: str, doc: DocumentText) -> list[Chunk]:
-        """The windows of one joined text, without section paths."""
-        chunks = []
-        windows = table_windows(doc.text, self.chunk_size, self.chunk_overlap)
-        for index, (start, end, header) in enumerate(windows):
-            text = f"{header}\n{doc.text[start:end]}" if header else doc.text[start:end]
-            first, last = doc.span_pages(start, end)
-            chunks.append(
-                Chunk(
-                    document_id=document_id,
-                    strategy=self.name,
-                    index=index,
-                    text=text,
-                    page_start=first,
-                    page_end=last,
-                    section_type="token",
-                    token_count=count_tokens(text),
-                    has_table="\n|---" in text or text.startswith("| "),
-                    char_start=start,
-                    char_end=end,
-                )
-            )
+    def chunk_text(
+        self, document_id: str, doc: DocumentText, skip: list[tuple[int, int]] | None = None
+    ) -> list[Chunk]:
+        """The windows of one joined text, without section paths. ``skip``: spans (in order)
+        left out: the windows read the text without them, so a window may run from before a
+        skipped span to after it (a cover's title, then the address after its contents
+        page); its ``char_start``/``char_end`` still index ``doc.text``."""
+        view, pieces = _without(doc.text, skip or [])
+        chunks: list[Chunk] = []
+        for start, end, header in table_windows(view, self.chunk_size, self.chunk_overlap):
+            text = f"{header}\n{view[start:end]}" if header else view[start:end]
+            first, last = _in_doc(pieces, start), _in_doc(pieces, end - 1) + 1
+            chunks.append(self._chunk(document_id, doc, len(chunks), text, first, last))
         return chunks
+
+    def _chunk(
+        self, document_id: str, doc: DocumentText, index: int, text: str, start: int, end: int
+    ) -> Chunk:
+        first, last = doc.span_pages(start, end)
+        return Chunk(
+            document_id=document_id,
+            strategy=self.name,
+            index=index,
+            text=text,
+            page_start=first,
+            page_end=last,
+            section_type="token",
+            token_count=count_tokens(text),
+            has_table="\n|---" in text or text.startswith("| "),
+            char_start=start,
+            char_end=end,
+        )
+
+
+def _without(text: str, skip: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without the ``skip`` spans (and the blank lines after each), and its pieces
+    as ``(offset in the result, offset in text)``."""
+    if not skip:
+        return text, [(0, 0)]
+    parts: list[str] = []
+    pieces: list[tuple[int, int]] = []
+    pos = length = 0
+    for start, end in [*skip, (len(text), len(text))]:
+        if start > pos:
+            pieces.append((length, pos))
+            parts.append(text[pos:start])
+            length += start - pos
+        rest = text[end:]
+        pos = max(pos, end + len(rest) - len(rest.lstrip()) if start < len(text) else end)
+    return "".join(parts), pieces or [(0, 0)]
+
+
+def _in_doc(pieces: list[tuple[int, int]], offset: int) -> int:
+    k = bisect.bisect_right([view for view, _ in pieces], offset) - 1
+    view, source = pieces[max(k, 0)]
+    return source + offset - view
 
 
 def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:

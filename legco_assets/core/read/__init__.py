@@ -12,7 +12,6 @@ from .extract import (
     document_kind,
     extract_document,
     pdf_page_count,
-    pdfium_page_chars,
     read_source,
     render_page_png,
     upright_textpage,
@@ -43,6 +42,7 @@ from .transcribe import (
     scanned_pages,
     transcribe_scanned,
 )
+from .visible import pdfium_page_chars
 
 __all__ = [
     "Furniture",

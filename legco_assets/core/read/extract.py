@@ -79,8 +79,9 @@ def extract_document(source: SourceBytes) -> ExtractedDocument:
         page = Page(number=1, raw=html.text, headings=headings, breaks=html.breaks)
         return ExtractedDocument(path=str(source.path), kind=kind, extractor="lxml", pages=[page])
     hints: dict[int, list[list[Any]]] = {}
+    hidden: list[int] = []
     if kind == "pdf":
-        extractor, texts, hints = _pdf_texts(source)
+        extractor, texts, hints, hidden = _pdf_texts(source)
     elif kind == "docx":
         text, docx_hints = _docx_text(source)
         extractor, texts, hints = "python-docx", [text], {1: docx_hints}
@@ -97,6 +98,8 @@ def extract_document(source: SourceBytes) -> ExtractedDocument:
         else Page(number=n, raw=t, headings=hints.get(n, []))
         for n, t in enumerate(texts, 1)
     ]
+    for page, count in zip(pages, hidden):
+        page.off_page_chars = count
     return ExtractedDocument(path=str(source.path), kind=kind, extractor=extractor, pages=pages)
 
 
@@ -124,7 +127,9 @@ def _normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x02", "").replace("\ufffe", "")
 
 
-def _pdf_texts(source: SourceBytes) -> tuple[str, list[str], dict[int, list[list[Any]]]]:
+def _pdf_texts(source: SourceBytes) -> tuple[str, list[str], dict[int, list[list[Any]]], list[int]]:
+    """Extractor, text per page, heading hints, and per page the characters left out as
+    off the page or invisible (:mod:`visible`)."""
     if not source.data.lstrip()[:5].startswith(b"%PDF"):
         raise DocumentError(source.path, "not a PDF (the file does not start with %PDF)")
     try:
@@ -133,7 +138,8 @@ def _pdf_texts(source: SourceBytes) -> tuple[str, list[str], dict[int, list[list
         raise
     except Exception as pdfium_error:  # PDFium refused the file: try the pure-Python reader
         try:
-            return "pypdf", _pypdf_texts(source), {}
+            texts, hidden = _pypdf_texts(source)
+            return "pypdf", texts, {}, hidden
         except DocumentError:
             raise
         except Exception:
@@ -147,12 +153,14 @@ def _pdf_reason(exc: Exception) -> str:
     return "corrupt or truncated PDF (cannot be parsed)"
 
 
-def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[Any]]]]:
-    """Text per page, and the heading hints the typography gives (:mod:`headings`), read
-    while each text page is open."""
+def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[Any]]], list[int]]:
+    """Text per page as a reader sees it (:mod:`visible`), the heading hints the typography
+    gives (:mod:`headings`), read while each text page is open, and the characters left out."""
     import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_raw
 
     from .headings import assign_levels, page_samples
+    from .visible import visible_text
 
     try:
         pdf = pdfium.PdfDocument(source.data)
@@ -163,27 +171,30 @@ def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[A
     try:
         if len(pdf) == 0:
             raise DocumentError(source.path, "PDF has no pages")
-        texts, samples, fonts = [], [], {}
+        texts, samples, fonts, hidden = [], [], {}, []
         for index in range(len(pdf)):
             page = pdf[index]
             textpage = upright_textpage(page)
-            text = textpage.get_text_range()
-            samples.append(page_samples(textpage.raw, text, index + 1, fonts, page.raw))
-            texts.append(_normalise_newlines(text))
+            seen = visible_text(pdfium_raw, page, textpage.raw, textpage.get_text_range())
+            samples.append(page_samples(textpage.raw, seen.aligned, index + 1, fonts, page.raw))
+            texts.append(_normalise_newlines(seen.text))
+            hidden.append(seen.dropped)
             textpage.close()
             page.close()
-        return texts, assign_levels(samples)
+        return texts, assign_levels(samples), hidden
     finally:
         pdf.close()
 
 
-def _pypdf_texts(source: SourceBytes) -> list[str]:
+def _pypdf_texts(source: SourceBytes) -> tuple[list[str], list[int]]:
     """The fallback reader, for files PDFium refused. pypdf logs its repairs ("EOF marker
     not found", …) as warnings/errors, which reach stderr when nobody configured logging
     (``legco-assets chunk``); we report our own one-line reason instead, so they are muted."""
     import logging
 
     from pypdf import PdfReader
+
+    from .visible import pypdf_visible_text
 
     pypdf_logger = logging.getLogger("pypdf")
     level = pypdf_logger.level
@@ -194,7 +205,8 @@ def _pypdf_texts(source: SourceBytes) -> list[str]:
             raise DocumentError(source.path, "encrypted PDF (a password is required to open it)")
         if len(reader.pages) == 0:
             raise DocumentError(source.path, "PDF has no pages")
-        return [_normalise_newlines(page.extract_text() or "") for page in reader.pages]
+        seen = [pypdf_visible_text(page) for page in reader.pages]
+        return [_normalise_newlines(text) for text, _ in seen], [hidden for _, hidden in seen]
     finally:
         pypdf_logger.setLevel(level)
 
@@ -340,25 +352,6 @@ def upright_textpage(page: Any) -> Any:
         return page.get_textpage()
     finally:
         page.set_rotation(rotation)
-
-
-def pdfium_page_chars(textpage: Any) -> str:
-    """Every character of a PDFium text page (its raw handle), index for index: char ``i``
-    of the page is ``text[i]``, generated spaces and line breaks included, a NUL as a space.
-    One PDFium call for the page (a call per character costs more than the rest of the
-    page); per character only when the page has characters outside the BMP, which make the
-    UTF-16 text longer. The tables' geometry and the excerpts map characters to boxes by it."""
-    import ctypes
-
-    import pypdfium2.raw as raw
-
-    count = raw.FPDFText_CountChars(textpage)
-    buffer = ctypes.create_string_buffer((count + 1) * 2)
-    written = raw.FPDFText_GetText(textpage, 0, count, ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
-    text = buffer.raw[: max(0, written - 1) * 2].decode("utf-16-le", errors="replace")
-    if len(text) != count:
-        text = "".join(chr(raw.FPDFText_GetUnicode(textpage, i)) for i in range(count))
-    return text.replace("\x00", " ")
 
 
 def pdf_page_count(pdf_bytes: bytes) -> int:

@@ -375,6 +375,7 @@ def clean_pages(pages: list[Page]) -> list[Page]:
                 headings=page.headings,
                 breaks=page.breaks,
                 unreadable=page.unreadable,
+                off_page_chars=page.off_page_chars,
             )
         )
     return cleaned

@@ -155,7 +155,10 @@ def transcribe_scanned(
                 result.notes.append(f"page {number}: transcription failed ({exc})")
                 continue
             if text:
-                by_number[number] = Page(number, merged_raw(text, by_number[number].raw))
+                read = by_number[number]
+                by_number[number] = Page(
+                    number, merged_raw(text, read.raw), off_page_chars=read.off_page_chars
+                )
                 result.transcribed.append(number)
             else:
                 result.notes.append(f"page {number}: the model found no text")

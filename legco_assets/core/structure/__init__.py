@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .annexes import AnnexReport, link_annexes, same_member
 from .asked_headings import asked_headings
+from .contents_lines import contents_only_pages, contents_spans
 from .council import SUPPLEMENTARY, WRITTEN, context_line, printed_questions, question_lead, reply_parts
 from .label_guard import LabelCoverage, label_coverage, question_labels
 from .llm_structure import (
@@ -43,6 +44,8 @@ from .text import drop_internal_refs, join_pages
 from .toc import toc_entries
 
 __all__ = [
+    "contents_only_pages",
+    "contents_spans",
     "AnnexReport",
     "link_annexes",
     "same_member",

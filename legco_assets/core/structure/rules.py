@@ -28,6 +28,7 @@ from .. import markers
 from ..records import DocumentText, Section
 from . import council
 from .answered import answered_pairs
+from .contents_lines import ContentsLines
 from .numbering import paragraph_numbers
 from .ordinals import label_id, label_value
 from .releases import released_questions
@@ -96,6 +97,7 @@ class _Detector:
     raw_lengths: list[int] = field(default_factory=list)
     topic_labels: dict[str, int] = field(default_factory=dict)  # style -> last ordinal
     paragraphs: set[int] = field(default_factory=set)  # numbered lines that ask but number paragraphs
+    contents: ContentsLines | None = None  # built on the first untitled line that could open a list
 
     def __post_init__(self) -> None:
         raw = self.doc.text.split("\n")
@@ -173,10 +175,12 @@ class _Detector:
 
     # table of contents
     def _toc_end(self, i: int) -> int:
-        """End of a table of contents starting at line ``i`` (0 when none starts here)."""
+        """End of a table of contents starting at line ``i`` (0 when none starts here): a
+        titled list, leader lines before the body, or (:mod:`contents_lines`) a run of lines
+        before the body that list the paper's own headings, whatever follows them."""
         titled = bool(markers.TOC_TITLE.match(self.lines[i]))
         if not titled and not (markers.TOC_LEADER.search(self.lines[i]) and self._front_matter(i)):
-            return 0
+            return self._listed_end(i) if self._front_matter(i) else 0
         end = i + 1
         while True:
             ahead = self._next_nonblank(end - 1, 3)
@@ -184,6 +188,11 @@ class _Detector:
                 return end
             first_entry = next(k for k in ahead if self._toc_entry(k, titled))
             end = first_entry + 1
+
+    def _listed_end(self, i: int) -> int:
+        if self.contents is None:
+            self.contents = ContentsLines(self.lines)
+        return self.contents.end(i, len(self.lines))
 
     def _front_matter(self, i: int) -> bool:
         """Leader lines make a contents list only before the body (appendix tables use them too)."""

@@ -39,7 +39,11 @@ def toc_entries(sections: list[Section]) -> list[TocEntry]:
         if section.type != "toc":
             continue
         pending: list[str] = []
-        for line in (ln.strip() for ln in section.text.split("\n")[1:]):
+        lines = [ln.strip() for ln in section.text.split("\n")]
+        # the first line is the list's title, unless it is an entry already (a list known
+        # by its leaders or by the headings it lists has none: :mod:`contents_lines`)
+        first = 0 if lines and markers.TOC_ENTRY_REF.search(lines[0]) else 1
+        for line in lines[first:]:
             if not line:
                 continue
             if pending and (_opens_entry(line) or len(pending) >= TOC_MAX_ENTRY_LINES):

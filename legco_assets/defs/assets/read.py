@@ -30,10 +30,11 @@ class PageImagesConfig(dg.Config):
 @paper_asset(
     "ingest",
     {"python"},
-    "3",
+    "4",
     deps=[source_document],
     description="Text per page: raw as extracted and cleaned "
-    "(footers, page numbers, running headers removed).",
+    "(footers, page numbers, running headers removed); text printed off the page or "
+    "invisibly is left out and counted (off_page_chars).",
 )
 def page_text(
     context: dg.AssetExecutionContext, legco: LegcoSettings, llm: LLMResource
@@ -41,12 +42,17 @@ def page_text(
     settings = legco.settings()
     extracted = pipeline.stage_page_text(settings, context.partition_key, llm.client(settings))
     chars = [len(p.cleaned) for p in extracted.pages]
+    off_page = {p.number: p.off_page_chars for p in extracted.pages if p.off_page_chars}
     return dg.MaterializeResult(
         metadata={
             "extractor": extracted.extractor,
             "pages": len(extracted.pages),
             "characters": sum(chars),
             "characters_per_page": dg.MetadataValue.json(dict(enumerate(chars, start=1))),
+            # characters in the text layer a reader cannot see (off the crop box, render
+            # mode 3): left out of the text, counted so the reader knows something was
+            "off_page_chars": sum(off_page.values()),
+            "off_page_chars_per_page": dg.MetadataValue.json(off_page),
             "page_1_preview": dg.MetadataValue.md("```\n" + extracted.pages[0].cleaned[:600] + "\n```"),
             **upstream_metadata(context),
         },
