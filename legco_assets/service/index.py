@@ -34,25 +34,11 @@ CHECK_EVERY_S = 0.5  # how often a request looks at the store for a change (a st
 SETTLE_S = 20.0  # a store unchanged this long is taken as it is, whole or not
 
 
-class SnapshotRetriever(Retriever):
-    """The core retriever with its scopes loaded once and kept: the server replaces a whole
-    snapshot when the store changes (:class:`LiveIndex`), never one scope under a search
-    (the core retriever reloads a scope when the row count moves, which on a client opened
-    before another process wrote would read a store half seen)."""
-
-    def scope(self, strategy: str, all_versions: bool = False) -> Any:
-        key = (strategy, all_versions)
-        if key not in self._scopes:
-            count = with_retries(self.collection.count)
-            self._scopes[key] = self._load_scope(strategy, all_versions, count)
-        return self._scopes[key]
-
-
 @dataclass
 class Snapshot:
     """One loaded view of the store: its client, the retriever over it, and the papers' titles."""
 
-    retriever: SnapshotRetriever
+    retriever: Retriever
     signature: tuple[Any, ...]
     titles: dict[str, tuple[str, str]] = field(default_factory=dict)  # document -> (title, language)
 
@@ -137,7 +123,7 @@ class LiveIndex:
         self._checked = 0.0
         self._pending: tuple[tuple[Any, ...], float] | None = None  # a changed signature, first seen at
         self.reloads = 0
-        self._first: SnapshotRetriever | None = None  # its embedder, translator and reranker are kept
+        self._first: Retriever | None = None  # its embedder, translator and reranker are kept
         self.snapshot = self._load(settle=True)
 
     def _load(self, settle: bool) -> Snapshot | None:
@@ -152,22 +138,26 @@ class LiveIndex:
             return None
         return Snapshot(retriever, signature, titles=_titles(self.settings, {r.document_id for r in records}))
 
-    def _retriever(self, collection: Any) -> SnapshotRetriever:
-        """A retriever over ``collection`` with the embedder loaded once for the process."""
+    def _retriever(self, collection: Any) -> Retriever:
+        """A retriever over ``collection`` with the embedder loaded once for the process, its
+        scopes kept as first loaded (``follow_store`` off): the server swaps whole snapshots,
+        never one scope under a search."""
         if self._first is None:
-            self._first = SnapshotRetriever.open(
+            retriever = self._first = Retriever.open(
                 self.settings, collection=collection, translate=self.translate, rerank=self.rerank
             )
-            return self._first
-        first = self._first
-        return SnapshotRetriever(
-            collection,
-            first.embedder,
-            first.cache_dir,
-            first.fusion,
-            translator=first.translator,
-            reranker=first.reranker,
-        )
+        else:
+            first = self._first
+            retriever = Retriever(
+                collection,
+                first.embedder,
+                first.cache_dir,
+                first.fusion,
+                translator=first.translator,
+                reranker=first.reranker,
+            )
+        retriever.follow_store = False
+        return retriever
 
     def current(self) -> Snapshot:
         """The snapshot to answer from, reloaded first when the store changed since it was loaded."""

@@ -146,6 +146,10 @@ class Retriever:
         self.question_sides = question_sides  # None: QUESTION_SIDE of the searched strategy
         # rank Q&A chunks and the others each among their own kind in that ranker
         self.per_kind = PER_KIND if per_kind is None else per_kind
+        # reload a scope when the collection's size moves; False: keep the scopes first loaded
+        # (a server swaps whole retrievers instead: one opened before another process wrote
+        # would load a store half seen, see legco_assets/service/index.py)
+        self.follow_store = True
         self._scopes: dict[tuple[str, bool], Scope] = {}
 
     @classmethod
@@ -173,10 +177,13 @@ class Retriever:
 
     # -- scopes ----------------------------------------------------------------------------
     def scope(self, strategy: str, all_versions: bool = False) -> Scope:
-        """The loaded scope, (re)loading it when absent or when the collection changed."""
+        """The loaded scope, (re)loading it when absent or (``follow_store``) when the
+        collection changed."""
         key = (strategy, all_versions)
-        count = with_retries(self.collection.count)
         current = self._scopes.get(key)
+        if current is not None and not self.follow_store:
+            return current
+        count = with_retries(self.collection.count)
         if current is None or current.count != count:
             current = self._load_scope(strategy, all_versions, count)
             self._scopes[key] = current
