@@ -168,7 +168,9 @@ def test_skipping_far_text_lines_reads_the_same_characters(
 
     skipping = read_all()
     monkeypatch.setattr(page_reader_module.PageReader, "_line_far", lambda *args: False)
-    assert read_all() == skipping and skipping
+    assert read_all() == skipping
+    # no characters read only where no grid is drawn (the Policy Address fixture: prose alone)
+    assert skipping or not any(geometric_tables(path.read_bytes()).values())
 
 
 def test_in_order_gives_every_page_in_order_as_one_process_finds_them(long_paper: bytes) -> None:
