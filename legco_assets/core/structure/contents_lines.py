@@ -35,13 +35,19 @@ class ContentsLines:
 
     def __init__(self, lines: list[str]) -> None:
         self.lines = lines
+        self._titles: dict[int, str] = {}  # line -> its listed title, read once
         self.last: dict[str, int] = {}
         for k, line in enumerate(lines):
             if line and len(line) <= CONTENTS_MAX_TITLE:
                 self.last[_key(line)] = k
 
+    def _title(self, k: int) -> str:
+        if k not in self._titles:
+            self._titles[k] = listed_title(self.lines[k])
+        return self._titles[k]
+
     def _repeated_after(self, k: int, after: int) -> bool:
-        title = listed_title(self.lines[k])
+        title = self._title(k)
         return bool(title) and len(title) <= CONTENTS_MAX_TITLE and self.last.get(_key(title), -1) > after
 
     def end(self, i: int, limit: int) -> int:
@@ -63,7 +69,7 @@ class ContentsLines:
             run.pop()  # a title that comes back only inside the run is not listed
         if len(run) < CONTENTS_MIN_LINES:
             return 0
-        referenced = sum(1 for j in run if markers.TOC_ENTRY_REF.search(self.lines[j]))
+        referenced = sum(1 for j in run if self._title(j) != self.lines[j].strip())  # a reference cut off
         return run[-1] + 1 if referenced * 2 >= len(run) else 0
 
 

@@ -179,8 +179,10 @@ class _Detector:
         titled list, leader lines before the body, or (:mod:`contents_lines`) a run of lines
         before the body that list the paper's own headings, whatever follows them."""
         titled = bool(markers.TOC_TITLE.match(self.lines[i]))
-        if not titled and not (markers.TOC_LEADER.search(self.lines[i]) and self._front_matter(i)):
-            return self._listed_end(i) if self._front_matter(i) else 0
+        if not titled and not self._front_matter(i):  # the cheap test first: most lines are the body's
+            return 0
+        if not titled and not markers.TOC_LEADER.search(self.lines[i]):
+            return self._listed_end(i)
         end = i + 1
         while True:
             ahead = self._next_nonblank(end - 1, 3)
