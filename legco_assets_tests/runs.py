@@ -85,16 +85,24 @@ def materialize_paper(
     data = tmp_path / "data"
     key = DocumentIndex(data / "documents").register(paper)
     with dg.instance_for_test() as instance:
-        instance.add_dynamic_partitions("documents", [key])
-        return dg.materialize(
-            ALL_ASSETS,
-            selection=selection,
-            partition_key=key,
-            instance=instance,
-            resources=dagster_resources(data),
-            run_config=run_config,
-            raise_on_error=False,
-        )
+        return materialize_partition(instance, data, key, run_config, selection)
+
+
+def materialize_partition(
+    instance: dg.DagsterInstance, data: Path, key: str, run_config: dict | None = None, selection=None
+) -> dg.ExecuteInProcessResult:
+    """Add the partition ``key`` (a paper registered under ``data``) to ``instance`` and
+    materialise it there; a failed step is returned in the result, not raised."""
+    instance.add_dynamic_partitions("documents", [key])
+    return dg.materialize(
+        ALL_ASSETS,
+        selection=selection,
+        partition_key=key,
+        instance=instance,
+        resources=dagster_resources(data),
+        run_config=run_config,
+        raise_on_error=False,
+    )
 
 
 def check_statuses(instance: dg.DagsterInstance, key: dg.AssetCheckKey) -> dict[str, str]:

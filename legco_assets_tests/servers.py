@@ -7,6 +7,7 @@ a test module imports them from here, never from another test module.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,6 +112,24 @@ def start_chroma_server(path: Path, port: int | None = None) -> ChromaServer:
 
 
 # -- the search service (legco-assets serve) --------------------------------------------------
+# a search hit's keys, as issue 48 lists them (the API's, the page's and the tools' hits)
+SEARCH_HIT_KEYS = frozenset(
+    {
+        "id",
+        "document_id",
+        "title",
+        "text",
+        "score",
+        "page_start",
+        "page_end",
+        "section_path",
+        "question_id",
+        "language",
+        "excerpt_url",
+    }
+)
+
+
 @dataclass
 class SearchService:
     """``legco-assets serve``'s app on uvicorn in a thread of this process, on 127.0.0.1."""
@@ -149,3 +169,13 @@ def start_search_service(settings: Settings, timeout_s: float = 120.0) -> Search
             raise RuntimeError("the search service did not start")
         time.sleep(0.05)
     return SearchService(f"http://127.0.0.1:{port}", server, thread, context)
+
+
+@contextlib.contextmanager
+def search_service(settings: Settings) -> Iterator[SearchService]:
+    """:func:`start_search_service` for a ``with`` block (a module's fixture): stopped after."""
+    running = start_search_service(settings)
+    try:
+        yield running
+    finally:
+        running.stop()

@@ -25,7 +25,7 @@ from legco_assets.defs.sensors import inbox_sensor
 
 from .conftest import REPO
 from .factories import fixed_english_paper
-from .runs import cli, dagster_resources, ran
+from .runs import cli, dagster_resources, materialize_partition, ran
 
 
 def _materialize(
@@ -170,14 +170,7 @@ def test_a_bad_file_fails_its_materialisation_with_the_reason_and_no_retry(tmp_p
     )
     key = DocumentIndex(data / "documents").register(page)
     with dg.instance_for_test() as instance:
-        instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(
-            ALL_ASSETS,
-            partition_key=key,
-            instance=instance,
-            resources=dagster_resources(data),
-            raise_on_error=False,
-        )
+        result = materialize_partition(instance, data, key)
         assert not result.success
         failures = [e.event_specific_data for e in result.all_events if e.is_step_failure]
         assert [e.step_key for e in result.all_events if e.is_step_failure] == ["source_document"]
@@ -202,15 +195,7 @@ def test_a_broken_file_puts_its_reason_on_the_partition(tmp_path: Path) -> None:
     key = DocumentIndex(data / "documents").register(broken)
     reason = "not a PDF (the file does not start with %PDF)"
     with dg.instance_for_test() as instance:
-        instance.add_dynamic_partitions(documents_partitions.name, [key])
-        result = dg.materialize(
-            ALL_ASSETS,
-            partition_key=key,
-            instance=instance,
-            resources=dagster_resources(data),
-            run_config=strategy_run_config(Strategy.token),
-            raise_on_error=False,
-        )
+        result = materialize_partition(instance, data, key, strategy_run_config(Strategy.token))
         assert not result.success
         failure = next(e for e in result.all_events if e.is_step_failure).event_specific_data
         assert failure.user_failure_data.description == reason and failure.error.cause is None

@@ -16,28 +16,13 @@ from legco_assets.core.records import ChunkMetadata
 from legco_assets.core.settings import DEFAULT_EXCERPTS_BASE_URL, SERVE_PORT
 
 from .conftest import store_settings
-from .servers import SearchService, start_search_service
-
-HIT_KEYS = {
-    "id",
-    "document_id",
-    "title",
-    "text",
-    "score",
-    "page_start",
-    "page_end",
-    "section_path",
-    "question_id",
-    "language",
-    "excerpt_url",
-}
+from .servers import SEARCH_HIT_KEYS, SearchService, search_service, start_search_service
 
 
 @pytest.fixture(scope="module")
 def service(served_store) -> Iterator[SearchService]:
-    running = start_search_service(store_settings(served_store))
-    yield running
-    running.stop()
+    with search_service(store_settings(served_store)) as running:
+        yield running
 
 
 def get(service: SearchService, path: str, **params: Any) -> tuple[int, Any, dict[str, str]]:
@@ -56,7 +41,7 @@ def test_search_answers_hits_with_the_issues_keys_and_their_excerpt_urls(service
     status, data, _ = get(service, "/api/search", q="水浸黑點", k=3, strategy="question")
     assert status == 200 and data["query"] == "水浸黑點" and data["strategy"] == "question"
     hits = data["hits"]
-    assert 1 <= len(hits) <= 3 and all(set(h) == HIT_KEYS for h in hits)
+    assert 1 <= len(hits) <= 3 and all(set(h) == SEARCH_HIT_KEYS for h in hits)
     first = hits[0]
     assert first["document_id"] == "sample-zh-qa" and first["language"] == "zh-Hant"
     assert "水浸黑點" in first["text"] and first["question_id"] == "A1"
@@ -103,7 +88,7 @@ def test_the_openapi_page_publishes_the_chunk_record(service: SearchService) -> 
     assert {"/api/search", "/api/documents", "/api/chunks/{chunk_id}", "/api/answer"} <= set(paths)
     schemas = spec["components"]["schemas"]
     assert {"question_id", "section_path", "chunk_file_path"} <= set(schemas["ChunkMetadata"]["properties"])
-    assert set(schemas["SearchHit"]["properties"]) == HIT_KEYS
+    assert set(schemas["SearchHit"]["properties"]) == SEARCH_HIT_KEYS
     status, page, _ = get(service, "/docs")  # the reference, rendered here: nothing loads from elsewhere
     text = page.decode()
     assert status == 200 and "GET /api/search" in text and "POST /api/answer" in text
@@ -196,7 +181,7 @@ def test_answer_with_an_llm_cites_the_chunks_it_read(served_store, llm_server) -
         running.stop()
     assert data["sufficient"] and data["answer"] == "全港仍有五個水浸黑點。"
     assert data["citations"][0]["question_id"] == "A1"
-    assert data["context"] and all(set(h) == HIT_KEYS for h in data["context"])
+    assert data["context"] and all(set(h) == SEARCH_HIT_KEYS for h in data["context"])
     assert any(h["question_id"] == "A1" for h in data["context"])
     assert llm_server.calls["chat"] >= 1
 

@@ -17,7 +17,7 @@ import pytest
 from legco_assets.core.excerpts import highlight_pages
 
 from .conftest import store_settings
-from .servers import SearchService, screenshots_dir, start_search_service
+from .servers import SearchService, screenshots_dir, search_service
 
 pytestmark = pytest.mark.browser
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -26,9 +26,8 @@ BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-ba
 
 @pytest.fixture(scope="module")
 def service(served_store: Path) -> Iterator[SearchService]:
-    running = start_search_service(store_settings(served_store))
-    yield running
-    running.stop()
+    with search_service(store_settings(served_store)) as running:
+        yield running
 
 
 def assert_opened_excerpt_is_the_chunks(content_type: str, body: bytes, chunk: dict) -> None:

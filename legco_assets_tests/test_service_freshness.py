@@ -24,21 +24,7 @@ from legco_assets.service import index as live_index
 
 from .conftest import FIXTURES, SAMPLES, store_settings
 from .runs import cli
-from .servers import SearchService, start_search_service
-
-HIT_KEYS = {
-    "id",
-    "document_id",
-    "title",
-    "text",
-    "score",
-    "page_start",
-    "page_end",
-    "section_path",
-    "question_id",
-    "language",
-    "excerpt_url",
-}
+from .servers import SEARCH_HIT_KEYS, SearchService, search_service
 
 
 @pytest.fixture(scope="module")
@@ -50,9 +36,8 @@ def home(served_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def service(home: Path) -> Iterator[SearchService]:
-    running = start_search_service(store_settings(home))
-    yield running
-    running.stop()
+    with search_service(store_settings(home)) as running:
+        yield running
 
 
 def search(service: SearchService, **params: Any) -> dict[str, Any]:
@@ -162,7 +147,7 @@ def test_8_clients_x_50_searches_while_an_ingest_runs(service: SearchService, ho
             try:
                 data = search(service, q=query, k=5, strategy=("token", "question")[i % 2])
                 assert data["query"] == query and 1 <= len(data["hits"]) <= 5
-                assert all(set(h) == HIT_KEYS and h["text"] and h["excerpt_url"] for h in data["hits"])
+                assert all(set(h) == SEARCH_HIT_KEYS and h["text"] and h["excerpt_url"] for h in data["hits"])
                 answered[number] += 1
             except Exception as exc:  # noqa: BLE001 (every failure is collected and reported)
                 problems.append(f"client {number} search {i}: {type(exc).__name__}: {exc}")

@@ -18,16 +18,15 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from .conftest import REPO, store_settings
-from .servers import SearchService, start_search_service
+from .servers import SearchService, search_service
 
 TOOLS = {"search", "get_chunk", "list_documents"}
 
 
 @pytest.fixture(scope="module")
 def service(served_store: Path) -> Iterator[SearchService]:
-    running = start_search_service(store_settings(served_store))
-    yield running
-    running.stop()
+    with search_service(store_settings(served_store)) as running:
+        yield running
 
 
 def structured(result: Any) -> dict[str, Any]:

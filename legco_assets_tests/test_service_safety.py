@@ -21,7 +21,7 @@ from legco_assets.service import MAX_BODY_BYTES, MAX_CONCURRENT, MAX_QUERY_CHARS
 
 from .conftest import TESTS, store_settings
 from .runs import cli
-from .servers import SearchService, start_search_service
+from .servers import SearchService, search_service
 
 HTML_PAPER = TESTS / "fixtures" / "html" / "ld_faq_annual_leave_tc.html"
 
@@ -39,9 +39,8 @@ def home(served_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def service(home: Path) -> Iterator[SearchService]:
-    running = start_search_service(store_settings(home))
-    yield running
-    running.stop()
+    with search_service(store_settings(home)) as running:
+        yield running
 
 
 def raw(service: SearchService, method: str, path: str, body: bytes | None = None, **headers: str):
