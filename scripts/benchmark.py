@@ -101,6 +101,21 @@ print(chars)
 """
 
 
+def chunk_command(paper: Path) -> list[str]:
+    """``legco-assets chunk PAPER --strategy question --no-llm``, a process of its own: what a
+    user waits for (start-up included)."""
+    return [
+        sys.executable,
+        "-m",
+        "legco_assets.cli",
+        "chunk",
+        str(paper),
+        "--strategy",
+        "question",
+        "--no-llm",
+    ]
+
+
 def _process(args: list[str], data_dir: Path) -> Callable[[], dict[str, Any]]:
     """A timed call that runs ``args`` as a fresh process, output discarded. Bytecode is
     written and read as in a normal install (a ``PYTHONDONTWRITEBYTECODE`` set by the shell
@@ -133,17 +148,7 @@ def _prepare(stage: str, paper: Path, work: Path) -> Callable[[], dict[str, Any]
     if stage == "raw_process":
         return _process([sys.executable, "-c", RAW_PROGRAM, str(paper)], work / "data")
     if stage == "cli_question":
-        cli = [
-            sys.executable,
-            "-m",
-            "legco_assets.cli",
-            "chunk",
-            str(paper),
-            "--strategy",
-            "question",
-            "--no-llm",
-        ]
-        return _process(cli, work / "data")
+        return _process(chunk_command(paper), work / "data")
     if stage == "raw_pypdfium2":
         import pypdfium2 as pdfium
 
@@ -501,16 +506,7 @@ def run_pairs(paper: Path, pages: int, rounds: int, against: Path | None, work: 
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["LEGCO_DATA_DIR"] = str(work / "data")
-    chunk = [
-        sys.executable,
-        "-m",
-        "legco_assets.cli",
-        "chunk",
-        str(paper),
-        "--strategy",
-        "question",
-        "--no-llm",
-    ]
+    chunk = chunk_command(paper)
     trees = {"this": str(REPO), **({"against": str(against.resolve())} if against else {})}
     commands = {"raw": ([sys.executable, "-c", RAW_PROGRAM, str(paper)], env)}
     for name, tree in trees.items():
