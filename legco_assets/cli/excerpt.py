@@ -1,8 +1,9 @@
 """``legco-assets excerpt CHUNK_ID [-o FILE]``: one chunk's excerpt on its own (``legco-assets
 serve`` answers the same excerpt over HTTP at ``/excerpt/<chunk id>``).
 
-A strategy's excerpts of a paper are one file (the highlighted copy, ``#page=N`` per chunk);
-the per-chunk PDF, with only that chunk's pages and highlight, is cut from it when asked.
+A strategy's excerpts of a paper are one stored file (the highlighted copy); a chunk's own
+excerpt, only its pages and only its highlight (or its page with only its marks), is cut
+from it when asked: the bytes its link opens.
 It does not import Dagster.
 """
 

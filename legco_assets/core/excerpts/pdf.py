@@ -244,7 +244,7 @@ def highlighted_texts(data: bytes) -> dict[str, str]:
 
 
 def highlight_pages(data: bytes) -> dict[str, set[int]]:
-    """The pages (1-based) each chunk id's highlight is on: what a ``#page=N`` link needs."""
+    """The pages (1-based) each chunk id's highlight is on: the pages a chunk's own excerpt cuts."""
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(data)
