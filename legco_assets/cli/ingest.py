@@ -27,11 +27,12 @@ def _expand(paths: Sequence[str], settings: Settings) -> tuple[list[Path], list[
     come back as ``(path, reason, named)`` (``core.inbox.skip_reason``: the sensor's rules),
     ``named`` when the user named that file itself."""
     from legco_assets.core.sources import folder_files, skip_reason
+    from legco_assets.core.storage import location, shown
 
     files: list[Path] = []
     skipped: list[tuple[Path, str, bool]] = []
     for raw in paths:
-        p = Path(raw)
+        p = location(raw)  # a local path, or a file or prefix in an object store
         found = folder_files(p) if p.is_dir() else [(p, None)]
         for f, relative in found:
             reason = skip_reason(f, settings, relative)
@@ -39,12 +40,12 @@ def _expand(paths: Sequence[str], settings: Settings) -> tuple[list[Path], list[
                 skipped.append((f, reason, relative is None))
             else:
                 files.append(f)
-    unique: dict[Path, Path] = {}
+    unique: dict[str, Path] = {}
     for f in files:
-        unique.setdefault(f.resolve(), f)
-    left_out: dict[Path, tuple[Path, str, bool]] = {}
+        unique.setdefault(shown(f), f)
+    left_out: dict[str, tuple[Path, str, bool]] = {}
     for path, reason, named in skipped:
-        key = path.resolve()
+        key = shown(path)
         if key not in unique:
             left_out[key] = (path, reason, named or (key in left_out and left_out[key][2]))
     return list(unique.values()), list(left_out.values())

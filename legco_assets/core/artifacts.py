@@ -2,29 +2,21 @@
 writes and the next one reads, so any stage can be re-run alone from stored upstream
 results, exactly as Dagster materialises a subset.
 
-Every file here (and the index and the feed's state beside them) is written whole or not at
-all (:func:`atomic_write_text`): a killed run never leaves half a file for the next to read.
+The data dir may be a local folder or an object store (:mod:`.storage`): every file here (and
+the index and the feed's state beside them) is written whole or not at all
+(:func:`.storage.write_whole`), so a killed run never leaves half a file for the next to read.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import threading
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from .records import ChunkRecord, ExtractedDocument, Page, Section, Table
 from .settings import Settings, Strategy
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file and rename, so a killed run never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+from .storage import StorePath, write_whole
 
 
 def chunks_file(strategy: Strategy) -> str:
@@ -60,23 +52,24 @@ class Artifacts:
         self.document_id = document_id
         self.root = settings.documents_dir / document_id
 
-    def path(self, name: str) -> Path:
+    def path(self, name: str) -> StorePath:
         return self.root / name
 
     def has(self, name: str) -> bool:
         return self.path(name).exists()
 
-    def write_json(self, name: str, data: Any) -> Path:
+    def write_json(self, name: str, data: Any) -> StorePath:
         path = self.path(name)
-        atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=1))
+        write_whole(path, json.dumps(data, ensure_ascii=False, indent=1))
         return path
 
     def read_json(self, name: str) -> Any:
-        path = self.path(name)
-        if not path.exists():
+        try:  # one GET in an object store, not a HEAD first
+            text = self.path(name).read_text(encoding="utf-8")
+        except FileNotFoundError:
             missing = f"{self.document_id}: {name} is missing"
-            raise FileNotFoundError(f"{missing}; materialise the upstream asset first")
-        return json.loads(path.read_text(encoding="utf-8"))
+            raise FileNotFoundError(f"{missing}; materialise the upstream asset first") from None
+        return json.loads(text)
 
     def source(self) -> SourceInfo:
         return SourceInfo(**self.read_json("source.json"))
@@ -84,7 +77,7 @@ class Artifacts:
     def write_source(self, info: SourceInfo) -> None:
         self.write_json("source.json", asdict(info))
 
-    def source_file(self, filename: str) -> Path:
+    def source_file(self, filename: str) -> StorePath:
         """The snapshot of the paper's bytes (``source.pdf``, ``source.html``…)."""
         return self.path("source" + Path(filename).suffix.lower())
 
@@ -102,16 +95,16 @@ class Artifacts:
             return []
         return [Table.from_dict(t) for t in self.read_json("tables.json")["tables"]]
 
-    def write_chunks(self, strategy: Strategy, records: list[ChunkRecord]) -> Path:
+    def write_chunks(self, strategy: Strategy, records: list[ChunkRecord]) -> StorePath:
         """One JSON line per record (its :meth:`.ChunkRecord.to_json`, the ``chunk`` command's form)."""
         path = self.path(chunks_file(strategy))
-        atomic_write_text(path, "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in records))
+        write_whole(path, "".join(json.dumps(r.to_json(), ensure_ascii=False) + "\n" for r in records))
         return path
 
     def read_chunks(self, strategy: Strategy) -> list[ChunkRecord]:
-        path = self.path(chunks_file(strategy))
-        if not path.exists():
+        try:
+            lines = self.path(chunks_file(strategy)).read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
             missing = f"{self.document_id}: no {strategy.value} chunks"
-            raise FileNotFoundError(f"{missing}; materialise chunks first")
-        lines = path.read_text(encoding="utf-8").splitlines()
+            raise FileNotFoundError(f"{missing}; materialise chunks first") from None
         return [ChunkRecord.from_json(json.loads(line)) for line in lines if line.strip()]

@@ -9,7 +9,6 @@ stage needs. :func:`chunk_paper` runs the same steps in memory for ``legco-asset
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from .read import (
 from .records import Chunk, ChunkRecord, ExtractedDocument, Page, PageTables, Section, Table
 from .settings import Settings, Strategy
 from .sources import CounterpartOutcome, DocumentIndex, origin_of, pair_counterpart, slug
+from .storage import StorePath, location, remove_tree, write_whole
 from .structure import (
     LabelCoverage,
     OfficialMatch,
@@ -193,8 +193,7 @@ def stage_source(settings: Settings, document_id: str) -> SourceInfo:
     extracted, pages = text_pages(source)  # cleaned pages only for the language and title
     version, previous = index.record_version(document_id, source.sha256)
     art = Artifacts(settings, document_id)
-    art.root.mkdir(parents=True, exist_ok=True)
-    art.source_file(source.path.name).write_bytes(source.data)
+    write_whole(art.source_file(source.path.name), source.data)
     art.write_json("raw_text.json", extracted.to_dict())
     info = SourceInfo(
         document_id=document_id,
@@ -230,21 +229,20 @@ def stage_page_text(settings: Settings, document_id: str, llm: LLMClient | None 
     return extracted
 
 
-def stage_page_images(settings: Settings, document_id: str, dpi: int, all_pages: bool) -> list[Path]:
+def stage_page_images(settings: Settings, document_id: str, dpi: int, all_pages: bool) -> list[StorePath]:
     """PNG per page; without the vision stage only page 1 (a preview) is rendered."""
     art = Artifacts(settings, document_id)
     info = art.source()
     folder = art.path("images")
-    shutil.rmtree(folder, ignore_errors=True)
+    remove_tree(folder)
     if info.kind != "pdf":
         return []
-    folder.mkdir(parents=True, exist_ok=True)
     data = art.source_bytes()
     numbers = range(1, info.pages + 1) if all_pages else range(1, 2)
     paths = []
     for n in numbers:
         path = folder / f"page-{n:04d}.png"
-        path.write_bytes(render_page_png(data, n, dpi))
+        write_whole(path, render_page_png(data, n, dpi))
         paths.append(path)
     return paths
 
@@ -277,7 +275,7 @@ class TablesOutcome:
 def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = None) -> TablesOutcome:
     art = Artifacts(settings, document_id)
     info = art.source()
-    source = SourceBytes(Path(info.path), art.source_bytes())
+    source = SourceBytes(location(info.path), art.source_bytes())
     outcome = TablesOutcome(find_page_tables(source, art.pages(), settings, llm))
     art.write_json("tables.json", {"tables": [t.to_dict() for t in outcome.tables]})
     return outcome

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
+from .storage import StorePath, is_remote, location
+
 
 class Strategy(str, Enum):
     """The chunking strategies; the value is what users type and what ids carry."""
@@ -70,8 +72,11 @@ FEED_USER_AGENT = "legco-assets/0.1 (Hansard open-data client of the legco-asset
 class Settings:
     """Everything configurable; defaults are the embedded, offline set-up."""
 
-    data_dir: Path = Path("data")
-    inbox: Path = Path("data/inbox")
+    # a local folder, or an object-store URL (s3://bucket/prefix: core/storage.py)
+    data_dir: StorePath = Path("data")
+    inbox: StorePath = Path("data/inbox")
+    # caches that are only caches (embeddings, BM25, tokenizer, LLM replies): always on local disk
+    cache_path: Path | None = None
     chunk_size: int = 1000
     chunk_overlap: int = 200
     qa_max_chunk_tokens: int = 3000
@@ -133,20 +138,26 @@ class Settings:
         return int((self.max_file_mb if self.max_file_mb is not None else DOWNLOAD_MAX_FILE_MB) * 1024 * 1024)
 
     @property
-    def documents_dir(self) -> Path:
+    def documents_dir(self) -> StorePath:
         return self.data_dir / "documents"
 
     @property
-    def feed_dir(self) -> Path:
+    def feed_dir(self) -> StorePath:
         return self.data_dir / "feed"
 
     @property
+    def local_dir(self) -> Path:
+        """Where what must be on this machine's disk goes by default (caches, an embedded
+        Chroma, the Dagster instance): the data dir when it is local, else ``data/`` here."""
+        return Path("data") if is_remote(self.data_dir) else Path(self.data_dir)
+
+    @property
     def cache_dir(self) -> Path:
-        return self.data_dir / "cache"
+        return self.cache_path or (self.local_dir / "cache")
 
     @property
     def chroma_dir(self) -> Path:
-        return self.chroma_path or (self.data_dir / "chroma")
+        return self.chroma_path or (self.local_dir / "chroma")
 
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)
@@ -164,10 +175,11 @@ class Settings:
 
     @classmethod
     def _from_env(cls, e: Mapping[str, str]) -> Settings:
-        data_dir = Path(e.get("LEGCO_DATA_DIR") or "data")
+        data_dir = location(e.get("LEGCO_DATA_DIR") or "data")
         return cls(
             data_dir=data_dir,
-            inbox=Path(e.get("LEGCO_INBOX") or data_dir / "inbox"),
+            inbox=location(e.get("LEGCO_INBOX") or data_dir / "inbox"),
+            cache_path=Path(e["LEGCO_CACHE_DIR"]) if e.get("LEGCO_CACHE_DIR") else None,
             chunk_size=_int(e.get("CHUNK_SIZE"), 1000) or 1000,
             chunk_overlap=_int(e.get("CHUNK_OVERLAP"), 200) or 0,
             qa_max_chunk_tokens=_int(e.get("QA_MAX_CHUNK_TOKENS"), 3000) or 3000,

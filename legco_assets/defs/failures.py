@@ -16,6 +16,7 @@ from typing import Any
 import dagster as dg
 
 from legco_assets.core.errors import ConfigError, DocumentError
+from legco_assets.core.storage import store_error
 
 from .names import FAILURE_TAG
 
@@ -23,11 +24,11 @@ FAILURE = "failure"  # the observation's metadata entry: the one-line reason the
 
 
 def reasons_as_failures(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a stage's :class:`DocumentError`, :class:`ConfigError` or missing upstream
-    artifact into ``dg.Failure`` (description = the reason, no retries), after recording the
-    reason on the asset's partition (:func:`record_on_partition`). Put it under
-    ``@dg.asset``: the wrapper keeps the function's signature, so Dagster sees the same
-    context, config and resources."""
+    """Turn a stage's :class:`DocumentError`, :class:`ConfigError`, missing upstream
+    artifact or object-store outage (``core.storage.store_error``) into ``dg.Failure``
+    (description = the reason, no retries), after recording the reason on the asset's
+    partition (:func:`record_on_partition`). Put it under ``@dg.asset``: the wrapper keeps
+    the function's signature, so Dagster sees the same context, config and resources."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -37,6 +38,10 @@ def reasons_as_failures(fn: Callable[..., Any]) -> Callable[..., Any]:
             reason, file = exc.reason, exc.path
         except (ConfigError, FileNotFoundError) as exc:
             reason, file = str(exc).strip().splitlines()[0], None
+        except Exception as exc:  # an object store's outage is expected; anything else is a bug
+            reason, file = store_error(exc), None
+            if reason is None:
+                raise
         record_on_partition(_context(args, kwargs), reason, file)
         raise failure(reason, file=file) from None
 

@@ -21,13 +21,14 @@ LOCATION_MODULE = "legco_assets.definitions"  # and its python_module
 
 
 def dagster_instance(settings: Any) -> Any:
-    """The persistent instance under the data dir (or ``settings.dagster_home``, from
+    """The persistent instance under the data dir when it is local (``data/`` here when it is an
+    object store; or ``settings.dagster_home``, from
     ``DAGSTER_HOME``). A home without ``dagster.yaml`` gets one that turns Dagster's telemetry
     off: nothing here may reach the network at run time, and Dagster would otherwise print its
     missing-file and telemetry notices on every command. An existing ``dagster.yaml`` is left as
     it is. The home is written back to ``DAGSTER_HOME``: not configuration read here, but where
     ``DagsterInstance.get()`` (and any process Dagster starts) looks for it."""
-    home = Path(settings.dagster_home or settings.data_dir / "dagster_home").resolve()
+    home = Path(settings.dagster_home or settings.local_dir / "dagster_home").resolve()
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
     if not config.exists():

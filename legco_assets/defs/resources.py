@@ -11,7 +11,6 @@ the environment is read: :func:`resources_for` derives the resources from one
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -19,6 +18,7 @@ from pydantic import PrivateAttr
 
 from legco_assets.core.llm import LLMClient
 from legco_assets.core.settings import Settings
+from legco_assets.core.storage import location
 
 
 class LegcoSettings(dg.ConfigurableResource):
@@ -34,7 +34,9 @@ class LegcoSettings(dg.ConfigurableResource):
     def settings(self) -> Settings:
         """The settings of this run: the environment's, with this resource's folders."""
         if self._settings is None:
-            self._settings = Settings.from_env().with_(data_dir=Path(self.data_dir), inbox=Path(self.inbox))
+            self._settings = Settings.from_env().with_(
+                data_dir=location(self.data_dir), inbox=location(self.inbox)
+            )
         return self._settings
 
 

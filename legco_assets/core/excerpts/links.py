@@ -21,8 +21,9 @@ follows from the chunk's id alone, so it names what opens whichever machine serv
 from __future__ import annotations
 
 import gzip
-from pathlib import Path
 from urllib.parse import quote
+
+from ..storage import StorePath
 
 EXTENSIONS = {"pdf": "pdf", "html": "html", "text": "html"}
 SOURCE_PDF = "source.pdf"  # the stored paper, in the folder above ``excerpts/``
@@ -35,17 +36,17 @@ def excerpt_kind(document_kind: str) -> str:
     return document_kind if document_kind in ("pdf", "html") else "text"
 
 
-def excerpt_file(folder: Path, strategy: str, document_kind: str) -> Path:
+def excerpt_file(folder: StorePath, strategy: str, document_kind: str) -> StorePath:
     """The file a strategy's excerpts are in, in a paper's ``excerpts`` folder."""
     return folder / f"{strategy}.{EXTENSIONS[excerpt_kind(document_kind)]}"
 
 
-def update_file(copy: Path) -> Path:
+def update_file(copy: StorePath) -> StorePath:
     """Where the update section of the PDF copy ``copy`` is stored."""
     return copy.with_name(copy.name + UPDATE)
 
 
-def stored_file(path: Path) -> Path:
+def stored_file(path: StorePath) -> StorePath:
     """The file stored for the excerpt file ``path`` a link names: a PDF copy's update
     section, an HTML page's gzip-compressed bytes."""
     return update_file(path) if path.suffix == ".pdf" else path.with_name(path.name + GZIP)
@@ -65,7 +66,7 @@ def chunk_link(chunk_id: str) -> str:
     return EXCERPT_PREFIX + quote(chunk_id, safe=":")
 
 
-def link_bytes(path: Path) -> bytes:
+def link_bytes(path: StorePath) -> bytes:
     """What the excerpt file ``path`` holds: a PDF copy is the stored paper and its update
     section joined, an HTML page its stored bytes decompressed. ``FileNotFoundError`` when
     it is not there."""

@@ -21,10 +21,9 @@ import json
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 
-from ..artifacts import atomic_write_text
 from ..records import ChunkMetadata, ChunkRecord, DocumentText, Page, join_path
+from ..storage import StorePath, write_whole
 from .align import Alignment, align, significant, table_free
 from .increment import pdf_increment
 from .links import chunk_link, compressed, excerpt_file, excerpt_kind, link_bytes, stored_file
@@ -35,7 +34,7 @@ FORMAT = "5"  # bump when the excerpts' look changes: every excerpt is re-made
 SPAN_SLACK = 200  # characters either side of a chunk's recorded span
 
 
-def manifest_file(folder: Path, strategy: str) -> Path:
+def manifest_file(folder: StorePath, strategy: str) -> StorePath:
     """The manifest of a strategy's excerpts in a paper's ``excerpts`` folder."""
     return folder / f"{strategy}.json"
 
@@ -182,7 +181,7 @@ class _Locator:
 
 
 def write_excerpts(
-    folder: Path,
+    folder: StorePath,
     strategy: str,
     document_kind: str,
     data: bytes,
@@ -195,7 +194,6 @@ def write_excerpts(
     ``folder``; for a PDF, ``data`` is the paper as stored beside it (``source.pdf``).
     Kept when no chunk changed."""
     started = time.perf_counter()
-    folder.mkdir(parents=True, exist_ok=True)
     report = ExcerptReport(excerpt_kind(document_kind))
     path = excerpt_file(folder, strategy, document_kind)
     stored = stored_file(path)
@@ -211,7 +209,7 @@ def write_excerpts(
             content, shown = locator.render(strategy, records)
         finally:
             locator.close()
-        stored.write_bytes(content)
+        write_whole(stored, content)
         for record, key, (found, on) in zip(records, keys, shown):
             index = record.metadata.chunk_index
             report.excerpts.append(
@@ -219,7 +217,7 @@ def write_excerpts(
             )
         report.written = len(records)
     report.deleted = _drop_old_layout(folder, strategy, path)
-    atomic_write_text(
+    write_whole(
         manifest_path,
         json.dumps({str(e.index): asdict(e) for e in report.excerpts}, ensure_ascii=False, indent=0),
     )
@@ -229,7 +227,7 @@ def write_excerpts(
     return report
 
 
-def _drop_old_layout(folder: Path, strategy: str, path: Path) -> int:
+def _drop_old_layout(folder: StorePath, strategy: str, path: StorePath) -> int:
     """Delete the files of earlier layouts: the per-chunk files before issue 42
     (``<strategy>/<index>.pdf`` and its manifest) and an uncompressed ``<strategy>.html``
     (``path``, now stored gzipped); the number deleted."""
@@ -247,7 +245,7 @@ def _drop_old_layout(folder: Path, strategy: str, path: Path) -> int:
 
 
 def cut_excerpt(
-    folder: Path, strategy: str, document_kind: str, record: ChunkRecord, title: str = ""
+    folder: StorePath, strategy: str, document_kind: str, record: ChunkRecord, title: str = ""
 ) -> tuple[bytes, str]:
     """What the chunk's link opens, cut on demand from its strategy's file, and the
     extension: for a PDF, the pages its highlight is on (per the manifest, else its own

@@ -12,11 +12,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from ..artifacts import Artifacts, SourceInfo, chunks_file
 from ..records import ChunkRecord
 from ..settings import Settings, Strategy
+from ..storage import StorePath
 from .links import chunk_link, excerpt_file, stored_file
 from .make import ExcerptReport, cut_excerpt, manifest_file
 
@@ -32,7 +32,7 @@ class ExcerptsOutcome:
     folder its links point into, and the paper's own size (the excerpts must cost less)."""
 
     report: ExcerptReport
-    folder: Path
+    folder: StorePath
     paper_bytes: int
 
 
@@ -42,7 +42,7 @@ def excerpt_source_kind(info: SourceInfo) -> str:
     return "text" if info.kind == "pdf" and info.extractor == "pypdf" else info.kind
 
 
-def excerpt_folder(settings: Settings, document_id: str) -> Path:
+def excerpt_folder(settings: Settings, document_id: str) -> StorePath:
     """A paper's ``excerpts`` folder: one file (and manifest) per strategy."""
     return Artifacts(settings, document_id).path("excerpts")
 
@@ -69,7 +69,7 @@ def _parts(chunk_id: str) -> tuple[str, Strategy, int]:
         raise KeyError(chunk_id) from None
 
 
-def _stamp(path: Path) -> tuple[int, int]:
+def _stamp(path: StorePath) -> tuple[int, int]:
     """A file's size and modification time (0, 0 when it is not there)."""
     try:
         stat = path.stat()

@@ -14,11 +14,11 @@ import io
 import re
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from ..errors import DocumentError
 from ..records import ExtractedDocument, Page
+from ..storage import StorePath, location
 from .qa_tables import asks_and_answers, label_cell, row_asks, row_title
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
@@ -31,7 +31,7 @@ SUPPORTED_SUFFIXES = {".pdf", ".docx", *TEXT_SUFFIXES, *HTML_SUFFIXES}
 class SourceBytes:
     """A file's content read once, with its hash."""
 
-    path: Path
+    path: StorePath
     data: bytes
 
     @cached_property
@@ -41,9 +41,10 @@ class SourceBytes:
         return hashlib.sha256(self.data).hexdigest()
 
 
-def read_source(path: str | Path) -> SourceBytes:
-    """Read the whole file; missing or unreadable files become a DocumentError."""
-    p = Path(path)
+def read_source(path: str | StorePath) -> SourceBytes:
+    """Read the whole file (local, or in an object store); missing or unreadable files become
+    a DocumentError."""
+    p = location(path)
     if p.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise DocumentError(
             p, f"unsupported file type {p.suffix or '(none)'} (supported: PDF, DOCX, TXT, Markdown, HTML)"

@@ -33,6 +33,7 @@ from typing import Any
 
 from .. import markers
 from ..records import ChunkMetadata, ChunkRecord
+from ..storage import location
 
 # the language a file-name tag stands for
 LANGUAGE_TAGS = {
@@ -135,7 +136,7 @@ def proposed_partner(filename: str, others: Mapping[str, str]) -> str | None:
 def read_sidecar(paper: str | Path) -> str | None:
     """What ``<paper>.counterpart`` says: the other version's file name, :data:`NO_COUNTERPART`,
     or None when there is no sidecar (then the names and content decide)."""
-    path = Path(str(paper) + SIDECAR_SUFFIX)
+    path = location(str(paper) + SIDECAR_SUFFIX)  # beside the paper, locally or in the bucket
     if not path.is_file():
         return None
     text = path.read_text(encoding="utf-8").strip().splitlines()

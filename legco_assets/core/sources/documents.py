@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,15 +24,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..artifacts import atomic_write_text
 from ..markers import CJK
+from ..storage import StorePath, location, shown, write_whole
+from ..store_lock import held
 
 _KEEP = re.compile(f"[^0-9a-z{CJK}]+")
-_LOCK = threading.Lock()
-_PAIRING_LOCK = threading.Lock()
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: StorePath) -> str:
     """The file's sha256, read in blocks: what tells one paper's bytes from another's."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -42,8 +40,8 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def slug(path: str | Path) -> str:
-    stem = unicodedata.normalize("NFKC", Path(path).stem).lower()
+def slug(path: str | StorePath) -> str:
+    stem = unicodedata.normalize("NFKC", location(path).stem).lower()
     key = _KEEP.sub("-", stem).strip("-")[:80]
     return key or "document"
 
@@ -81,39 +79,34 @@ class Claim:
 class DocumentIndex:
     """The persistent key → file mapping (one small JSON file)."""
 
-    def __init__(self, documents_dir: Path):
+    def __init__(self, documents_dir: StorePath):
         self.path = documents_dir / "index.json"
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        """Hold the index for one read-modify-write, across threads *and* processes: the
-        sensor, the CLI and every run's ``source_document`` step (each its own process with
-        the multiprocess executor) update the same file, and without a file lock one
-        process's save drops what another just registered."""
-        import fcntl
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _LOCK, open(self.path.with_name(self.path.name + ".lock"), "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        """Hold the index for one read-modify-write, across threads, processes and machines:
+        the sensor, the CLI and every run's ``source_document`` step (each its own process
+        with the multiprocess executor, perhaps on another machine) update the same file,
+        and without a lock one process's save drops what another just registered. A file
+        lock on a local folder, a lock object in an object store (:mod:`..store_lock`)."""
+        with held(self.path.with_name(self.path.name + ".lock")):
+            yield
 
     def _load(self) -> dict[str, DocumentEntry]:
-        if not self.path.exists():
+        try:
+            raw: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
             return {}
-        raw: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8"))
         return {k: DocumentEntry(**v) for k, v in raw.items()}
 
     def _save(self, entries: dict[str, DocumentEntry]) -> None:
         data = {k: asdict(v) for k, v in sorted(entries.items())}
-        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1))
+        write_whole(self.path, json.dumps(data, ensure_ascii=False, indent=1))
 
     def register(self, path: str | Path) -> str:
         """The document id for ``path`` (its own, or the one it is another name of), adding
         it to the index if new."""
-        resolved = str(Path(path).resolve())
+        resolved = shown(location(path))
         with self._locked():
             entries = self._load()
             known = _named(entries, resolved)
@@ -129,7 +122,7 @@ class DocumentIndex:
         document holds the bytes of is that document, its path recorded in ``also_named``;
         any other file is a new document. The bytes are noted on the document, so a copy
         that arrives before the first run is recognised too."""
-        resolved = str(Path(path).resolve())
+        resolved = shown(location(path))
         with self._locked():
             entries = self._load()
             own = next((e for e in entries.values() if e.path == resolved), None)
@@ -174,15 +167,8 @@ class DocumentIndex:
         """Hold the pairing of counterparts (its own lock file, apart from the index's): two
         versions' ``vector_index`` runs may finish together, and the one that links last must
         see both versions' chunks, or it would undo the other's links."""
-        import fcntl
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with _PAIRING_LOCK, open(self.path.with_name("counterparts.lock"), "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with held(self.path.with_name("counterparts.lock")):
+            yield
 
     def set_counterpart(self, document_id: str, partner: str | None, decision: dict[str, Any] | None) -> None:
         """Record a pairing decision on both entries (``partner`` None: this document has

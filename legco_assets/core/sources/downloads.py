@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..settings import Settings
+from ..storage import StorePath, is_remote, write_whole
 from .documents import file_sha256 as sha256_of
 
 if TYPE_CHECKING:  # imported where a request is made: httpx pulls in click, rich and pygments
@@ -207,24 +209,29 @@ def get_json(
         raise DownloadError(f"not JSON (the reply starts with {start!r})") from None
 
 
-def _temp_name(target: Path) -> Path:
-    return target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.part")
+def _temp_name(target: StorePath) -> Path:
+    """Where a download streams to: hidden beside a local ``target``; for an inbox in an
+    object store, a local temp file (the object is written whole by :func:`commit`)."""
+    name = f".{target.name}.{os.getpid()}.{threading.get_ident()}.part"
+    return Path(tempfile.gettempdir()) / f"legco-feed{name}" if is_remote(target) else target.with_name(name)
 
 
-def clear_partial(folder: Path) -> int:
+def clear_partial(folder: StorePath) -> int:
     """Remove the temporary files of a poll that was killed mid-download (call it while
     holding the poll lock, when no download of ours is running)."""
+    if is_remote(folder):  # nothing partial is ever written there
+        return 0
     stale = list(folder.glob(".*.part")) if folder.is_dir() else []
     for path in stale:
         path.unlink(missing_ok=True)
     return len(stale)
 
 
-def download_pdf(client: httpx.Client, url: str, target: Path, settings: Settings) -> Download:
+def download_pdf(client: httpx.Client, url: str, target: StorePath, settings: Settings) -> Download:
     """Stream ``url`` to a hidden temporary file beside ``target``; only a complete reply
     that starts with ``%PDF-`` comes back (``commit`` puts it in place)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
     temp = _temp_name(target)
+    temp.parent.mkdir(parents=True, exist_ok=True)
 
     limit = settings.download_max_bytes
     why = HostPolicy.of(settings).refusal(url)
@@ -273,18 +280,24 @@ def _too_large(limit: int) -> str:
     return f"larger than LEGCO_MAX_FILE_MB ({limit / 1024 / 1024:g} MB)"
 
 
-def file_sha256(path: Path) -> str | None:
+def file_sha256(path: StorePath) -> str | None:
     """The bytes' sha256 of a file in place, None when there is none yet."""
     return sha256_of(path) if path.is_file() else None
 
 
-def commit(download: Download, target: Path) -> bool:
-    """Move the download into place atomically; a target with the same bytes is left
-    untouched (same mtime, so the inbox sensor sees nothing new). True when written."""
+def commit(download: Download, target: StorePath) -> bool:
+    """Move the download into place atomically (into an object store: one PUT of the whole
+    file); a target with the same bytes is left untouched (same mtime, so the inbox sensor
+    sees nothing new). True when written."""
     if file_sha256(target) == download.sha256:
         download.temp.unlink(missing_ok=True)
         return False
-    os.replace(download.temp, target)
+    if is_remote(target):
+        write_whole(target, download.temp.read_bytes())
+        download.temp.unlink(missing_ok=True)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(download.temp, target)
     return True
 
 

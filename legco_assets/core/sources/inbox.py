@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..read import SUPPORTED_SUFFIXES
 from ..settings import Settings
+from ..storage import StorePath, is_remote, shown
 from .documents import file_sha256
 
 MB = 1024 * 1024
@@ -28,13 +29,13 @@ MB = 1024 * 1024
 
 @dataclass(frozen=True)
 class InboxFile:
-    path: Path
+    path: StorePath
     sha256: str
 
 
 @dataclass(frozen=True)
 class SkippedFile:
-    path: Path
+    path: StorePath
     reason: str
 
 
@@ -60,13 +61,13 @@ def _first_match(relative: str, patterns: Iterable[str]) -> str | None:
     return None
 
 
-def _pdf_pages(path: Path) -> int | None:
+def _pdf_pages(path: StorePath) -> int | None:
     """Page count without reading the whole file; None when PDFium cannot open it (the
     ingest then reports the real reason: encrypted, corrupt…)."""
     import pypdfium2 as pdfium
 
     try:
-        pdf = pdfium.PdfDocument(str(path))
+        pdf = pdfium.PdfDocument(path.read_bytes() if is_remote(path) else str(path))
     except Exception:  # noqa: BLE001 - any open failure is the ingest's to report
         return None
     try:
@@ -75,14 +76,14 @@ def _pdf_pages(path: Path) -> int | None:
         pdf.close()
 
 
-def unsupported_reason(path: Path) -> str | None:
+def unsupported_reason(path: StorePath) -> str | None:
     if path.suffix.lower() in SUPPORTED_SUFFIXES:
         return None
     supported = ", ".join(sorted(SUPPORTED_SUFFIXES))
     return f"unsupported file type {path.suffix or '(none)'} (supported: {supported})"
 
 
-def skip_reason(path: Path, settings: Settings, relative: str | None = None) -> str | None:
+def skip_reason(path: StorePath, settings: Settings, relative: str | None = None) -> str | None:
     """Why ``path`` is not ingested, or None when it is.
 
     ``relative`` is its path under the folder being scanned; the include/exclude globs
@@ -117,17 +118,64 @@ def _hidden(relative: Path) -> bool:
     return any(part.startswith(".") for part in relative.parts)
 
 
-def folder_files(folder: Path) -> list[tuple[Path, str]]:
+@dataclass(frozen=True)
+class Listed:
+    """One file of a folder's listing: its path, its path under the folder, size and mtime."""
+
+    path: StorePath
+    relative: str
+    size: int
+    mtime_ns: int
+
+
+def folder_files(folder: StorePath) -> list[tuple[StorePath, str]]:
     """Every visible file under ``folder`` with its path relative to it, sorted."""
+    return [(f.path, f.relative) for f in listing(folder)]
+
+
+def listing(folder: StorePath) -> list[Listed]:
+    """Every visible file under ``folder``, sorted, with its size and mtime: one listing of
+    the prefix in an object store (not a request per file)."""
+    if is_remote(folder):
+        return _remote_listing(folder)
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder)
-        if not _hidden(relative):
-            found.append((path, relative.as_posix()))
+        if _hidden(relative):
+            continue
+        try:
+            stat = path.stat()
+        except OSError:  # gone since the listing: the next look decides
+            continue
+        found.append(Listed(path, relative.as_posix(), stat.st_size, stat.st_mtime_ns))
     return found
 
 
-def scan_inbox(inbox: Path, state: dict[str, list], settings: Settings | None = None) -> InboxScan:
+def _remote_listing(folder: StorePath) -> list[Listed]:
+    root = folder.path.rstrip("/") + "/"
+    found = []
+    for key, info in sorted(folder.fs.find(root, detail=True).items()):
+        relative = key[len(root) :] if key.startswith(root) else key.rsplit("/", 1)[-1]
+        if info.get("type") != "file" or not relative or _hidden(Path(relative)):
+            continue
+        modified = info.get("LastModified") or info.get("mtime") or info.get("created")
+        stamp = modified.timestamp() if hasattr(modified, "timestamp") else float(modified or 0)
+        tag = str(info.get("ETag") or "")  # a rewrite within one second still changes it
+        found.append(
+            Listed(folder / relative, relative, int(info.get("size") or 0), int(stamp * 1e9) + _crc(tag))
+        )
+    return found
+
+
+def _crc(tag: str) -> int:
+    """A small number from an object's ETag, folded into its mtime: S3 dates are to the
+    second, and a file replaced within that second must still read as changed."""
+    import zlib
+
+    return zlib.crc32(tag.encode()) % 1_000_000 if tag else 0
+
+
+def scan_inbox(inbox: StorePath, state: dict[str, list], settings: Settings | None = None) -> InboxScan:
     """New or changed files and skipped ones; state values are ``[size, mtime_ns, sha256]``
     for a taken file and ``[size, mtime_ns, None, reason]`` for a skipped one."""
     settings = settings or Settings(inbox=inbox)
@@ -135,25 +183,22 @@ def scan_inbox(inbox: Path, state: dict[str, list], settings: Settings | None = 
     if not inbox.is_dir():
         return scan
     new_state: dict[str, list] = {}
-    for path, relative in folder_files(inbox):
-        try:
-            stat = path.stat()
-        except OSError:  # gone since the listing: the next look decides
-            continue
-        key = str(path.resolve())
+    for listed in listing(inbox):
+        path, size, mtime_ns = listed.path, listed.size, listed.mtime_ns
+        key = shown(path)
         previous = state.get(key)
-        unchanged = bool(previous) and previous[0] == stat.st_size and previous[1] == stat.st_mtime_ns
+        unchanged = bool(previous) and previous[0] == size and previous[1] == mtime_ns
         if unchanged and previous[2] is not None:
             new_state[key] = previous
             continue
-        reason = skip_reason(path, settings, relative)
+        reason = skip_reason(path, settings, listed.relative)
         if reason:
-            new_state[key] = [stat.st_size, stat.st_mtime_ns, None, reason]
+            new_state[key] = [size, mtime_ns, None, reason]
             if not (unchanged and previous[3] == reason):
                 scan.skipped.append(SkippedFile(path, reason))
             continue
         sha = file_sha256(path)
-        new_state[key] = [stat.st_size, stat.st_mtime_ns, sha]
+        new_state[key] = [size, mtime_ns, sha]
         if not previous or previous[2] != sha:
             scan.changed.append(InboxFile(path, sha))
     scan.state = new_state

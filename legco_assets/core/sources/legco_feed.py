@@ -21,18 +21,17 @@ before the earliest date ever asked for; on the very first poll, ``LEGCO_FEED_SI
 
 from __future__ import annotations
 
-import fcntl
 import json
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from ..artifacts import atomic_write_text
 from ..settings import Settings
+from ..storage import StorePath, write_whole
+from ..store_lock import LockBusy, held
 from . import downloads
 from .documents import slug
 from .feed_records import FeedRecord, parse_record, parse_types
@@ -42,6 +41,9 @@ from .official_questions import fetch_questions
 LOOKBACK_DAYS = 366
 FIRST_POLL_DAYS = 30
 MAX_DOWNLOADS = 2  # at once: a public server, and papers are megabytes
+# a poll's lock in an object store is taken over after this long (its holder died): longer
+# than any poll runs (a poll holds it throughout, and a local poll holds a file lock instead)
+POLL_LOCK_STALE_S = 3600.0
 MAX_PAGES = 1000  # of the feed, to stop a mirror whose nextLink never ends
 
 
@@ -56,7 +58,7 @@ class FeedBusy(FeedError):
 @dataclass(frozen=True)
 class Fetched:
     record: FeedRecord
-    path: Path
+    path: StorePath
     sha256: str
     size: int
     written: bool  # False: the inbox already held these bytes (a poll killed after its rename)
@@ -193,7 +195,7 @@ class FeedState:
             "last_meeting_date": str(self.last_meeting_date or ""),
             "records": self.records,
         }
-        atomic_write_text(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
+        write_whole(self.path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True))
 
     def summary(self) -> dict[str, Any]:
         """What the sensor keeps as its cursor: the last meeting date and the ids seen."""
@@ -222,16 +224,12 @@ def origin_of(settings: Settings, sha256: str) -> dict[str, Any] | None:
 @contextmanager
 def _one_poll_at_a_time(settings: Settings) -> Iterator[None]:
     """The CLI and the sensor share the state: two polls at once would fetch twice."""
-    settings.feed_dir.mkdir(parents=True, exist_ok=True)
-    with open(settings.feed_dir / "poll.lock", "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise FeedBusy(f"another feed poll is running (lock {settings.feed_dir / 'poll.lock'})") from None
-        try:
+    lock = settings.feed_dir / "poll.lock"
+    try:
+        with held(lock, stale_after_s=POLL_LOCK_STALE_S, wait=False):
             yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    except LockBusy:
+        raise FeedBusy(f"another feed poll is running (lock {lock})") from None
 
 
 # -- the poll ---------------------------------------------------------------------------------
@@ -353,7 +351,7 @@ def _settle(
 
 
 def _fetch(
-    client: Any, record: FeedRecord, target: Path, settings: Settings
+    client: Any, record: FeedRecord, target: StorePath, settings: Settings
 ) -> tuple[downloads.Download, list[dict[str, Any]] | str]:
     """One worker's job: the paper, then its meeting's official question records (or why
     they could not be had), so that no more than :data:`MAX_DOWNLOADS` requests run at once."""

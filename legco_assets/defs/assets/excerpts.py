@@ -6,6 +6,7 @@ import dagster as dg
 from legco_assets.core import pipeline
 from legco_assets.core.excerpts import chunk_link, excerpt_url
 from legco_assets.core.settings import Strategy
+from legco_assets.core.storage import shown
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
@@ -64,7 +65,7 @@ def chunk_excerpts(
             "excerpts_per_second": round(report.written / report.seconds, 1)
             if report.seconds and report.written
             else 0.0,
-            "folder": dg.MetadataValue.path(str(folder.resolve())),
+            "folder": dg.MetadataValue.path(shown(folder)),
             "preview": dg.MetadataValue.md(
                 shown_of(
                     len(rows),

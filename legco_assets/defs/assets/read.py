@@ -7,6 +7,7 @@ import dagster as dg
 from pydantic import Field
 
 from legco_assets.core import pipeline
+from legco_assets.core.storage import shown
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings, LLMResource
@@ -77,7 +78,7 @@ def page_images(
     paths = pipeline.stage_page_images(settings, context.partition_key, dpi, all_pages)
     metadata: dict[str, Any] = {"images": len(paths), "dpi": dpi, "all_pages": all_pages}
     if paths:
-        metadata["first_page_image"] = dg.MetadataValue.path(str(paths[0].resolve()))
+        metadata["first_page_image"] = dg.MetadataValue.path(shown(paths[0]))
     metadata.update(upstream_metadata(context))
     return dg.MaterializeResult(
         metadata=metadata, data_version=written_version(settings, context.partition_key, "images")
