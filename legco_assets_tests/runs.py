@@ -33,7 +33,9 @@ def cli(
         for k, v in os.environ.items()
         if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_"))
     }
-    base.update(LEGCO_DATA_DIR=str(home / "data"), DAGSTER_HOME=str(home / "dagster_home"), **(env or {}))
+    base.update(
+        {"LEGCO_DATA_DIR": str(home / "data"), "DAGSTER_HOME": str(home / "dagster_home"), **(env or {})}
+    )
     return subprocess.run(
         [sys.executable, "-m", "legco_assets.cli", *args],
         capture_output=True,

