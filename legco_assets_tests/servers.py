@@ -215,6 +215,8 @@ class S3Server:
             f"-filer.port.grpc={p['filer_grpc']}", f"-s3.port.grpc={p['s3_grpc']}",
             "-master.telemetry=false",  # nothing reaches the network
             "-s3.port.iceberg=0", "-s3.port.lance=0",  # catalogs this project does not use (fixed ports)
+            # a bucket is a collection that takes volumes of its own: small ones, and room for many
+            "-master.volumeSizeLimitMB=64", "-volume.max=128",
             "-s3", f"-s3.port={p['s3']}",
         ]  # fmt: skip
         with (self.folder / "weed.log").open("ab") as log:
