@@ -46,6 +46,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def stop_group(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a server started in its own process group, all of it; kill it if it does
+    not exit in time."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=10)
+
+
 @dataclass
 class ChromaServer:
     """A ``chroma run`` process in its own process group (so all of it can be stopped)."""
@@ -85,14 +97,7 @@ class ChromaServer:
         )
 
     def stop(self) -> None:
-        """Terminate the whole process group; kill it if it does not exit in time."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
+        stop_group(self.process)
 
 
 def start_chroma_server(path: Path, port: int | None = None) -> ChromaServer:
@@ -275,13 +280,8 @@ class S3Server:
         return log.read_text(errors="replace")[-2000:] if log.exists() else ""
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=10)
+        if self.process is not None:
+            stop_group(self.process)
 
 
 def start_s3_server(folder: Path) -> S3Server:
