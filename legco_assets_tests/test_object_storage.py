@@ -330,3 +330,32 @@ def test_the_feed_keeps_its_papers_and_state_in_the_bucket(
     again = poll(settings, since=date(2024, 2, 1))
     assert not again.fetched and again.already == 1
     assert not [p for p in tmp_path.rglob("*") if p.is_file()], "no local file, partial or whole"
+
+
+def test_a_lock_in_the_bucket_holds_against_others_and_a_dead_holders_is_taken_over(
+    s3: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index's lock without a shared disk: an object created only if absent. While one
+    holder has it another is refused; a lock left by a killed worker (its time long past)
+    is taken over, so a dead worker delays the others, never stops them."""
+    from legco_assets.core.store_lock import held
+
+    bucket = s3.make_bucket("legco-locks")
+    for name, value in s3.env().items():
+        monkeypatch.setenv(name, value)
+    lock = location(f"{bucket}/documents/index.json.lock")
+    other = (  # another process: no lock of this one's threads in the way, only the object
+        "import sys\nfrom legco_assets.core.storage import location\n"
+        "from legco_assets.core.store_lock import LockBusy, held\n"
+        "try:\n    with held(location(sys.argv[1]), wait=False): sys.exit(0)\n"
+        "except LockBusy: sys.exit(3)\n"
+    )
+    with held(lock):
+        assert s3.client().exists("legco-locks/documents/index.json.lock")
+        tried = subprocess.run([sys.executable, "-c", other, str(lock)], env={**os.environ}, timeout=120)
+        assert tried.returncode == 3, "another worker is refused while the lock is held"
+    assert not s3.client().exists("legco-locks/documents/index.json.lock"), "released"
+    s3.client().pipe("legco-locks/documents/index.json.lock", json.dumps({"owner": "dead", "at": 0}).encode())
+    with held(lock, wait=False):  # the dead holder's lock, taken over at once
+        holder = json.loads(s3.client().cat("legco-locks/documents/index.json.lock"))
+        assert holder["owner"] != "dead"
