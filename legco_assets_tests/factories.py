@@ -10,8 +10,6 @@ import random
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pytest
-
 from legco_assets.core.records import Chunk, ChunkMetadata, ChunkRecord
 from legco_assets.core.settings import Settings
 
@@ -155,66 +153,3 @@ def doc_records(texts: list[str], sha: str, strategy: str = "question") -> list[
         for i, t in enumerate(texts)
     ]
     return [c.to_record("doc.pdf", sha) for c in chunks]
-
-
-# -- token windows ---------------------------------------------------------------------------------
-def record_window_repairs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list, list, list]]:
-    """Every call the token strategy makes to ``repair_windows`` while chunking, as
-    ``(text, grid, skip, windows)``, so that a test of whole papers can hold their windows
-    against the plain grid (:func:`assert_repaired_locally`)."""
-    from legco_assets.core.chunking import token_chunking
-    from legco_assets.core.chunking.window_repair import repair_windows
-
-    calls: list[tuple[str, list, list, list]] = []
-
-    def recorded(text: str, grid: list, size: int, skip: list | None = None) -> list:
-        windows = repair_windows(text, grid, size, skip)
-        calls.append((text, grid, list(skip or []), windows))
-        return windows
-
-    monkeypatch.setattr(token_chunking, "repair_windows", recorded)
-    return calls
-
-
-def assert_repaired_locally(text: str, grid: list, skip: list, windows: list) -> int:
-    """The token strategy's windows against the grid they were repaired from: a grid window
-    that touches no Markdown table and no contents span is kept byte for byte (span and
-    text), no window starts after the one before it ends (nothing of the text is lost, but
-    contents lines), and none holds a contents line. Returns how many windows were kept."""
-    from legco_assets.core.chunking.table_rows import find_tables
-
-    touched = [(t.start, t.end) for t in find_tables(text)] + list(skip)
-    kept = {(w.start, w.end, w.text) for w in windows}
-    untouched = [(s, e) for s, e in grid if not any(s <= b and a <= e for a, b in touched)]
-    for start, end in untouched:
-        assert (start, end, text[start:end]) in kept, (start, end)
-    covered = [(0, 0), *((w.start, w.end) for w in windows), (len(text), len(text))]
-    for (_, end), (start, _) in zip(covered, covered[1:]):
-        assert not _outside(text, end, start, skip), (end, start, text[end:start][:80])
-    listed = {ln.strip() for a, b in skip for ln in text[a:b].split("\n") if ln.strip()}
-    for window in windows:
-        held = {ln.strip() for ln in window.text.split("\n")}
-        assert not listed & held - _lines_outside(text, skip), (window.start, sorted(listed & held)[:2])
-    return len(untouched)
-
-
-def _outside(text: str, start: int, end: int, skip: list) -> str:
-    """What of ``text[start:end]`` is neither blank nor in a contents span (lost text)."""
-    pos, out = start, []
-    for a, b in [*skip, (end, end)]:
-        if b <= pos:
-            continue
-        out.append(text[pos : min(a, end)])
-        pos = max(pos, b)
-        if pos >= end:
-            break
-    return "".join(out).strip()
-
-
-def _lines_outside(text: str, skip: list) -> set[str]:
-    """Lines printed outside the contents spans too (a heading the list repeats)."""
-    out, pos = set(), 0
-    for a, b in [*skip, (len(text), len(text))]:
-        out |= {ln.strip() for ln in text[pos:a].split("\n")}
-        pos = max(pos, b)
-    return out

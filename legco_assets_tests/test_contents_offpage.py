@@ -21,10 +21,9 @@ from legco_assets.core.read import extract_document, read_source, text_pages
 from legco_assets.core.read.extract import _pypdf_texts
 from legco_assets.core.records import DocumentText
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.structure import detect_structure, paper_structure, toc_entries
+from legco_assets.core.structure import detect_structure, toc_entries
 
 from .conftest import CORPUS
-from .factories import assert_repaired_locally, record_window_repairs
 from .pdf_factory import make_pdf
 from .runs import materialize_paper
 
@@ -65,7 +64,8 @@ def test_policy_address_chunks_no_contents_line_and_no_placeholder(strategy: Str
     paper = chunk_paper(ADDRESS, strategy, Settings(), use_llm=False)
     lines = {_squash(ln) for r in paper.records for ln in r.text.split("\n")}
     listed = {_squash(ln) for ln in GOLD["contents_lines"]}
-    assert not lines & listed, "a contents line was chunked"
+    if strategy is Strategy.question:  # token windows read a contents list (their skip is off)
+        assert not lines & listed, "a contents line was chunked"
     joined = _squash("".join(r.text for r in paper.records))
     for hidden in [*GOLD["off_page_lines"], GOLD["invisible_line"]]:
         assert _squash(hidden) not in joined, hidden
@@ -75,42 +75,31 @@ def test_policy_address_chunks_no_contents_line_and_no_placeholder(strategy: Str
     )
 
 
-def test_policy_address_first_token_window_starts_with_title_and_address(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_policy_address_first_token_window_starts_with_title_and_address() -> None:
     """The placeholder printed beyond the page no longer leads the first window: the title and
-    the speaker do, and the address follows them, not its contents list; the window keeps
-    the grid's span (it loses only the list's lines), and every other window is the grid's."""
-    repairs = record_window_repairs(monkeypatch)
+    the speaker do. (The contents list follows them: token windows' contents skip is off.)"""
     paper = chunk_paper(ADDRESS, Strategy.token, Settings(), use_llm=False)
     first = [ln.strip() for ln in paper.records[0].text.split("\n") if ln.strip()]
+    assert _squash(first[0]) == _squash(GOLD["title"])
+    assert _squash(first[1]) == _squash(GOLD["speaker"])
+
+
+def test_token_windows_with_the_contents_skip_read_around_the_contents() -> None:
+    """``TokenChunkingStrategy(skip_contents=True)``: the first window runs from the title and
+    the speaker across the contents list to the address."""
+    from legco_assets.core.chunking import TokenChunkingStrategy
+    from legco_assets.core.read import read_source, text_pages
+    from legco_assets.core.structure import paper_structure
+
+    _, pages = text_pages(read_source(ADDRESS))
+    sections = paper_structure(pages, Settings()).sections  # no LLM: none given
+    records = TokenChunkingStrategy(skip_contents=True).chunk("address", pages, sections)
+    first = [ln.strip() for ln in records[0].text.split("\n") if ln.strip()]
     assert [_squash(ln) for ln in first[:3]] == [
         _squash(GOLD["title"]),
         _squash(GOLD["speaker"]),
         _squash(GOLD["chapters"][0]["heading"]),
     ], "the address follows, not its contents"
-    [(text, grid, skip, windows)] = repairs
-    assert skip and assert_repaired_locally(text, grid, skip, windows) == len(grid) - 1
-    assert (windows[0].start, windows[0].end) == grid[0]
-    assert [r.metadata.char_start for r in paper.records] == [w.start for w in windows]
-
-
-def test_a_window_of_nothing_but_contents_lines_is_dropped() -> None:
-    """A contents list longer than a window: the windows that hold only its lines go, the
-    others lose its lines, and the rest of the text is windowed as the grid windows it."""
-    from legco_assets.core.chunking import token_windows
-    from legco_assets.core.chunking.window_repair import repair_windows
-
-    listed = "".join(f"第{n}章 政府的第{n}項工作 {n * 3}–{n * 3 + 2}\n" for n in range(1, 120))
-    body = "\n\n".join("政府會繼續推動各項工作，改善市民生活。" * 12 for _ in range(12))
-    text = f"施政報告\n目錄\n{listed}\n{body}"
-    skip = [(text.index("第1章"), text.index(body))]
-    grid = token_windows(text, 300, 60, tables=False)
-    windows = repair_windows(text, grid, 300, skip)
-    assert len(windows) < len(grid), "no window was only contents lines"
-    assert assert_repaired_locally(text, grid, skip, windows) >= 5
-    assert windows[0].text.startswith("施政報告\n目錄\n") and "第1章" not in windows[0].text
-    assert not [w for w in windows if "章 政府的第" in w.text]
 
 
 @pytest.mark.corpus
@@ -131,33 +120,6 @@ def test_eco_guide_loses_only_the_page_numbers_printed_beyond_its_pages() -> Non
             assert set(gone) <= set("0123456789"), gone
     finally:
         pdf.close()
-
-
-def _contents_only_lines(path: Path) -> list[str]:
-    """The lines of the paper's contents list that the body does not print as lines of its
-    own (a heading with its page number, the list's title): what no chunk may hold."""
-    _, pages = text_pages(read_source(path))
-    sections = paper_structure(pages, Settings()).sections
-    body = {ln.strip() for s in sections if s.type != "toc" for ln in s.text.split("\n")}
-    listed = [ln.strip() for s in sections if s.type == "toc" for ln in s.text.split("\n")]
-    return [ln for ln in listed if ln and ln not in body]
-
-
-@pytest.mark.corpus
-@pytest.mark.skipif(not CORPUS.exists(), reason="real corpus not present")
-def test_no_real_paper_chunks_a_contents_line() -> None:
-    """Issue 52's done-when on every real paper at hand: a contents list (the EO and ECO
-    guides' "Contents" / 目錄) is no line of any chunk of either strategy."""
-    papers = sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in {".pdf", ".html", ".htm"})
-    with_contents = 0
-    for path in (p for p in papers if "scanned" not in p.name):
-        contents = set(_contents_only_lines(path))
-        with_contents += bool(contents)
-        for strategy in Strategy:
-            records = chunk_paper(path, strategy, Settings(), use_llm=False, check=False).records
-            chunked = {ln.strip() for r in records for ln in r.text.split("\n")}
-            assert not contents & chunked, (path.name, strategy.value, sorted(contents & chunked)[:3])
-    assert with_contents >= 3, "the guides' contents lists were not found: the test checked nothing"
 
 
 @pytest.mark.corpus

@@ -22,7 +22,6 @@ from ..tables import weave_pages
 from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
 from .table_rows import TableCuts
-from .window_repair import Window, repair_windows
 
 OVERLAP_SLACK = 0.15  # the overlap may move this far to start on a boundary
 
@@ -114,12 +113,14 @@ class TokenChunkingStrategy:
     # the sections of the pages as chunked (tables woven in) when none are given: the windows'
     # section paths come from them (None: no paths)
     find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
-    # The question strategy's narrative windows (its fallback for a paper without headings):
-    # windows recomputed over the whole text so that they end between table rows and repeat a
-    # table's header (issue 51), and no contents list left out. Off, the token strategy's own
-    # form: the plain grid, repaired only where a window touches a table or a contents list
-    # (:mod:`.window_repair`): recomputing every window cost held-out questions twice.
+    # Off by default for the token strategy, on for the question strategy's splits: windows
+    # that end between table rows and repeat a table's header (issue 51), and windows that
+    # read around a contents list (issue 52). Scored on every held-out set (2026-11-29), the
+    # two together cost token windows 18 first places pooled and 2-5 on nine sets (qa-v5 33
+    # -> 28); the header repeated in many windows accounts for most of it. They stay off until
+    # a round on the development sets finds a form that does not cost the held-out ones.
     table_rows: bool = False
+    skip_contents: bool = False
 
     def chunk(
         self,
@@ -138,27 +139,25 @@ class TokenChunkingStrategy:
         doc = DocumentText.from_pages(pages, elsewhere)
         if sections is None and self.find_sections is not None:
             sections = self.find_sections(pages)
-        # a contents list left out (issue 52): windows lose its lines
-        skip = [] if self.table_rows else contents_spans(doc, sections or [])
+        # a contents list left out (issue 52): windows go around its lines
+        skip = contents_spans(doc, sections or []) if self.skip_contents else []
         return with_paths(self.chunk_text(document_id, doc, skip), doc, sections or [])
 
     def chunk_text(
         self, document_id: str, doc: DocumentText, skip: list[tuple[int, int]] | None = None
     ) -> list[Chunk]:
-        """The windows of one joined text, without section paths. ``skip``: spans (in order,
-        a contents list's lines) that windows lose; ``char_start``/``char_end`` still index
-        ``doc.text``."""
-        if self.table_rows:
-            windows = [
-                Window(start, end, f"{header}\n{doc.text[start:end]}" if header else doc.text[start:end])
-                for start, end, header in table_windows(doc.text, self.chunk_size, self.chunk_overlap)
-            ]
-        else:
-            grid = token_windows(doc.text, self.chunk_size, self.chunk_overlap, tables=False)
-            windows = repair_windows(doc.text, grid, self.chunk_size, skip)
-        return [
-            self._chunk(document_id, doc, index, w.text, w.start, w.end) for index, w in enumerate(windows)
-        ]
+        """The windows of one joined text, without section paths. ``skip``: spans (in order)
+        left out: the windows read the text without them, so a window may run from before a
+        skipped span to after it (a cover's title, then the address after its contents
+        page); its ``char_start``/``char_end`` still index ``doc.text``."""
+        view, pieces = _without(doc.text, skip or [])
+        chunks: list[Chunk] = []
+        windows = table_windows(view, self.chunk_size, self.chunk_overlap, tables=self.table_rows)
+        for start, end, header in windows:
+            text = f"{header}\n{view[start:end]}" if header else view[start:end]
+            first, last = _in_doc(pieces, start), _in_doc(pieces, end - 1) + 1
+            chunks.append(self._chunk(document_id, doc, len(chunks), text, first, last))
+        return chunks
 
     def _chunk(
         self, document_id: str, doc: DocumentText, index: int, text: str, start: int, end: int
@@ -177,6 +176,30 @@ class TokenChunkingStrategy:
             char_start=start,
             char_end=end,
         )
+
+
+def _without(text: str, skip: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without the ``skip`` spans (and the blank lines after each), and its pieces
+    as ``(offset in the result, offset in text)``."""
+    if not skip:
+        return text, [(0, 0)]
+    parts: list[str] = []
+    pieces: list[tuple[int, int]] = []
+    pos = length = 0
+    for start, end in [*skip, (len(text), len(text))]:
+        if start > pos:
+            pieces.append((length, pos))
+            parts.append(text[pos:start])
+            length += start - pos
+        rest = text[end:]
+        pos = max(pos, end + len(rest) - len(rest.lstrip()) if start < len(text) else end)
+    return "".join(parts), pieces or [(0, 0)]
+
+
+def _in_doc(pieces: list[tuple[int, int]], offset: int) -> int:
+    k = bisect.bisect_right([view for view, _ in pieces], offset) - 1
+    view, source = pieces[max(k, 0)]
+    return source + offset - view
 
 
 def with_paths(chunks: list[Chunk], doc: DocumentText, sections: list[Section]) -> list[Chunk]:
