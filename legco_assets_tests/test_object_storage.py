@@ -183,18 +183,18 @@ def test_the_inbox_sensor_lists_a_prefix_and_requests_runs(
     from legco_assets.defs.sensors import inbox_sensor
 
     bucket = s3.make_bucket("legco-sensor")
-    upload(s3, [english_paper(tmp_path / "sensor paper.pdf", "sensor", pages=2)], "legco-sensor/inbox")
+    upload(s3, [english_paper(tmp_path / "立法會 sensor paper.pdf", "sensor", pages=2)], "legco-sensor/inbox")
     settings_for(worker_env(s3, chroma, f"{bucket}/data", tmp_path), monkeypatch)
     resources = {"legco": LegcoSettings(data_dir=f"{bucket}/data", inbox=f"{bucket}/inbox")}
     with dg.instance_for_test() as instance:
         tick = inbox_sensor(dg.build_sensor_context(instance=instance, resources=resources))
-        assert [r.partition_key for r in tick.run_requests] == ["sensor-paper"]
+        assert [r.partition_key for r in tick.run_requests] == ["立法會-sensor-paper"]
         quiet = inbox_sensor(
             dg.build_sensor_context(instance=instance, resources=resources, cursor=tick.cursor)
         )
         assert not quiet.run_requests, "an unchanged object is not asked for again"
     index = json.loads(s3.client().cat("legco-sensor/data/documents/index.json"))
-    assert index["sensor-paper"]["path"] == "s3://legco-sensor/inbox/sensor paper.pdf"
+    assert index["立法會-sensor-paper"]["path"] == "s3://legco-sensor/inbox/立法會 sensor paper.pdf"
 
 
 def _start_worker(paper: str, env: dict[str, str], local: Path) -> subprocess.Popen[str]:
