@@ -6,7 +6,10 @@ cross a page break; its ``page_start`` is the page where it starts. Each chunk r
 ``prev.char_end - next.char_start`` characters from each next chunk gives back the text.
 Inside a Markdown table a window ends between two rows, and a window that continues a table
 starts with the table's header row and separator again (:mod:`.table_rows`): those two
-lines lead its text but are not in its span, and its token count includes them.
+lines lead its text but are not in its span, and its token count includes them. The header
+takes the place of as many tokens of the overlap, so a table's rows advance from window to
+window as far as they would without it (search indexes the header once per paper:
+``search.indexed_text``).
 """
 
 from __future__ import annotations
@@ -59,15 +62,20 @@ def table_windows(
     spans: list[tuple[int, int, str]] = []
     start = 0
     while start < len(text):
-        header = cuts.header_at(start)
-        if header and count_tokens(header) >= size // 2:  # a header this long would starve the rows
-            header = ""
+        header = _repeated_header(cuts, start, size)
         end = _window_end(text, offsets, start, size, patterns, cuts, header)
         spans.append((start, end, header))
         if end >= len(text):
             break
-        start = _next_start(text, offsets, start, end, overlap, cuts)
+        start = _next_start(text, offsets, start, end, size, overlap, cuts)
     return spans
+
+
+def _repeated_header(cuts: TableCuts, start: int, size: int) -> str:
+    """The header a window starting at ``start`` repeats (none when it would take half the
+    window or more: it would starve the rows)."""
+    header = cuts.header_at(start)
+    return header if header and count_tokens(header) < size // 2 else ""
 
 
 def _window_end(
@@ -91,7 +99,22 @@ def _window_end(
     return max(end, start + 1)
 
 
-def _next_start(text: str, offsets: list[int], start: int, end: int, overlap: int, cuts: TableCuts) -> int:
+def _next_start(
+    text: str, offsets: list[int], start: int, end: int, size: int, overlap: int, cuts: TableCuts
+) -> int:
+    """Where the window after ``start``-``end`` starts: ``overlap`` tokens before ``end``, on
+    a boundary. A window that would start inside a table's body repeats the table's header,
+    and the header takes the place of as many tokens of the overlap (its rows advance as far
+    as they would without a header, so a table is not cut into more windows for it)."""
+    candidate = _overlap_start(text, offsets, start, end, overlap, cuts)
+    header = _repeated_header(cuts, candidate, size) if candidate < end else ""
+    if header:
+        shorter = max(0, overlap - count_tokens(header + "\n"))
+        candidate = _overlap_start(text, offsets, start, end, shorter, cuts)
+    return candidate
+
+
+def _overlap_start(text: str, offsets: list[int], start: int, end: int, overlap: int, cuts: TableCuts) -> int:
     if overlap == 0:
         return end
     last = bisect.bisect_left(offsets, end)
@@ -113,14 +136,14 @@ class TokenChunkingStrategy:
     # the sections of the pages as chunked (tables woven in) when none are given: the windows'
     # section paths come from them (None: no paths)
     find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
-    # Off by default for the token strategy, on for the question strategy's splits: windows
-    # that end between table rows and repeat a table's header (issue 51), and windows that
-    # read around a contents list (issue 52). Scored on every held-out set (2026-11-29), the
-    # two together cost token windows 18 first places pooled and 2-5 on nine sets (qa-v5 33
-    # -> 28); the header repeated in many windows accounts for most of it. They stay off until
-    # a round on the development sets finds a form that does not cost the held-out ones.
-    table_rows: bool = False
-    skip_contents: bool = False
+    # Windows that end between table rows and repeat a table's header (issue 51), and windows
+    # that read around a contents list (issue 52), as the question strategy's splits do.
+    # First scored with the header taking room from the rows and indexed in every window, the
+    # two cost token windows 18 first places over the held-out sets (2026-11-29); the header
+    # now replaces overlap and is indexed once per paper (docs/retrieval.md has the figures).
+    # False: the windows of before (a baseline to compare with).
+    table_rows: bool = True
+    skip_contents: bool = True
 
     def chunk(
         self,

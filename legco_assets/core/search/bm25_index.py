@@ -29,9 +29,12 @@ from typing import Any
 import numpy as np
 
 from ..records import ChunkRecord
+from .indexed_text import indexed_texts
 from .variants import variant_fold
 
-TOKENIZER_VERSION = "bm25-v3"  # part of the fingerprint: a tokeniser change invalidates caches
+# part of the fingerprint: a tokeniser change invalidates caches (v4: a table header a paper
+# already showed is not indexed again, :mod:`.indexed_text`)
+TOKENIZER_VERSION = "bm25-v4"
 KEEP_PER_NAME = 2  # cached index generations kept per scope (older ones are removed)
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31c0-\u31ef"
@@ -114,13 +117,13 @@ class Bm25Index:
 
     @classmethod
     def build(cls, chunks: Sequence[ChunkRecord], key: str = "") -> Bm25Index:
-        """Tokenise and index ``chunks`` (by their ``id`` and ``text``)."""
+        """Tokenise and index ``chunks`` (by their ``id`` and their :func:`.indexed_texts`)."""
         import bm25s
 
         model = None
         if chunks:
             model = bm25s.BM25()
-            model.index([tokenize(c.text) for c in chunks], show_progress=False)
+            model.index([tokenize(text) for text in indexed_texts(chunks)], show_progress=False)
         return cls([c.id for c in chunks], [script_of(c.text) for c in chunks], model, key)
 
     @property

@@ -20,6 +20,7 @@ from ..records import ChunkMetadata, ChunkRecord
 from ..settings import Settings
 from ..sources import counterpart_changes
 from .embeddings import embedding_function
+from .indexed_text import indexed_texts
 
 COLLECTION = "legco_chunks"
 BATCH = 256
@@ -102,14 +103,17 @@ def replace_document(
     stale = [i for i in current["ids"] if i not in set(new_ids)]
     if stale:
         with_retries(lambda: collection.delete(ids=stale))
+    indexed = indexed_texts(records)
     for i in range(0, len(records), BATCH):
         batch = records[i : i + BATCH]
+        vectors = _vectors(collection, batch, indexed[i : i + BATCH])
         # with_retries calls the lambda at once, within this iteration: `batch` cannot go stale
         with_retries(
             lambda: collection.upsert(
                 ids=[r.id for r in batch],  # noqa: B023
                 documents=[r.text for r in batch],  # noqa: B023
                 metadatas=[r.to_chroma() for r in batch],  # noqa: B023
+                embeddings=vectors,  # noqa: B023
             )
         )
     return WriteResult(written=len(records), deleted=len(stale), archived=archived, ids=new_ids)
@@ -124,6 +128,15 @@ def from_chroma(meta: dict[str, Any]) -> dict[str, Any]:
     """A stored chunk's metadata as the chunk record's JSON form has it: ``section_path``
     (and the id lists) lists again (:meth:`.ChunkMetadata.chroma_json`)."""
     return ChunkMetadata.chroma_json(meta)
+
+
+def _vectors(collection: Any, batch: Sequence[ChunkRecord], indexed: list[str]) -> Any:
+    """The embeddings of what is indexed of ``batch`` (:mod:`.indexed_text`) when that differs
+    from a chunk's text (a table header the paper already showed); None, so that Chroma embeds
+    the stored documents themselves, when it does not."""
+    if all(text == r.text for text, r in zip(indexed, batch, strict=True)):
+        return None
+    return collection._embedding_function(indexed)  # the collection's own embedder (no public accessor)
 
 
 def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> int:
