@@ -21,7 +21,7 @@ from legco_assets.core.read import extract_document, read_source, text_pages
 from legco_assets.core.read.extract import _pypdf_texts
 from legco_assets.core.records import DocumentText
 from legco_assets.core.settings import Settings, Strategy
-from legco_assets.core.structure import detect_structure, toc_entries
+from legco_assets.core.structure import detect_structure, paper_structure, toc_entries
 
 from .conftest import CORPUS
 from .pdf_factory import make_pdf
@@ -64,8 +64,7 @@ def test_policy_address_chunks_no_contents_line_and_no_placeholder(strategy: Str
     paper = chunk_paper(ADDRESS, strategy, Settings(), use_llm=False)
     lines = {_squash(ln) for r in paper.records for ln in r.text.split("\n")}
     listed = {_squash(ln) for ln in GOLD["contents_lines"]}
-    if strategy is Strategy.question:  # token windows read a contents list (their skip is off)
-        assert not lines & listed, "a contents line was chunked"
+    assert not lines & listed, "a contents line was chunked"
     joined = _squash("".join(r.text for r in paper.records))
     for hidden in [*GOLD["off_page_lines"], GOLD["invisible_line"]]:
         assert _squash(hidden) not in joined, hidden
@@ -76,30 +75,13 @@ def test_policy_address_chunks_no_contents_line_and_no_placeholder(strategy: Str
 
 
 def test_policy_address_first_token_window_starts_with_title_and_address() -> None:
-    """The placeholder printed beyond the page no longer leads the first window: the title and
-    the speaker do. (The contents list follows them: token windows' contents skip is off.)"""
     paper = chunk_paper(ADDRESS, Strategy.token, Settings(), use_llm=False)
     first = [ln.strip() for ln in paper.records[0].text.split("\n") if ln.strip()]
     assert _squash(first[0]) == _squash(GOLD["title"])
     assert _squash(first[1]) == _squash(GOLD["speaker"])
-
-
-def test_token_windows_with_the_contents_skip_read_around_the_contents() -> None:
-    """``TokenChunkingStrategy(skip_contents=True)``: the first window runs from the title and
-    the speaker across the contents list to the address."""
-    from legco_assets.core.chunking import TokenChunkingStrategy
-    from legco_assets.core.read import read_source, text_pages
-    from legco_assets.core.structure import paper_structure
-
-    _, pages = text_pages(read_source(ADDRESS))
-    sections = paper_structure(pages, Settings()).sections  # no LLM: none given
-    records = TokenChunkingStrategy(skip_contents=True).chunk("address", pages, sections)
-    first = [ln.strip() for ln in records[0].text.split("\n") if ln.strip()]
-    assert [_squash(ln) for ln in first[:3]] == [
-        _squash(GOLD["title"]),
-        _squash(GOLD["speaker"]),
-        _squash(GOLD["chapters"][0]["heading"]),
-    ], "the address follows, not its contents"
+    assert _squash(first[2]) == _squash(GOLD["chapters"][0]["heading"]), (
+        "the address follows, not its contents"
+    )
 
 
 @pytest.mark.corpus
@@ -120,6 +102,33 @@ def test_eco_guide_loses_only_the_page_numbers_printed_beyond_its_pages() -> Non
             assert set(gone) <= set("0123456789"), gone
     finally:
         pdf.close()
+
+
+def _contents_only_lines(path: Path) -> list[str]:
+    """The lines of the paper's contents list that the body does not print as lines of its
+    own (a heading with its page number, the list's title): what no chunk may hold."""
+    _, pages = text_pages(read_source(path))
+    sections = paper_structure(pages, Settings()).sections
+    body = {ln.strip() for s in sections if s.type != "toc" for ln in s.text.split("\n")}
+    listed = [ln.strip() for s in sections if s.type == "toc" for ln in s.text.split("\n")]
+    return [ln for ln in listed if ln and ln not in body]
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not CORPUS.exists(), reason="real corpus not present")
+def test_no_real_paper_chunks_a_contents_line_in_either_strategy() -> None:
+    """Issue 52's done-when on every real paper at hand: a contents list (the EO and ECO
+    guides' "Contents" / 目錄) is no line of any chunk, token windows included."""
+    papers = sorted(p for p in CORPUS.rglob("*") if p.suffix.lower() in {".pdf", ".html", ".htm"})
+    with_contents = 0
+    for path in (p for p in papers if "scanned" not in p.name):
+        contents = set(_contents_only_lines(path))
+        with_contents += bool(contents)
+        for strategy in Strategy:
+            records = chunk_paper(path, strategy, Settings(), use_llm=False, check=False).records
+            chunked = {ln.strip() for r in records for ln in r.text.split("\n")}
+            assert not contents & chunked, (path.name, strategy.value, sorted(contents & chunked)[:3])
+    assert with_contents >= 3, "the guides' contents lists were not found: the test checked nothing"
 
 
 @pytest.mark.corpus
@@ -165,7 +174,7 @@ def _untitled_contents_paper(path: Path) -> Path:
     return make_pdf(path, [["Policy Address 2030", "The Chief Executive"], UNTITLED_ENTRIES, *body])
 
 
-@pytest.mark.parametrize("strategy", [Strategy.question])  # token windows read it (skip off)
+@pytest.mark.parametrize("strategy", list(Strategy))
 def test_an_untitled_contents_list_is_known_by_the_headings_it_lists(
     tmp_path: Path, strategy: Strategy
 ) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from legco_assets.core.chunking import token_windows
-from legco_assets.core.chunking.token_chunking import table_windows
+from legco_assets.core.chunking.token_chunking import OVERLAP_SLACK, table_windows
 from legco_assets.core.markdown_tables import to_markdown
 from legco_assets.core.pipeline import chunk_paper
 from legco_assets.core.read import clean_pages, extract_document, normalise_chars, read_source
@@ -124,10 +124,7 @@ def long_table(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
     return path, long_table_paper(path)
 
 
-# the question strategy's pieces; token windows' table_rows is off by default (it cost held-out
-# questions, see token_chunking.py), and test_token_windows_keep_their_size_and_repeat_the_header
-# checks the windows with it on
-@pytest.mark.parametrize("strategy", [Strategy.question])
+@pytest.mark.parametrize("strategy", list(Strategy))
 def test_a_table_over_five_pages_is_cut_between_rows_with_its_header(
     long_table: tuple[Path, dict], strategy: Strategy
 ) -> None:
@@ -169,6 +166,25 @@ def test_token_windows_keep_their_size_and_repeat_the_header() -> None:
     assert all(not h for *_, h in table_windows(plain, 200, 40))
 
 
+def test_a_repeated_header_takes_the_place_of_overlap() -> None:
+    """What a window that continues a table repeats, its header and the rows it shares with
+    the window before, is about the overlap: the header is not paid for with fewer new rows
+    (at most one row more, as a window starts on a row)."""
+    rows = [[f"{n}.", f"項目{n}", f"{n * 1234:,}", "說明" * (2 + n % 5)] for n in range(80)]
+    table = to_markdown(HEADER, rows)
+    text = "前言。" * 60 + "\n\n" + table + "\n\n" + "結語。" * 60
+    header = to_markdown(HEADER, [])
+    longest_row = max(count_tokens(line + "\n") for line in table.split("\n"))
+    windows = table_windows(text, 200, 80)
+    continuing = 0
+    for (_, end, _), (start, _, head) in zip(windows, windows[1:]):
+        if head:
+            continuing += 1
+            repeated = count_tokens(f"{head}\n{text[start:end]}")
+            assert count_tokens(header) < repeated <= 80 * (1 + OVERLAP_SLACK) + longest_row
+    assert continuing >= 10
+
+
 def test_a_continued_part_found_far_away_is_not_stitched_onto_the_first() -> None:
     """The same rows printed again pages later (a supplement's table) stay where they are,
     with the table's header, instead of joining the first part."""
@@ -202,5 +218,8 @@ def real_papers() -> list[Path]:
 @pytest.mark.skipif(not CORPUS.exists(), reason="real corpus not present")
 @pytest.mark.parametrize("paper", real_papers(), ids=lambda p: p.name)
 def test_every_real_paper_cuts_tables_between_rows_on_honest_pages(paper: Path) -> None:
-    settings = Settings()  # the question strategy (token windows: see the test above)
-    assert_table_honest(paper, chunks_of(paper, Strategy.question, settings), settings.qa_max_chunk_tokens)
+    settings = Settings()
+    for strategy in Strategy:
+        records = chunks_of(paper, strategy, settings)
+        limit = settings.qa_max_chunk_tokens if strategy is Strategy.question else settings.chunk_size
+        assert_table_honest(paper, records, limit)

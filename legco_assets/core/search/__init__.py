@@ -36,6 +36,7 @@ from .hits import (
     distinct,
     ranked_hits,
 )
+from .indexed_text import indexed_texts
 from .links import in_language_of
 from .query_translation import parse_translation, target_language, translation_messages
 from .question_side import question_side
@@ -107,6 +108,7 @@ __all__ = [
     "embedding_function",
     "fuse",
     "in_language_of",
+    "indexed_texts",
     "lexical_query",
     "margins",
     "link_counterparts",
