@@ -136,14 +136,15 @@ class TokenChunkingStrategy:
     # the sections of the pages as chunked (tables woven in) when none are given: the windows'
     # section paths come from them (None: no paths)
     find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
-    # Windows that end between table rows and repeat a table's header (issue 51), and windows
-    # that read around a contents list (issue 52), as the question strategy's splits do.
-    # First scored with the header taking room from the rows and indexed in every window, the
-    # two cost token windows 18 first places over the held-out sets (2026-11-29); the header
-    # now replaces overlap and is indexed once per paper (docs/retrieval.md has the figures).
-    # False: the windows of before (a baseline to compare with).
-    table_rows: bool = True
-    skip_contents: bool = True
+    # Off by default for the token strategy, on for the question strategy's splits: windows
+    # that end between table rows and repeat a table's header (issue 51), and windows that
+    # read around a contents list (issue 52). Scored on every held-out set against windows
+    # without them (2026-11-29), they cost token windows first places twice: 18 pooled with the
+    # header paid for by the rows and indexed in every window, 10 pooled (8 sets down by 2-3)
+    # with the header in place of overlap and indexed once per paper (search.indexed_text),
+    # the form the development sets chose (docs/retrieval.md). True: that form.
+    table_rows: bool = False
+    skip_contents: bool = False
 
     def chunk(
         self,
