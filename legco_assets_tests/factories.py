@@ -6,9 +6,12 @@ never from another test module, so each test file can be read, moved or deleted 
 
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import pytest
 
 from legco_assets.core.records import Chunk, ChunkMetadata, ChunkRecord
 from legco_assets.core.settings import Settings
@@ -153,3 +156,15 @@ def doc_records(texts: list[str], sha: str, strategy: str = "question") -> list[
         for i, t in enumerate(texts)
     ]
     return [c.to_record("doc.pdf", sha) for c in chunks]
+
+
+# -- chunkers -------------------------------------------------------------------------------------
+def table_aware_token_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the token strategy that ``chunker_for`` builds the table-aware form: windows that
+    end between table rows and repeat the header, and read around a contents list (off by
+    default: scored on the held-out sets they cost token windows first places, see
+    ``token_chunking.py``), so that tests of whole papers can check that form too."""
+    from legco_assets.core.chunking import TokenChunkingStrategy, build
+
+    table_aware = functools.partial(TokenChunkingStrategy, table_rows=True, skip_contents=True)
+    monkeypatch.setattr(build, "TokenChunkingStrategy", table_aware)

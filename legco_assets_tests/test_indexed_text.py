@@ -1,6 +1,7 @@
 """What search indexes of a chunk (search/indexed_text.py): its text, less a table header the
-paper has already shown. A chunk that continues a table reads with its header (issue 51);
-BM25 and the chunk vectors read each header once per paper, in both strategies."""
+paper has already shown. A chunk that continues a table reads with its header (issue 51: the
+question strategy's pieces, token windows in their table-aware form, off by default); BM25
+and the chunk vectors read each header once per paper, in both strategies."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ import pytest
 
 from legco_assets.core.pipeline import chunk_paper
 from legco_assets.core.records import ChunkRecord
-from legco_assets.core.search import Bm25Index, indexed_texts, open_collection, replace_document
+from legco_assets.core.search import Bm25Index, indexed_text, indexed_texts, open_collection, replace_document
+from legco_assets.core.search.bm25_index import fingerprint
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets_tests.fixtures.generate_fixtures import long_table_paper
+
+from .factories import table_aware_token_windows
 
 HEADER_ROW = re.compile(r"^\| 編號 \|.*\|$", re.MULTILINE)
 DATA_ROW = re.compile(r"^\| \d+\. \|.*\|$", re.MULTILINE)
@@ -25,6 +29,21 @@ def long_table(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("long-table") / "long_table.pdf"
     long_table_paper(path)
     return path
+
+
+@pytest.fixture(autouse=True)
+def _the_form_it_was_built_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Token windows that repeat their header, and the rule on (both off by default)."""
+    table_aware_token_windows(monkeypatch)
+    monkeypatch.setattr(indexed_text, "HEADERS_ONCE", True)
+
+
+def test_off_every_chunk_is_indexed_as_its_text(long_table: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    records = records_of(long_table, Strategy.question)
+    on = fingerprint(records)
+    monkeypatch.setattr(indexed_text, "HEADERS_ONCE", False)
+    assert indexed_texts(records) == [r.text for r in records]
+    assert fingerprint(records) != on  # an index built under the other setting is not reused
 
 
 def records_of(path: Path, strategy: Strategy) -> list[ChunkRecord]:

@@ -114,9 +114,10 @@ def test_a_contents_entry_with_its_paragraph_number_is_never_furniture(strategy:
     paper = chunk_paper(CONTENTS_SPEECH, strategy, Settings(), use_llm=False)
     check = next(c for c in paper.checks if c.name == "no_footer_leaked")
     assert check.passed, check.line()
-    # neither strategy chunks the contents page (issue 52): no entry is a line of a chunk
+    # the question strategy never chunks the contents page (issue 52); token windows read it
+    # as text (their contents skip is off: it cost held-out questions, see token_chunking.py)
     chunked = {_squash(ln) for r in paper.records for ln in r.text.split("\n")}
-    assert not entries & chunked
+    assert not entries & chunked if strategy is Strategy.question else entries <= chunked
     # chunks of the raw pages still fail the check, on the running headers and numbers only
     records = [
         {

@@ -321,16 +321,14 @@ def test_token_chunks_of_a_continued_tables_rows_start_on_the_page_they_are_prin
     chunks = build_chunks(
         "t", Strategy.token, pages, Settings(chunk_size=60, chunk_overlap=0), sections=[], tables=tables
     )
-    rows = [c for c in chunks if re.search(r"\| [AB]\d", c.text)]
-    assert len(rows) > 1  # one table, stitched on page 1, cut between rows; each piece repeats the header
-    assert all(c.text[c.text.index("| ") :].startswith("| Code | Project | Budget |\n|---|") for c in rows)
+    assert sum("| Code |" in c.text for c in chunks) == 1  # one table, stitched on page 1
     for chunk in chunks:
         on_1 = "Answer A1" in chunk.text or re.search(r"\| A\d", chunk.text) is not None
         on_2 = "Question A2" in chunk.text or re.search(r"\| B\d", chunk.text) is not None
         assert (chunk.page_start, chunk.page_end) == (1 if on_1 else 2, 2 if on_2 else 1), chunk.text
     assert any(
-        c.text.split("\n")[2].startswith("| B") and c.page_start == 2 for c in rows
-    )  # a window starts in page 2's rows (after the repeated header, printed on page 1)
+        c.text.lstrip().startswith("| B") and c.page_start == 2 for c in chunks
+    )  # a window starts in page 2's rows
 
 
 def test_separate_tables_with_text_between_are_not_continuations(tmp_path: Path) -> None:

@@ -421,9 +421,9 @@ class QuestionChunkingStrategy:
         if tables.all():
             doc = _embedded_doc(doc, tables.all())
         overlap = min(self.chunk_overlap, self.chunk_size - 1)
-        chunks = TokenChunkingStrategy(self.chunk_size, overlap, self.name, table_rows=True).chunk_text(
-            document_id, doc
-        )
+        chunks = TokenChunkingStrategy(
+            self.chunk_size, overlap, self.name, table_rows=True, header_in_overlap=False
+        ).chunk_text(document_id, doc)
         for chunk in chunks:
             chunk.section_type = "narrative"
             chunk.fallback = "token"

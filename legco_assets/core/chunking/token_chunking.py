@@ -4,12 +4,12 @@ Windows are computed on one string (the document's cleaned pages joined), so a w
 cross a page break; its ``page_start`` is the page where it starts. Each chunk records its
 ``char_start``/``char_end`` in that string, which makes the overlap exact: dropping
 ``prev.char_end - next.char_start`` characters from each next chunk gives back the text.
-Inside a Markdown table a window ends between two rows, and a window that continues a table
-starts with the table's header row and separator again (:mod:`.table_rows`): those two
-lines lead its text but are not in its span, and its token count includes them. The header
-takes the place of as many tokens of the overlap, so a table's rows advance from window to
-window as far as they would without it (search indexes the header once per paper:
-``search.indexed_text``).
+With ``table_rows`` (off by default for the token strategy, on for the question strategy's
+splits), inside a Markdown table a window ends between two rows, and a window that continues
+a table starts with the table's header row and separator again (:mod:`.table_rows`): those
+two lines lead its text but are not in its span, and its token count includes them. With
+``header_in_overlap`` as well, the header takes the place of as many tokens of the overlap,
+so a table's rows advance from window to window as far as they would without it.
 """
 
 from __future__ import annotations
@@ -35,11 +35,13 @@ def token_windows(
     overlap: int = 0,
     patterns: tuple[re.Pattern[str], ...] = BOUNDARY_PATTERNS,
     tables: bool = True,
+    header_in_overlap: bool = False,
 ) -> list[tuple[int, int]]:
     """(start, end) char spans of windows of at most ``size`` tokens covering ``text``
     (:func:`table_windows` without the headers: a window that continues a table is shorter
     by its header's tokens)."""
-    return [(start, end) for start, end, _ in table_windows(text, size, overlap, patterns, tables)]
+    spans = table_windows(text, size, overlap, patterns, tables, header_in_overlap)
+    return [(start, end) for start, end, _ in spans]
 
 
 def table_windows(
@@ -48,11 +50,14 @@ def table_windows(
     overlap: int = 0,
     patterns: tuple[re.Pattern[str], ...] = BOUNDARY_PATTERNS,
     tables: bool = True,
+    header_in_overlap: bool = False,
 ) -> list[tuple[int, int, str]]:
     """(start, end, header) of windows covering ``text``: ``header + "\n" + text[start:end]``
     is at most ``size`` tokens. Inside a Markdown table a window ends between rows and the
     next starts at a row, repeating the table's header (empty outside a table's body:
-    :mod:`.table_rows`); ``tables=False``: windows that do not look for tables (no header)."""
+    :mod:`.table_rows`); ``tables=False``: windows that do not look for tables (no header).
+    ``header_in_overlap``: a repeated header takes the place of as many tokens of the
+    overlap (:func:`_next_start`)."""
     if size <= 0:
         raise ValueError("chunk size must be positive")
     if not 0 <= overlap < size:
@@ -67,7 +72,7 @@ def table_windows(
         spans.append((start, end, header))
         if end >= len(text):
             break
-        start = _next_start(text, offsets, start, end, size, overlap, cuts)
+        start = _next_start(text, offsets, (start, end), size, overlap, cuts, header_in_overlap)
     return spans
 
 
@@ -100,14 +105,22 @@ def _window_end(
 
 
 def _next_start(
-    text: str, offsets: list[int], start: int, end: int, size: int, overlap: int, cuts: TableCuts
+    text: str,
+    offsets: list[int],
+    window: tuple[int, int],
+    size: int,
+    overlap: int,
+    cuts: TableCuts,
+    header_in_overlap: bool,
 ) -> int:
-    """Where the window after ``start``-``end`` starts: ``overlap`` tokens before ``end``, on
-    a boundary. A window that would start inside a table's body repeats the table's header,
-    and the header takes the place of as many tokens of the overlap (its rows advance as far
-    as they would without a header, so a table is not cut into more windows for it)."""
+    """Where the window after ``window`` starts: ``overlap`` tokens before its end, on a
+    boundary. ``header_in_overlap``: a next window that starts inside a table's body repeats
+    the table's header, and the header takes the place of as many tokens of the overlap (its
+    rows advance as far as they would without a header, so a table is not cut into more
+    windows for it)."""
+    start, end = window
     candidate = _overlap_start(text, offsets, start, end, overlap, cuts)
-    header = _repeated_header(cuts, candidate, size) if candidate < end else ""
+    header = _repeated_header(cuts, candidate, size) if header_in_overlap and candidate < end else ""
     if header:
         shorter = max(0, overlap - count_tokens(header + "\n"))
         candidate = _overlap_start(text, offsets, start, end, shorter, cuts)
@@ -141,10 +154,13 @@ class TokenChunkingStrategy:
     # read around a contents list (issue 52). Scored on every held-out set against windows
     # without them (2026-11-29), they cost token windows first places twice: 18 pooled with the
     # header paid for by the rows and indexed in every window, 10 pooled (8 sets down by 2-3)
-    # with the header in place of overlap and indexed once per paper (search.indexed_text),
-    # the form the development sets chose (docs/retrieval.md). True: that form.
+    # in the form the development sets chose: ``header_in_overlap`` here and search's
+    # ``indexed_text.HEADERS_ONCE`` (docs/retrieval.md). True, True: that form.
     table_rows: bool = False
     skip_contents: bool = False
+    # with table_rows: a continuing window's header takes the place of as much overlap (the
+    # question strategy's splits keep their whole overlap and pass False)
+    header_in_overlap: bool = True
 
     def chunk(
         self,
@@ -176,7 +192,13 @@ class TokenChunkingStrategy:
         page); its ``char_start``/``char_end`` still index ``doc.text``."""
         view, pieces = _without(doc.text, skip or [])
         chunks: list[Chunk] = []
-        windows = table_windows(view, self.chunk_size, self.chunk_overlap, tables=self.table_rows)
+        windows = table_windows(
+            view,
+            self.chunk_size,
+            self.chunk_overlap,
+            tables=self.table_rows,
+            header_in_overlap=self.header_in_overlap,
+        )
         for start, end, header in windows:
             text = f"{header}\n{view[start:end]}" if header else view[start:end]
             first, last = _in_doc(pieces, start), _in_doc(pieces, end - 1) + 1

@@ -29,12 +29,10 @@ from typing import Any
 import numpy as np
 
 from ..records import ChunkRecord
-from .indexed_text import indexed_texts
+from .indexed_text import index_version, indexed_texts
 from .variants import variant_fold
 
-# part of the fingerprint: a tokeniser change invalidates caches (v4: a table header a paper
-# already showed is not indexed again, :mod:`.indexed_text`)
-TOKENIZER_VERSION = "bm25-v4"
+TOKENIZER_VERSION = "bm25-v3"  # part of the fingerprint: a tokeniser change invalidates caches
 KEEP_PER_NAME = 2  # cached index generations kept per scope (older ones are removed)
 
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31c0-\u31ef"
@@ -97,8 +95,9 @@ def script_of(text: str) -> str:
 
 
 def fingerprint(chunks: Iterable[ChunkRecord]) -> str:
-    """sha256 over the sorted (id, sha256(text)) pairs and the tokeniser version."""
-    digest = hashlib.sha256(TOKENIZER_VERSION.encode())
+    """sha256 over the sorted (id, sha256(text)) pairs, the tokeniser version and what is
+    indexed of a text (:func:`.indexed_text.index_version`)."""
+    digest = hashlib.sha256(f"{TOKENIZER_VERSION}{index_version()}".encode())
     for chunk_id, text_hash in sorted(
         (c.id, hashlib.sha256(c.text.encode("utf-8")).hexdigest()) for c in chunks
     ):
