@@ -7,6 +7,10 @@ PUT): whoever creates it holds it, and deletes it when done. A worker killed whi
 it leaves it behind; a lock older than ``stale_after_s`` (by the time its holder wrote in
 it) is taken over, so a dead worker delays the others by that much at most. What is held
 here is short (a few small reads and writes), so a live holder never gets near that age.
+One gap is known: two waiters that find a dead holder's lock at the same instant may both
+delete it and both create theirs, one after the other, and both go on (an object store
+without conditional deletes cannot tell them apart). It needs a dead holder and two waiters
+within milliseconds; the index's read-modify-write is then at worst one lost update.
 """
 
 from __future__ import annotations
