@@ -25,7 +25,7 @@ import dagster as dg
 import pytest
 
 from legco_assets.core.settings import Settings
-from legco_assets.core.storage import location
+from legco_assets.core.storage import create_new, location, write_whole
 from legco_assets.defs.names import FAILURE_TAG
 
 from .factories import english_paper, feed_settings, pdf_bytes
@@ -306,6 +306,13 @@ def test_a_local_path_and_a_url_name_the_same_kind_of_place(tmp_path: Path) -> N
     """A local data dir stays a plain path (exactly as before); a URL goes through fsspec."""
     assert type(location(tmp_path)) is type(tmp_path)
     assert str(location("s3://bucket/prefix") / "documents") == "s3://bucket/prefix/documents"
+    through_fsspec = location(f"file://{tmp_path}/store") / "documents" / "index.json"
+    write_whole(through_fsspec, "{}")  # a temp object and a move, as for any local store
+    assert (tmp_path / "store" / "documents" / "index.json").read_text() == "{}"
+    assert create_new(through_fsspec.with_name("lock"), b"1") and not create_new(
+        through_fsspec.with_name("lock"), b"2"
+    )
+    assert sorted(p.name for p in (tmp_path / "store" / "documents").iterdir()) == ["index.json", "lock"]
 
 
 def test_the_feed_keeps_its_papers_and_state_in_the_bucket(

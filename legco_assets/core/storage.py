@@ -11,7 +11,7 @@ things that differ between the two are here, one function each:
   reader trusts);
 - creating only if absent (:func:`create_new`): ``O_EXCL`` locally, a conditional PUT
   (``If-None-Match: *``) in S3;
-- removing a folder, showing a path, reading many small files at once.
+- removing a folder, and showing a path to a person.
 
 Endpoint and keys come from the standard variables (``AWS_ENDPOINT_URL_S3`` /
 ``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``), which botocore
@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import shutil
 import threading
-from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeAlias
 
@@ -99,26 +98,6 @@ def shown(path: StorePath) -> str:
     """How a path is shown to a person (the UI's metadata, a log line): absolute when local,
     the URL itself when not."""
     return str(path) if is_remote(path) else str(Path(path).resolve())
-
-
-def read_many(paths: Iterable[StorePath]) -> dict[str, bytes]:
-    """The bytes of many small files by ``str(path)``, fetched together from an object store
-    (one round trip's latency, not one per file); a file gone meanwhile is left out."""
-    paths = list(paths)
-    remote = [p for p in paths if is_remote(p)]
-    found: dict[str, bytes] = {}
-    if remote:
-        fs = remote[0].fs
-        got = fs.cat([p.path for p in remote], on_error="omit")
-        by_key = {p.path: str(p) for p in remote}
-        found.update({by_key[k]: v for k, v in got.items() if k in by_key})
-    for path in paths:
-        if not is_remote(path):
-            try:
-                found[str(path)] = path.read_bytes()
-            except FileNotFoundError:
-                continue
-    return found
 
 
 _STORE_MODULES = frozenset({"botocore", "aiobotocore", "s3fs", "aiohttp", "gcsfs", "adlfs", "fsspec"})
