@@ -1,7 +1,7 @@
 # The README's commands. Everything runs from the repo root with the project's .venv.
 export DAGSTER_HOME ?= $(CURDIR)/data/dagster_home
 
-.PHONY: setup demo test test-fast screenshots lint format ui validate fixtures bench clean
+.PHONY: setup demo test test-fast screenshots lint format ui validate fixtures fixtures-check bench clean
 
 setup:
 	@bash scripts/bootstrap.sh
@@ -38,6 +38,9 @@ validate: setup
 
 fixtures: setup  ## regenerate the committed fixture PDFs (needs a CJK font, see README)
 	.venv/bin/python -m legco_assets_tests.fixtures.generate_fixtures
+
+fixtures-check: setup  ## regenerate the fixture PDFs in memory and compare them with the committed bytes (needs the same CJK font)
+	.venv/bin/python -m legco_assets_tests.fixtures.generate_fixtures --check
 
 bench: setup
 	.venv/bin/python scripts/bench_token_path.py

@@ -5,6 +5,7 @@ five pages and on every real paper at hand, both strategies."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from functools import cache
 from pathlib import Path
@@ -20,11 +21,11 @@ from legco_assets.core.records import ChunkRecord, Table
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.tables import embed_tables
 from legco_assets.core.tokens import count_tokens
-from legco_assets_tests.fixtures.generate_fixtures import long_table_paper
 
-from .conftest import CORPUS
+from .conftest import CORPUS, FIXTURES
 
 SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
+LONG_TABLE_PDF = FIXTURES / "long_table_zh.pdf"
 HEADER = ["編號", "工程項目", "核准預算（千元）", "進度"]
 
 
@@ -119,9 +120,10 @@ def _numbers(record: ChunkRecord) -> set[int]:
 
 # -- a generated table over five pages ------------------------------------------------------------
 @pytest.fixture(scope="module")
-def long_table(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    path = tmp_path_factory.mktemp("long-table") / "long_table.pdf"
-    return path, long_table_paper(path)
+def long_table() -> tuple[Path, dict]:
+    """The committed fixture (``generate_fixtures --only T``) and the page of each row as laid
+    out: committed, so the suite needs no CJK font."""
+    return LONG_TABLE_PDF, json.loads(LONG_TABLE_PDF.with_suffix(".json").read_text(encoding="utf-8"))
 
 
 # the question strategy's pieces; token windows' table_rows is off by default (it cost held-out
