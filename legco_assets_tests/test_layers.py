@@ -1,12 +1,13 @@
 """The core's packages are the pipeline's stages, and the package's imports point one way.
 
-Issue 27 grouped ``legco_assets/core`` by stage; this test keeps it so. It reads every core
-module's imports (AST, nothing executed) and asserts that no module imports a package above
-its own stage, and that code outside a package takes only the names its ``__init__``
-exports, never one of its modules (``from ..structure import outline_of``, not
-``from ..structure.outline import outline_of``). Over the whole package (issue 40) it asserts
-that no import circle joins any of its modules, lazily imported or not, and that nothing
-below the command line imports it; probes of both show the checks catch what they claim.
+``legco_assets/core`` is grouped by pipeline stage, so that a reader finds each step where the
+pipeline runs it; this test keeps it so. It reads every core module's imports (AST, nothing
+executed) and asserts that no module imports a package above its own stage, and that code
+outside a package takes only the names its ``__init__`` exports, never one of its modules
+(``from ..structure import outline_of``, not ``from ..structure.outline import outline_of``).
+Over the whole package it asserts that no import circle joins any of its modules, lazily
+imported or not, and that nothing below the command line imports it; probes of both show the
+checks catch what they claim.
 """
 
 from __future__ import annotations

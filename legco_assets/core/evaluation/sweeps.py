@@ -15,7 +15,7 @@ from .scoring import collect_rankings, score_all
 
 # how the question-side ranker sees chunks: (question sides, each kind ranked among its own)
 ISSUE29_SIDES: dict[str, tuple[str | None, bool]] = {
-    "Q&A only (before narrative chunks joined)": ("qa", False),
+    "Q&A only (the old default)": ("qa", False),
     "default: every chunk (question strategy), own vectors, per kind": (None, True),
 }
 # changes of :class:`..search.Fusion` that give back an earlier round's fusion: ranks alone and
