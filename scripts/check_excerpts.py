@@ -1,4 +1,4 @@
-"""How well every chunk's excerpt shows its chunk, per paper and strategy (issues 30, 42).
+"""How well every chunk's excerpt shows its chunk, per paper and strategy.
 
 For each paper (the real corpus by default, or the files given) and both strategies: chunk it
 (``chunk_file``, no LLM), write the excerpts (``write_excerpts``) into a temp folder, read the

@@ -1,6 +1,6 @@
 r"""What any fusion of the four rankers can reach: per question, the rank of the answer in each
 ranker alone, in the best of them (an oracle choosing the ranker per question) and in their
-candidates at all, beside the default hybrid search (issue 29, sixth round).
+candidates at all, beside the default hybrid search (measured in the sixth retrieval round).
 
 Why: the fusion's weights were tuned over six rounds, each gaining a point or two. Whether a
 target is out of reach of *any* weights is a property of the rankers, not of the fusion: when
