@@ -34,7 +34,7 @@ older commit), and prints each round and the medians; the ratio is the median of
 rounds' own ratios:
 
     .venv/bin/python scripts/benchmark.py --pages 480 --table-light --pairs 5
-    .venv/bin/python scripts/benchmark.py --pairs 5 --against /tmp/w669 \
+    .venv/bin/python scripts/benchmark.py --pairs 5 --against ../older-checkout \
         --paper ../shared/corpus/real/legco/hansard_20121121_translate-c.pdf
 """
 

@@ -15,7 +15,7 @@ are the chunk's), and that the strategy's excerpts take no more than the paper; 
 the size table per paper. Exit 1 when either fails.
 
     .venv/bin/python scripts/check_excerpts.py [FILE ...]
-    .venv/bin/python scripts/check_excerpts.py --data /tmp/i42/data
+    .venv/bin/python scripts/check_excerpts.py --data /tmp/excerpts/data
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ the oracle is a guide, not a proof; the candidates' recall is a hard bound.
 Uses the eval's own ingest and rankings (``scripts/eval_retrieval.py``, same settings and
 sets), question strategy by default::
 
-    LEGCO_DATA_DIR=/tmp/i29-data .venv/bin/python scripts/retrieval_ceiling.py \
+    LEGCO_DATA_DIR=/tmp/eval-data .venv/bin/python scripts/retrieval_ceiling.py \
         [--held-out all|v9|…] [--strategy question|token]
 """
 
