@@ -118,7 +118,7 @@ def start_chroma_server(path: Path, port: int | None = None) -> ChromaServer:
 
 
 # -- the search service (legco-assets serve) --------------------------------------------------
-# a search hit's keys, as issue 48 lists them (the API's, the page's and the tools' hits)
+# a search hit's keys, the same in the API's, the page's and the tools' hits
 SEARCH_HIT_KEYS = frozenset(
     {
         "id",

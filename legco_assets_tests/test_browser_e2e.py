@@ -245,7 +245,7 @@ def _status(page, label: str):
 
 
 def _a_check_not_run_is_not_executed(page, base: str, shots: Path) -> None:
-    """Issue 49: paper B has no LegCo records, so questions_match_open_data could not run: its
+    """Paper B has no LegCo records, so questions_match_open_data could not run: its
     Partitions tab counts the paper under Skipped, not under Failed nor Passed, and its
     execution history says Skipped."""
     page.goto(f"{base}/assets/document_structure?view=checks&checkDetail=questions_match_open_data")
@@ -265,7 +265,7 @@ def _a_check_not_run_is_not_executed(page, base: str, shots: Path) -> None:
 
 
 def _the_strategy_is_on_each_result(page, base: str, key: str, shots: Path) -> None:
-    """Issue 49: the latest chunks materialisation (question, chained after token) names its
+    """The latest chunks materialisation (question, chained after token) names its
     strategy and shows the token strategy's state too; each chunk check result names its
     strategy in the check's execution history."""
     page.goto(f"{base}/assets/chunks?view=partitions&partition={key}")
@@ -285,7 +285,7 @@ def _the_strategy_is_on_each_result(page, base: str, key: str, shots: Path) -> N
 
 
 def test_a_check_result_shows_its_paper(dagster_dev, tmp_path: Path) -> None:
-    """Issue 42: checks are partitioned as their assets, so a check's result names the
+    """Checks are partitioned as their assets, so a check's result names the
     paper it belongs to. A paper that leaks a page label into a chunk is ingested through the
     CLI into the instance the UI reads; its ``no_footer_leaked`` warning, opened from the
     check's page (its execution history), shows its partition."""

@@ -1,7 +1,7 @@
 """``legco-assets chunk`` and the Dagster assets decide the checks with one function
 (``core/quality.paper_checks``): a failure ``chunk`` prints is the failure Dagster reports,
 with the same weight: a blocking (integrity) check keeps the chunks out of Chroma and makes
-``--strict`` exit 1; a heuristic's check warns in both and the paper is indexed (issue 41).
+``--strict`` exit 1; a heuristic's check warns in both and the paper is indexed.
 
 The paper below prints its footer's date line (``2025-05-15``, at the foot of every page) also
 in the middle of its first page, where the cleaner (which reads only the page edges) leaves

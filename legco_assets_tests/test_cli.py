@@ -61,7 +61,7 @@ def test_chunk_never_imports_dagster(tmp_path: Path) -> None:
 
 
 def test_question_chunk_loads_no_network_llm_or_store_library(tmp_path: Path) -> None:
-    """Start-up (issue 27): ``chunk --no-llm`` of a question paper imports none of what it
+    """Start-up (a command must start fast): ``chunk --no-llm`` of a question paper imports none of what it
     does not use: the feed's HTTP client (httpx, which brings click, rich and pygments), the
     LLM client, Chroma; and it writes cl100k's decoded ranks to the data dir's cache once."""
     paper = make_pdf(

@@ -1,4 +1,4 @@
-"""Colloquial Cantonese questions reach BM25 in written Chinese (issue 43)."""
+"""Colloquial Cantonese questions reach BM25 in written Chinese."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 52: what a reader does not read is not content. Text printed off the page or drawn
+"""What a reader does not read is not content. Text printed off the page or drawn
 invisibly is dropped at reading and counted (``off_page_chars``); a contents list is known by
 the headings it lists, whatever its numbers look like, and neither strategy chunks it.
 

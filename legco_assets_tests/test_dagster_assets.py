@@ -82,7 +82,7 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
         assert result.success and parses["n"] == 1
         meta = result.asset_materializations_for_node("chunks")[0].metadata
         assert meta["strategy"].value == "token" and meta["chunks"].value >= 2
-        assert "| question | section path | pages |" in meta["preview"].value  # issue 22
+        assert "| question | section path | pages |" in meta["preview"].value  # each chunk's section path
         structure = result.asset_materializations_for_node("document_structure")[0].metadata
         assert isinstance(structure["outline"], dg.MarkdownMetadataValue) and structure["headings"].value >= 0
         stored = json.loads((data / "documents" / key / "structure.json").read_text())
@@ -91,7 +91,7 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
             c for c in result.get_asset_check_evaluations() if ran(c)
         ]  # no gold questions, no LegCo records: not run
         assert checks and all(c.passed for c in checks)
-        for check in result.get_asset_check_evaluations():  # issue 49: each chunk check names its strategy
+        for check in result.get_asset_check_evaluations():  # each chunk check names its strategy
             if check.asset_key == chunks.key:
                 assert (
                     next(iter(check.metadata)) == "strategy" and check.metadata["strategy"].value == "token"
@@ -100,7 +100,7 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
 
         rerun = _materialize(instance, data, key, Strategy.question, selection=[chunks, vector_index])
         assert rerun.success and parses["n"] == 1, "chunks/vector_index re-used stored upstream results"
-        # issue 49: the latest chunks materialisation (question) shows the token strategy's state too
+        # the latest chunks materialisation (question) shows the token strategy's state too
         for node in ("chunks", "vector_index"):
             assert next(iter(rerun.asset_materializations_for_node(node)[0].metadata)) == "strategy"
         table = rerun.asset_materializations_for_node("chunks")[0].metadata["strategies"].value
@@ -144,7 +144,7 @@ def test_inbox_sensor_adds_partitions_and_never_ingests_twice(tmp_path: Path) ->
         assert sorted(r.run_key for r in result.run_requests) == [f"{k}@{sha}" for k in keys]
         assert sorted(result.dynamic_partitions_requests[0].partition_keys) == keys
 
-        shutil.copy(first, inbox / "copy.pdf")  # the same bytes under another name: the same paper (issue 49)
+        shutil.copy(first, inbox / "copy.pdf")  # the same bytes under another name: the same paper
         again = inbox_sensor(
             dg.build_sensor_context(instance=instance, resources=resources, cursor=result.cursor)
         )
@@ -184,7 +184,7 @@ def test_a_bad_file_fails_its_materialisation_with_the_reason_and_no_retry(tmp_p
 
 
 def test_a_broken_file_puts_its_reason_on_the_partition(tmp_path: Path) -> None:
-    """Issue 49: the one-line reason a paper failed at ``source_document`` is on the asset's
+    """The one-line reason a paper failed at ``source_document`` is on the asset's
     partition (an observation with the reason as its description and ``failure`` metadata,
     read through the instance as the partition page reads its events), and the step's
     failure leads with it (a ``Failure`` whose description is the reason, no cause)."""
@@ -277,7 +277,7 @@ def test_html_page_through_the_graph_with_the_label_guard(tmp_path: Path) -> Non
 
 
 def test_cli_runs_belong_to_the_code_location_so_the_timeline_shows_them(tmp_path: Path) -> None:
-    """Issue 49: the Overview timeline places a run by its code location origin (GraphQL
+    """The Overview timeline places a run by its code location origin (GraphQL
     ``Run.repositoryOrigin``); ``ingest``'s runs carry the origin of the location workspace.yaml
     loads, with their job's name, as the runs the UI launches do."""
     workspace = (REPO / "workspace.yaml").read_text(encoding="utf-8")  # one python_module location

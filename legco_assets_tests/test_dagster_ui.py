@@ -53,7 +53,7 @@ def test_invalid_limits_fail_before_any_work_with_a_clear_message(
 
 
 def test_a_leaked_footer_warns_and_the_chunks_are_indexed(tmp_path: Path) -> None:
-    """Issue 41: "E-3" in the middle of a page is not page furniture to the cleaner, so it
+    """A label "E-3" in the middle of a page is not page furniture to the cleaner, so it
     reaches a chunk and no_footer_leaked fails; a heuristic's check warns (it names the
     chunk and the line), and the chunks reach Chroma."""
     page = [
@@ -95,11 +95,11 @@ def test_a_failing_integrity_check_keeps_chunks_out_of_chroma(
 def test_each_check_belongs_to_its_paper_says_what_it_checks_and_a_check_not_run_is_no_pass(
     tmp_path: Path,
 ) -> None:
-    """Issue 42: every check is partitioned as its asset (a result names its paper, and one
+    """Every check is partitioned as its asset (a result names its paper, and one
     paper's pass never hides another's failure), has a description that says whether it
     blocks, and a check that could not run (questions_match_open_data without LegCo's
     records, retrieval without gold questions, no counterpart) has no result: Dagster counts
-    it skipped for the partition (issue 49: neither failed nor passed), and the asset's
+    it skipped for the partition (neither failed nor passed), and the asset's
     materialisation says why."""
     specs = [spec for asset in ALL_ASSETS for spec in asset.check_specs]
     assert len(specs) == len(CHUNK_CHECKS) + len(STRUCTURE_CHECKS) + 2
@@ -229,7 +229,7 @@ def test_contents_page_does_not_fail_page_coverage_for_the_question_strategy(tmp
 
 
 def test_previews_say_what_they_cut(tmp_path: Path) -> None:
-    """Issue 42: a preview that lists a subset says so and where the rest is; issue 49: a long
+    """A preview that lists a subset says so and where the rest is; a long
     section path is elided in the middle, keeping its outermost and innermost headings (the
     outermost cut after a word when it must be), never cut inside a word."""
     assert short_path("A > B") == "A > B"

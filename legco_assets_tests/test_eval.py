@@ -219,7 +219,7 @@ def test_default_language_centering_is_the_best_measured_per_strategy(eval_run: 
         mrr = {r.mode: r.mrr for r in rows if r.strategy == strategy and r.subset == "all"}
         assert max(mrr, key=mrr.get).endswith("(default)"), mrr
     cross = {r.mode: r for r in rows if r.strategy == "question" and r.subset == "cross-language"}
-    # +0.08 MRR until issue 29's third round gave BM25 the weight of both vector rankers (+0.04);
+    # +0.08 MRR until the third retrieval round gave BM25 the weight of both vector rankers (+0.04);
     # since the fourth round's margins +0.003 and Hit@5 1.0 against 0.96 (one question, which
     # Chroma's index build can move between ingests): on cross-language questions it no longer
     # gains measurably, and it must not cost
@@ -230,10 +230,10 @@ def test_default_language_centering_is_the_best_measured_per_strategy(eval_run: 
 
 def test_question_ranker_centering_keeps_the_fixture_papers_answered(eval_run: EvalRun) -> None:
     """The question ranker's share (0.75) was chosen on the development sets pooled, where
-    it ties 0.5 and beats no centering (issue 29's second round, docs/history/retrieval.md). Since the
+    it ties 0.5 and beats no centering (the second retrieval round, docs/history/retrieval.md). Since the
     fusion's second round, the fixtures alone no longer prefer it: no centering finds one
-    cross-language question more first. What holds: the fixture questions stay over issue 6's
-    Hit@5 bar (all of them until issue 29's third round weighted BM25 up, 65 of 68 since),
+    cross-language question more first. What holds: the fixture questions stay over the
+    Hit@5 bar of 0.95 (all of them until the third retrieval round weighted BM25 up, 65 of 68 since),
     within a question of no centering at Hit@1; the sweep puts the default back."""
     rows = {
         (r.mode, r.strategy, r.subset): r
@@ -287,7 +287,7 @@ def test_recorded_rerankings_replay_on_the_chunks_the_model_was_shown(eval_run: 
         eval_run.retriever, eval_run.questions, ["question", "token"], load_translations(QUERY_TRANSLATIONS)
     )
     scope = eval_run.retriever.scope("token")
-    # the fusion the orders were recorded under: issue 29's second round changed the weights
+    # the fusion the orders were recorded under: the second retrieval round changed the weights
     # and added the dictionary's vote, so today's default shows the model other chunks
     recorded_under = replace(
         DEFAULT_FUSION, question_weight=2.0, narrative_weight=0.95, dictionary_weight=0.0, **ROUND_2_BM25

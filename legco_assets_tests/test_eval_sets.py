@@ -1,4 +1,4 @@
-"""Issue 29's eval: blind question sets judged by a quoted answer end, dev sets apart from the
+"""The blind eval: question sets judged by a quoted answer end, dev sets apart from the
 held-out ones, and ``scripts/eval_retrieval.py`` searching with the configured embedder."""
 
 from __future__ import annotations

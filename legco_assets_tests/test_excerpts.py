@@ -1,4 +1,4 @@
-"""Source excerpts (issues 30, 42 and 48): every chunk's characters highlighted on the source
+"""Source excerpts: every chunk's characters highlighted on the source
 (read back from the written file, by the chunk the highlight names), a strategy's excerpts of a
 paper in one file that costs less than the paper (a PDF's highlighted copy stored as an update
 of the stored paper; an HTML page with the chunks marked for a web page or text paper), kept
@@ -114,7 +114,7 @@ def test_every_chunk_is_highlighted_on_its_pages_in_one_copy_smaller_than_the_pa
     ]
     assert (
         0 < report.bytes <= paper.stat().st_size
-    )  # the bound of issue 42: fonts and images are not stored again
+    )  # the bound (less than the paper): fonts and images are not stored again
     copy = link_bytes(folder / f"{strategy.value}.pdf")
     assert pdf_page_count(copy) == pdf_page_count(paper.read_bytes())
     assert set(highlighted_texts(copy)) == {r.id for r in records}  # each highlight names its chunk
@@ -138,7 +138,7 @@ def test_the_highlight_is_the_chunks_text_not_the_whole_page(settings: Settings,
 def test_a_chunks_pdf_has_only_its_pages_and_its_one_highlight_where_chunks_share_a_page(
     strategy: Strategy, settings: Settings, tmp_path: Path
 ) -> None:
-    """What a chunk's link opens (issue 48): cut from the strategy's copy, the pages its
+    """What a chunk's link opens: cut from the strategy's copy, the pages its
     characters are on and one highlight annotation per page, naming it, though the copy
     highlights several chunks on those pages."""
     records, report = _excerpts(SAMPLES / "sample_zh_qa.pdf", strategy, settings, tmp_path / "paper")
@@ -267,7 +267,7 @@ def _text_hansard(path: Path, questions: int = 40) -> Path:
 def test_text_papers_excerpts_take_no_more_than_the_paper(
     paper: str, strategy: Strategy, settings: Settings, tmp_path: Path
 ) -> None:
-    """Issue 42's bound for text papers: the page holds the text once plus every chunk's
+    """The bound for text papers (less than the paper): the page holds the text once plus every chunk's
     marks, so it is stored gzipped and takes no more than the paper (it took 1.01-1.10x
     uncompressed); a link still reads it whole."""
     path = _text_hansard(tmp_path / "council.txt") if paper == "generated" else TESTS / "fixtures" / paper
@@ -433,7 +433,7 @@ def _cut_points_inside_words(page: str) -> list[str]:
 def test_an_html_papers_marks_start_and_end_on_word_boundaries(
     strategy: Strategy, settings: Settings, tmp_path: Path
 ) -> None:
-    """Issue 49: a page's heading printed twice (``Frequently Asked Questions``, the title
+    """A page's heading printed twice (``Frequently Asked Questions``, the title
     and the heading) made chunk 0's characters, found in order without whitespace, run on
     from ``…Questions`` into the ``F`` of the second ``Frequently``, and its next mark
     start at ``or Employers``."""
@@ -473,7 +473,7 @@ def test_a_mark_is_moved_to_the_words_it_cuts() -> None:
 def test_real_web_pages_marks_start_and_end_on_word_boundaries(
     strategy: Strategy, settings: Settings, tmp_path: Path
 ) -> None:
-    """The page issue 49 saw: the Labour Department's FAQ for helpers, chunk 0 first."""
+    """The page that showed it: the Labour Department's FAQ for helpers, chunk 0 first."""
     records, report = _excerpts(CORPUS / "hkgov" / "fdh_faq_en.html", strategy, settings, tmp_path / "paper")
     page = link_bytes(tmp_path / "paper" / "excerpts" / report.file).decode("utf-8")
     assert records and _cut_points_inside_words(page) == []
@@ -484,7 +484,7 @@ def test_real_web_pages_marks_start_and_end_on_word_boundaries(
 def test_real_hansards_written_question_8_parts_open_at_their_own_highlights(
     settings: Settings, tmp_path: Path
 ) -> None:
-    """Issue 48: in the strategy's copy of the 2012 Hansard, page 59 carries the highlights of
+    """In the strategy's copy of the 2012 Hansard, page 59 carries the highlights of
     all five parts of written question 8 alike. Each part's link opens its own cut: its
     pages, one highlight per page naming it, and a highlight no other part has."""
     paper = CORPUS / "legco" / "hansard_20121121_translate-c.pdf"

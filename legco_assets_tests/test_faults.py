@@ -399,7 +399,7 @@ def test_chroma_server_started_late_is_waited_for(tmp_path: Path, monkeypatch: p
     assert delays and delays[:2] == [0.5, 1.0], "it waited for the server with backoff"
 
 
-# -- one strategy of one paper breaks: the rest is indexed (issue 41) ---------------------------
+# -- one strategy of one paper breaks: the rest is indexed ------------------------------------
 def test_a_strategy_that_breaks_on_one_paper_costs_only_that_strategy_of_that_paper(
     env_data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

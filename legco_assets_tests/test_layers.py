@@ -1,12 +1,14 @@
 """The core's packages are the pipeline's stages, and the package's imports point one way.
 
-Issue 27 grouped ``legco_assets/core`` by stage; this test keeps it so. It reads every core
-module's imports (AST, nothing executed) and asserts that no module imports a package above
-its own stage, and that code outside a package takes only the names its ``__init__``
-exports, never one of its modules (``from ..structure import outline_of``, not
-``from ..structure.outline import outline_of``). Over the whole package (issue 40) it asserts
-that no import circle joins any of its modules, lazily imported or not, and that nothing
-below the command line imports it; probes of both show the checks catch what they claim.
+``legco_assets/core`` is grouped by pipeline stage, so that a reader finds each step where the
+pipeline runs it; this test keeps it so. It reads every core module's imports (AST, nothing
+executed) and asserts that no module imports a package above its own stage, and that code
+outside a package takes only the names its ``__init__`` exports, never one of its modules
+(``from ..structure import outline_of``, not ``from ..structure.outline import outline_of``).
+Over the whole package it asserts that no import circle joins any of its modules, lazily
+imported or not, and that nothing below the command line imports it; probes of both show the
+checks catch what they claim. Last, the code cites only what a reader of the repository can
+open: no tracker's issue numbers, no design file from outside it, no machine's paths.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import ast
 import graphlib
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -272,3 +275,95 @@ def test_the_readme_layout_names_every_module(folder: str) -> None:
         assert f"{sub.name}/" in names, f"the README's {folder} row does not name {sub.name}/"
         modules |= {p.stem for p in sub.glob("*.py") if p.stem != "__init__"}
     assert modules - names == set(), f"the README's {folder} row does not name these modules"
+
+
+# -- the code cites only what a reader of the repository can open -------------------------------
+REPO = PACKAGE.parent
+# what is scanned: the package, its tests and scripts, and the build files (docs/ and the README
+# are checked where they are written)
+SCANNED = ("legco_assets", "legco_assets_tests", "scripts", "pyproject.toml", "Makefile")
+# each pattern built from pieces, so that this file does not match its own patterns
+FOREIGN = {
+    "a tracker's issue number: say the reason": re.compile(r"\b" + "iss" + r"ues? #?\d+", re.IGNORECASE),
+    "an outside design file: cite docs/design.md": re.compile(re.escape("DES" + "IGN.md")),
+    "a machine's path": re.compile(re.escape("/" + "work" + "/")),
+}
+
+
+def scanned_files(root: Path) -> list[str]:
+    """The files under :data:`SCANNED` that git tracks or would (new ones not ignored), as
+    paths relative to ``root``; outside a git checkout, every file there."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *SCANNED],
+            cwd=root,
+            capture_output=True,
+            check=True,
+        ).stdout.decode("utf-8")
+        files = sorted({name for name in listed.split("\0") if name})
+    except (OSError, subprocess.CalledProcessError):
+        files = []
+    if files:
+        return files
+    found = []
+    for name in SCANNED:
+        top = root / name
+        for path in [top] if top.is_file() else sorted(top.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                found.append(path.relative_to(root).as_posix())
+    return found
+
+
+def text_of(path: Path) -> str | None:
+    """The file's text, or None for a file that is not UTF-8 text (a PDF, an image) or is gone."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def foreign_citations(root: Path, files: list[str]) -> list[str]:
+    """``file:line: what`` for each line that cites what a reader of the repository cannot open."""
+    found = []
+    for name in files:
+        text = text_of(root / name)
+        for number, line in enumerate((text or "").splitlines(), 1):
+            found += [f"{name}:{number}: {what}" for what, pattern in FOREIGN.items() if pattern.search(line)]
+    return found
+
+
+def test_the_code_cites_only_what_the_repository_holds() -> None:
+    files = scanned_files(REPO)
+    assert "legco_assets/core/records.py" in files and "Makefile" in files and len(files) > 100
+    assert foreign_citations(REPO, files) == []
+
+
+def test_a_foreign_citation_probe_is_caught(tmp_path: Path) -> None:
+    """Each kind of citation is named by file and line; the word in its ordinary senses, a name
+    that holds a number and the repository's own design file are not citations."""
+    number = "iss" + "ue 27"
+    (tmp_path / "cites.py").write_text(
+        f"# as {number} asked\n"
+        f"x = 1  # ({('iss' + 'ues #51').upper()} and 52)\n"
+        f'"""See {"DES" + "IGN.md"}, from {"/" + "work" + "/"}shared."""\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "clean.py").write_text(
+        "# the server issues a request; the issue is how; sweep = issue29_sweep\n"
+        "# the chunk record: docs/design.md#chunk-record; core/work.py\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "paper.pdf").write_bytes(f"%PDF\0 {number}".encode())
+    tracker, design, machine = FOREIGN
+    assert foreign_citations(tmp_path, ["cites.py", "clean.py", "paper.pdf", "gone.py"]) == [
+        f"cites.py:1: {tracker}",
+        f"cites.py:2: {tracker}",
+        f"cites.py:3: {design}",
+        f"cites.py:3: {machine}",
+    ]

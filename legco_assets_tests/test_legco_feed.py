@@ -47,7 +47,7 @@ def run_feed(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     )
 
 
-# -- the "done when", through the command line ----------------------------------------
+# -- each poll fetches exactly the new papers, through the command line -----------------------
 def test_feed_polls_fetch_exactly_the_new_papers_across_pages(
     odata_server: FakeHansardServer, tmp_path: Path
 ) -> None:

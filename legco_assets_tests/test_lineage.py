@@ -1,4 +1,4 @@
-"""Lineage per document (issue 30): every materialisation names the upstream materialisations
+"""Lineage per document: every materialisation names the upstream materialisations
 of its own paper, ``legco-assets lineage`` prints the chain, and stale is per paper."""
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def test_a_paper_ingested_with_others_names_only_its_own_upstream(
         "the chunk's ancestry, not the paper's chunk list"
     )
 
-    # issue 42: the chunk's ancestry as JSON, without the paper's other chunk ids or previews
+    # the chunk's ancestry as JSON, without the paper's other chunk ids or previews
     assert cli.main(["lineage", chunk_id, "--json"]) == 0
     raw = capsys.readouterr().out
     one = json.loads(raw)

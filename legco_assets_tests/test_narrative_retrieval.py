@@ -1,4 +1,4 @@
-"""Issue 29: every kind of chunk competes in every ranker, and sections lift their chunks.
+"""Every kind of chunk competes in every ranker, and sections lift their chunks.
 
 A narrative chunk (a speech paragraph, a guide's section, a speaking-notes bullet, a token
 window) gets a question side of its own: the nearest headings of its section path and its
@@ -35,7 +35,7 @@ from legco_assets.core.settings import Settings
 from .factories import chunk_record, question_records
 from .runs import cli_in_process
 
-# a Q&A paper on other subjects: before issue 29 its chunks alone had the question ranker's vote
+# a Q&A paper on other subjects: before narrative chunks ranked, its chunks alone had the question ranker's vote
 QA = [
     (
         "Q1",
@@ -96,7 +96,7 @@ def test_a_question_side_is_the_papers_question_or_the_headings_and_opening() ->
 
 
 def test_a_narrative_chunk_is_found_first_through_every_ranker(store) -> None:
-    """The issue's case: a question about a speech paragraph. With the question-side ranker
+    """The case that made narrative chunks rank: a question about a speech paragraph. With the question-side ranker
     over Q&A chunks only, the speech's chunk has two rankers' votes against a Q&A chunk's
     three; with a question side of its own it competes on equal terms and comes first."""
     settings, collection = store

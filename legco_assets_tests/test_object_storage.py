@@ -1,4 +1,4 @@
-"""Runs that share no disk (issue 50): ``LEGCO_DATA_DIR=s3://…`` on a real S3 server.
+"""Runs that share no disk: ``LEGCO_DATA_DIR=s3://…`` on a real S3 server.
 
 Why: past one machine, run workers are pods with local scratch only, and the papers'
 artifacts, the document index and the feed's state live in object storage. These tests

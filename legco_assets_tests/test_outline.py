@@ -1,4 +1,4 @@
-"""Issue 22: real headings and a section path on every chunk.
+"""Real headings and a section path on every chunk.
 
 Measured against each paper's own table of contents: a numbered paragraph (fixtures) or a
 page (the shared-corpus guides) must sit in a chunk whose ``section_path`` ends with the

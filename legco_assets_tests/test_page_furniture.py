@@ -84,7 +84,7 @@ def test_the_footer_check_learns_the_paper_s_furniture() -> None:
     ]
     facts = paper_facts(pages, [], Strategy.token, Settings())
     check = next(c for c in paper_checks(records, facts) if c.name == "no_footer_leaked")
-    assert not check.passed and not check.blocking, "a heuristic's check warns (issue 41)"
+    assert not check.passed and not check.blocking, "a heuristic's check warns, never blocks"
     assert {e["line"] for e in check.details["examples"]} <= {p["header"] for p in GOLD["furniture"]}
     clean = [{**r, "text": p.cleaned} for r, p in zip(records, pages)]
     assert next(c for c in paper_checks(clean, facts) if c.name == "no_footer_leaked").passed
@@ -114,7 +114,7 @@ def test_a_contents_entry_with_its_paragraph_number_is_never_furniture(strategy:
     paper = chunk_paper(CONTENTS_SPEECH, strategy, Settings(), use_llm=False)
     check = next(c for c in paper.checks if c.name == "no_footer_leaked")
     assert check.passed, check.line()
-    # the question strategy never chunks the contents page (issue 52); token windows read it
+    # the question strategy never chunks the contents page; token windows read it
     # as text (their contents skip is off: it cost held-out questions, see token_chunking.py)
     chunked = {_squash(ln) for r in paper.records for ln in r.text.split("\n")}
     assert not entries & chunked if strategy is Strategy.question else entries <= chunked

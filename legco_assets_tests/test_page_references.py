@@ -1,6 +1,6 @@
 """A chunk's pages point at its question: ``page_start`` is where the question (or the part
 of it that the chunk repeats) is printed, ``page_end`` where the chunk's own text ends; a
-later piece whose own reply starts two or more pages after that starts there (issue 51: the
+later piece whose own reply starts two or more pages after that starts there (the
 pages between carry none of its text, and the first piece covers them).
 
 Why it matters: a written Council reply cut at its parts used to start each part's pages

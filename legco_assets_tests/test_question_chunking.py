@@ -155,7 +155,7 @@ def test_narrative_is_split_under_its_heading_and_parent() -> None:
     narrative = [c for c in chunks if c.section_type == "narrative"]
     assert len(narrative) > 3
     for c in narrative:
-        # issue 22: the context line is the section path on one line
+        # the context line is the section path on one line
         assert c.text.startswith("Chapter 2 > 1. Background\n") and c.token_count <= 300
         assert c.section_heading == "1. Background" and c.section_path == ["Chapter 2", "1. Background"]
 

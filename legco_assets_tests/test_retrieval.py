@@ -135,7 +135,7 @@ def test_fusion_is_weighted_reciprocal_rank() -> None:
     assert [h.id for h in hits] == ["b", "a"]
     assert hits[0].score == pytest.approx(expected_b) and hits[1].score == pytest.approx(expected_a)
     assert hits[0].ranks == {"vector": 2, "question": 1, "bm25": 1}
-    # a chunk with no question of its own is voted for at narrative_weight of a question (issue 29),
+    # a chunk with no question of its own is voted for at narrative_weight of a question,
     # and at the rank the ranker gives it among its own kind
     narrative = {**rankings, "question": [Candidate(_cand("b", "x").record, 0.5, rank=3)]}
     hit = next(h for h in fuse("x", narrative, fusion) if h.id == "b")
@@ -230,7 +230,7 @@ def test_a_same_script_chunk_ranked_high_is_not_outvoted_by_the_dictionary() -> 
     assert fuse("侍產假有幾多日？", rankings, Fusion())[0].id == "en"
     chosen = Fusion(
         own_script_agreement=2, own_script_first=("zh",), dictionary_yield=0.5
-    )  # issue 43's dev-set choice
+    )  # the choice made on the variant and Cantonese dev sets
     assert fuse("侍產假有幾多日？", rankings, chosen)[0].id == "zh"
     agreeing = Fusion(
         own_script_agreement=2, dictionary_yield=0.5

@@ -1,4 +1,4 @@
-"""The same bytes are one paper (issue 49): a file whose sha256 a partition already holds
+"""The same bytes are one paper: a file whose sha256 a partition already holds
 becomes no partition of its own, in the inbox sensor, ``ingest`` and the feed sensor alike;
 each says which partition it is and records the other name on that document; a changed file
 under a known name is still a new version; and no query returns the same text twice, also

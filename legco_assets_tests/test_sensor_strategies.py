@@ -134,7 +134,7 @@ def _first_run(instance: dg.DagsterInstance, data: Path) -> dg.RunRequest:
 def test_a_strategy_that_fails_does_not_stop_the_next(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 41: the token chunker breaks on the paper; the token run fails in ``chunks``
+    """The token chunker breaks on the paper; the token run fails in ``chunks``
     (its own step), and the chain still runs the question strategy, which reaches Chroma."""
     from legco_assets.core import pipeline
     from legco_assets.core.search import open_collection, stored_chunks
@@ -165,7 +165,7 @@ def test_a_strategy_that_fails_does_not_stop_the_next(
 def test_a_strategy_failing_with_a_reason_tags_its_run_and_not_the_next(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 49: an expected failure tags its run with the reason (``legco/failure``, for the
+    """An expected failure tags its run with the reason (``legco/failure``, for the
     Runs list); the chained run of the next strategy carries the chain's tags, not that one."""
     from legco_assets.core import pipeline
     from legco_assets.core.errors import DocumentError
@@ -215,7 +215,7 @@ def test_a_failed_shared_stage_ends_the_chain_and_says_so(
 
 
 def test_every_run_says_its_strategy(tmp_path: Path) -> None:
-    """Issue 42: the per-strategy jobs carry ``legco/strategy``, and a run launched with only
+    """The per-strategy jobs carry ``legco/strategy``, and a run launched with only
     run config (the asset page's Materialize: Dagster's implicit asset job, no tags) is
     tagged by the asset that reads the config."""
     from legco_assets.defs.assets import ALL_ASSETS, chunks

@@ -1,4 +1,4 @@
-"""``legco-assets serve``'s JSON API, excerpts and search page (issue 48), on a real server
+"""``legco-assets serve``'s JSON API, excerpts and search page, on a real server
 on 127.0.0.1 over the sample papers ingested once with both strategies (``served_store``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The search page in a real browser (issue 48): headless Chromium types a question in
+"""The search page in a real browser: headless Chromium types a question in
 Chinese and one in English into ``/``, reads the results (title, section path, pages, the
 passage with the query's words marked) and clicks a result's excerpt link, which opens the
 chunk's own excerpt (a PDF for a PDF paper). Screenshots go to a temporary folder; set

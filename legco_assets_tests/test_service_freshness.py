@@ -1,4 +1,4 @@
-"""The server's index stays fresh without a restart and is never half of a paper (issue 48):
+"""The server's index stays fresh without a restart and is never half of a paper:
 a paper ingested by another process (the CLI in a subprocess) is found by the next search;
 a paper half written to Chroma is not taken in until it is whole (or the store has been quiet
 past the settle time); and a bounded load test, 8 clients x 50 searches while an ingest runs,

@@ -1,4 +1,4 @@
-"""The MCP tools (issue 48) through the official SDK's own client: over streamable HTTP at
+"""The MCP tools through the official SDK's own client: over streamable HTTP at
 ``/mcp`` of the running server, and over stdio (``legco-assets mcp`` as a subprocess, as a
 desktop assistant starts it). A malformed call gets a JSON-RPC error."""
 

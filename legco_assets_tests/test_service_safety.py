@@ -1,4 +1,4 @@
-"""``legco-assets serve`` is safe by default (issue 48): read-only, only the excerpts and the
+"""``legco-assets serve`` is safe by default: read-only, only the excerpts and the
 API served (traversal, encoded or not, the Dagster instance, Chroma's files and a paper's
 other artifacts are 404s), limits on the query, ``k``, the body and the requests in flight
 answered with a 4xx and one line, never a 500 or a traceback; an HTML paper's chunk

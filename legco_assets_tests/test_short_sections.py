@@ -108,7 +108,7 @@ def test_the_chinese_employment_guide_gets_chunks_of_a_useful_size(tmp_path: Pat
     by_heading = chunk_file(paper, Strategy.question, settings.with_(section_join_tokens=0), use_llm=False)
     joined = chunk_file(paper, Strategy.question, settings.with_(section_join_tokens=500), use_llm=False)
     # half its headings hold a sentence or two (about 200 characters since its table rows'
-    # cells stopped being headings, issue 41)
+    # cells stopped being headings)
     assert statistics.median(len(r["text"]) for r in by_heading) < 250
     assert statistics.median(len(r["text"]) for r in joined) > 300
     assert len(joined) < 0.7 * len(by_heading)

@@ -1,4 +1,4 @@
-"""Chunks that respect tables (issue 51): no cut inside a row, a continuing chunk repeats the
+"""Chunks that respect tables: no cut inside a row, a continuing chunk repeats the
 header, pages are the pages a chunk's characters are printed on; on a generated table over
 five pages and on every real paper at hand, both strategies."""
 

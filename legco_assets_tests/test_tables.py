@@ -294,7 +294,7 @@ def test_token_chunks_of_a_continued_tables_rows_start_on_the_page_they_are_prin
     tmp_path: Path,
 ) -> None:
     """The table is stitched onto page 1, where it starts; a token window that begins in the
-    rows printed at the top of page 2 starts on page 2 (issue 42: its link opened page 1),
+    rows printed at the top of page 2 starts on page 2 (its link once opened page 1),
     and every window's pages are the lowest and highest its characters are printed on."""
     from legco_assets.core.pipeline import build_chunks
     from legco_assets.core.settings import Strategy

@@ -1,4 +1,4 @@
-"""Variant characters folded for search (issue 43): either form of a pair finds the same
+"""Variant characters folded for search: either form of a pair finds the same
 chunks in the same order, while chunks keep the characters the paper prints."""
 
 from __future__ import annotations

@@ -76,7 +76,7 @@ def strategies_coexist_and_metadata_is_scalar(settings: Settings) -> None:
     replace_document(collection, doc_records(["a", "b"], "s", "token"), "doc", "token", "s")
     stored = stored_chunks(collection)
     assert sorted(c.id for c in stored) == ["doc:question:0", "doc:token:0", "doc:token:1"]
-    for c in stored:  # issue 22: section_path comes back as the list the record has
+    for c in stored:  # section_path comes back as the list the record has
         assert all(
             isinstance(v, (str, int, float, bool))
             for k, v in c.metadata.to_json().items()

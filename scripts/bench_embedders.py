@@ -1,7 +1,7 @@
 r"""Ingest speed of each in-process embedder: chunks embedded per second, no cache.
 
-Why: the embedder is chosen by retrieval figures *and* by ingest speed (issue 29: at least
-20 chunks/s on the 2-core machine), and chunk length drives the cost, so the texts are real
+Why: the embedder is chosen by retrieval figures *and* by ingest speed (at least
+20 chunks/s on a 2-core machine), and chunk length drives the cost, so the texts are real
 chunks: both strategies' chunks of real papers (an English guide and the Chinese Hansard by
 default), taken in order, the first ``--chunks`` of them. Each model embeds the same texts
 once for warm-up (a few) and then all of them, timed; its vector cache is off.

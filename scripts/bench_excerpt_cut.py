@@ -1,4 +1,4 @@
-"""What a chunk's link costs to open (issue 48): the time ``cut_chunk_excerpt`` takes to cut
+"""What a chunk's link costs to open: the time ``cut_chunk_excerpt`` takes to cut
 one chunk's own excerpt from its strategy's stored file, uncached (every chunk of the paper
 once, the first in a fresh process apart) and cached (the same chunk again).
 

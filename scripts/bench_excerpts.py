@@ -1,4 +1,4 @@
-"""What the excerpts cost in an ingest (issue 30): ingest the papers with both strategies
+"""What the excerpts cost in an ingest: ingest the papers with both strategies
 through the CLI's path (``ingest_files``: the Dagster jobs, a fresh temp data dir and
 instance), then read each step's time from the runs' event logs and print, per asset, the
 seconds spent, and chunk_excerpts' share: its seconds against the rest of the ingest

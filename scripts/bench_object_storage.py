@@ -6,8 +6,9 @@ Each round runs ``legco-assets ingest --strategy both`` on the same papers twice
 dir first, then ``LEGCO_DATA_DIR=s3://…`` (alternating the order each round), each in a fresh
 empty folder with a fresh cache (what a first ingest pays) and an embedded Chroma, so the
 only difference is where the artifacts go. Prints wall seconds per run, the median ratio
-S3/local (issue 50's target: at most 1.3x), and what each leaves: bytes and files of
-artifacts in the data dir or the bucket, and what stays on the worker's disk.
+S3/local (the target: at most 1.3x, so object storage costs little over a local disk), and
+what each leaves: bytes and files of artifacts in the data dir or the bucket, and what stays
+on the worker's disk.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``legco-assets serve`` against ``legco-assets query``: the same questions, the same store,
-the same run (issue 48).
+the same run.
 
 Ingests the real corpus with both strategies into a temporary home (or takes one given with
 ``--home``, a folder holding ``data/`` and ``dagster_home/``), starts the server on a free

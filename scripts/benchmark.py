@@ -11,7 +11,7 @@ every stage runs in a fresh subprocess (so the peak RSS is that stage's process 
 * embedding: the configured local model on the token chunks (empty vector cache), and
   vector_index: embedding + Chroma upsert (``replace_document``, embedded Chroma);
 * the whole no-LLM pipeline per strategy (``chunk_file``, what ``legco-assets chunk`` runs);
-* start-up included (issue 27): ``legco-assets chunk --strategy question --no-llm`` as a
+* start-up included (what a user waits for): ``legco-assets chunk --strategy question --no-llm`` as a
   process of its own against raw pypdfium2 in a process of its own (import, open, text of
   every page): what a user waits for, interpreter and imports in both;
 * the inbox sensor handling 200 new files in one tick (and the next, unchanged, tick).
@@ -26,14 +26,15 @@ top functions of one stage (cProfile) instead. Usage:
         --stages raw_process cli_question --repeat 10 --sensor-files 0
     .venv/bin/python scripts/benchmark.py --profile structure --pages 500
 
-``--pairs N`` (issue 51) times whole processes instead, in N alternating rounds: raw
-pypdfium2 text, then ``legco-assets chunk FILE --strategy question --no-llm`` (and, with
+``--pairs N`` times whole processes instead, in N alternating rounds (so a busy machine slows
+every side alike): raw pypdfium2 text, then ``legco-assets chunk FILE --strategy question
+--no-llm`` (and, with
 ``--against DIR``, the same command run from another checkout, e.g. a ``git worktree`` of an
 older commit), and prints each round and the medians; the ratio is the median of the
 rounds' own ratios:
 
     .venv/bin/python scripts/benchmark.py --pages 480 --table-light --pairs 5
-    .venv/bin/python scripts/benchmark.py --pairs 5 --against /tmp/w669 \
+    .venv/bin/python scripts/benchmark.py --pairs 5 --against ../older-checkout \
         --paper ../shared/corpus/real/legco/hansard_20121121_translate-c.pdf
 """
 
@@ -462,7 +463,7 @@ def report(
         ratio = cli["seconds"] / raw["seconds"]
         lines += [
             "",
-            "Bar (issue 27): the chunk command within 2.5× raw pypdfium2, "
+            "Bar: the chunk command within 2.5× raw pypdfium2, "
             f"start-up included, {largest} pages: "
             f"{ratio:.2f}× — {'met' if ratio <= 2.5 else 'MISSED'} (CPU seconds, workers included: "
             f"{cli['cpu_seconds'] / raw['cpu_seconds']:.2f}×; "

@@ -1,4 +1,4 @@
-"""How well every chunk's excerpt shows its chunk, per paper and strategy (issues 30, 42).
+"""How well every chunk's excerpt shows its chunk, per paper and strategy.
 
 For each paper (the real corpus by default, or the files given) and both strategies: chunk it
 (``chunk_file``, no LLM), write the excerpts (``write_excerpts``) into a temp folder, read the
@@ -15,7 +15,7 @@ are the chunk's), and that the strategy's excerpts take no more than the paper; 
 the size table per paper. Exit 1 when either fails.
 
     .venv/bin/python scripts/check_excerpts.py [FILE ...]
-    .venv/bin/python scripts/check_excerpts.py --data /tmp/i42/data
+    .venv/bin/python scripts/check_excerpts.py --data /tmp/excerpts/data
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@ r"""The retrieval eval on the gold questions, with the bars, a fusion-weight swe
 
 Same numbers as ``legco-assets eval``, plus:
 
-* the bars of issue #6 (question strategy, hybrid: Hit@5 ≥ 0.95, Hit@1 ≥ 0.8, and at most
+* the fixture bars (question strategy, hybrid: Hit@5 ≥ 0.95, Hit@1 ≥ 0.8, and at most
   half the characters of context the token strategy needs), checked and printed;
 * ``--sweep``: the hybrid mode under the fusion variants and shares of language centering
   compared in ``docs/history/retrieval.md``;
@@ -18,12 +18,12 @@ Same numbers as ``legco-assets eval``, plus:
   replies split into parts; its questions name their own answer ends), ``hansard-2015-zh``
   (blind, written after that was scored: the Chinese parallel of ``hansard-2015``, a paper no
   eval had ingested, with the English one left out; four facts per reply);
-* issue 29: ``narrative`` and ``crosslang`` (blind, written by a helper who saw only the
+* ``narrative`` and ``crosslang`` (blind, written by a helper who saw only the
   papers, scored once after every choice was frozen: the narrative papers, and questions in
   the other language about papers stored in one language only), with their development
   parts ``narrative-dev`` and ``crosslang-dev`` (``--held-out dev``), which were free for
   tuning; the run ends with a table of every set, its kind and language pairs, the pooled
-  figures and the issue's targets; ``--sweep29`` adds the question-side and section variants
+  figures and the held-out targets (:data:`TARGETS`); ``--sweep29`` adds the question-side and section variants
   measured on the same ingest; the second round's blind sets ``narrative-v2``,
   ``crosslang-v2`` and ``qa-v2`` (``--held-out v2``) and the third's ``narrative-v3``,
   ``crosslang-v3`` and ``qa-v3`` (``--held-out v3``), ``--held-out v4``, written blind
@@ -252,11 +252,11 @@ def summary_table(
     return "\n".join(rows)
 
 
-TARGETS = {"hit1": 0.75, "hit5": 0.92, "cross_hit5": 0.8}  # issue 29, pooled over the held-out sets, no LLM
+TARGETS = {"hit1": 0.75, "hit5": 0.92, "cross_hit5": 0.8}  # pooled over the held-out sets, no LLM
 
 
 def target_lines(names: list[str], reports: list[EvalReport]) -> list[str]:
-    """Issue 29's targets: pooled question Hit@1 and Hit@5, question ≥ token windows on every
+    """The held-out targets: pooled question Hit@1 and Hit@5, question ≥ token windows on every
     narrative set (Hit@1 and Hit@5), cross-language Hit@5."""
     report = pooled(reports)
     q = report.row("question", "hybrid")

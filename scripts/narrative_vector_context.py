@@ -3,7 +3,7 @@
     .venv/bin/python scripts/narrative_vector_context.py --prev 200 --next 0
     .venv/bin/python scripts/narrative_vector_context.py --sets narrative-v2,narrative-v3
 
-Issue 29's narrative sets: token windows find the answer first more often than the question
+On the blind narrative sets, token windows find the answer first more often than the question
 strategy's narrative chunks, and the chunk-vector ranker alone shows most of the gap. One
 cause proposed was context: a section's chunk is small and embeds without the text around
 it. This script embeds each question-strategy narrative chunk with the last ``--prev`` tokens

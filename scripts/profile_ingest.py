@@ -1,7 +1,7 @@
 r"""Where the time of a real ``legco-assets ingest`` goes: Dagster, each stage, the embedding.
 
-Why: ingest should be bound by the embedding model, not by the pipeline around it (issue
-27: everything but the embedding itself under 25% of the ingest time). This runs the real
+Why: ingest should be bound by the embedding model, not by the pipeline around it
+(the target: everything but the embedding itself under 25% of the ingest time). This runs the real
 command (``cli.main(["ingest", ...])``: the persistent instance, partitions, one
 ``execute_in_process`` run per strategy) in this process, against a fresh data dir and
 Dagster home (so the vector cache is empty and every chunk is embedded), with timers around

@@ -1,6 +1,6 @@
 r"""What any fusion of the four rankers can reach: per question, the rank of the answer in each
 ranker alone, in the best of them (an oracle choosing the ranker per question) and in their
-candidates at all, beside the default hybrid search (issue 29, sixth round).
+candidates at all, beside the default hybrid search (measured in the sixth retrieval round).
 
 Why: the fusion's weights were tuned over six rounds, each gaining a point or two. Whether a
 target is out of reach of *any* weights is a property of the rankers, not of the fusion: when
@@ -12,7 +12,7 @@ the oracle is a guide, not a proof; the candidates' recall is a hard bound.
 Uses the eval's own ingest and rankings (``scripts/eval_retrieval.py``, same settings and
 sets), question strategy by default::
 
-    LEGCO_DATA_DIR=/tmp/i29-data .venv/bin/python scripts/retrieval_ceiling.py \
+    LEGCO_DATA_DIR=/tmp/eval-data .venv/bin/python scripts/retrieval_ceiling.py \
         [--held-out all|v9|…] [--strategy question|token]
 """
 

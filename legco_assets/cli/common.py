@@ -70,8 +70,9 @@ def excerpt_link(metadata: dict[str, Any], settings: Settings) -> str | None:
     """Where a chunk's own excerpt opens (only its pages, only its highlight), over HTTP:
     ``EXCERPTS_BASE_URL`` + ``excerpt/<chunk id>`` (``legco-assets serve`` answers it;
     ``legco-assets excerpt ID`` writes the same bytes). ``query``, ``answer`` and
-    ``browse`` print it. A chunk stored before issue 48 holds a file path: its link is made
-    from its id; an archived version's chunk has none (its excerpts are the latest's)."""
+    ``browse`` print it. A chunk stored before links opened a chunk's own excerpt holds a
+    file path: its link is made from its id; an archived version's chunk has none (its
+    excerpts are the latest's)."""
     from legco_assets.core.excerpts import EXCERPT_PREFIX, chunk_link, excerpt_url
 
     link = metadata.get("chunk_file_path")

@@ -43,7 +43,7 @@ def _limit(value: str) -> int:
 
 def _report(item: Any, index: Any) -> None:
     """One line per paper; a download whose bytes a partition already holds names that
-    partition (issue 49: the same bytes are one paper)."""
+    partition (the same bytes are one paper)."""
     from legco_assets.core.sources import Failed
 
     if isinstance(item, Failed):

@@ -130,9 +130,9 @@ def _failed_steps(result: Any) -> list[str]:
 
 def _claim(index: Any, files: list[Path]) -> tuple[list[tuple[Path, str]], list[tuple[Path, str, bool]]]:
     """Each file with its document id, and apart the files whose bytes a partition already
-    holds, each with whether it is a name new to the index (issue 49: the index records each
-    as another name of that paper, and it is not ingested again). A file that cannot be read
-    is registered by its path: its run says why."""
+    holds, each with whether it is a name new to the index (the same bytes are one paper: the
+    index records each as another name of that paper, and it is not ingested again). A file
+    that cannot be read is registered by its path: its run says why."""
     from legco_assets.core.sources import file_sha256
 
     kept: list[tuple[Path, str]] = []
@@ -165,7 +165,7 @@ def ingest_files(
     files: list[Path], strategies: list[Any], settings: Settings, out: Any = sys.stdout
 ) -> dict[str, Any]:
     """Register and materialise each file with each strategy; a failure never stops the
-    others: not another paper, nor the paper's other strategy (issue 41). The first
+    others: not another paper, nor the paper's other strategy. The first
     strategy's run makes the shared stages too; when one of those fails, the paper's later
     strategies have nothing to chunk and fail with it (said per strategy). A paper is
     ingested when at least one strategy reached the index."""

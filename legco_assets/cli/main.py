@@ -57,7 +57,7 @@ def run() -> None:
     connections or threads once it has printed) runs with the cyclic garbage collector
     rarely woken and leaves without tearing the interpreter down: collections over a long
     paper's objects and freeing them, with the tokenizer's 100k ranks, one by one cost
-    0.03-0.06 s of a command that must start and end fast (issue 27; docs/benchmarks.md).
+    0.03-0.06 s of a command that must start and end fast (docs/benchmarks.md).
     Every other command exits the ordinary way."""
     args = build_parser().parse_args()
     if not getattr(args, "one_shot", False):

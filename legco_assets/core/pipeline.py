@@ -146,7 +146,7 @@ def paper_facts(
     expected = {p.number for p in pages if p.cleaned.strip()}
     if strategy is Strategy.question:
         expected -= set(unchunked_pages(sections))
-    else:  # token windows leave contents lists out (issue 52)
+    else:  # token windows leave contents lists out: a list of headings answers nothing
         expected -= set(contents_only_pages(sections))
     limit = settings.chunk_size if strategy is Strategy.token else settings.qa_max_chunk_tokens
     furniture = page_furniture(pages)

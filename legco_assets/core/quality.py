@@ -174,8 +174,8 @@ def _no_empty(records: list[ChunkRecord]) -> Check:
 
 
 def paper_checks(records: Sequence[ChunkRecord | Mapping[str, Any]] | None, facts: PaperFacts) -> list[Check]:
-    """Every check of one paper, the one place that decides them: the chunk checks of
-    DESIGN.md (the integrity ones blocking) when ``records`` are given, then the structure
+    """Every check of one paper, the one place that decides them: the chunk checks
+    (docs/design.md#checks; the integrity ones blocking) when ``records`` are given, then the structure
     checks (warnings) when ``facts`` carry the structure. The ``chunks`` asset reports the
     chunk checks, ``document_structure`` the others, ``legco-assets chunk`` all of them."""
     checks = chunk_checks(records, facts) if records is not None else []
@@ -194,7 +194,7 @@ def blocking_failures(checks: list[Check]) -> list[Check]:
 
 
 def chunk_checks(records: Sequence[ChunkRecord | Mapping[str, Any]], facts: PaperFacts) -> list[Check]:
-    """The chunk checks of DESIGN.md; the integrity ones (:data:`BLOCKING`) are gates.
+    """The chunk checks (docs/design.md#checks); the integrity ones (:data:`BLOCKING`) are gates.
     ``records`` typed or in their JSON form (a ``chunks-*.jsonl`` line)."""
     records = [ChunkRecord.of(r) for r in records]
     checks = [

@@ -261,13 +261,13 @@ def split_path(value: str | list[str] | None) -> list[str]:
 
 
 # The chunk record's version: a constant of the code, not a key of each record, so the JSON
-# form stays DESIGN.md's; it changes when a key changes meaning or goes.
+# form stays the one docs/design.md#chunk-record describes; it changes when a key changes meaning or goes.
 RECORD_VERSION = 1
 
 
 @dataclass
 class ChunkMetadata:
-    """A chunk record's ``metadata`` (DESIGN.md "Chunk record"): every key it may carry, named.
+    """A chunk record's ``metadata`` (docs/design.md#chunk-record): every key it may carry, named.
 
     The field order is the JSON order: the keys every chunk has, then the Q&A and span keys,
     the Council, LegCo-record, appendix and fallback keys the question chunker sets, and last
@@ -375,7 +375,7 @@ class ChunkMetadata:
 
 @dataclass
 class ChunkRecord:
-    """The chunk record of DESIGN.md: what ``legco-assets chunk`` prints, ``chunks-*.jsonl``
+    """The chunk record (docs/design.md#chunk-record): what ``legco-assets chunk`` prints, ``chunks-*.jsonl``
     holds and Chroma stores (with :meth:`to_chroma`), typed. Version :data:`RECORD_VERSION`."""
 
     id: str  # <document_id>:<strategy>:<index>
@@ -426,7 +426,7 @@ class ChunkRecord:
 
 @dataclass
 class Chunk:
-    """A retrieval unit; :meth:`to_record` gives the DESIGN.md chunk record."""
+    """A retrieval unit; :meth:`to_record` gives its chunk record (docs/design.md#chunk-record)."""
 
     document_id: str
     strategy: str

@@ -1,6 +1,6 @@
 """Where the data lives: a local folder, or an object store named by an fsspec URL
 (``s3://bucket/prefix``, ``gs://…``, ``file://…``) read and written through
-``universal-pathlib``, so a run worker needs no shared file system (issue 50).
+``universal-pathlib``, so a run worker needs no shared file system.
 
 A local path stays a plain :class:`pathlib.Path` and behaves exactly as before; a URL
 becomes a :class:`upath.UPath` with the same ``/``, ``read_text``, ``exists``… The few

@@ -1,6 +1,6 @@
 """One dynamic partition per document; the key is the readable document id.
 
-The same bytes are one paper (issue 49): a file whose bytes a partition already holds gets
+The same bytes are one paper: a file whose bytes a partition already holds gets
 no partition of its own. The sensors and ``ingest`` say so in one line (:func:`same_bytes_line`)
 and record the file as another name of that partition's paper with an observation of its
 ``source_document`` (:func:`another_name`), so the partition's page in the UI shows it."""

@@ -1,7 +1,7 @@
 """Resources configured from the environment.
 
 Optional services (LLM, Chroma server, embedding endpoint) are wired only when their
-variables are set: an unset ``EnvVar`` would fail the launch (DESIGN.md).
+variables are set: an unset ``EnvVar`` would fail the launch (docs/design.md#settings).
 
 With the code location's entry (``legco_assets.definitions``) and the CLI's, this is where
 the environment is read: :func:`resources_for` derives the resources from one

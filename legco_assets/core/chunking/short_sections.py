@@ -5,13 +5,13 @@ Labour Department's Chinese Employment Ordinance guide are under 180 characters:
 and a sentence or two. Chunked one by one, each is a weak retrieval unit (too little text to
 match a question's words) and a weak context (the answer's neighbours, which explain it, are
 in other chunks). Token windows, which cross headings freely, found more narrative answers
-than one chunk per heading did (issue 29). Joining consecutive short sections that share a
+than one chunk per heading did. Joining consecutive short sections that share a
 parent heading, up to a budget, keeps the chunk inside the paper's own structure (its
 section path is the shared parent; the sub-headings stay in its text) and gives each chunk
 enough to stand on. unstructured's ``chunk_by_title`` does the same
 (``combine_text_under_n_chars``).
 
-Off by default (``SECTION_JOIN_TOKENS=0``): measured on issue 29's development sets at 300,
+Off by default (``SECTION_JOIN_TOKENS=0``): measured on the retrieval development sets at 300,
 500 and 1,000 tokens, it found no more answers than one chunk per heading (a joined chunk
 wins some questions by its neighbours' words and loses as many where a small section had
 matched exactly; docs/history/retrieval.md). It is there for readers who want longer contexts.

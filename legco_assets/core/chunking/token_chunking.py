@@ -114,8 +114,8 @@ class TokenChunkingStrategy:
     # section paths come from them (None: no paths)
     find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
     # Off by default for the token strategy, on for the question strategy's splits: windows
-    # that end between table rows and repeat a table's header (issue 51), and windows that
-    # read around a contents list (issue 52). Scored on every held-out set (2026-11-29), the
+    # that end between table rows and repeat a table's header, and windows that
+    # read around a contents list. Scored on every held-out set (2026-11-29), the
     # two together cost token windows 18 first places pooled and 2-5 on nine sets (qa-v5 33
     # -> 28); the header repeated in many windows accounts for most of it. They stay off until
     # a round on the development sets finds a form that does not cost the held-out ones.
@@ -139,7 +139,7 @@ class TokenChunkingStrategy:
         doc = DocumentText.from_pages(pages, elsewhere)
         if sections is None and self.find_sections is not None:
             sections = self.find_sections(pages)
-        # a contents list left out (issue 52): windows go around its lines
+        # a contents list left out (it only repeats the headings): windows go around its lines
         skip = contents_spans(doc, sections or []) if self.skip_contents else []
         return with_paths(self.chunk_text(document_id, doc, skip), doc, sections or [])
 

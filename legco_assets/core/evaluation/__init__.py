@@ -12,9 +12,10 @@ hit), :mod:`.papers` (the papers and their answer ends), :mod:`.baseline` (the s
 windows), :mod:`.ingest` (chunking and storing the papers), :mod:`.metrics` (Hit@k, MRR,
 nDCG@5, characters to the answer), :mod:`.report` (the table), :mod:`.recorded` (replayed LLM
 translations and rerankings), :mod:`.scoring` (ranking and judging every question),
-:mod:`.run` (one eval run: ``prepare_eval``, ``run_eval``), :mod:`.sweeps` (issue 29's sweep),
-:mod:`.bounds` (what a perfect reranker would leave to read) and :mod:`.stored_check` (the
-``vector_index`` asset check, which needs nothing above :mod:`.papers`).
+:mod:`.run` (one eval run: ``prepare_eval``, ``run_eval``), :mod:`.sweeps` (earlier rounds'
+fusions, side by side), :mod:`.bounds` (what a perfect reranker would leave to read) and
+:mod:`.stored_check` (the ``vector_index`` asset check, which needs nothing above
+:mod:`.papers`).
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def answer_anchor(answer_text: str, last_line: str, document_text: str) -> str:
 
 
 class LooseEnd(str):
-    """An answer end quoted by a blind set's writer (issue 29): compared with whitespace *and*
+    """An answer end quoted by a blind set's writer: compared with whitespace *and*
     punctuation ignored, and case folded (:func:`loose`), since a quote typed from a rendered
     page rarely keeps every comma, full-width bracket or line break; it need not be unique in
     its paper (a passage may end the same way twice: either place answers)."""
@@ -60,7 +60,7 @@ def loose(text: str) -> str:
     stroke some PDFs print for 一 as 一, a compatibility ideograph as its unified form). Why:
     a writer quotes the page as extracted (the 2012 Hansard prints 令 as U+F9A8), while the
     chunks hold it as read; compared code point by code point, 43 blind questions (41 about
-    that Hansard) could never be found (until issue 29's sixth round)."""
+    that Hansard) could never be found."""
     return _PUNCT.sub("", normalise_chars(text)).casefold()
 
 

@@ -49,7 +49,7 @@ QUERY_TRANSLATIONS = QUESTION_SETS / "query_translations.json"
 # translations fused in), recorded once from the reranking prompt alone, the reader seeing only
 # the query and the passages: ``--rerankings`` replays them (LLM reranking, docs/retrieval.md).
 QUERY_RERANKINGS = QUESTION_SETS / "query_rerankings.json"
-# Issue 29: written blind by a helper who saw only the papers (never the code or a result), on
+# Written blind by a helper who saw only the papers (never the code or a result), on
 # the narrative papers (the Employment Ordinance guides, the ECO guide's chapters, the budget
 # media sheets, the submission, the Hansards' narrative parts) and across languages on papers
 # stored in one language only. Each question names its document, page and ``answer_end`` (a
@@ -61,7 +61,7 @@ CROSSLANG_DEV_QUESTIONS = QUESTION_SETS / "blind_crosslang_dev.json"
 NARRATIVE_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_narrative_heldout.json"
 CROSSLANG_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_crosslang_heldout.json"
 BLIND_KINDS = {"narrative": "narrative", "crosslang": "cross-language", "qa": "Q&A"}
-# Issue 43: written blind on 2026-11-27 by AI helpers who saw only the papers' extracted text
+# Written blind on 2026-11-27 by AI helpers who saw only the papers' extracted text
 # (never the code or a result), on the Chinese Employment Ordinance guide, the Chinese
 # continuous-contract FAQ and the question-and-reply parts of the Chinese Hansards: written
 # Chinese questions using the other variant form of a character the page prints (``note``
@@ -75,7 +75,7 @@ CANTONESE_DEV_QUESTIONS = QUESTION_SETS / "blind_cantonese_dev.json"
 # (main 21bc83d).
 VARIANT_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_variant_heldout.json"
 CANTONESE_HELD_OUT_QUESTIONS = QUESTION_SETS / "blind_cantonese_heldout.json"
-# Issue 43's second round: the choice above cost the held-out cross-language sets, so
+# The second try at variants and Cantonese: the choice above cost the cross-language sets, so
 # same-language-first and the colloquial reading were switched off (docs/history/retrieval.md); every
 # set scored before is now a development set of this round, and two new helpers, blind the
 # same way, wrote these before that choice was frozen (main, the commit that registers them).
@@ -90,7 +90,7 @@ def blind_round(version: str) -> dict[str, Path]:
     }
 
 
-# Issue 29's later rounds. Each round, every set scored before it was a development set (the
+# The later retrieval rounds. Each round, every set scored before it was a development set (the
 # fusion was chosen on them); a helper who saw only the papers wrote three new sets
 # (docs/blind_set_brief.md, the pages list updated each time), committed before they were run
 # and scored once after the choice. v2: second round (the fusion weights and the dictionary's

@@ -1,5 +1,5 @@
-"""Issue 29's sweep: each way of giving chunks a question side and each earlier round's
-fusion, scored on the same questions, as the defaults were chosen.
+"""The retrieval rounds' sweep: each way of giving chunks a question side and each earlier
+round's fusion, scored on the same questions, as the defaults were chosen.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from .scoring import collect_rankings, score_all
 
 # how the question-side ranker sees chunks: (question sides, each kind ranked among its own)
 ISSUE29_SIDES: dict[str, tuple[str | None, bool]] = {
-    "Q&A only (before issue 29)": ("qa", False),
+    "Q&A only (the old default)": ("qa", False),
     "default: every chunk (question strategy), own vectors, per kind": (None, True),
 }
 # changes of :class:`..search.Fusion` that give back an earlier round's fusion: ranks alone and
@@ -34,7 +34,7 @@ ISSUE29_FUSIONS: dict[str, dict[str, Any]] = {
     ),
     "round 2 weights (BM25 1, coverage^2)": ROUND_2_BM25,
     "round 3 weights (ranks only, no margins)": RANKS_ONLY,
-    "dictionary on paired papers too (round 4 of issue 29)": dict(ROUND_5, dictionary_on_paired=True),
+    "dictionary on paired papers too (round 4)": dict(ROUND_5, dictionary_on_paired=True),
     "round 5 (margins 0.4, no coverage vote)": ROUND_5,
     "no dictionary": {"dictionary_weight": 0.0},
 }

@@ -1,7 +1,7 @@
 """A strategy's highlights as a PDF incremental update of the stored paper.
 
 Why an update and not a copy: a copy of the paper carries its fonts and images again (per
-chunk, before issue 42: 817 MB of excerpts for 7.5 MB of papers). A PDF may be extended by
+chunk, as excerpts were first stored: 817 MB of excerpts for 7.5 MB of papers). A PDF may be extended by
 appending an *update section* (ISO 32000 §7.5.6): the changed objects, a cross-reference
 section and a trailer whose ``/Prev`` points at the original's. So the stored paper plus the
 update *is* the highlighted copy, and what a strategy stores is only the update: its

@@ -7,11 +7,11 @@ Neither is stored as it is read. The PDF copy is the stored paper (``source.pdf`
 folder) followed by the strategy's update section, stored as ``<strategy>.pdf.update``
 (:mod:`increment`), so its fonts and images are not stored again. The HTML page is stored
 gzip-compressed, ``<strategy>.html.gz``: it holds a text paper's text once plus its marks,
-1.01-1.10x the paper uncompressed (over issue 42's bound), 0.09-0.52x compressed.
+1.01-1.10x the paper uncompressed (over the bound of less than the paper), 0.09-0.52x compressed.
 :func:`link_bytes` gives what such a file holds, for the on-demand cut and the checks.
 
 A chunk's link does not name that file: on a page of the strategy's copy several chunks are
-highlighted alike, and a reader could not tell which passage a search result was (issue 48).
+highlighted alike, and a reader could not tell which passage a search result was.
 ``chunk_file_path`` is the URL path ``excerpt/<chunk id>`` below ``EXCERPTS_BASE_URL``,
 where the server (``legco-assets serve``) answers with the chunk's own excerpt, cut on
 demand (:func:`.stored.cut_chunk_excerpt`): only its pages and only its highlight. It

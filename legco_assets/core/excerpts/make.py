@@ -6,7 +6,7 @@ chunk's highlight an annotation naming its id; a web page's or DOCX/TXT/Markdown
 once in an HTML page, each chunk's characters marked with its index, stored gzipped (the
 marks put a text paper's page over the paper's size). Either way the fonts, images and text
 are not stored again per chunk, so all of a strategy's excerpts of a paper take less than
-the paper (issue 42). ``<strategy>.json`` beside it keys each chunk by a
+the paper. ``<strategy>.json`` beside it keys each chunk by a
 hash of what it shows (the source's sha256, the chunk's text and pages, the format): when
 every key is unchanged the file is kept, else it is re-made whole. One chunk's own excerpt
 (what its link opens) is cut from that file on demand, nothing stored per chunk
@@ -228,7 +228,7 @@ def write_excerpts(
 
 
 def _drop_old_layout(folder: StorePath, strategy: str, path: StorePath) -> int:
-    """Delete the files of earlier layouts: the per-chunk files before issue 42
+    """Delete the files of earlier layouts: the per-chunk files of the first layout
     (``<strategy>/<index>.pdf`` and its manifest) and an uncompressed ``<strategy>.html``
     (``path``, now stored gzipped); the number deleted."""
     deleted = 0

@@ -43,7 +43,7 @@ def on_words(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     are found in order with whitespace gone (:mod:`align`), so a match may run on into the
     next word: a page title ``Frequently Asked Questions`` above a heading ``Frequently
     Asked Questions For Employers`` matched ``…QuestionsF`` + ``orEmployers``, a mark
-    ending in ``F`` and one starting at ``or`` (issue 49). Inside the chunk, a part of a
+    ending in ``F`` and one starting at ``or``. Inside the chunk, a part of a
     word that is less than half of it is dropped and more is widened to the whole word; the
     chunk's own first and last words (a token chunk may start mid-word) are widened."""
     spans = merged(text, spans)

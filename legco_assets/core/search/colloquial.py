@@ -4,7 +4,7 @@
 Why: Hong Kong readers ask in Cantonese as they speak it (``僱主幾時要出糧？``,
 ``侍產假有幾多日？``) while the papers are in written Chinese (``僱主須於何時支付工資``,
 ``多少天``). BM25 matches words, so a question's colloquial words (幾時, 出糧, 幾多)
-find nothing, and the words that would (何時, 發薪, 多少) are not in it (issue 43). The
+find nothing, and the words that would (何時, 發薪, 多少) are not in it. The
 question also gets a written rewriting of itself for BM25 and the dictionary; the embedder
 reads the question as asked (a multilingual encoder has seen Cantonese).
 

@@ -10,9 +10,9 @@ an exact match that BM25 scores far ahead of its field, or a paper question near
 to the user's, votes no more than a near miss in first place. So each vote also counts by its
 margin (the candidate's score as a z-score over its ranker's first :attr:`Fusion.margin_depth`,
 above the mean only), at the same weights, blended with the reciprocal ranks at
-:attr:`Fusion.margin_share` (issue 29, fourth round: :func:`margins`). Neither says whether a
-chunk holds the whole question or repeats one rare word of it, so the share of the query's
-words a chunk holds counts on its own too, at :attr:`Fusion.coverage_share` (its sixth
+:attr:`Fusion.margin_share` (the fourth retrieval round: :func:`margins`). Neither says
+whether a chunk holds the whole question or repeats one rare word of it, so the share of the
+query's words a chunk holds counts on its own too, at :attr:`Fusion.coverage_share` (the sixth
 round: :func:`blend`). The weights were
 chosen on the eval's development sets (:mod:`.evaluation`, ``docs/retrieval.md``) and then
 scored once on blind sets written after the choice.
@@ -167,7 +167,7 @@ def own_script_holds(rankings: Rankings, fusion: Fusion, query_script: str, scop
     dictionary's rendering is a bag of candidate words in the other script, and its votes for
     a chunk there can outvote a same-script chunk that BM25 and the vectors rank high (a
     Chinese question about a Chinese FAQ page answered first by an English FAQ of another
-    paper, issue 43); where the question's own script answers, its evidence comes first."""
+    paper); where the question's own script answers, its evidence comes first."""
 
     def own(cand: Candidate) -> bool:
         return (
@@ -189,7 +189,7 @@ def dictionary_votes(found: list[Candidate], fusion: Fusion, scope: Scope | None
     the dictionary is the route to a paper published in the other language only; where the
     query's own version is stored, BM25 and the vectors reach it directly, and the word-bag
     rendering mostly drags in the other version's near misses (on the development sets of
-    issue 29's fifth round, Q&A and narrative Hit@1 rose, cross-language did not fall)."""
+    the fifth retrieval round, Q&A and narrative Hit@1 rose, cross-language did not fall)."""
     if fusion.dictionary_on_paired or scope is None or not scope.paired:
         return found
     return [c for c in found if c.record.document_id not in scope.paired]
@@ -229,8 +229,8 @@ def blend(
 
     Why coverage counts on its own: BM25's rank and margin say a chunk matched the query's
     rarest words best, not that it holds *all* of them; a chunk holding every word of a
-    paraphrased question is the answer more often than one repeating one of them (issue 29,
-    sixth round: Hit@1 0.618 → 0.638 on the development sets, 0.640 → 0.655 on a blind set
+    paraphrased question is the answer more often than one repeating one of them (the
+    sixth retrieval round: Hit@1 0.618 → 0.638 on the development sets, 0.640 → 0.655 on a blind set
     scored once; docs/history/retrieval.md)."""
     margin, cover = fusion.margin_share, fusion.coverage_share
     if margin <= 0.0 and cover <= 0.0:

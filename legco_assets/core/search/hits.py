@@ -46,7 +46,7 @@ class Candidate:
 
 @dataclass
 class Hit:
-    """One ranked chunk: the DESIGN.md chunk record plus its rank and score.
+    """One ranked chunk: its chunk record (docs/design.md#chunk-record) plus its rank and score.
 
     ``ranks`` holds its 1-based rank in each ranker that found it (``vector``,
     ``question``, ``bm25``; prefixed with :data:`.fusion.TRANSLATED` for the translated query)."""
@@ -97,7 +97,7 @@ def ranked_hits(candidates: list[Candidate], ranker: str) -> list[Hit]:
 
 
 def distinct(hits: list[Hit]) -> list[Hit]:
-    """Each chunk text once, where it ranks best, the ranks renumbered (issue 49). The same
+    """Each chunk text once, where it ranks best, the ranks renumbered. The same
     bytes are one partition now, but a data dir made before may hold one paper under two
     ids, and two papers may share a passage word for word: a reader gains nothing from
     the second copy, and it would push an answer out of the first ``k``."""

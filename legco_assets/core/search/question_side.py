@@ -1,17 +1,17 @@
 """Every chunk's *question side*: the short text the question-side ranker compares a query with.
 
 Why: a user's question is closest to a paper's own question, so Q&A chunks are searched by
-their ``question_text`` alone as well as by their whole text. Before issue 29 only chunks with
+their ``question_text`` alone as well as by their whole text. At first only chunks with
 a question took part in that ranker, and at weight 2 its vote decided most searches: any Q&A
 chunk of any paper outranked every narrative chunk (a speech paragraph, a guide's section, a
 speaking-notes bullet, a token window), however well BM25 and the chunk vectors found them.
 Narrative is most of what LegCo and the government publish, so every chunk gets a question
 side: its question when it has one, otherwise what a reader sees first and what a writer
 puts there to say what follows, the nearest headings of its section path and its opening
-sentence (DESIGN.md's "several embeddings per chunk"; an LLM's generated questions could be a
-third kind, cached by content hash like vision results).
+sentence (several embeddings per chunk, docs/design.md#retrieval; an LLM's generated
+questions could be a third kind, cached by content hash like vision results).
 
-Measured on the dev sets (docs/history/retrieval.md, issue 29), a narrative chunk asked by its own
+Measured on the dev sets (docs/history/retrieval.md), a narrative chunk asked by its own
 text's vector did better than by its headings and opening (narrative dev Hit@1 0.64 against
 0.32, each kind ranked among its own), so the default (``retrieval.QUESTION_SIDE``) uses
 this module for Q&A chunks' questions, and the openings stay an option (``"opening"``).

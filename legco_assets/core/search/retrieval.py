@@ -6,8 +6,8 @@ the multilingual embedding finds paraphrases and answers an English question abo
 Chinese paper, where BM25 is at chance. A third ranker compares the query with the
 *question* of each Q&A chunk (``question_text``, embedded on its own): a user's question is
 closest to the paper's question, not to a long answer full of figures, and this is what the
-question strategy gives retrieval that token windows cannot. Since issue 29 every chunk of
-the question strategy takes part in it (:data:`QUESTION_SIDE`): a narrative chunk by its own
+question strategy gives retrieval that token windows cannot. Every chunk of the question
+strategy takes part in it (:data:`QUESTION_SIDE`): a narrative chunk by its own
 vector, each kind ranked among its own, its vote under a question's
 (``Fusion.narrative_weight``). Before, only Q&A chunks had that vote, so a Q&A chunk of any
 paper outranked every narrative chunk (on the blind narrative dev set the question strategy
@@ -29,9 +29,9 @@ question ranker has the same bias (a Chinese query is nearest the Chinese papers
 and takes out :data:`QUESTION_CENTERING` of the mean question vector of the query's script.
 
 Without an LLM, a fourth ranker carries the query across scripts for BM25: its words
-rendered in the other language by CC-CEDICT (:mod:`.dictionary_translation`, issue 29's
-second round), its vote weighted by how much of the query was rendered, and only for papers
-with no version in the query's language stored (:func:`.fusion.dictionary_votes`, its fifth round).
+rendered in the other language by CC-CEDICT (:mod:`.dictionary_translation`, the second
+retrieval round), its vote weighted by how much of the query was rendered, and only for papers
+with no version in the query's language stored (:func:`.fusion.dictionary_votes`, the fifth round).
 With an LLM configured, hybrid search also runs the rankers for the query translated into
 the papers' other language and adds their votes (:mod:`.query_translation`): the one lever
 that closes most of the cross-language gap.
@@ -72,7 +72,7 @@ from .vector_store import open_collection, stored_vectors, with_retries
 LANGUAGE_CENTERING = {"question": 0.5}
 QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the question ranker removes
 # what the question-side ranker compares the query with (:mod:`.question_side`): "qa", Q&A
-# chunks' questions only (before issue 29); "opening", every chunk, a narrative chunk by its
+# chunks' questions only (before narrative chunks joined); "opening", every chunk, a narrative chunk by its
 # headings and opening; "chunk", every chunk, a narrative chunk by its own text's vector.
 # Per strategy: token windows have no questions, and a second vote of their own vectors only
 # loses there (docs/history/retrieval.md)

@@ -3,8 +3,8 @@
 Why: a narrative paper answers a question over a section (a guide's chapter on maternity
 leave, a speech's part on inflation), and its chunks are cut by size, not by meaning. When
 several chunks of one section all rank fairly well, that agreement is evidence the section is
-the answer, stronger than one chunk of an unrelated paper that a single ranker liked. DESIGN.md
-asks for retrieval over headed sections; this is its ranking side:
+the answer, stronger than one chunk of an unrelated paper that a single ranker liked.
+Retrieval over headed sections (docs/design.md#retrieval) has this ranking side:
 
 * :func:`aggregate` groups fused hits by (document, section path) and scores a section by its
   best chunks, each worth :data:`SECTION_DECAY` of the one before (so a section is not
@@ -13,7 +13,7 @@ asks for retrieval over headed sections; this is its ranking side:
   how hybrid search uses the sections (``Fusion.section_share``); chunks without a section
   path (a paper with no headings) are left as they are, since "the whole paper" is no section.
 
-Measured on the dev sets (docs/history/retrieval.md, issue 29), lifting lost everywhere (shares 0.25
+Measured on the dev sets (docs/history/retrieval.md), lifting lost everywhere (shares 0.25
 and 0.5: fixtures, narrative and cross-language dev sets, both strategies): a Q&A paper's
 long sections and a Hansard's many replies under one heading lift whole neighbourhoods past
 the one chunk that answers. So hybrid search leaves it off (``Fusion.section_share`` 0), and

@@ -4,7 +4,7 @@ Why: Hong Kong government text mixes variant forms of one character (a Labour De
 FAQ prints ``侍産假`` with 産 U+7523 throughout, where readers type ``侍產假`` with 產
 U+7522; ``爲``/``為``, ``衞``/``衛``, ``綫``/``線``, ``着``/``著``, ``裏``/``裡``,
 ``峯``/``峰``). To BM25's character bigrams these are different words, so a question in
-the other form does not find the page (issue 43). Index text and query text pass through
+the other form does not find the page. Index text and query text pass through
 the same folding (:func:`.bm25_index.tokenize` folds), as do the dictionary's look-ups and
 the query the embedder sees; stored chunks keep the characters the paper prints.
 

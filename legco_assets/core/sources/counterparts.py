@@ -411,7 +411,7 @@ def _ordered(records: Iterable[ChunkRecord]) -> list[ChunkRecord]:
 
 
 def chunk_links(ours: Iterable[ChunkRecord], theirs: Iterable[ChunkRecord]) -> dict[str, str]:
-    """Our chunk id -> the other version's chunk id, for chunk records (DESIGN.md shape) of
+    """Our chunk id -> the other version's chunk id, for chunk records (docs/design.md#chunk-record) of
     one strategy: Q&A chunks by question id and part, narrative chunks by heading numbering;
     token windows get none."""
     ours, theirs = _ordered(ours), _ordered(theirs)

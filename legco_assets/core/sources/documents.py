@@ -6,7 +6,7 @@ the id is the file name's stem, lower-cased, with runs of other characters turne
 key → path mapping and each key's known versions; two different files with the same stem
 get a short hash of their path appended.
 
-The same bytes are one paper (issue 49): :meth:`DocumentIndex.claim` gives a file whose
+The same bytes are one paper: :meth:`DocumentIndex.claim` gives a file whose
 sha256 a document holds now that document's id, and records the file's path on it as
 another name (``also_named``), so no second partition indexes the same text. A changed file
 under a name already known stays that document (a new version), as before.

@@ -5,7 +5,7 @@ finds *events* (a question, a heading, a section marker, a table of contents); e
 opens a section that runs to the next event. Look-ahead is bounded (a question's own lines,
 a few lines after a heading), so detection is linear in the length of the text.
 
-Why the rules look the way they do (see the corpus notes in DESIGN.md):
+Why the rules look the way they do (what real LegCo and government papers print):
 
 * answer markers (``答 A1：``, ``A1 …``) count only right after their question, so appendix
   rows and page labels that read ``A1`` never become pairs;

@@ -2,7 +2,7 @@
 
 Each asset calls one ``stage_*`` function of the core, which reads its inputs from the
 document's artifact folder and writes its output there; dependencies are declared with
-``deps`` so materialising a subset re-uses stored upstream results (DESIGN.md). Metadata is
+``deps`` so materialising a subset re-uses stored upstream results (docs/design.md#asset-graph). Metadata is
 what a person reads in the UI.
 
 One module per stage, named as the core's stage packages (``core/<stage>/``) are:

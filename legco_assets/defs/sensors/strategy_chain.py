@@ -6,7 +6,7 @@ config, so one run chunks one way. The sensors request the first strategy's run 
 graph); when it succeeds, this sensor requests the next strategy's run of those three assets
 only, re-using the stored upstream results (no re-parse, no LLM call). Runs started at the
 same time would write the same paper's artifacts at once; one after the other they never
-do. Strategies fail alone (issue 41): when a run fails in its own strategy's steps
+do. Strategies fail alone: when a run fails in its own strategy's steps
 (``chunks``, ``vector_index``, ``chunk_excerpts``: a chunker's bug, a blocking check, Chroma
 down), ``strategy_chain_after_failure_sensor`` requests the next strategy all the same; only
 a failed shared stage (``page_text``, ``document_structure``…) ends the chain, as the next
