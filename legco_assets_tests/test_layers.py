@@ -225,20 +225,27 @@ def test_a_cli_import_from_below_is_caught(tmp_path: Path) -> None:
     ]
 
 
-# -- the README's layout table names every module ---------------------------------------------
-README = PACKAGE.parent / "README.md"
+# -- docs/design.md's code layout names every module ------------------------------------------
+DESIGN = PACKAGE.parent / "docs" / "design.md"
 
 
 def layout_rows() -> dict[str, set[str]]:
-    """The README's layout table: folder (below ``legco_assets/``) -> the names in backticks
-    of its modules column."""
-    text = README.read_text(encoding="utf-8")
-    section = text[text.index("## Layout: where things are") :]
-    rows = {}
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 3 and cells[0].startswith("`"):
-            rows[cells[0].split("`")[1]] = set(re.findall(r"`([\w/.]+)`", cells[2]))
+    """docs/design.md's *Code layout*: folder (below ``legco_assets/``, a ``###`` heading's name
+    in backticks) -> the modules its bullets name (the name in backticks each bullet starts
+    with, a nested bullet's too)."""
+    text = DESIGN.read_text(encoding="utf-8")
+    start = text.index("\n## Code layout\n")
+    end = text.find("\n## ", start + 1)
+    rows: dict[str, set[str]] = {}
+    folder = None
+    for line in text[start : end if end != -1 else None].splitlines():
+        if line.startswith("### "):
+            heading = re.match(r"### `([\w/.]+)`", line)
+            folder = heading.group(1) if heading else None
+            if folder:
+                rows[folder] = set()
+        elif folder and (bullet := re.match(r"\s*- `([\w/.]+)`", line)):
+            rows[folder].add(bullet.group(1))
     return rows
 
 
@@ -259,7 +266,7 @@ def layout_rows() -> dict[str, set[str]]:
         "defs/",
     ],
 )
-def test_the_readme_layout_names_every_module(folder: str) -> None:
+def test_the_design_layout_names_every_module(folder: str) -> None:
     names = layout_rows()[folder]
     here = PACKAGE / folder
     modules = {p.stem for p in here.glob("*.py") if p.stem != "__init__"} - (
@@ -272,16 +279,15 @@ def test_the_readme_layout_names_every_module(folder: str) -> None:
     ):
         if folder == "core/":
             continue  # the stage packages have rows of their own
-        assert f"{sub.name}/" in names, f"the README's {folder} row does not name {sub.name}/"
+        assert f"{sub.name}/" in names, f"docs/design.md's {folder} does not name {sub.name}/"
         modules |= {p.stem for p in sub.glob("*.py") if p.stem != "__init__"}
-    assert modules - names == set(), f"the README's {folder} row does not name these modules"
+    assert modules - names == set(), f"docs/design.md's {folder} does not name these modules"
 
 
 # -- the code cites only what a reader of the repository can open -------------------------------
 REPO = PACKAGE.parent
-# what is scanned: the package, its tests and scripts, and the build files (docs/ and the README
-# are checked where they are written)
-SCANNED = ("legco_assets", "legco_assets_tests", "scripts", "pyproject.toml", "Makefile")
+# what is scanned: the package, its tests and scripts, its docs and the build files
+SCANNED = ("legco_assets", "legco_assets_tests", "scripts", "docs", "README.md", "pyproject.toml", "Makefile")
 # each pattern built from pieces, so that this file does not match its own patterns
 FOREIGN = {
     "a tracker's issue number: say the reason": re.compile(r"\b" + "iss" + r"ues? #?\d+", re.IGNORECASE),
