@@ -444,6 +444,8 @@ class Settings(BaseSettings):
     @field_validator("data_dir", "inbox", mode="plain")
     @classmethod
     def _location(cls, value: Any) -> StorePath:
+        """A local path or, for a URL, its object-store path (core/storage.py), kept as given
+        when it already is one (an S3 path has no local form to convert through)."""
         if not isinstance(value, str | os.PathLike | UPath):
             raise ValueError("not a path")
         return location(value)
@@ -451,11 +453,13 @@ class Settings(BaseSettings):
     @field_validator("default_strategy", "structure_mode", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
+        """``Question`` and `` llm `` are what people mean by ``question`` and ``llm``."""
         return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("sensor_strategies", mode="before")
     @classmethod
     def _strategy_names(cls, value: Any) -> Any:
+        """``token,question`` (or one of them, any case), as the names the enum checks."""
         value = _comma_list(value)
         return (
             tuple(v.lower() if isinstance(v, str) else v for v in value)
@@ -466,16 +470,20 @@ class Settings(BaseSettings):
     @field_validator("sensor_strategies")
     @classmethod
     def _each_once(cls, value: tuple[Strategy, ...]) -> tuple[Strategy, ...]:
+        """In the order given, each once (a strategy run twice for one paper is work for
+        nothing); none named is the default of both."""
         return tuple(dict.fromkeys(value)) or (Strategy.token, Strategy.question)
 
     @field_validator("inbox_include", "inbox_exclude", "feed_types", "feed_allowed_hosts", mode="before")
     @classmethod
     def _lists(cls, value: Any) -> Any:
+        """A list in the environment is comma-separated (globs and host names hold no comma)."""
         return _comma_list(value)
 
     @field_validator("feed_url")
     @classmethod
     def _no_trailing_slash(cls, value: str) -> str:
+        """The feed's paths are joined on with ``/``: a mirror's URL may end in one or not."""
         return value.strip().rstrip("/")
 
     @field_validator("excerpts_base_url")
@@ -490,6 +498,7 @@ class Settings(BaseSettings):
     @field_validator("feed_since")
     @classmethod
     def _a_date(cls, value: str | None) -> str | None:
+        """An ISO date, refused at start-up rather than at the first poll, hours later."""
         if value is not None:
             date.fromisoformat(value.strip())  # raises ValueError
             return value.strip()
@@ -497,6 +506,7 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _overlap_below_size(self) -> Settings:
+        """A token window that repeats all of the one before never moves on."""
         if self.chunk_overlap >= self.chunk_size:
             below = f"{allowed('chunk_overlap')}={self.chunk_size}"
             raise ValueError(_refused("chunk_overlap", self.chunk_overlap, below))
