@@ -154,14 +154,13 @@ def start_search_service(settings: Settings, timeout_s: float = 120.0) -> Search
     """Open the service over ``settings``' store (the embedder, BM25, Chroma) and serve it on a
     free port, its hits' excerpt URLs pointing at itself; returns once it answers."""
     import threading
-    from dataclasses import replace
 
     import uvicorn
 
     from legco_assets.service import ServiceContext, create_app
 
     port = free_port()
-    settings = replace(settings, excerpts_base_url=f"http://127.0.0.1:{port}/")
+    settings = settings.with_(excerpts_base_url=f"http://127.0.0.1:{port}/")
     context = ServiceContext.open(settings)
     config = uvicorn.Config(
         create_app(context), host="127.0.0.1", port=port, log_level="warning", access_log=False

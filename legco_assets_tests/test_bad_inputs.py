@@ -231,7 +231,10 @@ def test_a_bad_setting_is_one_line_not_a_traceback(tmp_path: Path) -> None:
     paper = english_paper(tmp_path / "paper.pdf", "setting")
     done = cli("chunk", str(paper), home=tmp_path, env={"CHUNK_SIZE": "abc"})
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr == "legco-assets: error: invalid setting: not a whole number: 'abc'\n"
+    assert (
+        done.stderr
+        == "legco-assets: error: invalid setting: CHUNK_SIZE='abc' (allowed: a whole number, at least 1)\n"
+    )
 
 
 # -- legco-assets ingest: good and bad files in one command ------------------------------------

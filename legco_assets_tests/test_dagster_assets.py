@@ -229,7 +229,10 @@ def test_a_bad_setting_fails_with_the_reason(tmp_path: Path, monkeypatch: pytest
         failure = next(
             e for e in result.all_events if e.is_step_failure
         ).event_specific_data.user_failure_data
-        assert failure.description == "invalid setting: not a whole number: 'a thousand'"
+        assert (
+            failure.description
+            == "invalid setting: CHUNK_SIZE='a thousand' (allowed: a whole number, at least 1)"
+        )
 
 
 def test_html_page_through_the_graph_with_the_label_guard(tmp_path: Path) -> None:

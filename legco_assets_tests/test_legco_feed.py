@@ -127,7 +127,7 @@ def test_feed_exit_2_on_bad_arguments_unreachable_or_malformed_feed(
     assert bad_type.returncode == 2 and "unknown Hansard type Klingon" in bad_type.stderr
     bad_env = run_feed({**env, "LEGCO_FEED_SINCE": "last week"}, "--once")
     assert bad_env.returncode == 2 and bad_env.stderr.startswith(
-        "legco-assets: error: LEGCO_FEED_SINCE: not a date"
+        "legco-assets: error: invalid setting: LEGCO_FEED_SINCE='last week' (allowed: a date, YYYY-MM-DD)"
     )
     assert odata_server.hits[FEED_PATH] == 0, "bad arguments ask nothing"
 

@@ -4,7 +4,6 @@ chunks, through the real ``openai`` client against the local test server."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +79,7 @@ def test_hybrid_search_puts_the_chunk_the_model_names_first(llm_store, llm_serve
 
 def test_search_calls_are_not_held_to_the_per_document_budget(llm_store, llm_server: FakeLLMServer) -> None:
     settings, collection = llm_store
-    retriever = Retriever.open(replace(settings, llm_max_calls_per_document=1), collection=collection)
+    retriever = Retriever.open(settings.with_(llm_max_calls_per_document=1), collection=collection)
     for query in (ASKED, "Who inspects care homes?"):
         llm_server.enqueue(json.dumps({"translation": "安老院"}), json.dumps({"ranking": [2]}))
         hits = retriever.search(query, k=5, strategy="question")

@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -285,9 +284,8 @@ def test_unreadable_pages_are_transcribed_with_the_vision_model(
 ) -> None:
     garbled = without_unicode_map(EN_QA, tmp_path / "garbled.pdf")
     originals = [page.cleaned for page in text_pages(read_source(EN_QA))[1]]
-    settings = replace(
-        llm_server.settings(tmp_path / "data"), structure_mode="rules"
-    )  # the model reads pages only
+    # the model reads pages only
+    settings = llm_server.settings(tmp_path / "data").with_(structure_mode="rules")
     llm_server.responder = page_responder(garbled, settings.image_dpi, originals)
     records = pipeline.chunk_file(garbled, Strategy.question, settings)
     expected = pipeline.chunk_file(EN_QA, Strategy.question, settings, use_llm=False)

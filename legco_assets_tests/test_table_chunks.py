@@ -4,7 +4,6 @@ five pages and on every real paper at hand, both strategies."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from functools import cache
@@ -135,7 +134,7 @@ def test_a_table_over_five_pages_is_cut_between_rows_with_its_header(
 ) -> None:
     path, gold = long_table
     assert len({f["page"] for f in gold["fragments"]}) >= 3
-    settings = dataclasses.replace(Settings(), chunk_size=300, chunk_overlap=60)
+    settings = Settings().with_(chunk_size=300, chunk_overlap=60)
     records = chunks_of(path, strategy, settings)
     assert_table_honest(path, records, 300)
     tabled = [r for r in records if "| 編號 | 工程項目 |" in r.text]

@@ -100,12 +100,6 @@ def cmd_feed(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as exc:
         common.fail(f"LEGCO_FEED_TYPES: {exc}")
         return 2
-    if settings.feed_since:
-        try:
-            date.fromisoformat(settings.feed_since)
-        except ValueError:
-            common.fail(f"LEGCO_FEED_SINCE: not a date {settings.feed_since!r} (use YYYY-MM-DD)")
-            return 2
     if args.once:
         return poll_once(args, settings)
     try:

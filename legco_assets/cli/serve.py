@@ -8,7 +8,6 @@ import argparse
 import contextlib
 import os
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: building the parser imports no core module
@@ -24,7 +23,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     port = SERVE_PORT if args.port is None else args.port
     if not os.environ.get("EXCERPTS_BASE_URL"):  # the hits' excerpt links point at this server
-        settings = replace(settings, excerpts_base_url=f"http://{args.host}:{port}/")
+        settings = settings.with_(excerpts_base_url=f"http://{args.host}:{port}/")
     print("loading the embedder, BM25 and the store…", file=sys.stderr)
     app = create_app(ServiceContext.open(settings), args.host)
     print(

@@ -102,6 +102,5 @@ def feed_sensor(interval_minutes: int) -> dg.SensorDefinition:
     )(_poll_feed)
 
 
-legco_feed_sensor = feed_sensor(
-    Settings.feed_interval_minutes
-)  # at the built-in interval, for a tick run directly
+# at the built-in interval, for a tick run directly
+legco_feed_sensor = feed_sensor(Settings().feed_interval_minutes)
