@@ -36,7 +36,7 @@ ui: setup  ## the Dagster UI on http://127.0.0.1:3000, and legco-assets serve (s
 validate: setup
 	.venv/bin/dagster definitions validate -w workspace.yaml
 
-fixtures: setup  ## regenerate the committed fixture PDFs (needs a CJK font, see README)
+fixtures: setup  ## regenerate the committed fixture PDFs (needs a CJK font: apt-get install fonts-wqy-microhei fonts-dejavu-core)
 	.venv/bin/python -m legco_assets_tests.fixtures.generate_fixtures
 
 fixtures-check: setup  ## regenerate the fixture PDFs in memory and compare them with the committed bytes (needs the same CJK font)

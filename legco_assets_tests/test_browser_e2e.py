@@ -9,7 +9,7 @@ Debian's headless Chromium (Playwright's Python package with ``executable_path``
 clicks a chunk's excerpt link, which ``make ui``'s ``legco-assets serve`` (started here too, its
 URL as ``EXCERPTS_BASE_URL``) answers with the chunk's own excerpt: its pages, only its highlight.
 Screenshots go to a temporary folder, or to ``LEGCO_SCREENSHOTS`` (``make screenshots``:
-``docs/screenshots/``, which the README embeds; ``servers.screenshots_dir``). Run alone with
+``docs/screenshots/``, which the README and the docs pages embed; ``servers.screenshots_dir``). Run alone with
 ``pytest -m browser``.
 """
 

@@ -11,7 +11,7 @@ chunked by design).
 Why: each capability has its own tests on its own file, but only a run of the main job
 over the real papers shows that the checks the assets enforce hold everywhere (the 2012
 Hansard once failed ``every_page_covered`` in Dagster while ``chunk`` printed its chunks).
-Skipped without the corpus; in CI the corpus is present. Its running time is in the README.
+Skipped without the corpus; in CI the corpus is present. Its running time is in docs/benchmarks.md#the-whole-corpus-as-a-test.
 """
 
 from __future__ import annotations

@@ -267,7 +267,7 @@ def structure_checks(summary: dict[str, Any]) -> list[Check]:
 BLOCKING = frozenset({"every_page_covered", "no_chunk_over_token_limit", "no_empty_chunk"})
 
 # What each check looks at and whether it blocks: the description the Dagster UI shows
-# beside the check (``defs/assets/common.check_specs``) and README's table of checks.
+# beside the check (``defs/assets/common.check_specs``) and docs/design.md#checks.
 ABOUT = {
     "every_page_covered": (
         "Blocks: every page with text lies in some chunk (a page in none lost its text; the question "

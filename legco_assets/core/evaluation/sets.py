@@ -91,9 +91,9 @@ def blind_round(version: str) -> dict[str, Path]:
 
 
 # The later retrieval rounds. Each round, every set scored before it was a development set (the
-# fusion was chosen on them); a helper who saw only the papers wrote three new sets
-# (docs/blind_set_brief.md, the pages list updated each time), committed before they were run
-# and scored once after the choice. v2: second round (the fusion weights and the dictionary's
+# fusion was chosen on them); a helper who saw only the papers wrote three new sets (from a
+# brief kept in git history at 8590192, the pages list updated each time), committed before
+# they were run and scored once after the choice. v2: second round (the fusion weights and the dictionary's
 # vote); v3: third (BM25's weight); v4: written while v3 was scored, a second sample of the
 # third round; v5: fourth (the votes' margins); v6: its second sample; v7: fifth (the dictionary
 # off papers whose version in the query's language is stored); v8: its second sample (few
