@@ -21,6 +21,7 @@ LANGUAGES = {"zh": "zh-Hant", "zh-hant": "zh-Hant", "en": "en"}
 LANGUAGE_OVERFETCH = 4  # a language filter searches this many times k, then keeps that language's
 
 
+# the MCP tool's one line for a strategy that is none (the API's 422 lists the values itself)
 NO_SUCH_STRATEGY = f"strategy must be {' or '.join(s.value for s in Strategy)}"
 
 
