@@ -285,10 +285,12 @@ def test_the_first_version_is_linked_when_the_second_arrives(settings: Settings,
         def search(self, *args: Any, **kwargs: Any) -> list:
             return hits
 
-    asked_in_chinese = answer_question(Fixed(), "北區仍有多少個水浸黑點？", None, "question")
+    asked_in_chinese = answer_question(Fixed(), "北區仍有多少個水浸黑點？", None, Strategy.question)
     assert asked_in_chinese.blocks[0].citation() == {"document_id": zh, "page": 1, "question_id": "1"}
     assert "問1" in asked_in_chinese.messages[1]["content"]
-    asked_in_english = answer_question(Fixed(), "How many flooding blackspots remain?", None, "question")
+    asked_in_english = answer_question(
+        Fixed(), "How many flooding blackspots remain?", None, Strategy.question
+    )
     assert asked_in_english.blocks[0].citation()["document_id"] == en
 
     # a chunk may inherit its counterpart's rank: only in the document searched

@@ -69,7 +69,7 @@ def _excerpts(
     (paper_dir / "source.pdf").write_bytes(source.data)
     folder = paper_dir / "excerpts"
     report = write_excerpts(
-        folder, strategy.value, extracted.kind, source.data, pages, records, source.sha256, path.name
+        folder, strategy, extracted.kind, source.data, pages, records, source.sha256, path.name
     )
     return with_excerpt_paths(records), report
 
@@ -148,7 +148,7 @@ def test_a_chunks_pdf_has_only_its_pages_and_its_one_highlight_where_chunks_shar
     assert len(shared) >= 2, "the paper must put several chunks on one page"
     for record in shared:
         pages = report.excerpts[record.metadata.chunk_index].pages
-        data, extension = cut_excerpt(folder, strategy.value, "pdf", record)
+        data, extension = cut_excerpt(folder, strategy, "pdf", record)
         assert extension == "pdf" and pdf_page_count(data) == len(pages)
         assert _annotations(data) == [[record.id]] * len(pages), record.id
         assert pages == [p for p in range(1, len(copy) + 1) if record.id in copy[p - 1]]
@@ -161,13 +161,13 @@ def test_excerpts_are_kept_until_a_chunk_changes(settings: Settings, tmp_path: P
     extracted, pages = text_pages(source)
     records = _chunks(paper, Strategy.question, settings)
     folder = tmp_path / "excerpts"
-    first = write_excerpts(folder, "question", "pdf", source.data, pages, records, source.sha256)
+    first = write_excerpts(folder, Strategy.question, "pdf", source.data, pages, records, source.sha256)
     assert first.written == len(records) >= 3
-    again = write_excerpts(folder, "question", "pdf", source.data, pages, records, source.sha256)
+    again = write_excerpts(folder, Strategy.question, "pdf", source.data, pages, records, source.sha256)
     assert (again.written, again.reused) == (0, len(records))
     changed = records[:-1]
     changed[1] = replace(changed[1], text=changed[1].text + "\nextra")
-    third = write_excerpts(folder, "question", "pdf", source.data, pages, changed, source.sha256)
+    third = write_excerpts(folder, Strategy.question, "pdf", source.data, pages, changed, source.sha256)
     assert (third.written, third.reused) == (len(changed), 0)
     manifest = json.loads((folder / "question.json").read_text(encoding="utf-8"))
     assert str(len(records) - 1) not in manifest and len(manifest) == len(changed)
@@ -216,7 +216,7 @@ def test_text_paper_gets_one_page_and_each_chunk_its_own_page_on_demand(
     assert all(share >= 0.99 for share in _shares(records, folder / report.file))
     page = link_bytes(folder / "question.html").decode("utf-8")
     _assert_marks_only_its_chunk(folder, Strategy.question, "text", records, page)
-    data, _ = cut_excerpt(folder, "question", "text", records[1])
+    data, _ = cut_excerpt(folder, Strategy.question, "text", records[1])
     assert "問2" in shown_in(data, "html") and "問1" not in shown_in(data, "html")
 
 
@@ -228,7 +228,7 @@ def _assert_marks_only_its_chunk(
     (nothing fetched), and nothing of the other chunks' marks."""
     text_of_page = re.sub(r"<[^>]+>", "", page.split("<pre>", 1)[1].split("</pre>", 1)[0])
     for record in records:
-        data, extension = cut_excerpt(folder, strategy.value, kind, record)
+        data, extension = cut_excerpt(folder, strategy, kind, record)
         cut = data.decode("utf-8")
         assert (
             extension == "html"
@@ -495,7 +495,7 @@ def test_real_hansards_written_question_8_parts_open_at_their_own_highlights(
     assert len(set(_annotations(link_bytes(folder / report.file))[58])) >= 5  # page 59 of the copy
     shown = []
     for record in parts:
-        data, extension = cut_excerpt(folder, "question", "pdf", record, paper.name)
+        data, extension = cut_excerpt(folder, Strategy.question, "pdf", record, paper.name)
         pages = report.excerpts[record.metadata.chunk_index].pages
         assert pdf_page_count(data) == len(pages) and _annotations(data) == [[record.id]] * len(pages)
         assert held_share(record, shown_in(data, extension)) >= 0.99, record.id
@@ -512,7 +512,7 @@ def test_a_chunks_page_opens_scrolled_to_its_marks_in_a_browser(settings: Settin
     paper = _text_hansard(tmp_path / "council.txt")
     records, _ = _excerpts(paper, Strategy.question, settings, tmp_path / "paper")
     record = records[-2]
-    data, extension = cut_excerpt(tmp_path / "paper" / "excerpts", "question", "text", record)
+    data, extension = cut_excerpt(tmp_path / "paper" / "excerpts", Strategy.question, "text", record)
     page_file = tmp_path / f"chunk.{extension}"
     page_file.write_bytes(data)
     chromium = shutil.which("chromium") or "/usr/bin/chromium"

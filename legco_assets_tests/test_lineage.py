@@ -15,6 +15,7 @@ from dagster._utils.test.data_versions import (
 
 from legco_assets import cli
 from legco_assets.cli.lineage import LEGEND
+from legco_assets.core.settings import Strategy
 from legco_assets.defs.assets import ALL_ASSETS, page_text
 from legco_assets.defs.jobs import strategy_run_config
 from legco_assets.defs.lineage import STAGES, document_chain, latest
@@ -34,17 +35,15 @@ def _stage(
     asset: str,
     key: str,
     assets: list = ALL_ASSETS,
-    strategy: str = "token",
+    strategy: Strategy = Strategy.token,
 ) -> None:
-    from legco_assets.core.settings import Strategy
-
     result = dg.materialize(
         assets,
         selection=[asset],
         partition_key=key,
         instance=instance,
         resources=dagster_resources(data),
-        run_config=strategy_run_config(Strategy(strategy), [asset]),
+        run_config=strategy_run_config(strategy, [asset]),
     )
     assert result.success, (asset, key)
 
@@ -81,13 +80,13 @@ def test_a_paper_ingested_with_others_names_only_its_own_upstream(
     first, second = _inbox_papers(instance, data)
     _interleaved(instance, data, [second, first])  # the second paper's stages finish first
     for stage in STAGES[1:]:
-        mine = latest(instance, stage, first, "token")
+        mine = latest(instance, stage, first, Strategy.token)
         assert mine is not None and mine.partition == first
         upstream = mine.metadata["upstream_materializations"]
         assert upstream, stage
         for pointer in upstream:
             assert pointer["partition"] == first, (stage, pointer)
-            own = latest(instance, pointer["asset"], first, "token")
+            own = latest(instance, pointer["asset"], first, Strategy.token)
             assert (pointer["run_id"], pointer["data_version"]) == (own.run_id, own.data_version)
             assert pointer["url"].endswith(f"partition={first}")
         assert "(this paper)" in mine.metadata["upstream"]
@@ -188,16 +187,16 @@ def test_every_stage_records_a_data_version_of_what_it_wrote(tmp_path: Path) -> 
         a, _ = _inbox_papers(instance, data)
         for stage in STAGES:
             _stage(instance, data, stage, a)
-        before = {s: latest(instance, s, a, "token").data_version for s in STAGES}
+        before = {s: latest(instance, s, a, Strategy.token).data_version for s in STAGES}
         assert all(v and len(v) == 64 for v in before.values())
         assert (
             before["source_document"]
             == json.loads((data / "documents" / a / "source.json").read_text())["sha256"]
         )
         _stage(instance, data, "chunks", a)  # the same output again: the same data version
-        assert latest(instance, "chunks", a, "token").data_version == before["chunks"]
-        _stage(instance, data, "chunks", a, strategy="question")  # another strategy's file: a new one
-        assert latest(instance, "chunks", a, "question").data_version != before["chunks"]
+        assert latest(instance, "chunks", a, Strategy.token).data_version == before["chunks"]
+        _stage(instance, data, "chunks", a, strategy=Strategy.question)  # another strategy's file: a new one
+        assert latest(instance, "chunks", a, Strategy.question).data_version != before["chunks"]
         chain = document_chain(instance, a)
         assert [(s.asset, s.strategy) for s in chain.stages if s.asset == "chunks"] == [
             ("chunks", "token"),

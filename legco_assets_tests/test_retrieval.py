@@ -34,7 +34,7 @@ from legco_assets.core.search import (
     tokenize,
     versions_markdown,
 )
-from legco_assets.core.settings import Settings
+from legco_assets.core.settings import Settings, Strategy
 
 from .factories import EN_PAIRS, ZH_PAIRS, chunk_record, question_records
 from .llm_server import FakeLLMServer
@@ -455,7 +455,9 @@ def test_answer_grows_the_context_while_the_model_says_insufficient(
         '{"sufficient": true, "answer": "Five.", "citations": [{"document_id": "drain", "page": 2, "question_id": "A2"}]}',
     )
     llm = llm_server.client(cache_dir=tmp_path / "llm")
-    result = answer_question(retriever, "水浸黑點還有多少？", llm, "question", k_start=2, k_max=6, k_step=2)
+    result = answer_question(
+        retriever, "水浸黑點還有多少？", llm, Strategy.question, k_start=2, k_max=6, k_step=2
+    )
     assert llm_server.calls["chat"] == 3
     assert [r.k for r in result.rounds] == [2, 4, 5], "k grows by 2 and stops at the chunks there are (5)"
     assert result.sufficient and result.answer == "Five." and result.citations[0]["question_id"] == "A2"
@@ -466,7 +468,9 @@ def test_answer_grows_the_context_while_the_model_says_insufficient(
         and "[5]" in sent[2]
         and "ONLY" in llm_server.requests[0][1]["messages"][0]["content"]
     )
-    again = answer_question(retriever, "水浸黑點還有多少？", llm, "question", k_start=2, k_max=6, k_step=2)
+    again = answer_question(
+        retriever, "水浸黑點還有多少？", llm, Strategy.question, k_start=2, k_max=6, k_step=2
+    )
     assert llm_server.calls["chat"] == 3 and again.answer == "Five.", (
         "an unchanged question and context is answered from the cache"
     )
@@ -479,7 +483,7 @@ def test_answer_stops_at_k_max_and_says_so(store, llm_server: FakeLLMServer) -> 
         Retriever.open(settings, collection=collection),
         "月球上有水嗎？",
         llm_server.client(),
-        "question",
+        Strategy.question,
         k_max=3,
         k_step=1,
     )

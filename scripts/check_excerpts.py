@@ -89,7 +89,7 @@ def main(args: list[str]) -> int:
                     "text" if extracted.kind == "pdf" and extracted.extractor == "pypdf" else extracted.kind
                 )
                 report = write_excerpts(
-                    folder, strategy.value, kind, source.data, pages, records, source.sha256, path.name
+                    folder, strategy, kind, source.data, pages, records, source.sha256, path.name
                 )
                 texts = shown_texts(folder / report.file)
                 ratios = [held_share(r, shown_of(r, texts)) for r in records]

@@ -58,7 +58,7 @@ def cmd_answer(args: argparse.Namespace, settings: Settings) -> int:
     from legco_assets.core.llm import LLMClient, LLMError
     from legco_assets.core.search import CONTEXT_TOKENS, DEFAULT_MODE, Retriever, answer_question
 
-    strategy = args.strategy or settings.default_strategy.value
+    strategy = args.strategy or settings.default_strategy
     retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
     problem = common.empty_scope_message(retriever, strategy, False)
     if problem:
@@ -105,9 +105,12 @@ def add_command(sub: Any) -> None:
     answer = sub.add_parser("answer", help="answer a question from the stored chunks, with citations")
     answer.add_argument("question")
     answer.add_argument(
-        "--strategy", choices=common.STRATEGY_CHOICES, help="default: DEFAULT_CHUNKING_STRATEGY"
+        "--strategy",
+        choices=common.STRATEGY_CHOICES,
+        action=common.AsStrategy,
+        help="default: DEFAULT_CHUNKING_STRATEGY",
     )
-    answer.add_argument("--mode", choices=common.MODES, help="default: hybrid")
+    answer.add_argument("--mode", choices=common.MODES, action=common.AsMode, help="default: hybrid")
     answer.add_argument("--document", help="only this document id")
     answer.add_argument("--budget", type=int, help="context tokens (default 3000)")
     answer.add_argument("--json", action="store_true")

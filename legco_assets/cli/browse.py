@@ -73,7 +73,7 @@ def cmd_chunks(args: argparse.Namespace, settings: Settings) -> int:
     if not found:
         return common.fail(
             f"no stored chunks for document {args.document!r}"
-            + (f" and strategy {args.strategy}" if args.strategy else "")
+            + (f" and strategy {args.strategy.value}" if args.strategy else "")
         )
     for chunk in found:
         if args.json:
@@ -145,12 +145,12 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
     from legco_assets.core.search import DEFAULT_MODE, RERANKED, Mode, Retriever
 
-    strategy = args.strategy or settings.default_strategy.value
+    strategy = args.strategy or settings.default_strategy
     retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
     problem = common.empty_scope_message(retriever, strategy, args.all_versions)
     if problem:
         return common.fail(problem)
-    mode = Mode(args.mode or DEFAULT_MODE)
+    mode = args.mode or DEFAULT_MODE
     if args.sections:
         from legco_assets.core.search import aggregate
 
@@ -201,7 +201,7 @@ def add_command(sub: Any) -> None:
 
     chunks = sub.add_parser("chunks", help="stored chunks of one document")
     chunks.add_argument("document", help="document id (partition key)")
-    chunks.add_argument("--strategy", choices=common.STRATEGY_CHOICES)
+    chunks.add_argument("--strategy", choices=common.STRATEGY_CHOICES, action=common.AsStrategy)
     chunks.add_argument("--all-versions", action="store_true", help="include archived versions")
     chunks.add_argument("--json", action="store_true", help="one stored chunk per line")
     chunks.set_defaults(func=cmd_chunks)
@@ -210,9 +210,17 @@ def add_command(sub: Any) -> None:
     query.add_argument("text")
     query.add_argument("-k", type=int, default=5, help="how many chunks (default 5)")
     query.add_argument(
-        "--strategy", choices=common.STRATEGY_CHOICES, help="default: DEFAULT_CHUNKING_STRATEGY"
+        "--strategy",
+        choices=common.STRATEGY_CHOICES,
+        action=common.AsStrategy,
+        help="default: DEFAULT_CHUNKING_STRATEGY",
     )
-    query.add_argument("--mode", choices=common.MODES, help="default: the mode the eval shows best (hybrid)")
+    query.add_argument(
+        "--mode",
+        choices=common.MODES,
+        action=common.AsMode,
+        help="default: the mode the eval shows best (hybrid)",
+    )
     query.add_argument(
         "--section", metavar="TEXT", help="keep hits whose section path has a heading containing TEXT"
     )

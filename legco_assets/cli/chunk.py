@@ -43,7 +43,9 @@ def add_command(sub: Any) -> None:
     chunk = sub.add_parser("chunk", help="print a file's chunks as JSON Lines")
     chunk.add_argument("file")
     chunk.add_argument(
-        "--strategy", type=common.strategy, help="token | question (default: DEFAULT_CHUNKING_STRATEGY)"
+        "--strategy",
+        type=common.strategy,
+        help=f"{' | '.join(common.STRATEGY_CHOICES)} (default: DEFAULT_CHUNKING_STRATEGY)",
     )
     chunk.add_argument("--no-llm", action="store_true", help="never call an LLM, even if LLM_* is set")
     chunk.add_argument(

@@ -2,21 +2,57 @@
 warning and failed-check messages, and the strategy and search-mode arguments. The settings
 are read once, by the program's entry (:mod:`.main`), and passed to each command.
 
-Commands import this module and nothing above it; it imports the core only inside its
-functions, so building the parser imports nothing heavy.
+Commands import this module and nothing above it. Of the core it imports only the two
+closed sets its options list, the strategies and the search modes (modules that load nothing
+heavy), and the rest inside its functions, so building the parser imports nothing heavy. An
+option's value reaches its command as the set's member (:class:`AsStrategy`, :class:`AsMode`).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+from legco_assets.core.modes import Mode
+from legco_assets.core.settings import Strategy
+
+if TYPE_CHECKING:  # annotations only: building the parser imports no other core module
     from legco_assets.core.settings import Settings
 
-STRATEGY_CHOICES = ("token", "question")
-MODES = ("hybrid", "vector", "bm25")
+# what the options accept and their help lists, as typed
+STRATEGY_CHOICES = tuple(s.value for s in Strategy)
+MODES = tuple(m.value for m in Mode)
+
+
+class _Member(argparse.Action):
+    """Stores an option's value as the member of :attr:`enum` it names. argparse has checked
+    the text against ``choices`` first, so the help and the error list the values as typed."""
+
+    enum: type[Enum]
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, self.enum(values))
+
+
+class AsStrategy(_Member):
+    """``--strategy {token,question}``: the command gets a :class:`Strategy` (None when unset)."""
+
+    enum = Strategy
+
+
+class AsMode(_Member):
+    """``--mode {hybrid,vector,bm25}``: the command gets a :class:`Mode` (None when unset)."""
+
+    enum = Mode
 
 
 def collection(settings: Settings) -> Any:
@@ -25,9 +61,8 @@ def collection(settings: Settings) -> Any:
     return open_collection(settings)
 
 
-def strategy(value: str) -> Any:
-    from legco_assets.core.settings import Strategy
-
+def strategy(value: str) -> Strategy:
+    """``--strategy`` typed any case (``chunk``), or the one-line error listing the valid ones."""
     try:
         return Strategy.parse(value)
     except ValueError as exc:
@@ -52,7 +87,7 @@ def report_check(path: Any, blocking: bool, line: str) -> None:
         warn(f"{path}: {line}")
 
 
-def empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> str | None:
+def empty_scope_message(retriever: Any, strategy: Strategy, all_versions: bool) -> str | None:
     """A one-line hint when nothing is stored for the strategy, else None."""
     if retriever.scope(strategy, all_versions).records:
         return None
@@ -61,8 +96,8 @@ def empty_scope_message(retriever: Any, strategy: str, all_versions: bool) -> st
     stored = sorted({r["strategy"] for r in stored_versions(retriever.collection)})
     have = ", ".join(stored) if stored else "nothing"
     return (
-        f"no stored chunks for strategy {strategy} (stored: {have}); "
-        f"ingest with --strategy {strategy} or pick another"
+        f"no stored chunks for strategy {strategy.value} (stored: {have}); "
+        f"ingest with --strategy {strategy.value} or pick another"
     )
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from . import common
 
 if TYPE_CHECKING:  # annotations only: building the parser imports no core module
-    from legco_assets.core.settings import Settings
+    from legco_assets.core.settings import Settings, Strategy
 
 
 def _expand(paths: Sequence[str], settings: Settings) -> tuple[list[Path], list[tuple[Path, str, bool]]]:
@@ -98,7 +98,7 @@ def _failed_checks(result: Any) -> list[tuple[bool, str]]:
     return [(check.blocking, check.line()) for check in failed if check is not None]
 
 
-def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Any, upstream: bool) -> Any:
+def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Strategy, upstream: bool) -> Any:
     """One run of the strategy's named job (so the UI shows it as such); after the first
     strategy only ``chunks``, ``vector_index`` and ``chunk_excerpts`` run, re-using the stored
     upstream results."""
@@ -162,7 +162,7 @@ def _report_aliases(index: Any, aliases: list[tuple[Path, str, bool]], instance:
 
 
 def ingest_files(
-    files: list[Path], strategies: list[Any], settings: Settings, out: Any = sys.stdout
+    files: list[Path], strategies: list[Strategy], settings: Settings, out: Any = sys.stdout
 ) -> dict[str, Any]:
     """Register and materialise each file with each strategy; a failure never stops the
     others: not another paper, nor the paper's other strategy. The first
@@ -250,7 +250,7 @@ def failed_line(summary: dict[str, Any]) -> str:
     return "failed: " + ", ".join(f"{k} {v}" for k, v in summary["failed_by_strategy"].items())
 
 
-def _count_chunks(settings: Settings, key: str, strategy: Any) -> int:
+def _count_chunks(settings: Settings, key: str, strategy: Strategy) -> int:
     from legco_assets.core.artifacts import Artifacts
 
     return len(Artifacts(settings, key).read_chunks(strategy))

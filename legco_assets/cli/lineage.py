@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from . import common
 
 if TYPE_CHECKING:  # annotations only: building the parser imports no core module
-    from legco_assets.core.settings import Settings
+    from legco_assets.core.settings import Settings, Strategy
 
 # what each stage's line shows from its metadata, when present
 FACTS = {
@@ -78,27 +78,29 @@ CHUNK_FACTS = [
 ]
 
 
-def parse_target(target: str) -> tuple[str, str | None, int | None]:
+def parse_target(target: str) -> tuple[str, Strategy | None, int | None]:
     """(document id, strategy, chunk index) of ``DOC`` or ``DOC:STRATEGY:INDEX`` (an archived
-    version's ``DOC@sha8:…`` names its document too)."""
+    version's ``DOC@sha8:…`` names its document too). A middle part that is no strategy
+    leaves the strategy unset: no chunk has that id, which the lookup of the id says."""
+    from legco_assets.core.settings import Strategy
+
     parts = target.rsplit(":", 2)
     if len(parts) == 3 and parts[2].isdigit():
-        return parts[0].split("@", 1)[0], parts[1], int(parts[2])
+        named = parts[1] in common.STRATEGY_CHOICES
+        return parts[0].split("@", 1)[0], Strategy(parts[1]) if named else None, int(parts[2])
     return target, None, None
 
 
-def stored_ids(settings: Settings, document_id: str, strategies: list[str]) -> dict[str, list[str]]:
-    """The latest chunk ids of the paper in Chroma, per strategy, in chunk order."""
-    from legco_assets.core.search import open_collection, stored_chunks
+def stored_ids(settings: Settings, document_id: str, strategies: list[Strategy]) -> dict[str, list[str]]:
+    """The latest chunk ids of the paper in Chroma, per strategy (by its value), in chunk order."""
+    from legco_assets.core.search import chunk_filter, open_collection, stored_chunks
 
     collection = open_collection(settings)
     out = {}
     for strategy in strategies:
-        where = {
-            "$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]
-        }
+        where = chunk_filter(strategy, document_id)
         chunks = sorted(stored_chunks(collection, where), key=lambda c: c.metadata.chunk_index)
-        out[strategy] = [c.id for c in chunks]
+        out[strategy.value] = [c.id for c in chunks]
     return out
 
 
@@ -190,8 +192,9 @@ def chunk_json(chain: Any, chunk: dict[str, Any]) -> dict[str, Any]:
 
 
 def cmd_lineage(args: argparse.Namespace, settings: Settings) -> int:
+    from legco_assets.core.settings import Strategy
     from legco_assets.defs.instance import dagster_instance
-    from legco_assets.defs.lineage import STRATEGIES, document_chain
+    from legco_assets.defs.lineage import document_chain
 
     document_id, strategy, index = parse_target(args.target)
     strategy = args.strategy or strategy
@@ -204,7 +207,9 @@ def cmd_lineage(args: argparse.Namespace, settings: Settings) -> int:
     if chunk is not None:  # what its link opens: its own excerpt, as query and the API link it
         chunk["excerpt_url"] = common.excerpt_link(chunk["metadata"], settings)
     ids = (
-        {} if chunk is not None else stored_ids(settings, document_id, [strategy] if strategy else STRATEGIES)
+        {}
+        if chunk is not None
+        else stored_ids(settings, document_id, [strategy] if strategy else list(Strategy))
     )
     if args.json:
         out = (
@@ -224,7 +229,10 @@ def add_command(sub: Any) -> None:
     )
     lineage.add_argument("target", help="document id (partition key) or chunk id <doc>:<strategy>:<index>")
     lineage.add_argument(
-        "--strategy", choices=common.STRATEGY_CHOICES, help="only this strategy's chunks, index and excerpts"
+        "--strategy",
+        choices=common.STRATEGY_CHOICES,
+        action=common.AsStrategy,
+        help="only this strategy's chunks, index and excerpts",
     )
     lineage.add_argument("--json", action="store_true", help="the chain as one JSON object")
     lineage.set_defaults(func=cmd_lineage)

@@ -321,7 +321,7 @@ def stage_vector_index(
 
     art = Artifacts(settings, document_id)
     records = with_excerpt_paths(art.read_chunks(strategy))
-    stored = replace_document(collection, records, document_id, strategy.value, art.source().sha256)
+    stored = replace_document(collection, records, document_id, strategy, art.source().sha256)
     with DocumentIndex(settings.documents_dir).pairing():
         counterpart = pair_counterpart(settings, document_id)
         if counterpart.decided:
@@ -338,5 +338,5 @@ def stage_excerpts(settings: Settings, document_id: str, strategy: Strategy) -> 
     kind = excerpt_source_kind(info)
     data = art.source_bytes() if kind == "pdf" else b""
     folder, records, pages = excerpt_folder(settings, document_id), art.read_chunks(strategy), art.pages()
-    report = write_excerpts(folder, strategy.value, kind, data, pages, records, info.sha256, info.filename)
+    report = write_excerpts(folder, strategy, kind, data, pages, records, info.sha256, info.filename)
     return ExcerptsOutcome(report, folder, info.size_bytes)

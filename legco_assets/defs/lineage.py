@@ -23,6 +23,8 @@ from urllib.parse import quote
 
 import dagster as dg
 
+from legco_assets.core.settings import Strategy
+
 STAGES = [
     "source_document",
     "page_text",
@@ -34,7 +36,6 @@ STAGES = [
     "chunk_excerpts",
 ]
 PER_STRATEGY = {"chunks", "vector_index", "chunk_excerpts"}  # materialised once per strategy (run config)
-STRATEGIES = ["token", "question"]
 SCAN = 20  # how many of a partition's latest materialisations to look through for a strategy
 
 
@@ -126,23 +127,25 @@ def _plain(value: Any) -> Any:
 
 
 def latest(
-    instance: dg.DagsterInstance, asset: str, partition: str, strategy: str | None = None
+    instance: dg.DagsterInstance, asset: str, partition: str, strategy: Strategy | None = None
 ) -> Materialisation | None:
     """The latest materialisation of ``asset`` for this partition (and this strategy, for the
     assets materialised per strategy), or None."""
-    per_strategy = strategy is not None and asset in PER_STRATEGY
+    wanted = (
+        strategy.value if strategy is not None and asset in PER_STRATEGY else None
+    )  # as the metadata says it
     records = instance.fetch_materializations(
         dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[partition]),
-        limit=SCAN if per_strategy else 1,
+        limit=SCAN if wanted else 1,
     ).records
     for record in records:
         found = Materialisation.of(record)
-        if not per_strategy or found.strategy == strategy:
+        if wanted is None or found.strategy == wanted:
             return found
     return None
 
 
-def upstream_of(context: dg.AssetExecutionContext, strategy: str | None = None) -> list[Materialisation]:
+def upstream_of(context: dg.AssetExecutionContext, strategy: Strategy | None = None) -> list[Materialisation]:
     """The materialisations of this partition that the running asset reads, one per asset
     it depends on (the strategy's, for ``chunks``); an asset never materialised is left out."""
     parents = sorted(k.to_user_string() for k in context.assets_def.asset_deps[context.asset_key])
@@ -150,7 +153,7 @@ def upstream_of(context: dg.AssetExecutionContext, strategy: str | None = None) 
     return [m for m in found if m is not None]
 
 
-def upstream_metadata(context: dg.AssetExecutionContext, strategy: str | None = None) -> dict[str, Any]:
+def upstream_metadata(context: dg.AssetExecutionContext, strategy: Strategy | None = None) -> dict[str, Any]:
     """``upstream`` (a table with links, for a person) and ``upstream_materializations``
     (JSON, for ``legco-assets lineage``) for the running asset's materialisation."""
     found = upstream_of(context, strategy)
@@ -190,13 +193,13 @@ class Chain:
         }
 
 
-def document_chain(instance: dg.DagsterInstance, document_id: str, strategy: str | None = None) -> Chain:
+def document_chain(instance: dg.DagsterInstance, document_id: str, strategy: Strategy | None = None) -> Chain:
     """Every stage's latest materialisation of ``document_id`` (only ``strategy``'s for the
     per-strategy stages when given, else each strategy's)."""
     stages = []
     for asset in STAGES:
-        wanted: list[str | None] = (
-            ([strategy] if strategy else list(STRATEGIES)) if asset in PER_STRATEGY else [None]
+        wanted: list[Strategy | None] = (
+            ([strategy] if strategy else list(Strategy)) if asset in PER_STRATEGY else [None]
         )
         for s in wanted:
             found = latest(instance, asset, document_id, s)

@@ -10,6 +10,7 @@ from typing import Any
 import dagster as dg
 
 from legco_assets.core.quality import Check
+from legco_assets.core.settings import Strategy
 
 from .names import BLOCKING, CHECKS_NOT_RUN, DETAILS, EVALUATED, REASON, STAGE_SUMMARY, STRATEGY
 
@@ -31,7 +32,7 @@ def not_run_metadata(skipped: dict[str, str]) -> dict[str, Any]:
     return {CHECKS_NOT_RUN: dg.MetadataValue.json(skipped)} if skipped else {}
 
 
-def check_results(checks: list[Check], strategy: str | None = None) -> list[dg.AssetCheckResult]:
+def check_results(checks: list[Check], strategy: Strategy | None = None) -> list[dg.AssetCheckResult]:
     """The core's checks as results: ERROR for a blocking check, WARN for the others; a
     check that could not run gets none (:func:`not_run`). ``strategy``: the chunking strategy
     the checks judged (the chunk checks'), first in the metadata and leading the description,
@@ -40,10 +41,10 @@ def check_results(checks: list[Check], strategy: str | None = None) -> list[dg.A
         dg.AssetCheckResult(
             check_name=c.name,
             passed=c.passed,
-            description=f"{strategy}: {c.description}" if strategy else c.description,
+            description=f"{strategy.value}: {c.description}" if strategy else c.description,
             severity=dg.AssetCheckSeverity.ERROR if c.blocking else dg.AssetCheckSeverity.WARN,
             metadata={
-                **({STRATEGY: strategy} if strategy else {}),
+                **({STRATEGY: strategy.value} if strategy else {}),
                 DETAILS: dg.MetadataValue.json(c.details),
                 BLOCKING: c.blocking,
             },

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi import APIRouter, HTTPException, Query, Response
 
+from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.search import CONTEXT_TOKENS, answer_question
+from legco_assets.core.settings import Strategy
 
-from .context import ServiceContext
+from .context import Context
 from .excerpts import NoExcerptsYet, NoSuchChunk
 from .limits import MAX_K, MAX_QUERY_CHARS
 from .schema import (
@@ -19,9 +21,7 @@ from .schema import (
     ChunkResponse,
     DocumentRow,
     DocumentsResponse,
-    ModeName,
     SearchResponse,
-    StrategyName,
 )
 from .searching import BadRequest, SearchRequest, get_chunk, search, to_hit
 
@@ -29,22 +29,17 @@ router = APIRouter()
 NO_LLM = "no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME): use /api/search for the passages"
 
 
-def context_of(request: Request) -> ServiceContext:
-    return request.app.state.service
-
-
 @router.get("/api/search", response_model=SearchResponse, tags=["search"])
 def api_search(
-    request: Request,
+    service: Context,
     q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the question or words to find")],
     k: Annotated[int, Query(ge=1, le=MAX_K)] = 5,
-    strategy: Annotated[StrategyName | None, Query(description="default: DEFAULT_CHUNKING_STRATEGY")] = None,
-    mode: ModeName = "hybrid",
+    strategy: Annotated[Strategy | None, Query(description="default: DEFAULT_CHUNKING_STRATEGY")] = None,
+    mode: Mode = DEFAULT_MODE,
     document: Annotated[str | None, Query(description="only this document id")] = None,
     language: Annotated[str | None, Query(description="zh or en: only papers in that language")] = None,
 ) -> SearchResponse:
     """The ``k`` best chunks for ``q``, as ``legco-assets query`` ranks them."""
-    service = context_of(request)
     try:
         return search(
             service.index,
@@ -55,31 +50,31 @@ def api_search(
 
 
 @router.get("/api/documents", response_model=DocumentsResponse, tags=["search"])
-def api_documents(request: Request) -> DocumentsResponse:
+def api_documents(service: Context) -> DocumentsResponse:
     """Every stored paper's latest version, per strategy, with its title and chunk count."""
-    rows = context_of(request).index.documents()
+    rows = service.index.documents()
     return DocumentsResponse(documents=[DocumentRow(**row) for row in rows])
 
 
 @router.get(
     "/api/chunks/{chunk_id}", response_model=ChunkResponse, response_model_exclude_none=True, tags=["search"]
 )
-def api_chunk(request: Request, chunk_id: str) -> ChunkResponse:
+def api_chunk(service: Context, chunk_id: str) -> ChunkResponse:
     """One stored chunk's record (the pipeline's ``ChunkRecord``), by id."""
     try:
-        return get_chunk(context_of(request).index, chunk_id)
+        return get_chunk(service.index, chunk_id)
     except KeyError:
         raise HTTPException(404, "no such chunk") from None
 
 
 @router.post("/api/answer", response_model=AnswerResponse, tags=["answer"])
-def api_answer(request: Request, body: AnswerRequest) -> AnswerResponse:
+def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
     """An answer from the stored chunks with citations; 503 without an LLM configured."""
-    service = context_of(request)
     if service.llm is None:
         raise HTTPException(503, NO_LLM)
+    strategy = body.strategy or service.default_strategy
     try:
-        SearchRequest(body.question, 1, body.strategy or service.default_strategy, body.mode).checked()
+        SearchRequest(body.question, 1, strategy, body.mode).checked()
     except BadRequest as exc:
         raise HTTPException(400, str(exc)) from None
     snapshot = service.index.current()
@@ -88,7 +83,7 @@ def api_answer(request: Request, body: AnswerRequest) -> AnswerResponse:
             snapshot.retriever,
             body.question,
             service.llm,
-            body.strategy or service.default_strategy,
+            strategy,
             body.mode,
             body.document,
             CONTEXT_TOKENS,
@@ -106,11 +101,11 @@ def api_answer(request: Request, body: AnswerRequest) -> AnswerResponse:
 
 
 @router.get("/excerpt/{chunk_id}", tags=["excerpts"], response_class=Response)
-def excerpt(request: Request, chunk_id: str) -> Response:
+def excerpt(service: Context, chunk_id: str) -> Response:
     """The chunk's own excerpt: a PDF of its pages with only its highlight, or for an HTML or
     text paper a page that marks only this chunk."""
     try:
-        data, content_type = context_of(request).excerpts.get(chunk_id)
+        data, content_type = service.excerpts.get(chunk_id)
     except NoSuchChunk:
         raise HTTPException(404, "no such chunk") from None
     except NoExcerptsYet:

@@ -18,13 +18,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from legco_assets.core.modes import Mode
+
 from .api import router
-from .context import ServiceContext
+from .context import Context, ServiceContext
 from .limits import MAX_BODY_BYTES, Guard
 from .mcp_tools import build_mcp
 from .page import render
 from .reference import reference_page
-from .searching import BadRequest, SearchRequest, search
+from .searching import BadRequest, SearchRequest, search, strategy_named
 
 
 def _one_line(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -91,15 +93,16 @@ def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
         return HTMLResponse(reference_page(app.openapi()))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def page(request: Request, q: str = "", strategy: str = "", language: str = "") -> HTMLResponse:
-        strategy = strategy if strategy in ("token", "question") else service.default_strategy
+    def page(service: Context, q: str = "", strategy: str = "", language: str = "") -> HTMLResponse:
+        # the form's own values; any other (a hand-made URL) searches with the default
+        chosen = strategy_named(strategy) or service.default_strategy
         if not q.strip():
             documents = len({row["document_id"] for row in service.index.documents()})
-            return HTMLResponse(render(strategy=strategy, language=language, documents=documents))
+            return HTMLResponse(render(strategy=chosen, language=language, documents=documents))
         try:
-            results = search(service.index, SearchRequest(q, 10, strategy, "hybrid", None, language or None))
+            results = search(service.index, SearchRequest(q, 10, chosen, Mode.hybrid, None, language or None))
         except BadRequest as exc:
-            return HTMLResponse(render(q, strategy, language, error=str(exc)), 400)
-        return HTMLResponse(render(q, strategy, language, results))
+            return HTMLResponse(render(q, chosen, language, error=str(exc)), 400)
+        return HTMLResponse(render(q, chosen, language, results))
 
     return Guard(app)

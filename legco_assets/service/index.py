@@ -133,7 +133,7 @@ class LiveIndex:
         retriever = self._retriever(collection)
         records: list[ChunkRecord] = []
         for strategy in Strategy:
-            records += retriever.scope(strategy.value).records
+            records += retriever.scope(strategy).records
         if not settle and unfinished_documents(self.settings, records):
             return None
         return Snapshot(retriever, signature, titles=_titles(self.settings, {r.document_id for r in records}))
@@ -193,7 +193,7 @@ class LiveIndex:
         groups: dict[tuple[str, str], list[ChunkRecord]] = defaultdict(list)
         with self.search_lock:
             for strategy in Strategy:
-                for record in snapshot.retriever.scope(strategy.value).records:
+                for record in snapshot.retriever.scope(strategy).records:
                     groups[(record.document_id, strategy.value)].append(record)
         rows = []
         for (document, strategy), records in sorted(groups.items()):

@@ -13,10 +13,12 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from legco_assets.core.modes import Mode
+
 from .context import ServiceContext
 from .limits import MAX_K
 from .schema import ChunkResponse, DocumentRow, DocumentsResponse, SearchResponse
-from .searching import BadRequest, SearchRequest, get_chunk, search
+from .searching import NO_SUCH_STRATEGY, BadRequest, SearchRequest, get_chunk, search, strategy_named
 
 INSTRUCTIONS = (
     "Searches the text of Hong Kong Legislative Council (LegCo) papers stored here: Council "
@@ -51,7 +53,10 @@ def build_mcp(service: ServiceContext) -> MCPServer:
     async def search_papers(
         query: str, k: int = 5, strategy: str | None = None, document: str | None = None
     ) -> SearchResponse:
-        request = SearchRequest(query, k, strategy or service.default_strategy, "hybrid", document)
+        chosen = strategy_named(strategy) if strategy else service.default_strategy
+        if chosen is None:  # the tool's schema keeps a plain string: the error stays one line
+            raise ToolError(NO_SUCH_STRATEGY)
+        request = SearchRequest(query, k, chosen, Mode.hybrid, document)
         try:
             return await anyio.to_thread.run_sync(search, service.index, request)
         except BadRequest as exc:

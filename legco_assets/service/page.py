@@ -10,11 +10,13 @@ from __future__ import annotations
 import html
 
 from legco_assets.core.excerpts import chunk_link
+from legco_assets.core.settings import Strategy
 
 from .marking import marked_html
 from .schema import SearchHit, SearchResponse
 
 PASSAGE_CHARS = 900  # a passage longer than this is shown up to here, with an ellipsis
+STRATEGY_LABELS = {Strategy.token: "token windows", Strategy.question: "questions"}  # the form's choices
 
 STYLE = """
 body{font-family:system-ui,"Noto Sans CJK TC","Microsoft JhengHei",sans-serif;max-width:60rem;
@@ -54,7 +56,7 @@ def _hit(number: int, hit: SearchHit, query: str) -> str:
 
 def render(
     query: str = "",
-    strategy: str = "token",
+    strategy: Strategy = Strategy.token,
     language: str = "",
     results: SearchResponse | None = None,
     error: str | None = None,
@@ -65,7 +67,7 @@ def render(
         '<form method="get" action="/" role="search">'
         f'<input type="search" name="q" id="q" value="{html.escape(query)}" '
         'placeholder="Ask about the LegCo papers… 例如：最低工資" autofocus maxlength="500">'
-        + _options("strategy", "chunks", [("token", "token windows"), ("question", "questions")], strategy)
+        + _options("strategy", "chunks", [(s.value, STRATEGY_LABELS[s]) for s in Strategy], strategy.value)
         + _options("language", "language", [("", "any"), ("zh", "中文"), ("en", "English")], language)
         + '<button type="submit" id="go">Search</button></form>'
     )

@@ -7,14 +7,11 @@ itself, a dataclass pydantic reads), so the schema is the one the pipeline write
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
+from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.records import ChunkMetadata
-
-StrategyName = Literal["token", "question"]
-ModeName = Literal["hybrid", "bm25", "vector"]
+from legco_assets.core.settings import Strategy
 
 
 class SearchHit(BaseModel):
@@ -35,8 +32,8 @@ class SearchHit(BaseModel):
 
 class SearchResponse(BaseModel):
     query: str
-    strategy: StrategyName
-    mode: ModeName
+    strategy: Strategy
+    mode: Mode
     hits: list[SearchHit]
 
 
@@ -58,7 +55,7 @@ class DocumentRow(BaseModel):
     document_id: str
     title: str
     language: str
-    strategy: str
+    strategy: Strategy
     version: str = Field(description="the first 12 hex digits of the paper's sha256")
     filename: str
     chunks: int
@@ -71,8 +68,8 @@ class DocumentsResponse(BaseModel):
 
 class AnswerRequest(BaseModel):
     question: str = Field(min_length=1)
-    strategy: StrategyName | None = None
-    mode: ModeName = "hybrid"
+    strategy: Strategy | None = None
+    mode: Mode = DEFAULT_MODE
     document: str | None = None
 
 

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from legco_assets.core.excerpts import chunk_link, excerpt_url
+from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import Hit, script_of
+from legco_assets.core.settings import Strategy
 
 from .index import LiveIndex, Snapshot
 from .limits import MAX_K, MAX_QUERY_CHARS
@@ -19,16 +21,31 @@ LANGUAGES = {"zh": "zh-Hant", "zh-hant": "zh-Hant", "en": "en"}
 LANGUAGE_OVERFETCH = 4  # a language filter searches this many times k, then keeps that language's
 
 
+# the MCP tool's one line for a strategy that is none (the API's 422 lists the values itself)
+NO_SUCH_STRATEGY = f"strategy must be {' or '.join(s.value for s in Strategy)}"
+
+
 class BadRequest(ValueError):
     """A request the server will not run (a 400 or 422 with this one line)."""
 
 
+def strategy_named(name: str) -> Strategy | None:
+    """The strategy whose value is ``name`` exactly (as the form, a tool call or a chunk id
+    writes it), else None."""
+    return next((s for s in Strategy if s.value == name), None)
+
+
 @dataclass(frozen=True)
 class SearchRequest:
+    """One search as every face asks it. The strategy and the mode are the enums' members:
+    each face turns the text it was sent into them at its edge (the API refuses any other
+    value with its one-line 422, the MCP tool with :data:`NO_SUCH_STRATEGY`, the page falls
+    back to the default), so neither is checked here."""
+
     query: str
     k: int = 5
-    strategy: str = "token"
-    mode: str = "hybrid"
+    strategy: Strategy = Strategy.token
+    mode: Mode = DEFAULT_MODE
     document: str | None = None
     language: str | None = None  # zh | en: only hits from papers in that language
 
@@ -40,10 +57,6 @@ class SearchRequest:
             raise BadRequest(f"the query is over {MAX_QUERY_CHARS} characters")
         if not 1 <= self.k <= MAX_K:
             raise BadRequest(f"k must be between 1 and {MAX_K}")
-        if self.strategy not in ("token", "question"):
-            raise BadRequest("strategy must be token or question")
-        if self.mode not in ("hybrid", "bm25", "vector"):
-            raise BadRequest("mode must be hybrid, bm25 or vector")
         if self.language and self.language.lower() not in LANGUAGES:
             raise BadRequest("language must be zh or en")
         return self
@@ -91,8 +104,8 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
     base = index.settings.excerpts_base_url
     return SearchResponse(
         query=request.query,
-        strategy=request.strategy,  # type: ignore[arg-type]
-        mode=request.mode,  # type: ignore[arg-type]
+        strategy=request.strategy,
+        mode=request.mode,
         hits=[to_hit(snapshot, h, base) for h in found[: request.k]],
     )
 
@@ -116,9 +129,10 @@ def get_chunk(index: LiveIndex, chunk_id: str) -> ChunkResponse:
 def find_record(snapshot: Snapshot, chunk_id: str) -> ChunkRecord:
     """The loaded scope's record of ``chunk_id`` (its strategy is the id's middle part)."""
     parts = chunk_id.rsplit(":", 2)
-    if len(parts) != 3 or parts[1] not in ("token", "question"):
+    strategy = strategy_named(parts[1]) if len(parts) == 3 else None
+    if strategy is None:  # no scope is loaded for a name that is no strategy
         raise KeyError(chunk_id)
-    scope = snapshot.retriever.scope(parts[1])
+    scope = snapshot.retriever.scope(strategy)
     row = scope.position.get(chunk_id)
     if row is None:
         raise KeyError(chunk_id)

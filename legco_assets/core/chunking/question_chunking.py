@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import markers
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table, join_path
+from ..settings import Strategy
 from ..structure import (
     SUPPLEMENTARY,
     WRITTEN,
@@ -146,7 +147,7 @@ class QuestionChunkingStrategy:
     chunk_overlap: int = 200
     include_internal_refs: bool = True
     join_tokens: int = 0  # short narrative sections joined up to this (:mod:`.short_sections`)
-    name: str = "question"
+    name: str = Strategy.question.value
     # the sections of the pages when none are given (None: none, so token windows)
     find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)
 

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table
+from ..settings import Strategy
 from ..structure import contents_spans, path_at, path_starts
 from ..tables import weave_pages
 from ..tokens import count_tokens, token_char_offsets
@@ -109,7 +110,7 @@ class TokenChunkingStrategy:
 
     chunk_size: int = 1000
     chunk_overlap: int = 200
-    name: str = "token"
+    name: str = Strategy.token.value  # the chunks' strategy_type (the question strategy's splits keep theirs)
     # the sections of the pages as chunked (tables woven in) when none are given: the windows'
     # section paths come from them (None: no paths)
     find_sections: Callable[[list[Page]], list[Section]] | None = field(default=None, compare=False)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 from urllib.parse import quote
 
+from ..settings import Strategy
 from ..storage import StorePath
 
 EXTENSIONS = {"pdf": "pdf", "html": "html", "text": "html"}
@@ -36,9 +37,9 @@ def excerpt_kind(document_kind: str) -> str:
     return document_kind if document_kind in ("pdf", "html") else "text"
 
 
-def excerpt_file(folder: StorePath, strategy: str, document_kind: str) -> StorePath:
+def excerpt_file(folder: StorePath, strategy: Strategy, document_kind: str) -> StorePath:
     """The file a strategy's excerpts are in, in a paper's ``excerpts`` folder."""
-    return folder / f"{strategy}.{EXTENSIONS[excerpt_kind(document_kind)]}"
+    return folder / f"{strategy.value}.{EXTENSIONS[excerpt_kind(document_kind)]}"
 
 
 def update_file(copy: StorePath) -> StorePath:

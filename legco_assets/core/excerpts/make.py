@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 
 from ..records import ChunkMetadata, ChunkRecord, DocumentText, Page, join_path
+from ..settings import Strategy
 from ..storage import StorePath, write_whole
 from .align import Alignment, align, significant, table_free
 from .increment import pdf_increment
@@ -34,9 +35,9 @@ FORMAT = "5"  # bump when the excerpts' look changes: every excerpt is re-made
 SPAN_SLACK = 200  # characters either side of a chunk's recorded span
 
 
-def manifest_file(folder: StorePath, strategy: str) -> StorePath:
+def manifest_file(folder: StorePath, strategy: Strategy) -> StorePath:
     """The manifest of a strategy's excerpts in a paper's ``excerpts`` folder."""
-    return folder / f"{strategy}.json"
+    return folder / f"{strategy.value}.json"
 
 
 def chunk_body(record: ChunkRecord) -> str:
@@ -150,7 +151,7 @@ class _Locator:
         return on_words(self.doc.text, spans)
 
     def render(
-        self, strategy: str, records: list[ChunkRecord]
+        self, strategy: Strategy, records: list[ChunkRecord]
     ) -> tuple[bytes, list[tuple[Alignment, list[int]]]]:
         """The strategy's file as stored (a PDF's update section, an HTML page gzipped) and
         each chunk's alignment and highlighted pages (1-based)."""
@@ -172,7 +173,7 @@ class _Locator:
             chunks.append((record.metadata.chunk_index, self.spans(found)))
             shown.append((found, [record.metadata.page_start]))
         return compressed(
-            html_page(self.doc.text, chunks, f"{self.title} — {strategy}").encode("utf-8")
+            html_page(self.doc.text, chunks, f"{self.title} — {strategy.value}").encode("utf-8")
         ), shown
 
     def close(self) -> None:
@@ -182,7 +183,7 @@ class _Locator:
 
 def write_excerpts(
     folder: StorePath,
-    strategy: str,
+    strategy: Strategy,
     document_kind: str,
     data: bytes,
     pages: list[Page],
@@ -227,12 +228,12 @@ def write_excerpts(
     return report
 
 
-def _drop_old_layout(folder: StorePath, strategy: str, path: StorePath) -> int:
+def _drop_old_layout(folder: StorePath, strategy: Strategy, path: StorePath) -> int:
     """Delete the files of earlier layouts: the per-chunk files of the first layout
     (``<strategy>/<index>.pdf`` and its manifest) and an uncompressed ``<strategy>.html``
     (``path``, now stored gzipped); the number deleted."""
     deleted = 0
-    old = folder / strategy
+    old = folder / strategy.value
     if old.is_dir():
         for stale in old.iterdir():
             stale.unlink()
@@ -245,7 +246,7 @@ def _drop_old_layout(folder: StorePath, strategy: str, path: StorePath) -> int:
 
 
 def cut_excerpt(
-    folder: StorePath, strategy: str, document_kind: str, record: ChunkRecord, title: str = ""
+    folder: StorePath, strategy: Strategy, document_kind: str, record: ChunkRecord, title: str = ""
 ) -> tuple[bytes, str]:
     """What the chunk's link opens, cut on demand from its strategy's file, and the
     extension: for a PDF, the pages its highlight is on (per the manifest, else its own

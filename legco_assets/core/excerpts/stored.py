@@ -89,8 +89,8 @@ def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
         raise KeyError(chunk_id)
     info = art.source()
     folder, kind = excerpt_folder(settings, document_id), excerpt_source_kind(info)
-    stored = stored_file(excerpt_file(folder, strategy.value, kind))
-    key = (str(folder), chunk_id, _stamp(manifest_file(folder, strategy.value)), _stamp(stored))
+    stored = stored_file(excerpt_file(folder, strategy, kind))
+    key = (str(folder), chunk_id, _stamp(manifest_file(folder, strategy)), _stamp(stored))
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -98,7 +98,7 @@ def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
     record = next((r for r in art.read_chunks(strategy) if r.metadata.chunk_index == index), None)
     if record is None or record.id != chunk_id:
         raise KeyError(chunk_id)
-    cut = cut_excerpt(folder, strategy.value, kind, record, info.filename)
+    cut = cut_excerpt(folder, strategy, kind, record, info.filename)
     if len(cut[0]) <= CACHED_BYTES:
         with _cache_lock:
             _cache[key] = cut

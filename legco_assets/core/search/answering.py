@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..llm import unfenced
+from ..settings import Strategy
 from ..tokens import count_tokens, encoding
 from .hits import DEFAULT_MODE, Hit, Mode
 from .links import in_language_of, with_linked
@@ -158,8 +159,8 @@ def answer_question(
     retriever: Retriever,
     question: str,
     llm: Any | None,
-    strategy: str,
-    mode: Mode | str = DEFAULT_MODE,
+    strategy: Strategy,
+    mode: Mode = DEFAULT_MODE,
     document: str | None = None,
     budget_tokens: int = CONTEXT_TOKENS,
     k_start: int = K_START,

@@ -1,5 +1,6 @@
-"""What a search works with and hands back: the search mode, a ranker's candidate, the ranked
-hit, the loaded scope of chunks, and the ``where`` clause of the query filters. Every record
+"""What a search works with and hands back: the search mode (:mod:`legco_assets.core.modes`),
+a ranker's candidate, the ranked hit, the loaded scope of chunks, and the ``where`` clause of
+the query filters. Every record
 here is the typed :class:`.records.ChunkRecord`; its JSON form is made only for output
 (:meth:`Hit.to_json`).
 
@@ -10,24 +11,15 @@ counterpart links, reranking, answering) imports these records; they import none
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from typing import Any
 
 import numpy as np
 
+from ..modes import DEFAULT_MODE as DEFAULT_MODE  # the search imports them from here
+from ..modes import Mode as Mode
 from ..records import ChunkMetadata, ChunkRecord
+from ..settings import Strategy
 from .bm25_index import Bm25Index, script_of
-
-
-class Mode(str, Enum):
-    """How to rank: fused, chunk embeddings only, or BM25 only."""
-
-    hybrid = "hybrid"
-    vector = "vector"
-    bm25 = "bm25"
-
-
-DEFAULT_MODE = Mode.hybrid
 
 
 @dataclass
@@ -110,13 +102,21 @@ def distinct(hits: list[Hit]) -> list[Hit]:
     return [replace(h, rank=n) for n, h in enumerate(kept, start=1)]
 
 
+def stored_strategy(strategy: Strategy | str) -> str:
+    """The ``strategy_type`` the chunks of ``strategy`` are stored under: a strategy's value,
+    or the name as given for a set of chunks the evaluation stores beside the strategies'
+    (its ``baseline`` windows), so a search takes either. The text, never the member
+    (``Strategy.token`` is what a member prints), goes into a filter or a cache file's name."""
+    return strategy.value if isinstance(strategy, Strategy) else strategy
+
+
 def chunk_filter(
-    strategy: str | None, document: str | None = None, all_versions: bool = False
+    strategy: Strategy | str | None, document: str | None = None, all_versions: bool = False
 ) -> dict[str, Any] | None:
     """The Chroma ``where`` clause for the query filters (None when nothing is filtered)."""
     clauses: list[dict[str, Any]] = []
     if strategy:
-        clauses.append({"strategy_type": strategy})
+        clauses.append({"strategy_type": stored_strategy(strategy)})
     if document:
         clauses.append({"document_id": document})
     if not all_versions:

@@ -53,12 +53,23 @@ from typing import Any
 import numpy as np
 
 from ..llm import LLMClient
+from ..settings import Strategy
 from .bm25_index import load_or_build, script_of
 from .colloquial import written_form
 from .dictionary_translation import translate_words, vocabulary_test
 from .embeddings import embedding_function
 from .fusion import DEFAULT_FUSION, DICTIONARY, Fusion, fuse
-from .hits import DEFAULT_MODE, Candidate, Hit, Mode, Scope, chunk_filter, distinct, ranked_hits
+from .hits import (
+    DEFAULT_MODE,
+    Candidate,
+    Hit,
+    Mode,
+    Scope,
+    chunk_filter,
+    distinct,
+    ranked_hits,
+    stored_strategy,
+)
 from .links import with_counterparts
 from .query_translation import translator
 from .question_side import question_side
@@ -69,7 +80,7 @@ from .vector_store import open_collection, stored_vectors, with_retries
 # Share of the query-script mean chunk vector taken out of the chunk-vector query, per strategy
 # (eval: docs/history/retrieval.md).
 # Token windows lose with it (Hit@5 0.66 -> 0.59 on the fixture eval), so they keep 0.
-LANGUAGE_CENTERING = {"question": 0.5}
+LANGUAGE_CENTERING = {Strategy.question.value: 0.5}
 QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the question ranker removes
 # what the question-side ranker compares the query with (:mod:`.question_side`): "qa", Q&A
 # chunks' questions only (before narrative chunks joined); "opening", every chunk, a narrative chunk by its
@@ -77,7 +88,7 @@ QUESTION_CENTERING = 0.75  # share of the query-script mean question vector the 
 # Per strategy: token windows have no questions, and a second vote of their own vectors only
 # loses there (docs/history/retrieval.md)
 QUESTION_SIDES = ("qa", "opening", "chunk")
-QUESTION_SIDE = {"question": "chunk", "token": "qa"}
+QUESTION_SIDE = {Strategy.question.value: "chunk", Strategy.token.value: "qa"}
 PER_KIND = True  # rank Q&A chunks and the others each among their own kind in that ranker
 OVERSAMPLE = 50  # extra unfiltered results asked for, so a scope's share of them is rarely short
 PLAIN_VECTOR = "vector-plain"  # the vector mode's ranking, uncentred, when the eval asks for it
@@ -176,9 +187,11 @@ class Retriever:
         )
 
     # -- scopes ----------------------------------------------------------------------------
-    def scope(self, strategy: str, all_versions: bool = False) -> Scope:
+    def scope(self, strategy: Strategy | str, all_versions: bool = False) -> Scope:
         """The loaded scope, (re)loading it when absent or (``follow_store``) when the
-        collection changed."""
+        collection changed. ``strategy``: a strategy, or a chunk set the evaluation stores
+        beside them (:func:`.hits.stored_strategy`)."""
+        strategy = stored_strategy(strategy)
         key = (strategy, all_versions)
         current = self._scopes.get(key)
         if current is not None and not self.follow_store:
@@ -357,7 +370,7 @@ class Retriever:
     def rankings(
         self,
         query: str,
-        strategy: str,
+        strategy: Strategy | str,
         n: int,
         document: str | None = None,
         all_versions: bool = False,
@@ -366,6 +379,7 @@ class Retriever:
         """Every ranker's best ``n`` candidates (the input of :func:`fuse`); with ``plain``,
         also the vector mode's own ranking under :data:`PLAIN_VECTOR` (the eval scores
         every mode from one call)."""
+        strategy = stored_strategy(strategy)
         return self._rankings(
             query, self.scope(strategy, all_versions), strategy, n, document, all_versions, plain
         )
@@ -431,15 +445,16 @@ class Retriever:
         self,
         query: str,
         k: int = 5,
-        strategy: str = "token",
-        mode: Mode | str = DEFAULT_MODE,
+        strategy: Strategy | str = Strategy.token,
+        mode: Mode = DEFAULT_MODE,
         document: str | None = None,
         all_versions: bool = False,
     ) -> list[Hit]:
         """The ``k`` best chunks for ``query``, best first."""
-        mode = Mode(mode)
+        mode = Mode(mode)  # a plain "bm25" (a script's) as its member; an unknown one refused
         if not query.strip() or k <= 0:
             return []
+        strategy = stored_strategy(strategy)
         scope = self.scope(strategy, all_versions)
         if mode is Mode.vector:
             vector = self.embed_query(query.translate(scope.printed_forms))

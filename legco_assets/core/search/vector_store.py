@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..records import ChunkMetadata, ChunkRecord
-from ..settings import Settings
+from ..settings import Settings, Strategy
 from ..sources import counterpart_changes
 from .embeddings import embedding_function
+from .hits import stored_strategy
 
 COLLECTION = "legco_chunks"
 BATCH = 256
@@ -86,14 +87,21 @@ def replace_document(
     collection: Any,
     records: Sequence[ChunkRecord | Mapping[str, Any]],
     document_id: str,
-    strategy: str,
+    strategy: Strategy | str,
     sha256: str,
 ) -> WriteResult:
     """Make the collection hold exactly ``records`` (typed, or their JSON form: a
-    ``chunks-*.jsonl`` line) as the latest chunks of this document+strategy; archive the
-    previous version's chunks if the content changed."""
+    ``chunks-*.jsonl`` line) as the latest chunks of this document+strategy (or the
+    evaluation's chunk set: :func:`.hits.stored_strategy`); archive the previous version's
+    chunks if the content changed."""
     records = [ChunkRecord.of(r) for r in records]
-    where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
+    where = {
+        "$and": [
+            {"document_id": document_id},
+            {"strategy_type": stored_strategy(strategy)},
+            {"is_latest_version": True},
+        ]
+    }
     current = with_retries(
         lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"])
     )

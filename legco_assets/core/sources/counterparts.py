@@ -33,6 +33,7 @@ from typing import Any
 
 from .. import markers
 from ..records import ChunkMetadata, ChunkRecord
+from ..settings import Strategy
 from ..storage import location
 
 # the language a file-name tag stands for
@@ -415,7 +416,7 @@ def chunk_links(ours: Iterable[ChunkRecord], theirs: Iterable[ChunkRecord]) -> d
     one strategy: Q&A chunks by question id and part, narrative chunks by heading numbering;
     token windows get none."""
     ours, theirs = _ordered(ours), _ordered(theirs)
-    if not ours or ours[0].metadata.strategy_type == "token":
+    if not ours or ours[0].metadata.strategy_type == Strategy.token.value:
         return {}
     return {**_section_links(ours, theirs), **_qa_links(ours, theirs)}
 

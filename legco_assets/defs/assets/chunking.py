@@ -133,7 +133,7 @@ def chunks(
     context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings
 ) -> dg.MaterializeResult:
     config = config.resolved(legco.settings())
-    tag_strategy(context, config.strategy.value)
+    tag_strategy(context, config.strategy)
     settings = config.apply(legco.settings())
     outcome = pipeline.stage_chunks(settings, context.partition_key, config.strategy)
     records = outcome.records
@@ -154,7 +154,7 @@ def chunks(
         # the same decision as `legco-assets chunk` (core/quality.paper_checks): here its chunk checks,
         # each naming the strategy it judged
         check_results=check_results(
-            [c for c in outcome.checks if c.name in CHUNK_CHECKS], strategy=config.strategy.value
+            [c for c in outcome.checks if c.name in CHUNK_CHECKS], strategy=config.strategy
         ),
         data_version=written_version(settings, context.partition_key, *(chunks_file(s) for s in Strategy)),
     )

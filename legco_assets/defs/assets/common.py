@@ -12,7 +12,7 @@ from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.markdown_tables import to_markdown
 from legco_assets.core.quality import ABOUT, BLOCKING
 from legco_assets.core.records import PATH_SEPARATOR
-from legco_assets.core.settings import Settings
+from legco_assets.core.settings import Settings, Strategy
 
 from ..failures import reasons_as_failures
 from ..lineage import digest
@@ -25,13 +25,13 @@ from ..results import not_run_metadata as not_run_metadata
 COUNCIL_COLUMNS = ["kind", "asker", "parent"]  # a Hansard's questions: main | supplementary | written
 
 
-def tag_strategy(context: dg.AssetExecutionContext, strategy: str) -> None:
+def tag_strategy(context: dg.AssetExecutionContext, strategy: Strategy) -> None:
     """Tag the run with the strategy its config chunks with. The CLI and the sensors tag
     their runs when they launch them, and so do the per-strategy jobs; a run launched from
     an asset's page (Materialize, or its launchpad) has only its run config, so the asset
     that reads the config tags its run: every run that chunks says how, in the Runs list."""
-    if context.run.tags.get(STRATEGY_TAG) != strategy:
-        context.instance.add_run_tags(context.run_id, {STRATEGY_TAG: strategy})
+    if context.run.tags.get(STRATEGY_TAG) != strategy.value:
+        context.instance.add_run_tags(context.run_id, {STRATEGY_TAG: strategy.value})
 
 
 def paper_asset(

@@ -33,7 +33,7 @@ def chunk_excerpts(
     context: dg.AssetExecutionContext, config: ChunkingConfig, legco: LegcoSettings
 ) -> dg.MaterializeResult:
     config = config.resolved(legco.settings())  # unset fields: the settings' (strategy too)
-    tag_strategy(context, config.strategy.value)
+    tag_strategy(context, config.strategy)
     settings = legco.settings()
     outcome = pipeline.stage_excerpts(settings, context.partition_key, config.strategy)
     report, folder, paper_bytes = outcome.report, outcome.folder, outcome.paper_bytes
@@ -75,7 +75,7 @@ def chunk_excerpts(
                 )
                 + md_table(["chunk", "pages", "highlighted", "excerpt"], rows)
             ),
-            **upstream_metadata(context, config.strategy.value),
+            **upstream_metadata(context, config.strategy),
         },
         data_version=written_version(
             settings, context.partition_key, *(f"excerpts/{s.value}.json" for s in Strategy)

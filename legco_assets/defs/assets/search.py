@@ -56,7 +56,7 @@ def vector_index(
     )
 
     config = config.resolved(legco.settings())  # unset fields: the settings' (strategy too)
-    tag_strategy(context, config.strategy.value)
+    tag_strategy(context, config.strategy)
     settings = legco.settings()
     collection = chroma.collection(settings)
     outcome = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
@@ -73,11 +73,10 @@ def vector_index(
                 )
             )
     _record_indexed(settings, context.partition_key, config.strategy, result.ids)
-    strategy = config.strategy.value
     outcomes = {
         RETRIEVAL_CHECK: _retrieval_check(settings, collection, context.partition_key, config.strategy),
         COUNTERPART_CHECK: _counterpart_check(
-            settings, context.partition_key, strategy, counterpart.get("counterpart_document_id")
+            settings, context.partition_key, config.strategy, counterpart.get("counterpart_document_id")
         ),
     }
     skipped = {name: why for name, why in outcomes.items() if isinstance(why, str)}
@@ -88,9 +87,9 @@ def vector_index(
             settings, context.partition_key, *(f"indexed-{s.value}.json" for s in Strategy)
         ),
         metadata={
-            "strategy": strategy,
+            "strategy": config.strategy.value,
             **counterpart,
-            **upstream_metadata(context, strategy),
+            **upstream_metadata(context, config.strategy),
             "counterpart_chunks_updated": paired.chunks_updated,
             "collection": collection.name,
             "ids_written": result.written,
@@ -115,7 +114,7 @@ def _record_indexed(settings: Settings, document_id: str, strategy: Strategy, id
 
 
 def _counterpart_check(
-    settings: Settings, document_id: str, strategy: str, partner: str | None
+    settings: Settings, document_id: str, strategy: Strategy, partner: str | None
 ) -> dg.AssetCheckResult | str:
     """WARN when the two language versions of a paper have different numbers of Q&A pairs;
     for a paper without a counterpart, why the check could not run (no result)."""
@@ -126,9 +125,9 @@ def _counterpart_check(
         check_name=COUNTERPART_CHECK,
         passed=mine == theirs,
         severity=dg.AssetCheckSeverity.WARN,
-        description=f"{strategy}: {mine} Q&A pairs here, {theirs} in {partner}",
+        description=f"{strategy.value}: {mine} Q&A pairs here, {theirs} in {partner}",
         metadata={
-            "strategy": strategy,
+            "strategy": strategy.value,
             "evaluated": True,
             "questions": mine,
             "counterpart_questions": theirs,
