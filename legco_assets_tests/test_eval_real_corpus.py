@@ -26,11 +26,11 @@ from legco_assets.core.evaluation import (
     REAL_HANSARD_QUESTIONS,
     EvalReport,
     holds_answer_end,
-    issue29_sweep,
     load_gold_questions,
     load_paper,
     normalise,
     prepare_eval,
+    rounds_sweep,
 )
 from legco_assets.core.search import Mode
 
@@ -199,7 +199,7 @@ def test_blind_narrative_questions_are_found_through_every_ranker(tmp_path: Path
     report = run.report(modes=(Mode.hybrid,))
     question = report.row("question", "hybrid")
     assert question.hit1 >= 0.6 and question.hit5 >= 0.7
-    before = {r.mode: r for r in issue29_sweep(run) if r.strategy == "question" and r.subset == "all"}
+    before = {r.mode: r for r in rounds_sweep(run) if r.strategy == "question" and r.subset == "all"}
     # round one's fusion (question ranker 2, no dictionary) with Q&A sides only: the fault itself
     assert (
         before["Q&A only (the old default), round 1 weights (question 2, narrative 0.95), no dictionary"].hit5
@@ -218,7 +218,7 @@ def test_blind_cross_language_questions_on_one_language_papers(tmp_path: Path) -
     report = run.report()
     question = report.row("question", "hybrid", "cross-language")
     assert question.questions == 22 and report.row("question", "bm25", "cross-language").hit5 == 0.0
-    before = {r.mode: r for r in issue29_sweep(run) if r.strategy == "question" and r.subset == "all"}
+    before = {r.mode: r for r in rounds_sweep(run) if r.strategy == "question" and r.subset == "all"}
     # Hit@5 0.500 against 0.318 until the fourth retrieval round's margins lifted both to 0.727:
     # what the narrative chunks' vote adds is first places (Hit@1 0.591 against 0.364 since the
     # sixth round's coverage vote, which also lifted the Q&A-only side's Hit@5 a question above

@@ -57,7 +57,7 @@ def test_blind_questions_load_without_a_question_id_and_name_their_answer_end() 
     assert kinds == {"cross-language"} and SET_KINDS["crosslang"] == "cross-language"
 
 
-def test_issue_43_dev_sets_ask_in_other_variant_forms_and_in_cantonese() -> None:
+def test_variant_dev_sets_ask_in_other_variant_forms_and_in_cantonese() -> None:
     variant, cantonese = (
         load_gold_questions(DEV_SETS["variant-dev"]),
         load_gold_questions(DEV_SETS["cantonese-dev"]),

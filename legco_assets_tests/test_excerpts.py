@@ -173,7 +173,7 @@ def test_excerpts_are_kept_until_a_chunk_changes(settings: Settings, tmp_path: P
     assert str(len(records) - 1) not in manifest and len(manifest) == len(changed)
 
 
-def test_the_layout_before_issue_42_is_removed(settings: Settings, tmp_path: Path) -> None:
+def test_the_per_chunk_excerpt_layout_is_removed(settings: Settings, tmp_path: Path) -> None:
     old = tmp_path / "paper" / "excerpts" / "token"
     old.mkdir(parents=True)
     for name in ("0.pdf", "1.pdf", "manifest.json"):

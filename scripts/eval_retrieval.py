@@ -23,7 +23,7 @@ Same numbers as ``legco-assets eval``, plus:
   the other language about papers stored in one language only), with their development
   parts ``narrative-dev`` and ``crosslang-dev`` (``--held-out dev``), which were free for
   tuning; the run ends with a table of every set, its kind and language pairs, the pooled
-  figures and the held-out targets (:data:`TARGETS`); ``--sweep29`` adds the question-side and section variants
+  figures and the held-out targets (:data:`TARGETS`); ``--sweep-rounds`` adds the question-side and section variants
   measured on the same ingest; the second round's blind sets ``narrative-v2``,
   ``crosslang-v2`` and ``qa-v2`` (``--held-out v2``) and the third's ``narrative-v3``,
   ``crosslang-v3`` and ``qa-v3`` (``--held-out v3``), ``--held-out v4``, written blind
@@ -51,7 +51,7 @@ Same numbers as ``legco-assets eval``, plus:
 
     .venv/bin/python scripts/eval_retrieval.py \
         [--held-out all|dev|faq,hansard-2012,hansard-2015,fdh,hansard-2012-oral,hansard-2015-zh,narrative,crosslang,narrative-dev,crosslang-dev,…|v2|v3|v4|v5|v6|v7|v8|v9] \
-        [--sweep29] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] \
+        [--sweep-rounds] [--translations F] [--rerankings F] [--bounds] [--pair-ends] [--sweep] \
         [--record-baselines] [--json]
 """  # noqa: E501 - the --held-out choices are one shell word: a break would split the argument
 
@@ -86,13 +86,13 @@ from legco_assets.core.evaluation import (  # noqa: E402
     check_document,
     format_bounds,
     format_table,
-    issue29_sweep,
     load_rerankings,
     load_translations,
     pooled,
     pooled_bounds,
     prepare_eval,
     reading_bounds,
+    rounds_sweep,
     script_language,
 )
 from legco_assets.core.search import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode, fuse, script_of  # noqa: E402
@@ -318,9 +318,9 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
                 print_report(reports[-1], strategies)
                 print(f"\n{fidelity}" if fidelity else "")
                 print(f"\n{format_bounds(bounds[-1], reports[-1])}\n" if args.bounds else "")
-                if args.sweep29:
+                if args.sweep_rounds:
                     print("\nQuestion sides and section lifting (hybrid):\n")
-                    print(format_table(issue29_sweep(run)) + "\n")
+                    print(format_table(rounds_sweep(run)) + "\n")
             sys.stdout.flush()
     report = pooled(reports) if len(reports) > 1 else reports[0]
     if args.json:
@@ -397,7 +397,7 @@ def main() -> int:
     )
     parser.add_argument("--sweep", action="store_true", help="also compare fusion weights (hybrid mode)")
     parser.add_argument(
-        "--sweep29",
+        "--sweep-rounds",
         action="store_true",
         help="also compare question sides (Q&A chunks only / every chunk) and section lifting",
     )
@@ -469,9 +469,9 @@ def main() -> int:
             print(format_table(run.centering_sweep(CENTERING_SWEEP)))
             print("\nLanguage centering of the question-vector query (hybrid mode):\n")
             print(format_table(run.centering_sweep(CENTERING_SWEEP, ranker="question")))
-        if args.sweep29:
+        if args.sweep_rounds:
             print("\nQuestion sides and section lifting (hybrid mode):\n")
-            print(format_table(issue29_sweep(run)))
+            print(format_table(rounds_sweep(run)))
         if args.record_baselines:
             recorded = record_baselines(run, Path(args.gold), [s for s in strategies if s != BASELINE])
             print(f"\nrecorded baselines in {args.gold}: {json.dumps(recorded)}")

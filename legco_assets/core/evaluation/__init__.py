@@ -72,7 +72,7 @@ from .sets import (
     blind_round,
 )
 from .stored_check import DocumentCheck, check_document, check_stored_document, recorded_baseline
-from .sweeps import ISSUE29_FUSIONS, ISSUE29_SIDES, RANKS_ONLY, ROUND_2_BM25, ROUND_5, issue29_sweep
+from .sweeps import QUESTION_SIDES, RANKS_ONLY, ROUND_2_BM25, ROUND_5, ROUND_FUSIONS, rounds_sweep
 
 __all__ = [
     "BASELINE",
@@ -92,8 +92,8 @@ __all__ = [
     "GOLD_QUESTIONS",
     "GoldQuestion",
     "HELD_OUT",
-    "ISSUE29_FUSIONS",
-    "ISSUE29_SIDES",
+    "ROUND_FUSIONS",
+    "QUESTION_SIDES",
     "LLM_RECORDED_SETS",
     "LooseEnd",
     "MIN_ANCHOR",
@@ -136,7 +136,7 @@ __all__ = [
     "gold_pairs_path",
     "holds_answer_end",
     "ingest_papers",
-    "issue29_sweep",
+    "rounds_sweep",
     "link_paper_counterparts",
     "load_gold_questions",
     "load_paper",

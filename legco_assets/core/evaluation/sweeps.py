@@ -14,7 +14,7 @@ from .run import EvalRun
 from .scoring import collect_rankings, score_all
 
 # how the question-side ranker sees chunks: (question sides, each kind ranked among its own)
-ISSUE29_SIDES: dict[str, tuple[str | None, bool]] = {
+QUESTION_SIDES: dict[str, tuple[str | None, bool]] = {
     "Q&A only (the old default)": ("qa", False),
     "default: every chunk (question strategy), own vectors, per kind": (None, True),
 }
@@ -27,7 +27,7 @@ ROUND_5: dict[str, Any] = {
     "coverage_share": 0.0,
 }  # before the coverage vote (sixth round)
 ROUND_2_BM25: dict[str, Any] = dict(RANKS_ONLY, bm25_weight=1.0, coverage_power=2.0)
-ISSUE29_FUSIONS: dict[str, dict[str, Any]] = {
+ROUND_FUSIONS: dict[str, dict[str, Any]] = {
     "": {},
     "round 1 weights (question 2, narrative 0.95), no dictionary": dict(
         ROUND_2_BM25, question_weight=2.0, narrative_weight=0.95, dictionary_weight=0.0
@@ -40,10 +40,10 @@ ISSUE29_FUSIONS: dict[str, dict[str, Any]] = {
 }
 
 
-def issue29_sweep(
+def rounds_sweep(
     run: EvalRun,
-    sides: Mapping[str, tuple[str | None, bool]] = ISSUE29_SIDES,
-    fusions: Mapping[str, dict[str, Any]] = ISSUE29_FUSIONS,
+    sides: Mapping[str, tuple[str | None, bool]] = QUESTION_SIDES,
+    fusions: Mapping[str, dict[str, Any]] = ROUND_FUSIONS,
 ) -> list[EvalRow]:
     """Hybrid mode with each way of giving chunks a question side (:mod:`..search.question_side`)
     and each change of the fusion (the openings' vote, BM25's, section lifting:
