@@ -18,7 +18,7 @@ the screen flags, so a paper whose text is all on its pages reads as fast as bef
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 INVISIBLE_MODE = 3  # PDF text render mode 3: neither filled nor stroked
@@ -33,11 +33,14 @@ class VisibleText:
     ``text``: the page's text without those characters (and without lines that held nothing
     else); ``aligned``: the page's text index for index with PDFium's characters, those
     characters blanked (the heading reader maps characters to their styles by index);
-    ``dropped``: how many characters were left out."""
+    ``dropped``: how many characters were left out; ``paths``: the page's top-level path
+    objects (handles, valid while the page is open), which the screen's walk met anyway:
+    the heading reader looks for a drawn grid among them without a walk of its own."""
 
     text: str
     aligned: str
     dropped: int
+    paths: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
 
 def visible_text(raw: Any, page: Any, textpage: Any, text: str) -> VisibleText:
@@ -48,11 +51,16 @@ def visible_text(raw: Any, page: Any, textpage: Any, text: str) -> VisibleText:
     invisible = screen.invisible
     if invisible and _scanned(raw, page.raw, crop):
         invisible = set()  # a scan's OCR layer is meant to be read
+    paths = tuple(screen.paths)
     if not invisible and not screen.leaves:
-        return VisibleText(text, text, 0)
+        return VisibleText(text, text, 0, paths)
     seen = _filtered(raw, textpage, crop, invisible)
     # a page the screen flagged that hides nothing after all reads as its text page says
-    return seen if seen.dropped else VisibleText(text, text, 0)
+    return (
+        VisibleText(seen.text, seen.aligned, seen.dropped, paths)
+        if seen.dropped
+        else VisibleText(text, text, 0, paths)
+    )
 
 
 def _inside(x: float, y: float, crop: tuple[float, float, float, float]) -> bool:
@@ -82,6 +90,7 @@ class _Screen:
         self.box = (left - _EDGE, bottom - _EDGE, right + _EDGE, top + _EDGE)
         self.invisible: set[int] = set()
         self.leaves = False
+        self.paths: list[Any] = []  # top-level path objects, in page order
         self._edges = [ctypes.c_float() for _ in range(4)]
         self._refs = [ctypes.byref(v) for v in self._edges]
 
@@ -96,14 +105,19 @@ class _Screen:
             raw.FPDF_PAGEOBJ_FORM,
         )
         get_bounds, refs = raw.FPDFPageObj_GetBounds, self._refs
+        path_type, paths = raw.FPDF_PAGEOBJ_PATH, (None if nested else self.paths)
         left, bottom, right, top = self._edges
         x0, y0, x1, y1 = self.box
         check = not (nested or self.leaves)  # bounds are read until one object is outside
         for i in range(count(container)):
             obj = get(container, i)
             mode = get_mode(obj)
-            if mode < 0 and get_type(obj) != form_type:
-                continue  # a path, an image, a shading
+            if mode < 0:
+                kind = get_type(obj)
+                if kind != form_type:
+                    if kind == path_type and paths is not None:
+                        paths.append(obj)
+                    continue  # a path, an image, a shading
             if mode == INVISIBLE_MODE:
                 self.invisible.add(_address(obj))
             if (
