@@ -34,6 +34,13 @@ older commit), and prints each round and the medians; the ratio is the median of
 rounds' own ratios:
 
     .venv/bin/python scripts/benchmark.py --pages 480 --table-light --pairs 5
+    .venv/bin/python scripts/benchmark.py --pages 480 --table-light --pairs 5 --producer both
+
+``--producer platypus`` times papers of another producer instead (reportlab platypus:
+Chinese paragraphs with CJK word-wrap, a gridded table every few pages; ``make_long_paper
+--platypus``, font ``STSong-Light`` or ``--cjk-font PATH``), whose short text runs make
+per-object and per-rectangle work show; ``--producer both`` (with ``--pairs``) runs the
+pairs on both papers, one table each, so the two ratios are read side by side.
     .venv/bin/python scripts/benchmark.py --pairs 5 --against ../older-checkout \
         --paper ../shared/corpus/real/legco/hansard_20121121_translate-c.pdf
 """
@@ -345,6 +352,15 @@ def main() -> None:
         help="papers of narrative and Q&A with few tables (make_long_paper --table-light)",
     )
     parser.add_argument(
+        "--producer",
+        choices=["fixtures", "platypus", "both"],
+        default="fixtures",
+        help="generated papers from the fixtures' pages, from reportlab platypus, or both (--pairs)",
+    )
+    parser.add_argument(
+        "--cjk-font", type=Path, help="platypus papers: a TTF/TTC with CJK glyphs instead of STSong-Light"
+    )
+    parser.add_argument(
         "--paper",
         type=Path,
         help="time this PDF instead of generated papers (e.g. data/samples/sample_zh_qa.pdf for start-up)",
@@ -371,23 +387,34 @@ def main() -> None:
         print(json.dumps(run_sensor(int(args.child_sensor[0]), Path(args.child_sensor[1]))))
         return
 
-    from make_long_paper import SOURCES, TABLE_LIGHT_SOURCES, make_long_paper
+    from make_long_paper import SOURCES, TABLE_LIGHT_SOURCES, make_long_paper, make_platypus_paper
 
     work = Path(tempfile.mkdtemp(prefix="legco-bench-"))
     try:
         sources = TABLE_LIGHT_SOURCES if args.table_light else SOURCES
         if args.paper:
-            import pypdfium2 as pdfium
-
-            papers = {len(pdfium.PdfDocument(str(args.paper))): args.paper.resolve()}
+            papers = {_page_count(args.paper): args.paper.resolve()}
         else:
-            papers = {n: make_long_paper(n, work / f"paper-{n}.pdf", sources) for n in args.pages}
+            papers = {}
+            if args.producer != "platypus":
+                papers = {n: make_long_paper(n, work / f"paper-{n}.pdf", sources) for n in args.pages}
+            if args.producer == "both" and not args.pairs:
+                raise SystemExit("--producer both is for --pairs (a stage table holds one producer)")
+        platypus: dict[int, Path] = {}
+        if args.producer in ("platypus", "both") and not args.paper:
+            for n in args.pages:
+                path = make_platypus_paper(n, work / f"platypus-{n}.pdf", args.cjk_font)
+                platypus[_page_count(path)] = path
+            if args.producer == "platypus":
+                papers = platypus
         if args.profile:
             profile(args.profile, papers[max(papers)])
             return
         if args.pairs:
-            for n, paper in papers.items():
+            runs = list(papers.items()) + (list(platypus.items()) if args.producer == "both" else [])
+            for n, paper in runs:
                 print(run_pairs(paper, n, args.pairs, args.against, work))
+                print()
             return
         results: dict[tuple[str, int], dict[str, Any]] = {}
         for n, paper in papers.items():
@@ -407,6 +434,16 @@ def main() -> None:
         print(report(results, sensor, sorted(papers), args))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _page_count(path: Path) -> int:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        return len(pdf)
+    finally:
+        pdf.close()
 
 
 def report(

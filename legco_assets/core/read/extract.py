@@ -177,7 +177,7 @@ def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[A
             page = pdf[index]
             textpage = upright_textpage(page)
             seen = visible_text(pdfium_raw, page, textpage.raw, textpage.get_text_range())
-            samples.append(page_samples(textpage.raw, seen.aligned, index + 1, fonts, page.raw))
+            samples.append(page_samples(textpage.raw, seen.aligned, index + 1, fonts, page.raw, seen.paths))
             texts.append(_normalise_newlines(seen.text))
             hidden.append(seen.dropped)
             textpage.close()

@@ -24,7 +24,7 @@ import bisect
 import ctypes
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import markers
@@ -213,31 +213,88 @@ class _Reader:
 def vertical_rules(raw: object, page: object) -> list[tuple[float, float, float]]:
     """(x, bottom, top) of each vertical edge the page draws (a ruling line, a cell's or a
     shaded box's side), in PDF points: the column edges of a drawn table."""
+    return [edge for _, _, obj in _Rules(raw, page).all_paths() for edge in _path_edges(raw, obj)]
+
+
+_SLACK = 0.5  # points: PDFium's bounds are floats; a path's edge may end a rounding past them
+
+
+class _Rules:
+    """A page's drawn vertical edges, read for the lines that ask: only the paths whose
+    bounds cross a line's whole height can hold an edge that does (:func:`in_grid` uses no
+    other), so a candidate outside the page's tables costs a bounds test per path, and a
+    path's segments are read once, when a line inside its bounds first asks.
+
+    Why: reading every segment of every path of a page (a gridded table is a few hundred
+    segments) cost as much as the page's text on a paper with a table every other page,
+    while most of its candidates (the section titles) are nowhere near the table."""
+
+    def __init__(self, raw: object, page: object, objects: Sequence[object] | None = None) -> None:
+        """``objects``: the page's top-level path objects when the caller has them (the
+        visible-text screen walks the page anyway); else they are looked up here."""
+        self.raw, self.page, self.objects = raw, page, objects
+        self.paths: list[tuple[float, float, object]] | None = None  # (bottom, top, path object)
+        self.read: dict[int, list[tuple[float, float, float]]] = {}  # path's index -> its edges
+
+    def all_paths(self) -> list[tuple[float, float, object]]:
+        """The page's path objects, each with the bottom and top of its bounds."""
+        if self.paths is None:
+            raw, page = self.raw, self.page
+            edges = [ctypes.c_float() for _ in range(4)]
+            refs = [ctypes.byref(v) for v in edges]
+            path_type, get_type, get, bounds = (
+                raw.FPDF_PAGEOBJ_PATH,
+                raw.FPDFPageObj_GetType,
+                raw.FPDFPage_GetObject,
+                raw.FPDFPageObj_GetBounds,
+            )
+            self.paths = []
+            objects = self.objects
+            if objects is None:
+                objects = [get(page, n) for n in range(raw.FPDFPage_CountObjects(page))]
+                objects = [obj for obj in objects if get_type(obj) == path_type]
+            for obj in objects:
+                if bounds(obj, *refs):  # left, bottom, right, top
+                    self.paths.append((edges[1].value, edges[3].value, obj))
+                else:  # no bounds: read it whenever asked
+                    self.paths.append((float("-inf"), float("inf"), obj))
+        return self.paths
+
+    def crossing(self, bottom: float, top: float) -> list[tuple[float, float, float]]:
+        """The edges of the paths whose bounds reach from ``bottom`` to ``top`` (each path's
+        edges in drawing order, the paths in page order)."""
+        rules: list[tuple[float, float, float]] = []
+        for n, (low, high, obj) in enumerate(self.all_paths()):
+            if low - _SLACK <= bottom and top <= high + _SLACK:
+                if n not in self.read:
+                    self.read[n] = _path_edges(self.raw, obj)
+                rules += self.read[n]
+        return rules
+
+
+def _path_edges(raw: object, obj: object) -> list[tuple[float, float, float]]:
+    """(x, bottom, top) of each vertical edge of one path object, in page space."""
     rules: list[tuple[float, float, float]] = []
     x, y = ctypes.c_float(), ctypes.c_float()
-    for index in range(raw.FPDFPage_CountObjects(page)):
-        obj = raw.FPDFPage_GetObject(page, index)
-        if raw.FPDFPageObj_GetType(obj) != raw.FPDF_PAGEOBJ_PATH:
+    m = raw.FS_MATRIX()
+    if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
+        m.a, m.b, m.c, m.d, m.e, m.f = 1.0, 0.0, 0.0, 1.0, 0.0, 0.0
+    start = previous = None
+    for k in range(raw.FPDFPath_CountSegments(obj)):
+        seg = raw.FPDFPath_GetPathSegment(obj, k)
+        if not seg or not raw.FPDFPathSegment_GetPoint(seg, x, y):
             continue
-        m = raw.FS_MATRIX()
-        if not raw.FPDFPageObj_GetMatrix(obj, ctypes.byref(m)):
-            m.a, m.b, m.c, m.d, m.e, m.f = 1.0, 0.0, 0.0, 1.0, 0.0, 0.0
-        start = previous = None
-        for k in range(raw.FPDFPath_CountSegments(obj)):
-            seg = raw.FPDFPath_GetPathSegment(obj, k)
-            if not seg or not raw.FPDFPathSegment_GetPoint(seg, x, y):
-                continue
-            point = (m.a * x.value + m.c * y.value + m.e, m.b * x.value + m.d * y.value + m.f)
-            if raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_MOVETO:
-                start = previous = point
-                continue
-            ends = [(previous, point)] if previous else []
-            if raw.FPDFPathSegment_GetClose(seg) and start:
-                ends.append((point, start))
-            for (x0, y0), (x1, y1) in ends:
-                if abs(x0 - x1) <= RULE_TOLERANCE and abs(y0 - y1) > RULE_TOLERANCE:
-                    rules.append(((x0 + x1) / 2, min(y0, y1), max(y0, y1)))
-            previous = start if raw.FPDFPathSegment_GetClose(seg) else point
+        point = (m.a * x.value + m.c * y.value + m.e, m.b * x.value + m.d * y.value + m.f)
+        if raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_MOVETO:
+            start = previous = point
+            continue
+        ends = [(previous, point)] if previous else []
+        if raw.FPDFPathSegment_GetClose(seg) and start:
+            ends.append((point, start))
+        for (x0, y0), (x1, y1) in ends:
+            if abs(x0 - x1) <= RULE_TOLERANCE and abs(y0 - y1) > RULE_TOLERANCE:
+                rules.append(((x0 + x1) / 2, min(y0, y1), max(y0, y1)))
+        previous = start if raw.FPDFPathSegment_GetClose(seg) else point
     return rules
 
 
@@ -260,16 +317,22 @@ def in_grid(rules: list[tuple[float, float, float]], box: tuple[float, float, fl
 
 
 def page_samples(
-    textpage: object, text: str, number: int, fonts: dict[int, bool] | None = None, page: object = None
+    textpage: object,
+    text: str,
+    number: int,
+    fonts: dict[int, bool] | None = None,
+    page: object = None,
+    paths: Sequence[object] | None = None,
 ) -> PageSamples:
     """Candidate lines of one PDFium text page (``text`` as ``get_text_range`` gave it, so a
     character's position in it is its PDFium index) with their style, and a few body lines'.
     ``fonts``: a cache shared by the pages of one document; ``page``: the raw page, whose
-    drawn column edges say which candidate is a table's cell."""
+    drawn column edges say which candidate is a table's cell; ``paths``: its top-level path
+    objects, when the caller has listed them (:attr:`visible.VisibleText.paths`)."""
     import pypdfium2.raw as raw
 
     reader = _Reader(raw, textpage, {} if fonts is None else fonts)
-    row_cells = _RowCells(reader, (lambda: vertical_rules(raw, page)) if page is not None else list)
+    row_cells = _RowCells(reader, _Rules(raw, page, paths) if page is not None else None)
     lines = [ln.strip() for ln in text.split("\r\n")]
     widths = [_width(ln) for ln in lines]
     full = max(widths, default=0)
@@ -312,16 +375,14 @@ class _RowCells:
 
     Speed: the lines that could be a neighbouring cell (short, with letters, not a bare
     label) are listed once per page and found by bisection around each candidate; the lines'
-    boxes are read only when a candidate asks, and the page's drawn edges (sorted by x) only
-    when a candidate is no cell by its text and neighbours: most pages of a paper draw no
-    grid, and most of their candidates never need it."""
+    boxes are read only when a candidate asks, and the page's drawn edges only when a
+    candidate is no cell by its text and neighbours, and then only those of the paths
+    around it (:class:`_Rules`): most pages of a paper draw no grid, and most of their
+    candidates never need it."""
 
-    def __init__(
-        self, reader: _Reader, read_rules: Callable[[], list[tuple[float, float, float]]] = list
-    ) -> None:
+    def __init__(self, reader: _Reader, rules: _Rules | None = None) -> None:
         self.reader = reader
-        self.read_rules = read_rules
-        self.rules: list[tuple[float, float, float]] | None = None  # read once, when a candidate asks
+        self.rules = rules  # the page's drawn edges, read for the candidates that ask
         self.lines: dict[int, tuple[int, str]] = {}  # row -> (PDFium index of its first char, text)
         self.widths: dict[int, int] = {}
         self.boxes: dict[int, tuple[float, float, float, float]] = {}
@@ -353,8 +414,10 @@ class _RowCells:
         if self.reader.split_in_cells(start, line) or self._beside(row, start, short):
             return True
         if self.rules is None:
-            self.rules = sorted(self.read_rules())
-        return bool(self.rules) and in_grid(self.rules, self._box(row))
+            return False
+        box = self._box(row)
+        rules = self.rules.crossing(box[2] + RULE_TOLERANCE, box[3] - RULE_TOLERANCE)
+        return bool(rules) and in_grid(rules, box)
 
     def _beside(self, row: int, start: int, short: float) -> bool:
         """Another short line at the same height within reach: the next cell of its row."""

@@ -10,15 +10,15 @@ Such characters are dropped at reading and counted (``Page.off_page_chars``), so
 Invisible text (render mode 3) is dropped too, except over a picture that fills the page:
 there it is a scan's OCR layer, the page's only readable text.
 
-Speed: every page is screened with PDFium's own text rectangles (a few dozen per page) and
-its text objects' render modes; characters are looked at one by one only on a page that
+Speed: every page is screened by one walk over its objects (:class:`_Screen`: each text
+object's render mode and bounds); characters are looked at one by one only on a page that
 the screen flags, so a paper whose text is all on its pages reads as fast as before.
 """
 
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 INVISIBLE_MODE = 3  # PDF text render mode 3: neither filled nor stroked
@@ -33,20 +33,34 @@ class VisibleText:
     ``text``: the page's text without those characters (and without lines that held nothing
     else); ``aligned``: the page's text index for index with PDFium's characters, those
     characters blanked (the heading reader maps characters to their styles by index);
-    ``dropped``: how many characters were left out."""
+    ``dropped``: how many characters were left out; ``paths``: the page's top-level path
+    objects (handles, valid while the page is open), which the screen's walk met anyway:
+    the heading reader looks for a drawn grid among them without a walk of its own."""
 
     text: str
     aligned: str
     dropped: int
+    paths: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
 
 def visible_text(raw: Any, page: Any, textpage: Any, text: str) -> VisibleText:
     """``text`` (the text page's ``get_text_range``) as a reader sees it on ``page``."""
     crop = page.get_bbox()  # the crop box within the media box: what a viewer shows
-    invisible = _invisible_objects(raw, page.raw, crop)
-    if not invisible and not _rects_leave_box(raw, textpage, crop):
-        return VisibleText(text, text, 0)
-    return _filtered(raw, textpage, crop, invisible)
+    screen = _Screen(raw, crop)
+    screen.walk(page.raw, raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject)
+    invisible = screen.invisible
+    if invisible and _scanned(raw, page.raw, crop):
+        invisible = set()  # a scan's OCR layer is meant to be read
+    paths = tuple(screen.paths)
+    if not invisible and not screen.leaves:
+        return VisibleText(text, text, 0, paths)
+    seen = _filtered(raw, textpage, crop, invisible)
+    # a page the screen flagged that hides nothing after all reads as its text page says
+    return (
+        VisibleText(seen.text, seen.aligned, seen.dropped, paths)
+        if seen.dropped
+        else VisibleText(text, text, 0, paths)
+    )
 
 
 def _inside(x: float, y: float, crop: tuple[float, float, float, float]) -> bool:
@@ -54,41 +68,66 @@ def _inside(x: float, y: float, crop: tuple[float, float, float, float]) -> bool
     return left - _EDGE <= x <= right + _EDGE and bottom - _EDGE <= y <= top + _EDGE
 
 
-def _rects_leave_box(raw: Any, textpage: Any, crop: tuple[float, float, float, float]) -> bool:
-    """Whether any of PDFium's text rectangles (page space, one per run of a line) reaches
-    beyond the crop box: the cheap screen, one call per line rather than per character."""
-    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
-    refs = (ctypes.byref(left), ctypes.byref(top), ctypes.byref(right), ctypes.byref(bottom))
-    for i in range(raw.FPDFText_CountRects(textpage, 0, -1)):
-        raw.FPDFText_GetRect(textpage, i, *refs)
-        if not (_inside(left.value, bottom.value, crop) and _inside(right.value, top.value, crop)):
-            return True
-    return False
+class _Screen:
+    """One walk over a page's objects (inside form XObjects too) that answers both screens:
+    which text objects are drawn in render mode 3 (by address), and whether any text
+    reaches beyond the crop box.
 
+    Why one walk: a producer that writes short runs (reportlab's CJK word-wrap: ~150 text
+    objects and as many text rectangles a page) made the rectangles' screen and the render
+    modes' scan two loops of a few hundred PDFium calls each, every page. Here each object
+    costs a render-mode call (PDFium answers -1 for an object that is not text, so no type
+    call is needed for text) and, until one is found outside, a bounds call: a text
+    object's bounds hold its glyphs' boxes, so when every one lies inside the box (with
+    ``_EDGE`` of slack) no character's centre can be outside it. A form XObject is judged by
+    its own bounds in page space (its contents' bounds are in the form's space). The screen
+    only says which pages are read character by character; what is left out is decided
+    there (:func:`_filtered`), so a page it flags for nothing reads as before."""
 
-def _invisible_objects(raw: Any, page: Any, crop: tuple[float, float, float, float]) -> set[int]:
-    """Addresses of the page's text objects drawn in render mode 3 (inside form XObjects
-    too), or none when a picture fills the page (a scan's OCR layer is meant to be read)."""
-    found: set[int] = set()
-    _collect_invisible(raw, page, raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject, found)
-    if found and _scanned(raw, page, crop):
-        return set()
-    return found
+    def __init__(self, raw: Any, crop: tuple[float, float, float, float]) -> None:
+        self.raw = raw
+        left, bottom, right, top = crop
+        self.box = (left - _EDGE, bottom - _EDGE, right + _EDGE, top + _EDGE)
+        self.invisible: set[int] = set()
+        self.leaves = False
+        self.paths: list[Any] = []  # top-level path objects, in page order
+        self._edges = [ctypes.c_float() for _ in range(4)]
+        self._refs = [ctypes.byref(v) for v in self._edges]
 
-
-def _collect_invisible(raw: Any, container: Any, count: Any, get: Any, found: set[int]) -> None:
-    """The hot loop of the screen (a Hansard page holds ~140 text objects): PDFium's
-    functions bound to locals, one type and one mode call per object."""
-    text_type, form_type = raw.FPDF_PAGEOBJ_TEXT, raw.FPDF_PAGEOBJ_FORM
-    get_type, get_mode = raw.FPDFPageObj_GetType, raw.FPDFTextObj_GetTextRenderMode
-    for i in range(count(container)):
-        obj = get(container, i)
-        kind = get_type(obj)
-        if kind == text_type:
-            if get_mode(obj) == INVISIBLE_MODE:
-                found.add(_address(obj))
-        elif kind == form_type:
-            _collect_invisible(raw, obj, raw.FPDFFormObj_CountObjects, raw.FPDFFormObj_GetObject, found)
+    def walk(self, container: Any, count: Any, get: Any, nested: bool = False) -> None:
+        """The hot loop (a Hansard page holds ~140 text objects, a reportlab page ~150):
+        PDFium's functions and the box bound to locals, no call of ours per object.
+        ``nested``: inside a form, whose objects' bounds are not in page space."""
+        raw = self.raw
+        get_mode, get_type, form_type = (
+            raw.FPDFTextObj_GetTextRenderMode,
+            raw.FPDFPageObj_GetType,
+            raw.FPDF_PAGEOBJ_FORM,
+        )
+        get_bounds, refs = raw.FPDFPageObj_GetBounds, self._refs
+        path_type, paths = raw.FPDF_PAGEOBJ_PATH, (None if nested else self.paths)
+        left, bottom, right, top = self._edges
+        x0, y0, x1, y1 = self.box
+        check = not (nested or self.leaves)  # bounds are read until one object is outside
+        for i in range(count(container)):
+            obj = get(container, i)
+            mode = get_mode(obj)
+            if mode < 0:
+                kind = get_type(obj)
+                if kind != form_type:
+                    if kind == path_type and paths is not None:
+                        paths.append(obj)
+                    continue  # a path, an image, a shading
+            if mode == INVISIBLE_MODE:
+                self.invisible.add(_address(obj))
+            if (
+                check
+                and get_bounds(obj, *refs)  # an object without bounds (an empty run) is nowhere
+                and (left.value < x0 or bottom.value < y0 or right.value > x1 or top.value > y1)
+            ):
+                self.leaves, check = True, False
+            if mode < 0:  # a form XObject: judged by its own bounds, its objects for their modes
+                self.walk(obj, raw.FPDFFormObj_CountObjects, raw.FPDFFormObj_GetObject, True)
 
 
 def _address(obj: Any) -> int:
