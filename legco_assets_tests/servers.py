@@ -124,6 +124,7 @@ SEARCH_HIT_KEYS = frozenset(
         "id",
         "document_id",
         "title",
+        "table_ids",
         "text",
         "score",
         "page_start",

@@ -10,7 +10,7 @@ stage needs. :func:`chunk_paper` runs the same steps in memory for ``legco-asset
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +46,7 @@ from .structure import (
     unchunked_pages,
 )
 from .tables import TablesResult, find_page_tables, page_tables_as_read, start_page_tables
+from .tables.typed import TypedTable, typed_tables
 from .tokens import encoding
 
 if TYPE_CHECKING:
@@ -266,6 +267,7 @@ class TablesOutcome:
     no table looked for)."""
 
     found: TablesResult | None
+    typed: list[TypedTable] = field(default_factory=list)  # the same tables as data
 
     @property
     def tables(self) -> list[Table]:
@@ -276,8 +278,11 @@ def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = N
     art = Artifacts(settings, document_id)
     info = art.source()
     source = SourceBytes(location(info.path), art.source_bytes())
-    outcome = TablesOutcome(find_page_tables(source, art.pages(), settings, llm))
+    pages = art.pages()
+    outcome = TablesOutcome(find_page_tables(source, pages, settings, llm))
     art.write_json("tables.json", {"tables": [t.to_dict() for t in outcome.tables]})
+    outcome.typed = typed_tables(document_id, outcome.tables, pages)
+    art.write_typed_tables(outcome.typed)
     return outcome
 
 

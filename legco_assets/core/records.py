@@ -133,6 +133,9 @@ class Table:
     method: str  # geometric | heuristic | vision
     bbox: list[float] | None = None  # x0, top, x1, bottom in PDF points
     continues_from_previous: bool = False
+    # the header rows as printed when there are several (``header`` joins them per column);
+    # None for a one-row header, and then absent from tables.json
+    header_levels: list[list[str]] | None = None
 
     @property
     def width(self) -> int:
@@ -141,7 +144,10 @@ class Table:
         return max([len(self.header)] + [len(r) for r in self.rows])
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if self.header_levels is None:
+            del data["header_levels"]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Table:

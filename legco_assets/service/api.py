@@ -4,13 +4,14 @@ documents each at ``/docs`` from the models of :mod:`.schema`."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.search import CONTEXT_TOKENS, answer_question
 from legco_assets.core.settings import Strategy
+from legco_assets.core.tables.typed import to_csv
 
 from .context import Context
 from .excerpts import NoExcerptsYet, NoSuchChunk
@@ -24,6 +25,7 @@ from .schema import (
     SearchResponse,
 )
 from .searching import BadRequest, SearchRequest, get_chunk, search, to_hit
+from .tables import NoSuchTable, get_table, list_tables, table_json
 
 router = APIRouter()
 NO_LLM = "no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME): use /api/search for the passages"
@@ -67,6 +69,33 @@ def api_chunk(service: Context, chunk_id: str) -> ChunkResponse:
         raise HTTPException(404, "no such chunk") from None
 
 
+@router.get("/api/tables", tags=["tables"])
+def api_tables(
+    service: Context,
+    document: Annotated[str | None, Query(max_length=200, description="only this document id")] = None,
+    q: Annotated[
+        str | None, Query(max_length=MAX_QUERY_CHARS, description="words the caption or header holds")
+    ] = None,
+) -> dict[str, Any]:
+    """The stored tables (id, pages, shape, caption, header, column types and units): a
+    paper's, or those whose caption or header holds every word of ``q``."""
+    return {"tables": list_tables(service.settings, document, q)}
+
+
+@router.get("/api/tables/{table_id}", tags=["tables"], response_model=None)
+def api_table(service: Context, table_id: str) -> dict[str, Any] | Response:
+    """One table as data: its columns (type, unit) and one record per row with each typed
+    value beside its printed text; ``<id>.csv``: the printed cells as CSV."""
+    as_csv = table_id.endswith(".csv")
+    try:
+        table = get_table(service.settings, table_id.removesuffix(".csv") if as_csv else table_id)
+    except NoSuchTable:
+        raise HTTPException(404, "no such table") from None
+    if as_csv:
+        return Response(to_csv(table), media_type="text/csv; charset=utf-8")
+    return table_json(table)
+
+
 @router.post("/api/answer", response_model=AnswerResponse, tags=["answer"])
 def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
     """An answer from the stored chunks with citations; 503 without an LLM configured."""
@@ -96,7 +125,7 @@ def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
         answer=result.answer if result.sufficient else None,
         sufficient=result.sufficient,
         citations=result.citations,
-        context=[to_hit(snapshot, block.hit, base) for block in result.blocks],
+        context=[to_hit(snapshot, block.hit, base, service.index.tables) for block in result.blocks],
     )
 
 

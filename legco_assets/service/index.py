@@ -30,6 +30,8 @@ from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import Retriever, open_client, open_collection, with_retries
 from legco_assets.core.settings import Settings, Strategy
 
+from .tables import PaperTables
+
 CHECK_EVERY_S = 0.5  # how often a request looks at the store for a change (a stat and a count)
 SETTLE_S = 20.0  # a store unchanged this long is taken as it is, whole or not
 
@@ -123,6 +125,7 @@ class LiveIndex:
         self._checked = 0.0
         self._pending: tuple[tuple[Any, ...], float] | None = None  # a changed signature, first seen at
         self.reloads = 0
+        self.tables = PaperTables(settings)  # the papers' tables as data: a hit's table_ids
         self._first: Retriever | None = None  # its embedder, translator and reranker are kept
         self.snapshot = self._load(settle=True)
 

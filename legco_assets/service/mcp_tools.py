@@ -9,6 +9,8 @@ assistant sees nothing else of this project."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -19,6 +21,7 @@ from .context import ServiceContext
 from .limits import MAX_K
 from .schema import ChunkResponse, DocumentRow, DocumentsResponse, SearchResponse
 from .searching import NO_SUCH_STRATEGY, BadRequest, SearchRequest, get_chunk, search, strategy_named
+from .tables import NoSuchTable, get_table, table_json
 
 INSTRUCTIONS = (
     "Searches the text of Hong Kong Legislative Council (LegCo) papers stored here: Council "
@@ -42,6 +45,13 @@ GET_CHUNK = (
 LIST_DOCUMENTS = (
     "The LegCo papers stored here: document id, title, language, chunking strategy, and "
     "how many passages each has. Use a document id to narrow search to one paper."
+)
+
+GET_TABLE = (
+    "One table of a paper as data, by its id (<document_id>:table:<n>, as a search hit's "
+    "table_ids lists them): its caption, pages, columns with their type (integer, decimal, "
+    "currency, percent, year, financial_year, date, text) and unit, and one record per row "
+    "with each value typed beside the text as printed. Quote the printed text."
 )
 
 
@@ -73,5 +83,13 @@ def build_mcp(service: ServiceContext) -> MCPServer:
     async def documents() -> DocumentsResponse:
         rows = await anyio.to_thread.run_sync(service.index.documents)
         return DocumentsResponse(documents=[DocumentRow(**row) for row in rows])
+
+    @server.tool(name="get_table", description=GET_TABLE)
+    async def table(id: str) -> dict[str, Any]:  # noqa: A002 (the tool's argument name)
+        try:
+            found = await anyio.to_thread.run_sync(get_table, service.settings, id)
+        except NoSuchTable:
+            raise ToolError(f"no such table: {id}") from None
+        return table_json(found)
 
     return server

@@ -28,6 +28,9 @@ class SearchHit(BaseModel):
     question_id: str | None = Field(description="the paper's own question number, on a Q&A chunk")
     language: str = Field(description="the paper's language: zh-Hant or en")
     excerpt_url: str = Field(description="the chunk's own excerpt: its pages with only its highlight")
+    table_ids: list[str] = Field(
+        default_factory=list, description="the tables the chunk holds, as data at /api/tables/{id}"
+    )
 
 
 class SearchResponse(BaseModel):

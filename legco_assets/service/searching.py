@@ -16,6 +16,7 @@ from legco_assets.core.settings import Strategy
 from .index import LiveIndex, Snapshot
 from .limits import MAX_K, MAX_QUERY_CHARS
 from .schema import ChunkResponse, SearchHit, SearchResponse
+from .tables import PaperTables
 
 LANGUAGES = {"zh": "zh-Hant", "zh-hant": "zh-Hant", "en": "en"}
 LANGUAGE_OVERFETCH = 4  # a language filter searches this many times k, then keeps that language's
@@ -72,7 +73,9 @@ def title_of(snapshot: Snapshot, document_id: str) -> str:
     return snapshot.titles.get(document_id, (document_id, ""))[0] or document_id
 
 
-def to_hit(snapshot: Snapshot, hit: Hit, base_url: str) -> SearchHit:
+def to_hit(snapshot: Snapshot, hit: Hit, base_url: str, tables: PaperTables | None = None) -> SearchHit:
+    """A ranked chunk as the API returns it; ``tables``: the papers' tables, for the ids of
+    those the chunk holds."""
     m = hit.metadata
     return SearchHit(
         id=hit.id,
@@ -86,6 +89,7 @@ def to_hit(snapshot: Snapshot, hit: Hit, base_url: str) -> SearchHit:
         question_id=m.question_id,
         language=hit_language(snapshot, hit.record),
         excerpt_url=excerpt_url(base_url, chunk_link(hit.id)),
+        table_ids=tables.ids_in(hit.record.document_id, hit.text) if tables is not None else [],
     )
 
 
@@ -106,7 +110,7 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
         query=request.query,
         strategy=request.strategy,
         mode=request.mode,
-        hits=[to_hit(snapshot, h, base) for h in found[: request.k]],
+        hits=[to_hit(snapshot, h, base, index.tables) for h in found[: request.k]],
     )
 
 

@@ -83,7 +83,13 @@ def _linked(tables: list[Table], last: Table, last_page: Page | None, page: Page
         tables[0] = replace(first, continues_from_previous=True)
     elif not same_header:
         rows = [list(first.header)] + [list(r) for r in first.rows]
-        moved = replace(first, header=list(last.header), rows=rows, continues_from_previous=True)
+        moved = replace(
+            first,
+            header=list(last.header),
+            header_levels=last.header_levels,
+            rows=rows,
+            continues_from_previous=True,
+        )
         if _starts_page(moved, page):
             tables[0] = replace(moved, markdown=to_markdown(moved.header, rows))
     return tables

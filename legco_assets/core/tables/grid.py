@@ -320,4 +320,5 @@ def table_from_grid(page_number: int, grid: _Grid, chars: list[PageChar]) -> Tab
         markdown=to_markdown(header, body),
         method="geometric",
         bbox=grid.bbox,
+        header_levels=[list(row) for row in head_part] if len(head_part) > 1 else None,
     )
