@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # annotations only: building the parser imports no core modul
 
 
 def cmd_tables(args: argparse.Namespace, settings: Settings) -> int:
-    from legco_assets.core.tables.typed import to_csv
+    from legco_assets.core.tables import to_csv
     from legco_assets.service.tables import NoSuchTable, get_table, list_tables
 
     rows = list_tables(settings, args.document)

@@ -17,7 +17,6 @@ from typing import Any
 from .records import ChunkRecord, ExtractedDocument, Page, Section, Table
 from .settings import Settings, Strategy
 from .storage import StorePath, write_whole
-from .tables.typed import TypedTable, to_parquet
 
 TABLE_INDEX = "tables/index.json"
 
@@ -98,27 +97,12 @@ class Artifacts:
             return []
         return [Table.from_dict(t) for t in self.read_json("tables.json")["tables"]]
 
-    def write_typed_tables(self, tables: list[TypedTable]) -> None:
-        """The paper's tables as data (docs/design.md#formats-on-disk): per table
-        ``tables/<n>.parquet`` (typed values beside the printed text) and ``tables/<n>.json``
-        (the printed form and the same values), then ``tables/index.json`` listing them, each
-        written whole. The index is written last: a reader that finds a table in it finds
-        its files. Files of tables a re-run no longer finds are left, unlisted."""
-        for table in tables:
-            write_whole(self.path(f"tables/{table.number}.parquet"), to_parquet(table))
-            self.write_json(f"tables/{table.number}.json", table.to_dict())
-        self.write_json(TABLE_INDEX, {"tables": [t.summary() for t in tables]})
-
     def table_summaries(self) -> list[dict[str, Any]]:
         """``tables/index.json``'s rows; none when ``page_tables`` has not written it."""
         try:
             return list(self.read_json(TABLE_INDEX)["tables"])
         except FileNotFoundError:
             return []
-
-    def typed_table(self, number: int) -> TypedTable:
-        """One table as data (``tables/<n>.json``); FileNotFoundError when there is none."""
-        return TypedTable.from_dict(self.read_json(f"tables/{number}.json"))
 
     def write_chunks(self, strategy: Strategy, records: list[ChunkRecord]) -> StorePath:
         """One JSON line per record (its :meth:`.ChunkRecord.to_json`, the ``chunk`` command's form)."""

@@ -45,8 +45,15 @@ from .structure import (
     structure_summary,
     unchunked_pages,
 )
-from .tables import TablesResult, find_page_tables, page_tables_as_read, start_page_tables
-from .tables.typed import TypedTable, typed_tables
+from .tables import (
+    TablesResult,
+    TypedTable,
+    find_page_tables,
+    page_tables_as_read,
+    start_page_tables,
+    typed_tables,
+    write_typed_tables,
+)
 from .tokens import encoding
 
 if TYPE_CHECKING:
@@ -282,7 +289,7 @@ def stage_tables(settings: Settings, document_id: str, llm: LLMClient | None = N
     outcome = TablesOutcome(find_page_tables(source, pages, settings, llm))
     art.write_json("tables.json", {"tables": [t.to_dict() for t in outcome.tables]})
     outcome.typed = typed_tables(document_id, outcome.tables, pages)
-    art.write_typed_tables(outcome.typed)
+    write_typed_tables(art, outcome.typed)
     return outcome
 
 

@@ -11,7 +11,7 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.search import CONTEXT_TOKENS, answer_question
 from legco_assets.core.settings import Strategy
-from legco_assets.core.tables.typed import to_csv
+from legco_assets.core.tables import to_csv
 
 from .context import Context
 from .excerpts import NoExcerptsYet, NoSuchChunk

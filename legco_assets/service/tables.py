@@ -13,7 +13,7 @@ from typing import Any
 from legco_assets.core.artifacts import Artifacts
 from legco_assets.core.markdown_tables import to_markdown
 from legco_assets.core.settings import Settings
-from legco_assets.core.tables.typed import TypedTable
+from legco_assets.core.tables import TypedTable, read_typed_table
 
 _TABLE_ID = re.compile(r"^(?P<document>[^/\\:\s]+):table:(?P<number>[1-9]\d{0,5})$")
 _DOCUMENT_ID = re.compile(r"^[^/\\:\s]+$")
@@ -35,7 +35,7 @@ def get_table(settings: Settings, table_id: str) -> TypedTable:
     """One stored table; NoSuchTable when there is none."""
     document_id, number = parse_table_id(table_id)
     try:
-        return Artifacts(settings, document_id).typed_table(number)
+        return read_typed_table(Artifacts(settings, document_id), number)
     except FileNotFoundError:
         raise NoSuchTable(table_id) from None
 

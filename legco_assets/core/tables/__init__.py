@@ -14,6 +14,7 @@ from .stage import (
     page_tables_as_read,
     start_page_tables,
 )
+from .typed import TypedTable, read_typed_table, to_csv, typed_tables, write_typed_tables
 from .vision import (
     NO_TABLES,
     PROMPT_VERSION,
@@ -33,6 +34,11 @@ from .weave import (
 from .workers import GeometricTables
 
 __all__ = [
+    "TypedTable",
+    "read_typed_table",
+    "to_csv",
+    "typed_tables",
+    "write_typed_tables",
     "GeometricTables",
     "NO_TABLES",
     "PROMPT_VERSION",

@@ -22,7 +22,9 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..artifacts import TABLE_INDEX, Artifacts
 from ..records import Page, Table
+from ..storage import write_whole
 from .weave import TextIndex, locate_table, stitch, table_chains, text_index
 
 # -- one cell ------------------------------------------------------------------------------------
@@ -585,3 +587,20 @@ def to_csv(table: TypedTable) -> str:
     writer.writerow([c.name for c in table.columns])
     writer.writerows(table.rows)
     return out.getvalue()
+
+
+def write_typed_tables(art: Artifacts, tables: list[TypedTable]) -> None:
+    """The paper's tables as data (docs/design.md#formats-on-disk): per table
+    ``tables/<n>.parquet`` (typed values beside the printed text) and ``tables/<n>.json``
+    (the printed form and the same values), then ``tables/index.json`` listing them, each
+    written whole. The index is written last: a reader that finds a table in it finds
+    its files. Files of tables a re-run no longer finds are left, unlisted."""
+    for table in tables:
+        write_whole(art.path(f"tables/{table.number}.parquet"), to_parquet(table))
+        art.write_json(f"tables/{table.number}.json", table.to_dict())
+    art.write_json(TABLE_INDEX, {"tables": [t.summary() for t in tables]})
+
+
+def read_typed_table(art: Artifacts, number: int) -> TypedTable:
+    """One table as data (``tables/<n>.json``); FileNotFoundError when there is none."""
+    return TypedTable.from_dict(art.read_json(f"tables/{number}.json"))

@@ -8,7 +8,7 @@ import dagster as dg
 
 from legco_assets.core import pipeline
 from legco_assets.core.markdown_tables import to_markdown
-from legco_assets.core.tables.typed import TypedTable
+from legco_assets.core.tables import TypedTable
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings, LLMResource
