@@ -26,7 +26,7 @@ from .context import Context, ServiceContext
 from .limits import MAX_BODY_BYTES, Guard
 from .mcp_tools import build_mcp
 from .page import render
-from .reference import reference_page
+from .reference import reference_page, with_server_defaults
 from .searching import BadRequest, SearchRequest, search, strategy_named
 
 
@@ -90,6 +90,13 @@ def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
     install_error_handlers(app)
     app.include_router(router)
     app.router.routes.extend(mcp_http.routes)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:  # built once, with this server's default strategy
+            app.openapi_schema = with_server_defaults(FastAPI.openapi(app), service.default_strategy.value)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
     @app.get("/health", tags=["health"])
     def health() -> dict[str, str]:
