@@ -139,6 +139,16 @@ def test_the_forget_document_job_records_each_removal(served_store: Path, tmp_pa
         assert failure.user_failure_data.description == (
             "no-such-paper: no such document (legco-assets documents lists them)"
         )
+        empty = forget_document_job.execute_in_process(
+            run_config={"ops": {"forget_documents": {"config": {"document_ids": []}}}},
+            instance=instance,
+            resources=dagster_resources(home / "data"),
+            raise_on_error=False,
+        )
+        failure = next(e for e in empty.all_events if e.is_step_failure).event_specific_data
+        assert failure.user_failure_data.description == (
+            "no document ids: set ops.forget_documents.config.document_ids"
+        )
     assert_gone(home, KEPT)
 
 

@@ -36,6 +36,12 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         f"serving http://{args.host}:{port}/ (page), /api (docs: /docs), /excerpt/<chunk id>, /mcp",
         file=sys.stderr,
     )
+    if settings.serve_token:
+        print(
+            "every request but /health needs SERVE_TOKEN: Authorization: Bearer <token>; "
+            "the page: open it once with ?token=<token>",
+            file=sys.stderr,
+        )
     uvicorn.run(app, host=args.host, port=port, log_level="warning", access_log=False)
     return 0
 

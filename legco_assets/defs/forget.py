@@ -25,7 +25,6 @@ class ForgetConfig(dg.Config):
     document_ids: list[str] = Field(
         description="The papers to forget, as their partition keys (sample-en-qa); DOC@<8+ hex digits of a "
         "sha256> forgets that past version only (its archived chunks).",
-        min_length=1,
     )
 
 
@@ -66,6 +65,8 @@ def forget_documents(
 ) -> None:
     from legco_assets.core.search import UnknownDocument
 
+    if not config.document_ids:  # the launchpad's scaffold is an empty list
+        raise failure("no document ids: set ops.forget_documents.config.document_ids")
     settings = legco.settings()
     try:
         done = forget_all(
