@@ -299,3 +299,44 @@ def test_cli_runs_belong_to_the_code_location_so_the_timeline_shows_them(tmp_pat
             assert origin is not None and origin.job_name == run.job_name
             assert origin.repository_origin.code_location_origin.location_name == LOCATION_NAME
             assert origin.repository_origin.repository_name == "__repository__"
+
+
+def _table_rows(table: str) -> dict[str, list[str]]:
+    """A strategies table's rows by strategy (`` (this run)`` dropped): its cells."""
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0].split(" ")[0] in {s.value for s in Strategy}:
+            rows[cells[0].split(" ")[0]] = cells
+    return rows
+
+
+def test_the_strategies_tables_tell_the_truth_after_an_ingest(served_store: Path) -> None:
+    """``chunks`` is written before ``vector_index`` stores its chunks: no ``chunks``
+    materialisation of the ingest says "not indexed" for a strategy whose chunks are stored
+    (the strategy the run indexes says so); ``vector_index``'s table, written after the
+    store, has each strategy's count as Chroma holds it."""
+    settings = Settings(data_dir=served_store / "data")
+    stored = stored_chunks(open_collection(settings), {"is_latest_version": True})
+    with dg.DagsterInstance.from_config(str(served_store / "dagster_home")) as instance:
+        for key in instance.get_dynamic_partitions(documents_partitions.name):
+            in_chroma = {
+                s.value: sum(
+                    1 for c in stored if c.document_id == key and c.metadata.strategy_type == s.value
+                )
+                for s in Strategy
+            }
+            assert all(in_chroma.values()), key
+            for node, latest in ((chunks, 10), (vector_index, 1)):
+                records = instance.fetch_materializations(
+                    dg.AssetRecordsFilter(asset_key=node.key, asset_partitions=[key]), limit=latest
+                ).records
+                assert records, (key, node.key)
+                for record in records:
+                    table = record.asset_materialization.metadata["strategies"].value
+                    assert "not indexed" not in table, (key, node.key, table)
+                    strategy = record.asset_materialization.metadata["strategy"].value
+                    if node is chunks:
+                        assert _table_rows(table)[strategy][3] == "being indexed by this run", table
+            rows = _table_rows(table)  # vector_index's latest: after both strategies were stored
+            assert {s: int(rows[s][3]) for s in rows} == in_chroma, table

@@ -366,3 +366,23 @@ def test_a_lock_in_the_bucket_holds_against_others_and_a_dead_holders_is_taken_o
     with held(lock, wait=False):  # the dead holder's lock, taken over at once
         holder = json.loads(s3.client().cat("legco-locks/documents/index.json.lock"))
         assert holder["owner"] != "dead"
+
+
+def test_forget_removes_a_papers_artifacts_from_the_bucket(ingested: dict, s3: S3Server) -> None:
+    """``legco-assets forget`` on an S3 data dir and a Chroma server: the paper's objects under
+    its prefix, its chunks and its index entry are gone; the other papers' stay. (Last in this
+    module: the papers the other tests read are not the one forgotten.)"""
+    env, local, prefix = ingested["env"], ingested["local"], ingested["prefix"]
+    env = {**env, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}  # this checkout's code
+    gone = "sample-zh-speaking-notes"
+    assert any(name.startswith(f"{gone}/") for name in bucket_files(s3, f"{prefix}/documents"))
+    done = cli("forget", gone, home=local, env=env, cwd=local)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"{gone}: artifacts: s3://legco-main/run/documents/{gone} removed" in done.stdout
+    stored = bucket_files(s3, f"{prefix}/documents")
+    assert not any(name.startswith(f"{gone}/") for name in stored)
+    assert any(name.startswith("sample-en-qa/") for name in stored)
+    index = json.loads(s3.client().cat(f"{prefix}/documents/index.json"))
+    assert sorted(index) == ["sample-en-qa", "sample-zh-qa"]
+    found = cli("documents", "--json", home=local, env=env, cwd=local)
+    assert found.returncode == 0 and gone not in found.stdout

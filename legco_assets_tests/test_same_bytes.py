@@ -207,6 +207,10 @@ def test_ingest_makes_one_partition_of_two_names_and_a_query_finds_each_text_onc
     with dg.DagsterInstance.from_config(str(tmp_path / "dagster_home")) as instance:
         assert instance.get_dynamic_partitions(documents_partitions.name) == ["paper"]
         assert sorted(map(len, _observed_names(instance, "paper"))) == [1, 2]
+        # the paper's own materialisation says it too, as a line of its metadata
+        (latest,) = instance.fetch_materializations(dg.AssetKey("source_document"), limit=1).records
+        line = latest.asset_materialization.metadata["same_bytes"].value
+        assert line == "the same bytes as this partition's file, no partition of their own: second name.pdf"
 
     found = cli(
         "query", "drainage capacity inspection", "-k", "20", "--json", "--strategy", "token", home=tmp_path

@@ -228,3 +228,89 @@ def test_the_serve_command_answers_with_links_to_itself(served_store) -> None:
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
+
+
+def test_an_unknown_document_filter_is_a_404_with_one_line(service: SearchService) -> None:
+    status, data, _ = get(service, "/api/search", q="allowance", document="no-such-paper")
+    assert status == 404 and data == {"detail": "no such document: no-such-paper (/api/documents lists them)"}
+    request = urllib.request.Request(
+        service.base + "/api/answer",
+        data=json.dumps({"question": "allowance", "document": "no-such-paper"}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:  # before the 503 of a server without an LLM
+        urllib.request.urlopen(request, timeout=60)
+    assert refused.value.code == 404 and json.loads(refused.value.read())["detail"].startswith(
+        "no such document"
+    )
+
+
+def test_the_reference_shows_titles_limits_and_the_servers_defaults(service: SearchService) -> None:
+    _, spec, _ = get(service, "/openapi.json")
+    parameters = {p["name"]: p for p in spec["paths"]["/api/search"]["get"]["parameters"]}
+    assert parameters["k"]["schema"]["minimum"] == 1 and parameters["k"]["schema"]["maximum"] == 50
+    assert parameters["q"]["schema"]["maxLength"] == 500
+    assert parameters["strategy"]["schema"]["default"] == "token"  # the server's, not a constant's name
+    assert all(p["schema"].get("title") and p.get("description") for p in parameters.values())
+    assert spec["paths"]["/api/search"]["get"]["summary"] == "Search the chunks"
+    _, page, _ = get(service, "/docs")
+    text = page.decode()
+    assert (
+        "<th>default</th>" in text
+        and "<td>1-50</td>" in text
+        and "DEFAULT_CHUNKING_STRATEGY</td>" not in text
+    )
+    row = next(r for r in text.split("<tr>") if r.startswith("<td><code>strategy</code>"))
+    assert "<code>token</code>" in row and "token | question" in row
+
+
+def test_a_chunks_markdown_table_is_an_html_table_with_every_cell_escaped() -> None:
+    """The page's passage: a Markdown table as rows and cells, the query's words marked in
+    them, and nothing of the chunk's text reaches the page as markup."""
+    from html.parser import HTMLParser
+
+    from legco_assets.core.settings import Strategy
+    from legco_assets.service.page import render
+    from legco_assets.service.schema import SearchHit, SearchResponse
+
+    text = (
+        "Table 1 <img src=x onerror=alert(1)>\n"
+        "| Item | Wage \\| HK$ |\n|---|---:|\n| <script>alert(1)</script> | 37.5 |\n| minimum wage | 40 |\n"
+        "After the table."
+    )
+    hit = SearchHit(
+        id="p:token:0", document_id="p", title="t", text=text, score=1.0, page_start=1, page_end=1,
+        section_path=[], question_id=None, language="en", excerpt_url="http://127.0.0.1/excerpt/p:token:0",
+    )  # fmt: skip
+    page = render(
+        "wage",
+        Strategy.token,
+        "",
+        SearchResponse(query="wage", strategy=Strategy.token, mode="hybrid", hits=[hit]),
+    )
+
+    class Cells(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags: list[str] = []
+            self.cells: list[str] = []
+            self.open = False
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            self.tags.append(tag)
+            if tag in ("td", "th"):
+                self.open, self.cells = True, [*self.cells, ""]
+
+        def handle_endtag(self, tag: str) -> None:
+            self.open = self.open and tag not in ("td", "th")
+
+        def handle_data(self, data: str) -> None:
+            if self.open:
+                self.cells[-1] += data
+
+    parsed = Cells()
+    parsed.feed(page)
+    assert "script" not in parsed.tags and "img" not in parsed.tags
+    assert parsed.tags.count("table") == 1 and parsed.tags.count("tr") == 3
+    assert parsed.cells == ["Item", "Wage | HK$", "<script>alert(1)</script>", "37.5", "minimum wage", "40"]
+    assert "<mark>wage</mark>" in page and "After the table." in page

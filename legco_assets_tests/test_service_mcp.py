@@ -121,3 +121,12 @@ def _json_rpc(payload: bytes) -> dict[str, Any]:
         return json.loads(text)
     data = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
     return json.loads(data[0])
+
+
+def test_a_search_of_an_unknown_document_is_a_tool_error(service: SearchService) -> None:
+    async def call() -> Any:
+        async with Client(service.base + "/mcp") as client:
+            return await client.call_tool("search", {"query": "allowance", "document": "no-such-paper"})
+
+    result = anyio.run(call)
+    assert result.is_error and "no such document: no-such-paper" in result.content[0].text

@@ -14,10 +14,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import ask, browse, chunk, common, evaluate, excerpt, feed, ingest, lineage, serve, tables
+from . import ask, browse, chunk, common, evaluate, excerpt, feed, forget, ingest, lineage, serve, tables
 
 # in the order ``legco-assets --help`` lists them
-COMMANDS = (chunk, ingest, browse, ask, serve, excerpt, tables, evaluate, feed, lineage)
+COMMANDS = (chunk, ingest, forget, browse, ask, serve, excerpt, tables, evaluate, feed, lineage)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -10,6 +10,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from .common import fail
+
 if TYPE_CHECKING:  # annotations only: building the parser imports no core module
     from legco_assets.core.settings import Settings
 
@@ -19,8 +21,12 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from legco_assets.core.settings import SERVE_PORT
-    from legco_assets.service import ServiceContext, create_app
+    from legco_assets.service import ServiceContext, create_app, needs_token
 
+    refused = needs_token(args.host, settings.serve_token)
+    if refused:  # before loading anything: a server others reach is never open by mistake
+        fail(refused)
+        return 2
     port = SERVE_PORT if args.port is None else args.port
     if not os.environ.get("EXCERPTS_BASE_URL"):  # the hits' excerpt links point at this server
         settings = settings.with_(excerpts_base_url=f"http://{args.host}:{port}/")
@@ -30,6 +36,12 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         f"serving http://{args.host}:{port}/ (page), /api (docs: /docs), /excerpt/<chunk id>, /mcp",
         file=sys.stderr,
     )
+    if settings.serve_token:
+        print(
+            "every request but /health needs SERVE_TOKEN: Authorization: Bearer <token>; "
+            "the page: open it once with ?token=<token>",
+            file=sys.stderr,
+        )
     uvicorn.run(app, host=args.host, port=port, log_level="warning", access_log=False)
     return 0
 
@@ -48,7 +60,11 @@ def add_command(sub: Any) -> None:
     serve = sub.add_parser(
         "serve", help="the search page, JSON API, excerpts and MCP endpoint on one port (read-only)"
     )
-    serve.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="default 127.0.0.1 (this machine only); any other needs SERVE_TOKEN",
+    )
     serve.add_argument("--port", type=int, help="default 8000, the port of the default EXCERPTS_BASE_URL")
     serve.set_defaults(func=cmd_serve)
     mcp = sub.add_parser("mcp", help="the MCP tools (search, get_chunk, list_documents) over stdio")

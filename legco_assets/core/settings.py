@@ -303,6 +303,16 @@ class Settings(BaseSettings):
     chroma_port: int = _setting(
         "CHROMA_PORT", 8000, "The Chroma server's port.", section="search", ge=1, le=65535
     )
+    serve_token: str | None = _setting(
+        "SERVE_TOKEN",
+        None,
+        "The token legco-assets serve asks for (Authorization: Bearer, or the page's cookie after "
+        "one visit with ?token=); required to bind anything but 127.0.0.1/localhost/::1.",
+        section="search",
+        allowed="16 characters or more",
+        secret=True,
+        min_length=16,
+    )
 
     # -- paths ------------------------------------------------------------------------------------
     # a local folder, or an object-store URL (s3://bucket/prefix: core/storage.py)

@@ -13,6 +13,7 @@ import dagster as dg
 from legco_assets.core.settings import Settings
 
 from .assets import ALL_ASSETS
+from .forget import forget_document_job
 from .jobs import JOBS
 from .resources import resources_for
 from .sensors import feed_sensor, inbox_sensor, strategy_chain_after_failure_sensor, strategy_chain_sensor
@@ -21,7 +22,7 @@ from .sensors import feed_sensor, inbox_sensor, strategy_chain_after_failure_sen
 def build_definitions(settings: Settings) -> dg.Definitions:
     return dg.Definitions(
         assets=ALL_ASSETS,
-        jobs=list(JOBS.values()),
+        jobs=[*JOBS.values(), forget_document_job],
         sensors=[
             inbox_sensor,
             feed_sensor(settings.feed_interval_minutes),

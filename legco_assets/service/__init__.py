@@ -7,6 +7,7 @@ Code outside this package imports only the names below."""
 from __future__ import annotations
 
 from .app import create_app
+from .auth import needs_token
 from .context import ServiceContext
 from .index import LiveIndex, Snapshot, unfinished_documents
 from .limits import MAX_BODY_BYTES, MAX_CONCURRENT, MAX_K, MAX_QUERY_CHARS
@@ -22,5 +23,6 @@ __all__ = [
     "Snapshot",
     "build_mcp",
     "create_app",
+    "needs_token",
     "unfinished_documents",
 ]

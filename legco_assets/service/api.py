@@ -24,22 +24,54 @@ from .schema import (
     DocumentsResponse,
     SearchResponse,
 )
-from .searching import BadRequest, SearchRequest, get_chunk, search, to_hit
+from .searching import BadRequest, NoSuchDocument, SearchRequest, get_chunk, known_document, search, to_hit
 from .tables import NoSuchTable, get_table, list_tables, table_json
 
 router = APIRouter()
 NO_LLM = "no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME): use /api/search for the passages"
 
 
-@router.get("/api/search", response_model=SearchResponse, tags=["search"])
+@router.get("/api/search", response_model=SearchResponse, tags=["search"], summary="Search the chunks")
 def api_search(
     service: Context,
-    q: Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the question or words to find")],
-    k: Annotated[int, Query(ge=1, le=MAX_K)] = 5,
-    strategy: Annotated[Strategy | None, Query(description="default: DEFAULT_CHUNKING_STRATEGY")] = None,
-    mode: Mode = DEFAULT_MODE,
-    document: Annotated[str | None, Query(description="only this document id")] = None,
-    language: Annotated[str | None, Query(description="zh or en: only papers in that language")] = None,
+    q: Annotated[
+        str,
+        Query(
+            title="Query",
+            max_length=MAX_QUERY_CHARS,
+            description="The question or words to find, Chinese or English "
+            f"(at most {MAX_QUERY_CHARS} characters).",
+        ),
+    ],
+    k: Annotated[
+        int,
+        Query(
+            title="Hits", ge=1, le=MAX_K, description=f"How many chunks to return, best first (1-{MAX_K})."
+        ),
+    ] = 5,
+    strategy: Annotated[
+        Strategy | None,
+        Query(
+            title="Chunking strategy",
+            description="token: windows of about 1000 tokens; question: one chunk per question and its "
+            "reply. Unset: the server's DEFAULT_CHUNKING_STRATEGY (its value is the default shown).",
+        ),
+    ] = None,
+    mode: Annotated[
+        Mode,
+        Query(title="Ranking", description="hybrid: words (BM25) and meaning (vectors) fused; bm25; vector."),
+    ] = DEFAULT_MODE,
+    document: Annotated[
+        str | None,
+        Query(
+            title="Document id",
+            description="Only this paper's chunks (an id from /api/documents); an unknown id is a 404.",
+        ),
+    ] = None,
+    language: Annotated[
+        str | None,
+        Query(title="Language", description="zh or en: only papers in that language."),
+    ] = None,
 ) -> SearchResponse:
     """The ``k`` best chunks for ``q``, as ``legco-assets query`` ranks them."""
     try:
@@ -49,9 +81,11 @@ def api_search(
         )
     except BadRequest as exc:
         raise HTTPException(400, str(exc)) from None
+    except NoSuchDocument as exc:
+        raise HTTPException(404, str(exc)) from None
 
 
-@router.get("/api/documents", response_model=DocumentsResponse, tags=["search"])
+@router.get("/api/documents", response_model=DocumentsResponse, tags=["search"], summary="The stored papers")
 def api_documents(service: Context) -> DocumentsResponse:
     """Every stored paper's latest version, per strategy, with its title and chunk count."""
     rows = service.index.documents()
@@ -59,7 +93,11 @@ def api_documents(service: Context) -> DocumentsResponse:
 
 
 @router.get(
-    "/api/chunks/{chunk_id}", response_model=ChunkResponse, response_model_exclude_none=True, tags=["search"]
+    "/api/chunks/{chunk_id}",
+    response_model=ChunkResponse,
+    response_model_exclude_none=True,
+    tags=["search"],
+    summary="One chunk's record",
 )
 def api_chunk(service: Context, chunk_id: str) -> ChunkResponse:
     """One stored chunk's record (the pipeline's ``ChunkRecord``), by id."""
@@ -96,9 +134,16 @@ def api_table(service: Context, table_id: str) -> dict[str, Any] | Response:
     return table_json(table)
 
 
-@router.post("/api/answer", response_model=AnswerResponse, tags=["answer"])
+@router.post(
+    "/api/answer", response_model=AnswerResponse, tags=["answer"], summary="An answer with citations"
+)
 def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
     """An answer from the stored chunks with citations; 503 without an LLM configured."""
+    snapshot = service.index.current()
+    try:  # a request naming no stored paper is wrong with or without an LLM
+        known_document(snapshot, body.document)
+    except NoSuchDocument as exc:
+        raise HTTPException(404, str(exc)) from None
     if service.llm is None:
         raise HTTPException(503, NO_LLM)
     strategy = body.strategy or service.default_strategy
@@ -106,7 +151,6 @@ def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
         SearchRequest(body.question, 1, strategy, body.mode).checked()
     except BadRequest as exc:
         raise HTTPException(400, str(exc)) from None
-    snapshot = service.index.current()
     try:
         result = answer_question(
             snapshot.retriever,
@@ -129,7 +173,7 @@ def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
     )
 
 
-@router.get("/excerpt/{chunk_id}", tags=["excerpts"], response_class=Response)
+@router.get("/excerpt/{chunk_id}", tags=["excerpts"], response_class=Response, summary="A chunk's excerpt")
 def excerpt(service: Context, chunk_id: str) -> Response:
     """The chunk's own excerpt: a PDF of its pages with only its highlight, or for an HTML or
     text paper a page that marks only this chunk."""

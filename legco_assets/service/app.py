@@ -21,11 +21,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from legco_assets.core.modes import Mode
 
 from .api import router
+from .auth import TokenGate
 from .context import Context, ServiceContext
 from .limits import MAX_BODY_BYTES, Guard
 from .mcp_tools import build_mcp
 from .page import render
-from .reference import reference_page
+from .reference import reference_page, with_server_defaults
 from .searching import BadRequest, SearchRequest, search, strategy_named
 
 
@@ -64,7 +65,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
 
 def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
-    """The app over an opened :class:`.context.ServiceContext`, guarded (:class:`.limits.Guard`)."""
+    """The app over an opened :class:`.context.ServiceContext`, guarded (:class:`.limits.Guard`)
+    and, with ``SERVE_TOKEN`` set, behind the token (:class:`.auth.TokenGate`: outermost, so
+    a request without it costs no slot)."""
     mcp = build_mcp(service)
     mcp_http = mcp.streamable_http_app(
         streamable_http_path="/mcp", host=host, max_request_body_size=MAX_BODY_BYTES
@@ -88,6 +91,18 @@ def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
     app.include_router(router)
     app.router.routes.extend(mcp_http.routes)
 
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:  # built once, with this server's default strategy
+            app.openapi_schema = with_server_defaults(FastAPI.openapi(app), service.default_strategy.value)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+    @app.get("/health", tags=["health"])
+    def health() -> dict[str, str]:
+        """Whether the server answers: the one route open without the token (``SERVE_TOKEN``)."""
+        return {"status": "ok"}
+
     @app.get("/docs", response_class=HTMLResponse, include_in_schema=False)
     def docs() -> HTMLResponse:
         return HTMLResponse(reference_page(app.openapi()))
@@ -105,4 +120,4 @@ def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
             return HTMLResponse(render(q, chosen, language, error=str(exc)), 400)
         return HTMLResponse(render(q, chosen, language, results))
 
-    return Guard(app)
+    return TokenGate(Guard(app), service.settings.serve_token)

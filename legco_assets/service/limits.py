@@ -24,7 +24,7 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-async def one_line(send: Send, status: int, message: str) -> None:
+async def one_line(send: Send, status: int, message: str, headers: dict[bytes, bytes] | None = None) -> None:
     """A JSON ``{"detail": message}`` answer: the one line every refusal is."""
     body = json.dumps({"detail": message}).encode()
     await send(
@@ -35,6 +35,7 @@ async def one_line(send: Send, status: int, message: str) -> None:
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
                 (b"x-content-type-options", b"nosniff"),
+                *(headers or {}).items(),
             ],
         }
     )

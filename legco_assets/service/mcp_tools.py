@@ -20,7 +20,15 @@ from legco_assets.core.modes import Mode
 from .context import ServiceContext
 from .limits import MAX_K
 from .schema import ChunkResponse, DocumentRow, DocumentsResponse, SearchResponse
-from .searching import NO_SUCH_STRATEGY, BadRequest, SearchRequest, get_chunk, search, strategy_named
+from .searching import (
+    NO_SUCH_STRATEGY,
+    BadRequest,
+    NoSuchDocument,
+    SearchRequest,
+    get_chunk,
+    search,
+    strategy_named,
+)
 from .tables import NoSuchTable, get_table, table_json
 
 INSTRUCTIONS = (
@@ -69,7 +77,7 @@ def build_mcp(service: ServiceContext) -> MCPServer:
         request = SearchRequest(query, k, chosen, Mode.hybrid, document)
         try:
             return await anyio.to_thread.run_sync(search, service.index, request)
-        except BadRequest as exc:
+        except (BadRequest, NoSuchDocument) as exc:
             raise ToolError(str(exc)) from None
 
     @server.tool(name="get_chunk", description=GET_CHUNK)

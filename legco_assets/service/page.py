@@ -12,7 +12,7 @@ import html
 from legco_assets.core.excerpts import chunk_link
 from legco_assets.core.settings import Strategy
 
-from .marking import marked_html
+from .passage import passage_html
 from .schema import SearchHit, SearchResponse
 
 PASSAGE_CHARS = 900  # a passage longer than this is shown up to here, with an ellipsis
@@ -27,6 +27,8 @@ select,button{font-size:1rem;padding:.35rem}.hit{border-top:1px solid #ddd;paddi
 .title{font-weight:600}.path{color:#555;font-size:.9rem}.pages{color:#555;font-size:.9rem}
 .text{white-space:pre-wrap;margin:.4rem 0}mark{background:#ffe066}
 .note{color:#555}.error{color:#a00}
+.text table{border-collapse:collapse;white-space:normal;margin:.3rem 0;font-size:.9rem}
+.text th,.text td{border:1px solid #ccc;padding:.1rem .4rem;text-align:left;vertical-align:top}
 """
 
 
@@ -48,7 +50,7 @@ def _hit(number: int, hit: SearchHit, query: str) -> str:
         f'<div class="title">{number}. {html.escape(hit.title)}</div>'
         f'<div class="path">{html.escape(path) or "(before the first heading)"}</div>'
         f'<div class="pages">{pages}{question} · {html.escape(hit.document_id)}</div>'
-        f'<div class="text">{marked_html(text, query)}</div>'
+        f'<div class="text">{passage_html(text, query)}</div>'
         f'<a class="excerpt" href="/{chunk_link(hit.id)}" target="_blank" rel="noopener">'
         f"open the excerpt ({pages})</a></div>"
     )

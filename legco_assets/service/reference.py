@@ -16,34 +16,72 @@ STYLE = (
 )
 
 
-def _parameters(operation: dict[str, Any]) -> str:
-    rows = [
-        f"<tr><td><code>{escape(p['name'])}</code></td><td>{escape(p.get('in', ''))}</td>"
-        f"<td>{'yes' if p.get('required') else 'no'}</td>"
-        f"<td>{escape(p.get('description') or p.get('schema', {}).get('description', ''))}</td></tr>"
-        for p in operation.get("parameters", [])
-    ]
+def with_server_defaults(openapi: dict[str, Any], strategy: str) -> dict[str, Any]:
+    """``openapi`` with the server's default strategy as the ``default`` of every ``strategy``
+    parameter and field (FastAPI only knows ``None``: the value comes from the settings the
+    server started with), so ``/docs`` shows the value a request without it gets."""
+    for methods in openapi.get("paths", {}).values():
+        for operation in methods.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("name") == "strategy":
+                    parameter.setdefault("schema", {})["default"] = strategy
+    for model in openapi.get("components", {}).get("schemas", {}).values():
+        field = model.get("properties", {}).get("strategy")
+        if field is not None and "anyOf" in field:  # a request's optional strategy, not a reply's
+            field["default"] = strategy
+    return openapi
+
+
+def _allowed(schema: dict[str, Any], components: dict[str, Any]) -> str:
+    """What a parameter may be: its enum's values, its range, its length limit."""
+    for option in schema.get("anyOf", [schema]):
+        ref = option.get("$ref", "")
+        if ref:
+            schema = {**components.get(ref.rsplit("/", 1)[-1], {}), **schema}
+    parts = []
+    if "enum" in schema:
+        parts.append(" | ".join(str(v) for v in schema["enum"]))
+    if "minimum" in schema or "maximum" in schema:
+        parts.append(f"{schema.get('minimum', '…')}-{schema.get('maximum', '…')}")
+    if "maxLength" in schema:
+        parts.append(f"at most {schema['maxLength']} characters")
+    return "; ".join(parts)
+
+
+def _parameters(operation: dict[str, Any], components: dict[str, Any]) -> str:
+    rows = []
+    for p in operation.get("parameters", []):
+        schema = p.get("schema", {})
+        default = "" if "default" not in schema else f"<code>{escape(str(schema['default']))}</code>"
+        rows.append(
+            f"<tr><td><code>{escape(p['name'])}</code></td><td>{escape(schema.get('title', ''))}</td>"
+            f"<td>{'yes' if p.get('required') else 'no'}</td><td>{default}</td>"
+            f"<td>{escape(_allowed(schema, components))}</td>"
+            f"<td>{escape(p.get('description') or schema.get('description', ''))}</td></tr>"
+        )
     if not rows:
         return ""
-    head = "<tr><th>parameter</th><th>in</th><th>required</th><th>what</th></tr>"
+    columns = ("parameter", "title", "required", "default", "allowed", "what")
+    head = "<tr>" + "".join(f"<th>{c}</th>" for c in columns) + "</tr>"
     return f"<table>{head}{''.join(rows)}</table>"
 
 
-def _operation(path: str, method: str, operation: dict[str, Any]) -> str:
+def _operation(path: str, method: str, operation: dict[str, Any], components: dict[str, Any]) -> str:
     summary = escape(operation.get("summary", ""))
     description = escape(operation.get("description", "")).replace("\n\n", "</p><p>")
     body = " (JSON body)" if "requestBody" in operation else ""
     return (
         f"<h2><code>{method.upper()} {escape(path)}</code>{body}</h2><p><b>{summary}</b></p>"
-        f"<p>{description}</p>{_parameters(operation)}"
+        f"<p>{description}</p>{_parameters(operation, components)}"
     )
 
 
 def reference_page(openapi: dict[str, Any]) -> str:
     """The reference of every route in ``openapi`` (FastAPI's ``app.openapi()``)."""
     info = openapi.get("info", {})
+    components = openapi.get("components", {}).get("schemas", {})
     sections = [
-        _operation(path, method, operation)
+        _operation(path, method, operation, components)
         for path, methods in openapi.get("paths", {}).items()
         for method, operation in methods.items()
     ]

@@ -70,10 +70,14 @@ class DocumentsResponse(BaseModel):
 
 
 class AnswerRequest(BaseModel):
-    question: str = Field(min_length=1)
-    strategy: Strategy | None = None
-    mode: Mode = DEFAULT_MODE
-    document: str | None = None
+    question: str = Field(min_length=1, title="Question", description="What to answer, Chinese or English.")
+    strategy: Strategy | None = Field(
+        None, title="Chunking strategy", description="Unset: the server's DEFAULT_CHUNKING_STRATEGY."
+    )
+    mode: Mode = Field(DEFAULT_MODE, title="Ranking", description="How the context's chunks are found.")
+    document: str | None = Field(
+        None, title="Document id", description="Only this paper's chunks; an unknown id is a 404."
+    )
 
 
 class AnswerResponse(BaseModel):

@@ -30,6 +30,20 @@ class BadRequest(ValueError):
     """A request the server will not run (a 400 or 422 with this one line)."""
 
 
+class NoSuchDocument(LookupError):
+    """A ``document`` filter that names no stored paper: a 404 with one line, not an empty
+    list of hits that looks like "nothing matched"."""
+
+    def __init__(self, document: str):
+        super().__init__(f"no such document: {document} (/api/documents lists them)")
+
+
+def known_document(snapshot: Snapshot, document: str | None) -> None:
+    """:class:`NoSuchDocument` unless ``document`` (when given) is stored in ``snapshot``."""
+    if document and document not in snapshot.titles:
+        raise NoSuchDocument(document)
+
+
 def strategy_named(name: str) -> Strategy | None:
     """The strategy whose value is ``name`` exactly (as the form, a tool call or a chunk id
     writes it), else None."""
@@ -97,6 +111,7 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
     """The request's hits, best first, from the current snapshot."""
     request = request.checked()
     snapshot = index.current()
+    known_document(snapshot, request.document)
     language = LANGUAGES.get((request.language or "").lower())
     depth = min(request.k * LANGUAGE_OVERFETCH, MAX_K * LANGUAGE_OVERFETCH) if language else request.k
     with index.search_lock:

@@ -14,6 +14,7 @@ from .bm25_index import (
 )
 from .colloquial import COLLOQUIAL, lexical_query, written_form
 from .embeddings import embedding_function
+from .forgetting import Forgotten, Target, UnknownDocument, check_targets, forget
 from .fusion import (
     DEFAULT_FUSION,
     DICTIONARY,
@@ -82,6 +83,7 @@ __all__ = [
     "DICTIONARY",
     "FUSED",
     "DEPTH",
+    "Forgotten",
     "Fusion",
     "Hit",
     "LANGUAGE_CENTERING",
@@ -97,14 +99,18 @@ __all__ = [
     "Scope",
     "Section",
     "TRANSLATED",
+    "Target",
+    "UnknownDocument",
     "WriteResult",
     "aggregate",
     "answer_question",
     "assemble_context",
+    "check_targets",
     "chunk_filter",
     "dictionary_votes",
     "distinct",
     "embedding_function",
+    "forget",
     "fuse",
     "in_language_of",
     "lexical_query",

@@ -186,6 +186,31 @@ class DocumentIndex:
                 entries[partner].counterpart = {"document_id": document_id, **(decision or {})}
             self._save(entries)
 
+    def remove(self, document_id: str) -> DocumentEntry | None:
+        """Forget a document (:mod:`legco_assets.core.forgetting`): its entry goes, and a
+        partner paired with it loses the pairing. The removed entry, or None when unknown."""
+        with self._locked():
+            entries = self._load()
+            entry = entries.pop(document_id, None)
+            if entry is None:
+                return None
+            for other in entries.values():
+                if other.counterpart and other.counterpart.get("document_id") == document_id:
+                    other.counterpart = None
+            self._save(entries)
+            return entry
+
+    def remove_version(self, document_id: str, sha256: str) -> bool:
+        """Drop one past version's sha256 from the document's versions (True when it was there)."""
+        with self._locked():
+            entries = self._load()
+            entry = entries.get(document_id)
+            if entry is None or sha256 not in entry.versions:
+                return False
+            entry.versions.remove(sha256)
+            self._save(entries)
+            return True
+
     def get(self, document_id: str) -> DocumentEntry | None:
         return self._load().get(document_id)
 

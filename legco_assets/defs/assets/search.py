@@ -11,6 +11,7 @@ from legco_assets.core.artifacts import Artifacts, chunks_file
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import counterpart_question_counts
 
+from ..indexed import strategies_table
 from ..lineage import upstream_metadata
 from ..resources import ChromaResource, LegcoSettings
 from .chunking import ChunkingConfig, chunks
@@ -97,6 +98,8 @@ def vector_index(
             "previous_version_chunks_archived": result.archived,
             "first_ids": dg.MetadataValue.json(result.ids[:10]),
             "stored_versions": dg.MetadataValue.md(versions_markdown(versions)),
+            # after the store: every strategy's ids in Chroma as they are now
+            "strategies": strategies_table(context, settings, context.partition_key, config.strategy),
             **not_run_metadata(skipped),
         },
         # a check that could not run gets no result (skipped for this partition), not a failure

@@ -8,7 +8,7 @@ import dagster as dg
 
 from legco_assets.core import pipeline
 from legco_assets.core.settings import Settings
-from legco_assets.core.sources import counterpart_metadata
+from legco_assets.core.sources import DocumentIndex, counterpart_metadata
 
 from ..lineage import upstream_metadata
 from ..resources import LegcoSettings
@@ -48,11 +48,25 @@ def source_document(context: dg.AssetExecutionContext, legco: LegcoSettings) -> 
             "size_bytes": info.size_bytes,
             "version": info.version,
             **_origin_metadata(info.origin),
+            **same_bytes_metadata(legco.settings(), context.partition_key),
             **counterpart_ui_metadata(legco.settings(), context.partition_key),
             **upstream_metadata(context),
         },
         data_version=dg.DataVersion(info.sha256),
     )
+
+
+def same_bytes_metadata(settings: Settings, document_id: str) -> dict[str, Any]:
+    """The other files with this paper's bytes (no partitions of their own), as a line of the
+    partition's own metadata: the sensor's tick says it once, in a tooltip; the partition's
+    page keeps it. A name claimed after this materialisation is on the page as an observation
+    (``another_name``)."""
+    entry = DocumentIndex(settings.documents_dir).get(document_id)
+    names = entry.also_named if entry else []
+    if not names:
+        return {}
+    shown = ", ".join(name.rsplit("/", 1)[-1] for name in names)
+    return {"same_bytes": f"the same bytes as this partition's file, no partition of their own: {shown}"}
 
 
 def counterpart_ui_metadata(settings: Settings, document_id: str) -> dict[str, Any]:
