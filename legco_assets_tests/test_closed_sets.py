@@ -65,7 +65,10 @@ def test_the_cli_lists_the_values_in_its_help_and_its_error(capsys: pytest.Captu
 @pytest.fixture(scope="module")
 def api() -> TestClient:
     """The app over a context that no search reaches (the requests here are all refused)."""
-    context = types.SimpleNamespace(settings=Settings(), index=None, excerpts=None, llm=None)
+    settings = Settings()
+    context = types.SimpleNamespace(
+        settings=settings, default_strategy=settings.default_strategy, index=None, excerpts=None, llm=None
+    )
     app = create_app(context)  # type: ignore[arg-type]
     return TestClient(app.app)  # the FastAPI app inside the request guard
 
@@ -89,7 +92,10 @@ def test_the_api_refuses_another_value_with_one_line(api: TestClient, param: str
 
 
 def test_the_mcp_tool_refuses_another_strategy_with_one_line() -> None:
-    context = types.SimpleNamespace(settings=Settings(), index=None, excerpts=None, llm=None)
+    settings = Settings()
+    context = types.SimpleNamespace(
+        settings=settings, default_strategy=settings.default_strategy, index=None, excerpts=None, llm=None
+    )
 
     async def call() -> Any:
         async with Client(build_mcp(context)) as client:  # type: ignore[arg-type]
