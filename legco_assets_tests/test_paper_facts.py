@@ -1,0 +1,176 @@
+"""A paper's date, kind, paper number and committee, read from its own printed markers
+(core/structure/paper_facts.py), and stamped on every chunk; the speakers' names in one form."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from legco_assets.core.pipeline import chunk_paper
+from legco_assets.core.read import read_source, text_pages
+from legco_assets.core.records import Page
+from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.structure.paper_facts import (
+    PaperKind,
+    date_line,
+    date_span,
+    paper_number,
+    parse_date,
+    read_paper_profile,
+    speaker_key,
+    speaker_matches,
+)
+
+from .conftest import CORPUS
+
+HTML = Path(__file__).resolve().parent / "fixtures" / "html"
+HANSARD = Path(__file__).resolve().parent / "fixtures" / "hansard"
+
+
+def pages_of(*texts: str) -> list[Page]:
+    return [Page(i, t, t) for i, t in enumerate(texts, start=1)]
+
+
+@pytest.mark.parametrize(
+    "text, value, precision",
+    [
+        ("2012年11月21日星期三", "2012-11-21", "day"),
+        ("立法會  ─  2013年 2月 21日", "2013-02-21", "day"),
+        ("二零二四年二月二十八日", "2024-02-28", "day"),
+        ("二〇一九年十月十六日（星期三）", "2019-10-16", "day"),
+        ("Wednesday, 21 November 2012", "2012-11-21", "day"),
+        ("9 January 2013", "2013-01-09", "day"),
+        ("November 21, 2012", "2012-11-21", "day"),
+        ("April 2026 Edition", "2026-04", "month"),
+        ("2026 年 4 月", "2026-04", "month"),
+    ],
+)
+def test_dates_at_the_precision_printed(text: str, value: str, precision: str) -> None:
+    found = parse_date(text)
+    assert found is not None and (found.value, found.precision) == (value, precision)
+
+
+def test_a_date_line_is_a_date_alone_not_one_inside_a_sentence() -> None:
+    assert date_line("2014年4月30日星期三上午11時正").value == "2014-04-30"  # an agenda's meeting
+    assert date_line("Wednesday 9 July 2014 at 11:00 am").value == "2014-07-09"
+    assert date_line("立法會 ─ 2012年11月21日").value == "2012-11-21"  # a Hansard's running header
+    assert date_line("本會在2025年5月21日星期三上午11時正續會。") is None  # the next meeting's
+    assert date_line("Wednesday, 21 May 2025.") is None  # the end of a sentence
+    assert date_line("2025年13月1日") is None  # no such month
+
+
+def test_date_spans_and_bad_dates() -> None:
+    assert [str(d) for d in date_span("2024-02")] == ["2024-02-01", "2024-02-29"]
+    assert [str(d) for d in date_span("2019")] == ["2019-01-01", "2019-12-31"]
+    for bad in ("2024-2-1", "yesterday", "2024-02-30", "2024-13"):
+        with pytest.raises(ValueError):
+            date_span(bad)
+
+
+def test_paper_numbers_in_one_form() -> None:
+    assert paper_number("立法會CB(3)641/2026(02)號文件") == "CB(3)641/2026(02)"
+    assert paper_number("LC Paper No. CB(2)1234/2025(03)") == "CB(2)1234/2025(03)"
+    assert paper_number("LC Paper No. CB(2) 456/12-13(1)") == "CB(2)456/12-13(01)"
+    # another paper's number cited in a sentence is not this paper's stamp
+    assert paper_number("(隨立法會CB(3) 566/13-14及CB(3) 573/13-14號文件發出)") is None
+
+
+def test_speaker_names_in_one_form() -> None:
+    assert speaker_key("林健鋒議員, G.B.S., J.P.") == speaker_key("林健鋒議員") == "林健鋒"
+    assert speaker_key("MR JEFFREY LAM (in Chinese)") == "jeffrey lam"
+    assert speaker_key("THE HONOURABLE JEFFREY LAM KIN-FUNG, G.B.S., J.P.") == "jeffrey lam kin-fung"
+    assert speaker_key("Dr the Hon Lau Wong-fat, G.B.M., G.B.S., J.P.") == "lau wong-fat"
+    assert speaker_key("劉皇發議員, 大紫荊勳賢, G.B.S., J.P.") == "劉皇發"
+    assert speaker_matches("Hon Jeffrey Lam", "jeffrey lam kin-fung")
+    assert speaker_matches("林健鋒", "林健鋒")
+    assert not speaker_matches("林健", "林健鋒")
+
+
+def test_generated_papers() -> None:
+    hansard = read_paper_profile(
+        pages_of("立法會 ─ 2024年2月28日\n1\n會議過程正式紀錄\n二零二四年二月二十八日星期三\n出席議員：")
+    )
+    assert (hansard.kind, hansard.date, hansard.date_precision) == ("hansard", "2024-02-28", "day")
+    budget = read_paper_profile(
+        pages_of(
+            "二零二五至二六年度\n財政預算案\n財政司司長\n陳茂波\n二零二五年二月二十六日", "引言\n1. 主席，"
+        )
+    )
+    assert (budget.kind, budget.date, budget.date_precision) == ("speech", "2025-02-26", "day")
+    paper = read_paper_profile(
+        pages_of(
+            "LC Paper No. CB(2)1234/2025(03)\nLegislative Council Panel on Manpower\n"
+            "Employment of young people\nPurpose\nThis paper briefs Members on …\n",
+            "Labour and Welfare Bureau\nJanuary 2025",
+        )
+    )
+    assert (paper.kind, paper.paper_number, paper.committee) == (
+        "committee_paper",
+        "CB(2)1234/2025(03)",
+        "Panel on Manpower",
+    )
+    assert paper.date == "2025-01"
+    # LegCo's open data wins: the feed's meeting date is the sitting's
+    fed = read_paper_profile(
+        pages_of("OFFICIAL RECORD OF PROCEEDINGS\nWednesday, 21 November 2012"),
+        {
+            "meeting_date": "2012-11-22",
+            "hansard_type": "English",
+        },
+    )
+    assert (fed.kind, fed.date, fed.date_source) == ("hansard", "2012-11-22", "open data")
+
+
+def test_fixture_papers_dated_or_warned(settings: Settings) -> None:
+    """The fixture Hansard prints no sitting date (the next meeting's date is not its own):
+    it gets none, its chunks carry none, and ``paper_date_found`` warns, never fails it."""
+    paper = chunk_paper(HANSARD / "hansard_annex_zh.pdf", Strategy.question, settings, use_llm=False)
+    assert all(r.metadata.kind == "hansard" and r.metadata.date is None for r in paper.records)
+    check = next(c for c in paper.checks if c.name == "paper_date_found")
+    assert not check.passed and not check.blocking and "no date" in check.description
+    agenda = chunk_paper(
+        HTML / "council_agenda_questions_en.html", Strategy.question, settings, use_llm=False
+    )
+    assert {r.metadata.date for r in agenda.records} == {"2024-06-12"}
+    assert {r.metadata.kind for r in agenda.records} == {PaperKind.agenda.value}
+    records = chunk_paper(
+        HTML / "lcq_public_housing_tc.html", Strategy.question, settings, use_llm=False
+    ).records
+    asked = [r.metadata for r in records if r.metadata.asker]
+    assert all(m.asker_name == speaker_key(m.asker) for m in asked)
+
+
+REAL = {
+    "legco/hansard_20121121_translate-c.pdf": ("hansard", "2012-11-21", "day"),
+    "legco/hansard_20150429-c.html": ("hansard", "2015-04-29", "day"),
+    "legco/hansard_20150429-e.html": ("hansard", "2015-04-29", "day"),
+    "legco/session1213/12-13-cm0221-translate-c.txt": ("hansard", "2013-02-21", "day"),
+    "legco/session1213/12-13-cm0605-translate-c.txt": ("hansard", "2013-06-05", "day"),
+    "legco/agenda_20140709-e.html": ("agenda", "2014-07-09", "day"),
+    "legco/agenda_20140430-c.html": ("agenda", "2014-04-30", "day"),
+    "legco/cb3-634-2026-01_submission-c.pdf": ("submission", "2026-06-04", "day"),
+    "legco/cb3-641-2026-02_scanned-c.pdf": ("committee_paper", None, None),
+    "hkgov/ld_ECO_guide_with_FAQ_en.pdf": ("guide", "2026-04", "month"),
+    "hkgov/ld_EO_concise_guide_en.pdf": ("guide", "2025-12", "month"),
+    "hkgov/ld_EO_concise_guide_tc.pdf": ("guide", "2025-12", "month"),
+    "hkgov/fdh_faq_en.html": ("faq", None, None),
+    "hkgov/budget_2020-21_media_sheets_en.pdf": ("other", None, None),
+}
+
+
+def test_real_corpus_papers() -> None:
+    """Every paper of the shared corpus at hand: its kind and date as it prints them (the
+    suite passes without the corpus; these run wherever it is)."""
+    present = {name: want for name, want in REAL.items() if (CORPUS / name).exists()}
+    for name, want in present.items():
+        _, pages = text_pages(read_source(CORPUS / name))
+        got = read_paper_profile(pages)
+        assert (got.kind, got.date, got.date_precision) == want, name
+    if (CORPUS / "legco/cb3-634-2026-01_submission-c.pdf").exists():
+        _, pages = text_pages(read_source(CORPUS / "legco/cb3-634-2026-01_submission-c.pdf"))
+        got = read_paper_profile(pages)
+        assert (got.paper_number, got.committee) == (
+            "CB(3)634/2026(01)",
+            "與規管網約車服務有關的4項附屬法例小組委員會",
+        )
