@@ -10,7 +10,7 @@ from typing import Any
 from legco_assets.core.excerpts import chunk_link, excerpt_url
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.records import ChunkRecord
-from legco_assets.core.search import Hit, script_of
+from legco_assets.core.search import BadFilter, Hit, SearchFilters, newest_first, script_of
 from legco_assets.core.settings import Strategy
 
 from .index import LiveIndex, Snapshot
@@ -48,6 +48,20 @@ class SearchRequest:
     mode: Mode = DEFAULT_MODE
     document: str | None = None
     language: str | None = None  # zh | en: only hits from papers in that language
+    # the papers' date range (YYYY, YYYY-MM or YYYY-MM-DD), kinds and a speaker
+    # (core/search/filters.py); ``sort``: relevance, or date (newest paper first)
+    date_from: str | None = None
+    date_to: str | None = None
+    kinds: tuple[str, ...] = ()
+    speaker: str | None = None
+    sort: str = "relevance"
+
+    def filters(self) -> SearchFilters:
+        """The request's filters, or :class:`BadRequest` naming the bad one."""
+        try:
+            return SearchFilters.of(self.document, self.date_from, self.date_to, self.kinds, self.speaker)
+        except BadFilter as exc:
+            raise BadRequest(str(exc)) from None
 
     def checked(self) -> SearchRequest:
         """The request, or :class:`BadRequest` naming the first limit it breaks."""
@@ -59,6 +73,9 @@ class SearchRequest:
             raise BadRequest(f"k must be between 1 and {MAX_K}")
         if self.language and self.language.lower() not in LANGUAGES:
             raise BadRequest("language must be zh or en")
+        if self.sort not in ("relevance", "date"):
+            raise BadRequest("sort must be relevance or date")
+        self.filters()
         return self
 
 
@@ -85,6 +102,12 @@ def to_hit(snapshot: Snapshot, hit: Hit, base_url: str) -> SearchHit:
         section_path=list(m.section_path),
         question_id=m.question_id,
         language=hit_language(snapshot, hit.record),
+        date=m.date,
+        date_precision=m.date_precision,
+        kind=m.kind,
+        paper_number=m.paper_number,
+        asker=m.asker,
+        answerer=m.answerer,
         excerpt_url=excerpt_url(base_url, chunk_link(hit.id)),
     )
 
@@ -97,10 +120,13 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
     depth = min(request.k * LANGUAGE_OVERFETCH, MAX_K * LANGUAGE_OVERFETCH) if language else request.k
     with index.search_lock:
         found = snapshot.retriever.search(
-            request.query, depth, request.strategy, request.mode, request.document or None
+            request.query, depth, request.strategy, request.mode, None, filters=request.filters()
         )
     if language:
         found = [h for h in found if hit_language(snapshot, h.record) == language]
+    found = found[: request.k]
+    if request.sort == "date":
+        found = newest_first(found)
     base = index.settings.excerpts_base_url
     return SearchResponse(
         query=request.query,
