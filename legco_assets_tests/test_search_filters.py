@@ -215,3 +215,83 @@ def test_api_refuses_bad_filters_with_one_line(
 ) -> None:
     status, data = get(service, "/api/search", q="最低工資", **params)
     assert status == 400 and data["detail"].startswith(line) and "\n" not in data["detail"]
+
+
+# -- the MCP tools, through the official SDK client --------------------------------------------
+async def mcp_session(url: str) -> dict[str, Any]:
+    from mcp import Client
+
+    async with Client(url) as client:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        arguments = {"query": "最低工資", "k": 6, "strategy": "question", "kind": ["hansard"]}
+        arguments |= {"date_from": "2013-01-01", "date_to": "2013-03-31"}
+        found = await client.call_tool("search", arguments)
+        member = await client.call_tool("search", {"query": "最低工資", "k": 10, "speaker": "李卓人"})
+        listed = await client.call_tool("list_documents", {"kind": ["guide", "faq"]})
+        backwards = await client.call_tool("search", {"query": "x", "date_from": "2014", "date_to": "2013"})
+        unknown = await client.call_tool("search", {"query": "x", "kind": ["minutes"]})
+        return {
+            "tools": tools,
+            "found": found,
+            "member": member,
+            "listed": listed,
+            "backwards": backwards,
+            "unknown": unknown,
+        }
+
+
+def content(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    return result.structured_content or json.loads(result.content[0].text)
+
+
+def test_mcp_search_tool_takes_the_filters(service: SearchService) -> None:
+    import anyio
+
+    seen = anyio.run(mcp_session, service.base + "/mcp")
+    search_tool = seen["tools"]["search"]
+    schema = search_tool.input_schema["properties"]
+    assert {"date_from", "date_to", "kind", "speaker", "sort"} <= set(schema)
+    assert "pattern" in json.dumps(schema["date_from"]) and "hansard" in json.dumps(search_tool.input_schema)
+    for tool in seen["tools"].values():
+        assert tool.annotations.read_only_hint is True and tool.annotations.idempotent_hint is True
+    hits = content(seen["found"])["hits"]
+    assert len(hits) == 6 and all(
+        h["kind"] == "hansard" and "2013-01" <= h["date"] <= "2013-03-31" for h in hits
+    )
+    assert {h["asker"] for h in content(seen["member"])["hits"]} == {"李卓人議員"}
+    listed = content(seen["listed"])["documents"]
+    assert {(d["document_id"], d["kind"], d.get("date")) for d in listed} == {
+        ("min-wage-guide-zh", "guide", "2013-03"),
+        ("min-wage-faq-zh", "faq", None),
+    }
+    assert seen["backwards"].is_error and "is after date_to" in seen["backwards"].content[0].text
+    assert seen["unknown"].is_error
+
+
+def test_api_documents_show_and_filter_by_date_and_kind(service: SearchService) -> None:
+    status, data = get(service, "/api/documents", date_from="2013-02", date_to="2013-03")
+    shown = {(d["document_id"], d["date"], d["kind"]) for d in data["documents"]}
+    assert status == 200 and shown == {
+        ("hansard-2013-02-21-zh", "2013-02-21", "hansard"),
+        ("hansard-2013-03-20-zh", "2013-03-20", "hansard"),
+        ("min-wage-guide-zh", "2013-03", "guide"),
+    }
+    status, data = get(service, "/api/documents", kind="speech")
+    assert status == 200 and data["documents"] == []
+    status, data = get(service, "/api/documents", date_to="03/2013")
+    assert status == 400 and "date_to must be" in data["detail"]
+
+
+def test_the_search_page_filters_and_shows_the_date(service: SearchService) -> None:
+    url = (
+        service.base + "/?" + urllib.parse.urlencode({"q": "最低工資", "kind": "guide", "date_from": "2013"})
+    )
+    with urllib.request.urlopen(url, timeout=60) as reply:
+        page = reply.read().decode()
+    assert "2013-03 · guide" in page and "hansard-2013" not in page
+    assert 'name="date_from"' in page and 'value="2013"' in page
+    bad = service.base + "/?" + urllib.parse.urlencode({"q": "最低工資", "date_from": "2013-99"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(bad, timeout=60)
+    assert refused.value.code == 400

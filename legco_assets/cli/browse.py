@@ -50,13 +50,18 @@ def cmd_documents(args: argparse.Namespace, settings: Settings) -> int:
     if not rows:
         print("no documents stored yet (legco-assets ingest PATH …)", file=sys.stderr)
         return 0
-    print(f"{'document':<34} {'strategy':<9} {'version':<13} {'latest':<6} {'chunks':>6}  file")
+    print(
+        f"{'document':<34} {'strategy':<9} {'version':<13} {'latest':<6} {'chunks':>6}  "
+        f"{'date':<10} {'kind':<15} file"
+    )
     for r in rows:
         latest = "yes" if r["latest"] else "no"
         pair = f"  (counterpart: {r['counterpart_document_id']})" if r.get("counterpart_document_id") else ""
+        number = f"  {r['paper_number']}" if r.get("paper_number") else ""
         print(
             f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} "
-            f"{r['chunks']:>6}  {r['filename']}{pair}"
+            f"{r['chunks']:>6}  {r.get('date') or '-':<10} {r.get('kind') or '-':<15} "
+            f"{r['filename']}{number}{pair}"
         )
     return 0
 

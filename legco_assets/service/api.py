@@ -20,11 +20,10 @@ from .schema import (
     AnswerRequest,
     AnswerResponse,
     ChunkResponse,
-    DocumentRow,
     DocumentsResponse,
     SearchResponse,
 )
-from .searching import BadRequest, SearchRequest, get_chunk, search, to_hit
+from .searching import BadRequest, SearchRequest, documents_listed, get_chunk, search, to_hit
 
 router = APIRouter()
 Sort = Literal["relevance", "date"]
@@ -81,10 +80,18 @@ def api_search(
 
 
 @router.get("/api/documents", response_model=DocumentsResponse, tags=["search"])
-def api_documents(service: Context) -> DocumentsResponse:
-    """Every stored paper's latest version, per strategy, with its title and chunk count."""
-    rows = service.index.documents()
-    return DocumentsResponse(documents=[DocumentRow(**row) for row in rows])
+def api_documents(
+    service: Context,
+    date_from: Annotated[str | None, Query(description=DATE_FROM)] = None,
+    date_to: Annotated[str | None, Query(description=DATE_TO)] = None,
+    kind: Annotated[list[str] | None, Query(description=KIND)] = None,
+) -> DocumentsResponse:
+    """Every stored paper's latest version, per strategy, with its title, date, kind and
+    chunk count; only those dated in the range and of the kinds, when asked."""
+    try:
+        return documents_listed(service.index, date_from, date_to, kind)
+    except BadRequest as exc:
+        raise HTTPException(400, str(exc)) from None
 
 
 @router.get(

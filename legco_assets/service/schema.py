@@ -66,6 +66,10 @@ class DocumentRow(BaseModel):
     filename: str
     chunks: int
     counterpart_document_id: str | None = None
+    date: str | None = Field(None, description="the paper's date as printed: 2012-11-21, 2026-04, 2019")
+    date_precision: str | None = Field(None, description="day, month or year")
+    kind: str | None = Field(None, description="hansard, council_question, committee_paper, agenda, …")
+    paper_number: str | None = Field(None, description="its LC Paper number, CB(2)1234/2025(03)")
 
 
 class DocumentsResponse(BaseModel):

@@ -15,7 +15,7 @@ from legco_assets.core.settings import Strategy
 
 from .index import LiveIndex, Snapshot
 from .limits import MAX_K, MAX_QUERY_CHARS
-from .schema import ChunkResponse, SearchHit, SearchResponse
+from .schema import ChunkResponse, DocumentRow, DocumentsResponse, SearchHit, SearchResponse
 
 LANGUAGES = {"zh": "zh-Hant", "zh-hant": "zh-Hant", "en": "en"}
 LANGUAGE_OVERFETCH = 4  # a language filter searches this many times k, then keeps that language's
@@ -134,6 +134,22 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
         mode=request.mode,
         hits=[to_hit(snapshot, h, base) for h in found[: request.k]],
     )
+
+
+def documents_listed(
+    index: LiveIndex,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    kinds: list[str] | tuple[str, ...] | str | None = None,
+) -> DocumentsResponse:
+    """The stored papers (``/api/documents``, ``list_documents``), only those dated in the
+    range and of the kinds when asked; :class:`BadRequest` for a bad filter."""
+    try:
+        filters = SearchFilters.of(None, date_from, date_to, kinds)
+    except BadFilter as exc:
+        raise BadRequest(str(exc)) from None
+    rows = [r for r in index.documents() if filters.admits_paper(r.get("date"), r.get("kind"))]
+    return DocumentsResponse(documents=[DocumentRow(**row) for row in rows])
 
 
 def get_chunk(index: LiveIndex, chunk_id: str) -> ChunkResponse:

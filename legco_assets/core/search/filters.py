@@ -98,21 +98,27 @@ class SearchFilters:
         meta = record.metadata
         if self.document and record.document_id != self.document:
             return False
-        if self.kinds and meta.kind not in self.kinds:
+        if not self.admits_paper(meta.date, meta.kind):
             return False
-        if self.dated:
-            if not meta.date:
-                return False
-            try:
-                first, last = date_span(meta.date)
-            except ValueError:
-                return False
-            if last < self._span[0] or first > self._span[1]:
-                return False
         if self.speaker:
             asker = meta.asker_name or speaker_key(meta.asker)
             answerer = meta.answerer_name or speaker_key(meta.answerer)
             if not speaker_matches(self.speaker, asker, answerer):
+                return False
+        return True
+
+    def admits_paper(self, dated: str | None, kind: str | None) -> bool:
+        """Whether a paper of this date and kind passes the date range and the kinds."""
+        if self.kinds and kind not in self.kinds:
+            return False
+        if self.dated:
+            if not dated:
+                return False
+            try:
+                first, last = date_span(dated)
+            except ValueError:
+                return False
+            if last < self._span[0] or first > self._span[1]:
                 return False
         return True
 

@@ -44,6 +44,7 @@ class PaperKind(str, Enum):
 
 
 KINDS = tuple(k.value for k in PaperKind)
+DATE_PATTERN = r"^\d{4}(-\d{2}(-\d{2})?)?$"  # a date as a filter takes it: YYYY, YYYY-MM, YYYY-MM-DD
 PRECISIONS = ("day", "month", "year")
 
 # -- dates --------------------------------------------------------------------------------------
