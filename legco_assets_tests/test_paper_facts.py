@@ -174,3 +174,50 @@ def test_real_corpus_papers() -> None:
             "CB(3)634/2026(01)",
             "與規管網約車服務有關的4項附屬法例小組委員會",
         )
+
+
+def test_the_graph_shows_the_papers_facts_and_warns_without_a_date(tmp_path: Path) -> None:
+    """``document_structure`` shows the paper's date, kind (and number, committee) and runs
+    ``paper_date_found``: passed for the dated agenda, a WARN for the undated FAQ; the chunks
+    carry the date and the ``chunks`` preview shows it."""
+    import json
+
+    import dagster as dg
+
+    from legco_assets.core.sources import DocumentIndex
+    from legco_assets.defs.assets import ALL_ASSETS
+    from legco_assets.defs.jobs import strategy_run_config
+    from legco_assets.defs.partitions import documents_partitions
+
+    from .runs import dagster_resources
+
+    data = tmp_path / "data"
+    index = DocumentIndex(data / "documents")
+    agenda = index.register(HTML / "council_agenda_questions_en.html")
+    faq = index.register(HTML / "ld_faq_annual_leave_tc.html")
+    with dg.instance_for_test() as instance:
+        instance.add_dynamic_partitions(documents_partitions.name, [agenda, faq])
+        seen = {}
+        for key in (agenda, faq):
+            result = dg.materialize(
+                ALL_ASSETS,
+                partition_key=key,
+                instance=instance,
+                resources=dagster_resources(data),
+                run_config=strategy_run_config(Strategy.question, None),
+            )
+            structure = result.asset_materializations_for_node("document_structure")[0].metadata
+            chunks = result.asset_materializations_for_node("chunks")[0].metadata
+            check = next(
+                c for c in result.get_asset_check_evaluations() if c.check_name == "paper_date_found"
+            )
+            seen[key] = (structure, chunks, check)
+    structure, chunks, check = seen[agenda]
+    assert (structure["paper_date"].value, structure["paper_kind"].value) == ("2024-06-12", "agenda")
+    assert check.passed and "| date |" in chunks["preview"].value and "2024-06-12" in chunks["preview"].value
+    records = (data / "documents" / agenda / "chunks-question.jsonl").read_text(encoding="utf-8").splitlines()
+    assert {json.loads(line)["metadata"]["date"] for line in records} == {"2024-06-12"}
+    structure, chunks, check = seen[faq]
+    assert (structure["paper_date"].value, structure["paper_kind"].value) == ("none printed", "faq")
+    assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN
+    assert "no date of its own" in check.description

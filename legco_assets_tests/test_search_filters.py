@@ -295,3 +295,30 @@ def test_the_search_page_filters_and_shows_the_date(service: SearchService) -> N
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(bad, timeout=60)
     assert refused.value.code == 400
+
+
+# -- legco-assets query / documents ------------------------------------------------------------
+def test_cli_query_filters_and_documents(store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from .runs import cli_in_process, error_lines
+
+    settings, _ = store
+    monkeypatch.setenv("LEGCO_DATA_DIR", str(settings.data_dir))
+    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    args = ["query", "最低工資", "--strategy", "question", "-k", "6", "--json"]
+    code, out, _ = cli_in_process(
+        *args, "--kind", "hansard", "--date-from", "2013-01", "--date-to", "2013-03"
+    )
+    hits = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and len(hits) == 6
+    assert all("2013-01-01" <= h["metadata"]["date"] <= "2013-03-31" for h in hits)
+    code, out, _ = cli_in_process(*args, "--speaker", "Hon 林健鋒", "--sort", "date")
+    dates = [json.loads(line)["metadata"]["date"] for line in out.splitlines()]
+    assert code == 0 and dates == sorted(dates, reverse=True) and dates[0] == "2013-03-20"
+    code, _, err = cli_in_process(*args, "--date-from", "2013-13")
+    assert code == 1 and error_lines(err) == [
+        "legco-assets: error: date_from must be YYYY, YYYY-MM or YYYY-MM-DD, not '2013-13'"
+    ]
+    code, out, _ = cli_in_process("documents")
+    line = next(ln for ln in out.splitlines() if ln.startswith("min-wage-guide-zh") and " question " in ln)
+    assert code == 0 and "2013-03" in line and "guide" in line
