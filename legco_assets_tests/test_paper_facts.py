@@ -221,3 +221,18 @@ def test_the_graph_shows_the_papers_facts_and_warns_without_a_date(tmp_path: Pat
     assert (structure["paper_date"].value, structure["paper_kind"].value) == ("none printed", "faq")
     assert not check.passed and check.severity == dg.AssetCheckSeverity.WARN
     assert "no date of its own" in check.description
+
+
+def test_real_hansards_name_one_member_one_way(settings: Settings) -> None:
+    """The same sitting's English and Chinese records: each asker's name loses its title and
+    language note (``MR JEFFREY LAM (in Chinese)`` -> ``jeffrey lam``, ``林健鋒議員`` -> ``林健鋒``),
+    and every chunk carries the sitting's date."""
+    pairs = {"legco/hansard_20150429-e.html": "jeffrey lam", "legco/hansard_20150429-c.html": "林健鋒"}
+    for name, member in pairs.items():
+        if not (CORPUS / name).exists():
+            continue
+        records = chunk_paper(CORPUS / name, Strategy.question, settings, use_llm=False, check=False).records
+        assert {r.metadata.date for r in records} == {"2015-04-29"}
+        names = {r.metadata.asker_name for r in records if r.metadata.asker}
+        assert member in names
+        assert not any(n.startswith(("mr ", "dr ", "ms ", "mrs ")) or n.endswith("議員") for n in names)

@@ -322,3 +322,37 @@ def test_cli_query_filters_and_documents(store, monkeypatch: pytest.MonkeyPatch)
     code, out, _ = cli_in_process("documents")
     line = next(ln for ln in out.splitlines() if ln.startswith("min-wage-guide-zh") and " question " in ln)
     assert code == 0 and "2013-03" in line and "guide" in line
+
+
+# -- the shared real corpus, where present -----------------------------------------------------
+REAL_PAPERS = ["legco/session1213/12-13-cm0221-translate-c.txt", "legco/agenda_20140430-c.html"]
+
+
+def test_real_papers_filtered_inside_ranking(tmp_path: Path) -> None:
+    """A real Hansard (sitting of 21 February 2013) and a real agenda (30 April 2014): the
+    Hansard's chunks answer a date range and ``kind=hansard`` with as many hits as asked, the
+    agenda's answer ``kind=agenda``; none leaks through the other's filter."""
+    from .conftest import CORPUS
+
+    present = [CORPUS / name for name in REAL_PAPERS if (CORPUS / name).exists()]
+    settings = Settings(data_dir=tmp_path / "data", inbox=tmp_path / "data" / "inbox")
+    collection = open_collection(settings)
+    for path in present:
+        records = chunk_paper(path, Strategy.question, settings, use_llm=False, check=False).records
+        replace_document(
+            collection, records, slug(path), Strategy.question, records[0].metadata.content_sha256
+        )
+    retriever = Retriever.open(settings, collection=collection, translate=False, rerank=False)
+    if len(present) < 2:
+        assert len(present) == 0 or retriever.scope(Strategy.question).records
+        return
+    hansard = SearchFilters.of(date_from="2013-01-01", date_to="2013-03-31", kinds="hansard")
+    hits = retriever.search("最低工資", 10, Strategy.question, filters=hansard)
+    assert len(hits) == 10 and {(h.record.document_id, h.metadata.date) for h in hits} == {
+        ("12-13-cm0221-translate-c", "2013-02-21")
+    }
+    agenda = retriever.search("最低工資", 5, Strategy.question, filters=SearchFilters.of(kinds=["agenda"]))
+    assert len(agenda) == 5 and {h.metadata.date for h in agenda} == {"2014-04-30"}
+    assert (
+        retriever.search("最低工資", 5, Strategy.question, filters=SearchFilters.of(date_from="2015")) == []
+    )
