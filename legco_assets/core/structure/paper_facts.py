@@ -473,7 +473,7 @@ def date_check(profile: PaperProfile) -> Check:
         found,
         f"dated {profile.date} ({profile.date_precision}, from its {profile.date_source})"
         if found
-        else f"no date of its own printed on its first pages (a {profile.kind} paper): its chunks carry none",
+        else f"no date of its own printed on its first pages (kind: {profile.kind}): its chunks carry none",
         {"date": profile.date, "kind": profile.kind},
     )
 
