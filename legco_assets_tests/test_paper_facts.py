@@ -236,3 +236,37 @@ def test_real_hansards_name_one_member_one_way(settings: Settings) -> None:
         names = {r.metadata.asker_name for r in records if r.metadata.asker}
         assert member in names
         assert not any(n.startswith(("mr ", "dr ", "ms ", "mrs ")) or n.endswith("議員") for n in names)
+
+
+def test_chunk_summaries_with_an_llm_cached_by_text(llm_server, tmp_path: Path) -> None:
+    """With ``QA_CHUNK_SUMMARIES`` and an LLM, each chunk gets one or two sentences asked in
+    its paper's language; a second run asks nothing (cached by the chunk's text); without an
+    LLM, or with the setting off, no chunk has a summary."""
+    from .llm_server import message_text
+
+    asked: list[str] = []
+
+    def reply(messages: list[dict]) -> str:
+        text = message_text(messages)
+        asked.append(text)
+        return "這段講述最低工資的檢討。" if "繁體中文" in text else "The passage is about the minimum wage."
+
+    llm_server.responder = reply
+    paper = tmp_path / "hansard-zh.txt"
+    paper.write_text(
+        "立法會 ─ 2013年1月9日\n\n會議過程正式紀錄\n\n2013年1月9日星期三\n\n議員質詢的書面答覆\n\n最低工資的檢討\n\n"
+        "1. 林健鋒議員：主席，政府可否告知本會，最低工資的檢討何時完成？\n\n"
+        "勞工及福利局局長：主席，最低工資委員會會在今年內完成檢討。\n",
+        encoding="utf-8",
+    )
+    settings = llm_server.settings(tmp_path / "data", chunk_summaries=True, qa_vision_enabled=False)
+    records = chunk_paper(paper, Strategy.question, settings, use_llm=True, check=False).records
+    assert records and {r.metadata.summary for r in records} == {"這段講述最低工資的檢討。"}
+    assert len(asked) == len({r.text for r in records}) and all("繁體中文" in a for a in asked)
+    again = chunk_paper(paper, Strategy.question, settings, use_llm=True, check=False).records
+    assert [r.metadata.summary for r in again] == [r.metadata.summary for r in records]
+    assert len(asked) == len({r.text for r in records})  # every reply from the cache
+    off = llm_server.settings(tmp_path / "data", qa_vision_enabled=False)
+    plain = chunk_paper(paper, Strategy.question, off, use_llm=True, check=False).records
+    assert all(r.metadata.summary is None and "summary" not in r.to_json()["metadata"] for r in plain)
+    assert [r.text for r in plain] == [r.text for r in records]  # the chunks are the same
