@@ -15,6 +15,7 @@ from legco_assets.core.structure.paper_facts import (
     PaperKind,
     date_line,
     date_span,
+    edition_date,
     paper_number,
     parse_date,
     read_paper_profile,
@@ -49,6 +50,15 @@ def pages_of(*texts: str) -> list[Page]:
 def test_dates_at_the_precision_printed(text: str, value: str, precision: str) -> None:
     found = parse_date(text)
     assert found is not None and (found.value, found.precision) == (value, precision)
+
+
+def test_edition_lines_at_their_precision() -> None:
+    assert edition_date("April 2026 Edition").value == "2026-04"
+    assert edition_date("本版定稿於 2025 年 12 月，指南內容或會因應需要不時作出修訂").value == "2025-12"
+    found = edition_date("2019 Edition")
+    assert found is not None and (found.value, found.precision) == ("2019", "year")
+    assert edition_date("2019年版").value == "2019"
+    assert edition_date("The 2019 figures") is None
 
 
 def test_a_date_line_is_a_date_alone_not_one_inside_a_sentence() -> None:

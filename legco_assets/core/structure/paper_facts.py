@@ -96,6 +96,7 @@ _HEADER_BEFORE = re.compile(r"^\s*(?:立法會|LEGISLATIVE COUNCIL)\s*[─—–
 # an edition or version line: April 2026 Edition / 2026年4月版 / finalised in December 2025 /
 # 本版定稿於 2025 年 12 月
 _EDITION = re.compile(r"(?:edition|版|finali[sz]ed\s+in|revised\s+in|定稿於|修訂於|印製)", re.IGNORECASE)
+_YEAR_EDITION = re.compile(r"(?<!\d)(\d{4})\s*(?:年\s*)?(?:edition|版)", re.IGNORECASE)
 FIRST_PAGES = 3  # the pages a paper prints its own date on (a cover, a contents page, a foreword)
 
 
@@ -190,7 +191,11 @@ def edition_date(line: str) -> PaperDate | None:
     12 月``, ``This version is finalised in December 2025``)."""
     if not _EDITION.search(line) or len(line.strip()) > 120:
         return None
-    return parse_date(line)
+    found = parse_date(line)
+    if found is None:  # an edition of a year: 2019 Edition / 2019年版
+        year = _YEAR_EDITION.search(line)
+        found = _valid(int(year.group(1)), None, None) if year else None
+    return found
 
 
 def date_span(value: str) -> tuple[date, date]:
