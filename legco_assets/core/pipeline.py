@@ -38,15 +38,17 @@ from .storage import StorePath, location, remove_tree, write_whole
 from .structure import (
     LabelCoverage,
     OfficialMatch,
+    PaperProfile,
     StructureOutcome,
     contents_only_pages,
+    date_check,
     find_structure,
     paper_structure,
+    read_paper_profile,
+    stamp,
     structure_summary,
     unchunked_pages,
 )
-from .structure.paper_facts import PaperProfile, date_check, read_paper_profile, stamp
-from .summaries import summarise
 from .tables import TablesResult, find_page_tables, page_tables_as_read, start_page_tables
 from .tokens import encoding
 
@@ -128,7 +130,7 @@ def chunk_paper(
         tables = page_tables_as_read(source, pages, settings, llm, geometry)
         chunks = build_chunks(slug(path), strategy, pages, settings, structure.sections, tables)
     records = stamp([c.to_record(Path(path).name, source.sha256) for c in chunks], structure.paper)
-    summarise(records, llm if settings.chunk_summaries else None)
+    chunking.summarise(records, llm if settings.chunk_summaries else None)
     checks = check_paper(records, pages, structure.sections, strategy, settings, structure) if check else []
     return ChunkedPaper(records, checks)
 
@@ -313,7 +315,7 @@ def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> Ch
     encoding(settings.cache_dir)  # loaded with the settings' cache of its ranks
     chunks = build_chunks(document_id, strategy, pages, settings, sections, art.tables())
     records = stamp([c.to_record(info.filename, info.sha256) for c in chunks], stored_profile(art, pages))
-    summarise(records, LLMClient.from_settings(settings) if settings.chunk_summaries else None)
+    chunking.summarise(records, LLMClient.from_settings(settings) if settings.chunk_summaries else None)
     art.write_chunks(strategy, records)
     return ChunksOutcome(records, check_paper(records, pages, sections or [], strategy, settings))
 

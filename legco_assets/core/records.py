@@ -319,7 +319,7 @@ class ChunkMetadata:
     date_precision: str | None = None
     kind: str | None = None
     paper_number: str | None = None
-    summary: str | None = None  # an LLM's one or two sentences, with QA_CHUNK_SUMMARIES (core/summaries.py)
+    summary: str | None = None  # an LLM's sentences, with QA_CHUNK_SUMMARIES (chunking/summaries.py)
     chunk_file_path: str | None = None  # its own excerpt's URL path (excerpt/<id>) below EXCERPTS_BASE_URL
     counterpart_document_id: str | None = None  # the other language's version, when stored
     counterpart_id: str | None = None  # its chunk that matches this one

@@ -11,7 +11,7 @@ from fastapi import APIRouter, HTTPException, Query, Response
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.search import CONTEXT_TOKENS, answer_question
 from legco_assets.core.settings import Strategy
-from legco_assets.core.structure.paper_facts import KINDS
+from legco_assets.core.structure import KINDS
 
 from .context import Context
 from .excerpts import NoExcerptsYet, NoSuchChunk

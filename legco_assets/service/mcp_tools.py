@@ -18,7 +18,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from legco_assets.core.modes import Mode
-from legco_assets.core.structure.paper_facts import DATE_PATTERN, KINDS, PaperKind
+from legco_assets.core.structure import DATE_PATTERN, KINDS, PaperKind
 
 from .context import ServiceContext
 from .limits import MAX_K

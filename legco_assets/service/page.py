@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from legco_assets.core.excerpts import chunk_link
 from legco_assets.core.settings import Strategy
-from legco_assets.core.structure.paper_facts import KINDS
+from legco_assets.core.structure import KINDS
 
 from .marking import marked_html
 from .schema import SearchHit, SearchResponse

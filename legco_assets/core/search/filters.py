@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..records import ChunkRecord
-from ..structure.paper_facts import KINDS, date_span, speaker_key, speaker_matches
+from ..structure import KINDS, date_span, speaker_key, speaker_matches
 
 if TYPE_CHECKING:
     from .hits import Hit, Scope

@@ -2,7 +2,7 @@
 configured LLM when ``QA_CHUNK_SUMMARIES`` is on: what a result list shows a reader before the
 passage itself. It is metadata only, never indexed, so retrieval is the same with or without it.
 
-Each reply is cached by the chunk's text (:meth:`.llm.LLMClient.complete`, as the vision
+Each reply is cached by the chunk's text (:meth:`..llm.LLMClient.complete`, as the vision
 results are), so a paper chunked again, or a chunk that did not change in a new version, costs
 no call. A failed call leaves that chunk without a summary: a summary never costs a paper."""
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 
-from .llm import LLMClient, LLMError
-from .read import detect_language
-from .records import ChunkRecord
+from ..llm import LLMClient, LLMError
+from ..read import detect_language
+from ..records import ChunkRecord
 
 PROMPT_VERSION = "chunk-summary-1"
 MAX_CHARS = 400  # a reply longer than this is no summary of one or two sentences: cut at a sentence
