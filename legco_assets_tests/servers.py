@@ -132,6 +132,12 @@ SEARCH_HIT_KEYS = frozenset(
         "section_path",
         "question_id",
         "language",
+        "date",
+        "date_precision",
+        "kind",
+        "paper_number",
+        "asker",
+        "answerer",
         "excerpt_url",
     }
 )

@@ -52,7 +52,9 @@ def test_chunk_prints_the_warning_and_strict_still_exits_0(tmp_path: Path) -> No
     lines = done.stderr.strip().splitlines()
     assert lines == [
         f"legco-assets: warning: {paper}: no_footer_leaked: 1 chunk(s) contain a footer/header line "
-        "(examples id='drainage-e:token:0' line='2025-05-15')"
+        "(examples id='drainage-e:token:0' line='2025-05-15')",
+        f"legco-assets: warning: {paper}: paper_date_found: no date of its own printed on its first pages "
+        "(kind: other): its chunks carry none",
     ]
     strict = cli("chunk", str(paper), "--strategy", "token", "--no-llm", "--strict", home=tmp_path)
     assert strict.returncode == 0 and strict.stderr == done.stderr and strict.stdout == done.stdout
@@ -80,7 +82,10 @@ def test_dagster_warns_on_the_same_check_and_indexes_the_paper(tmp_path: Path) -
     failed = {
         c.check_name: c.severity for c in result.get_asset_check_evaluations() if not c.passed and ran(c)
     }
-    assert failed == {"no_footer_leaked": dg.AssetCheckSeverity.WARN}
+    assert failed == {
+        "no_footer_leaked": dg.AssetCheckSeverity.WARN,
+        "paper_date_found": dg.AssetCheckSeverity.WARN,
+    }
     assert result.success and result.asset_materializations_for_node("vector_index"), (
         "a warning keeps the paper in Chroma"
     )
@@ -91,7 +96,10 @@ def test_dagster_warns_on_the_same_check_and_indexes_the_paper(tmp_path: Path) -
 
 
 def test_a_clean_paper_passes_everywhere(tmp_path: Path) -> None:
-    paper = make_pdf(tmp_path / "clean-e.pdf", [BODY[:4] + BODY[5:]] * 2, footer=None)
+    # a clean paper prints its own date, as the papers it stands for do
+    paper = make_pdf(
+        tmp_path / "clean-e.pdf", [["15 May 2025", *BODY[:4], *BODY[5:]], BODY[:4] + BODY[5:]], footer=None
+    )
     done = cli("chunk", str(paper), "--strategy", "question", "--no-llm", "--strict", home=tmp_path)
     assert done.returncode == 0 and done.stderr == ""
 

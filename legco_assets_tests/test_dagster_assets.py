@@ -87,9 +87,9 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
         assert isinstance(structure["outline"], dg.MarkdownMetadataValue) and structure["headings"].value >= 0
         stored = json.loads((data / "documents" / key / "structure.json").read_text())
         assert all("path" in s and "level" in s for s in stored["sections"]) and "outline" in stored
-        checks = [
-            c for c in result.get_asset_check_evaluations() if ran(c)
-        ]  # no gold questions, no LegCo records: not run
+        checks = [  # no gold questions, no LegCo records: not run; an undated paper's WARN: test_paper_facts
+            c for c in result.get_asset_check_evaluations() if ran(c) and c.check_name != "paper_date_found"
+        ]
         assert checks and all(c.passed for c in checks)
         for check in result.get_asset_check_evaluations():  # each chunk check names its strategy
             if check.asset_key == chunks.key:

@@ -219,7 +219,11 @@ def test_contents_page_does_not_fail_page_coverage_for_the_question_strategy(tmp
             }
         },
     )
-    checks = {c.check_name: c for c in result.get_asset_check_evaluations() if ran(c)}
+    checks = {  # an undated paper's WARN is test_paper_facts'
+        c.check_name: c
+        for c in result.get_asset_check_evaluations()
+        if ran(c) and c.check_name != "paper_date_found"
+    }
     assert all(c.passed for c in checks.values()), {
         k: c.description for k, c in checks.items() if not c.passed
     }

@@ -399,9 +399,10 @@ def test_documents_and_chunks_views(cli_store: Path) -> None:
     ]
     code, out, _ = cli_in_process("documents")
     table = [line.split() for line in out.splitlines()]
-    assert table[0][:5] == ["document", "strategy", "version", "latest", "chunks"]
-    assert ["drain", "question", "dddddddddddd", "yes", "1", "drain.pdf"] in table
-    assert ["drain", "question", "aaaaaaaaaaaa", "no", "3", "drain.pdf"] in table
+    assert table[0][:7] == ["document", "strategy", "version", "latest", "chunks", "date", "kind"]
+    # hand-made records carry no paper date or kind: a dash
+    assert ["drain", "question", "dddddddddddd", "yes", "1", "-", "-", "drain.pdf"] in table
+    assert ["drain", "question", "aaaaaaaaaaaa", "no", "3", "-", "-", "drain.pdf"] in table
     code, out, _ = cli_in_process("chunks", "elderly", "--strategy", "question")
     assert (
         code == 0 and "Q2" in out and "What penalties apply to unlicensed care homes?" in out and "p2" in out

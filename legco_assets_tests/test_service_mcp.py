@@ -63,7 +63,17 @@ def check(seen: dict[str, Any], excerpt_base: str) -> None:
     tools = seen["tools"]
     assert TOOLS <= set(tools)
     assert "LegCo" in tools["search"].description and "excerpt_url" in tools["search"].description
-    assert set(tools["search"].input_schema["properties"]) == {"query", "k", "strategy", "document"}
+    assert set(tools["search"].input_schema["properties"]) == {
+        "query",
+        "k",
+        "strategy",
+        "document",
+        "date_from",
+        "date_to",
+        "kind",
+        "speaker",
+        "sort",
+    }
     hits = seen["found"]["hits"]
     assert len(hits) == 2 and hits[0]["document_id"] == "sample-zh-qa" and hits[0]["question_id"] == "A1"
     assert all(h["excerpt_url"].startswith(excerpt_base + "excerpt/") for h in hits)

@@ -424,7 +424,8 @@ def test_a_speech_numbering_its_paragraphs_makes_no_pair_of_its_questions(kind: 
         )
     paper = chunk_paper(path, Strategy.question, Settings(data_dir=tmp_path / "data"), use_llm=False)
     assert paper.records and not any(r.metadata.section_type == "qa" for r in paper.records)
-    assert all(c.passed for c in paper.checks), [c.line() for c in paper.checks if not c.passed]
+    judged = [c for c in paper.checks if c.name != "paper_date_found"]  # an undated paper: test_paper_facts
+    assert all(c.passed for c in judged), [c.line() for c in judged if not c.passed]
 
 
 def test_an_faq_numbering_its_questions_keeps_its_pairs_with_lists_in_its_answers() -> None:

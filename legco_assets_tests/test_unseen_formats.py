@@ -104,7 +104,8 @@ def test_each_exchange_the_key_names_is_a_pair_of_its_own(name: Path, tmp_path: 
             assert end in text and not text.endswith(end), (name, n)
         else:
             assert text.endswith(end), (name, n)
-    assert all(c.passed for c in paper.checks), [c.line() for c in paper.checks if not c.passed]
+    judged = [c for c in paper.checks if c.name != "paper_date_found"]  # an undated paper: test_paper_facts
+    assert all(c.passed for c in judged), [c.line() for c in judged if not c.passed]
 
 
 def test_the_releases_name_asker_answerer_and_kind_and_drop_the_sign_off(tmp_path: Path) -> None:
@@ -205,7 +206,8 @@ def test_papers_without_questions_make_no_pair_not_even_the_guides_numbered_head
         "4. Keeping records",
         "5. Further enquiries",
     ]
-    assert all(c.passed for c in guide.checks), [c.line() for c in guide.checks if not c.passed]
+    judged = [c for c in guide.checks if c.name != "paper_date_found"]  # an undated paper: test_paper_facts
+    assert all(c.passed for c in judged), [c.line() for c in judged if not c.passed]
 
 
 def test_the_agenda_pdf_gives_each_question_a_chunk_of_its_own(tmp_path: Path) -> None:

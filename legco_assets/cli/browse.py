@@ -50,13 +50,18 @@ def cmd_documents(args: argparse.Namespace, settings: Settings) -> int:
     if not rows:
         print("no documents stored yet (legco-assets ingest PATH …)", file=sys.stderr)
         return 0
-    print(f"{'document':<34} {'strategy':<9} {'version':<13} {'latest':<6} {'chunks':>6}  file")
+    print(
+        f"{'document':<34} {'strategy':<9} {'version':<13} {'latest':<6} {'chunks':>6}  "
+        f"{'date':<10} {'kind':<15} file"
+    )
     for r in rows:
         latest = "yes" if r["latest"] else "no"
         pair = f"  (counterpart: {r['counterpart_document_id']})" if r.get("counterpart_document_id") else ""
+        number = f"  {r['paper_number']}" if r.get("paper_number") else ""
         print(
             f"{r['document_id']:<34} {r['strategy']:<9} {r['version']:<13} {latest:<6} "
-            f"{r['chunks']:>6}  {r['filename']}{pair}"
+            f"{r['chunks']:>6}  {r.get('date') or '-':<10} {r.get('kind') or '-':<15} "
+            f"{r['filename']}{number}{pair}"
         )
     return 0
 
@@ -108,9 +113,8 @@ def _print_hit(hit: Any, settings: Settings) -> None:
     m = hit.metadata.to_json()
     label = m.get("question_id") or m.get("section_type", "")
     via = " · ".join(f"{name} {rank}" for name, rank in hit.ranks.items())
-    print(
-        f"#{hit.rank:<2} {hit.score:.4f}  {hit.record.document_id}  {_pages(m)}  {label}  ({via})  {hit.id}"
-    )
+    where = hit.record.document_id + (f"  {m['date']}" if m.get("date") else "")
+    print(f"#{hit.rank:<2} {hit.score:.4f}  {where}  {_pages(m)}  {label}  ({via})  {hit.id}")
     if _path(m):
         print(f"    § {_path(m)}")
     for line in _first_lines(hit.text):
@@ -143,8 +147,20 @@ def _print_sections(sections: list[Any], k: int, chunks: int, as_json: bool) -> 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     """Ranked chunks for a text, as lines for a person or chunk records with ``--json``."""
-    from legco_assets.core.search import DEFAULT_MODE, RERANKED, Mode, Retriever
+    from legco_assets.core.search import (
+        DEFAULT_MODE,
+        RERANKED,
+        BadFilter,
+        Mode,
+        Retriever,
+        SearchFilters,
+        newest_first,
+    )
 
+    try:
+        filters = SearchFilters.of(args.document, args.date_from, args.date_to, args.kind, args.speaker)
+    except BadFilter as exc:
+        return common.fail(str(exc))
     strategy = args.strategy or settings.default_strategy
     retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
     problem = common.empty_scope_message(retriever, strategy, args.all_versions)
@@ -156,7 +172,7 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
 
         # sections need more chunks than k: rank deeply, then group and keep k sections
         hits = retriever.search(
-            args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions
+            args.text, max(args.k * 10, 50), strategy, mode, None, args.all_versions, filters
         )
         if args.section:
             hits = [hit for hit in hits if _in_section(hit.metadata.to_json(), args.section)]
@@ -167,13 +183,15 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     if args.section:
         # filter a deeper ranking, then keep k: hits outside the section must not use up k
         hits = retriever.search(
-            args.text, max(args.k * 10, 50), strategy, mode, args.document, args.all_versions
+            args.text, max(args.k * 10, 50), strategy, mode, None, args.all_versions, filters
         )
         hits = [hit for hit in hits if _in_section(hit.metadata.to_json(), args.section)][: args.k]
         for rank, hit in enumerate(hits, start=1):
             hit.rank = rank
     else:
-        hits = retriever.search(args.text, args.k, strategy, mode, args.document, args.all_versions)
+        hits = retriever.search(args.text, args.k, strategy, mode, None, args.all_versions, filters)
+    if args.sort == "date":
+        hits = newest_first(hits)
     if retriever.translator and mode is Mode.hybrid:
         translation = retriever.translation(args.text)  # asked once: the search already did
         said = f"also searched as: {translation}" if translation else "not translated (no usable LLM reply)"
@@ -231,6 +249,25 @@ def add_command(sub: Any) -> None:
         f"{SECTION_CHUNKS} best chunks; -k counts sections",
     )
     query.add_argument("--document", help="only this document id")
+    query.add_argument(
+        "--date-from", metavar="DATE", help="only papers dated on or after DATE (YYYY, YYYY-MM or YYYY-MM-DD)"
+    )
+    query.add_argument(
+        "--date-to", metavar="DATE", help="only papers dated on or before DATE (a partial date: all of it)"
+    )
+    query.add_argument(
+        "--kind",
+        action="append",
+        metavar="KIND",
+        help="only papers of this kind (repeat, or comma-separated): hansard, council_question, "
+        "committee_paper, agenda, speech, guide, faq, submission, other",
+    )
+    query.add_argument(
+        "--speaker", metavar="NAME", help="only Council exchanges NAME asks or answers (any printed form)"
+    )
+    query.add_argument(
+        "--sort", choices=("relevance", "date"), default="relevance", help="date: newest paper first"
+    )
     query.add_argument("--all-versions", action="store_true", help="also search archived versions")
     query.add_argument("--json", action="store_true", help="chunk records with rank and score, one per line")
     query.add_argument(

@@ -38,10 +38,14 @@ from .storage import StorePath, location, remove_tree, write_whole
 from .structure import (
     LabelCoverage,
     OfficialMatch,
+    PaperProfile,
     StructureOutcome,
     contents_only_pages,
+    date_check,
     find_structure,
     paper_structure,
+    read_paper_profile,
+    stamp,
     structure_summary,
     unchunked_pages,
 )
@@ -133,7 +137,8 @@ def chunk_paper(
         encoding(settings.cache_dir)
         tables = page_tables_as_read(source, pages, settings, llm, geometry)
         chunks = build_chunks(slug(path), strategy, pages, settings, structure.sections, tables)
-    records = [c.to_record(Path(path).name, source.sha256) for c in chunks]
+    records = stamp([c.to_record(Path(path).name, source.sha256) for c in chunks], structure.paper)
+    chunking.summarise(records, llm if settings.chunk_summaries else None)
     checks = check_paper(records, pages, structure.sections, strategy, settings, structure) if check else []
     return ChunkedPaper(records, checks)
 
@@ -145,6 +150,7 @@ def paper_facts(
     settings: Settings,
     labels: LabelCoverage | None = None,
     official: OfficialMatch | None = None,
+    profile: PaperProfile | None = None,
 ) -> PaperFacts:
     """What the checks need besides the chunks, gathered the same way for the assets and the
     CLI: the pages a chunk must cover (pages with text; for the question strategy not a
@@ -169,6 +175,7 @@ def paper_facts(
         [p.number for p in pages if p.unreadable],
         {p.number: lines for p, lines in zip(pages, furniture.page_lines)},
         vision_configured=settings.llm_enabled and settings.qa_vision_enabled,
+        dated=date_check(profile) if profile else None,
     )
 
 
@@ -185,7 +192,8 @@ def check_paper(
     question records matched when the ``structure`` step's outcome is at hand)."""
 
     labels, official = (structure.labels, structure.official) if structure else (None, None)
-    return paper_checks(records, paper_facts(pages, sections, strategy, settings, labels, official))
+    profile = structure.paper if structure else None
+    return paper_checks(records, paper_facts(pages, sections, strategy, settings, labels, official, profile))
 
 
 # -- stages (each reads/writes the artifact folder) -------------------------------------------
@@ -268,6 +276,16 @@ def stage_structure(settings: Settings, document_id: str, llm: LLMClient | None 
     return outcome
 
 
+def stored_profile(art: Artifacts, pages: list[Page]) -> PaperProfile:
+    """The paper's facts as the structure step read them (``structure.json``'s ``paper``); read
+    from its pages and origin when that step has not stored them (an older ``structure.json``)."""
+    if art.has("structure.json"):
+        stored = art.read_json("structure.json").get("paper")
+        if stored:
+            return PaperProfile.from_dict(stored)
+    return read_paper_profile(pages, art.source().origin if art.has("source.json") else None)
+
+
 @dataclass
 class TablesOutcome:
     """What ``page_tables`` found: the tables and what finding them took (None: not a PDF,
@@ -308,7 +326,8 @@ def stage_chunks(settings: Settings, document_id: str, strategy: Strategy) -> Ch
     sections = art.sections() if strategy is Strategy.question or art.has("structure.json") else None
     encoding(settings.cache_dir)  # loaded with the settings' cache of its ranks
     chunks = build_chunks(document_id, strategy, pages, settings, sections, art.tables())
-    records = [c.to_record(info.filename, info.sha256) for c in chunks]
+    records = stamp([c.to_record(info.filename, info.sha256) for c in chunks], stored_profile(art, pages))
+    chunking.summarise(records, LLMClient.from_settings(settings) if settings.chunk_summaries else None)
     art.write_chunks(strategy, records)
     return ChunksOutcome(records, check_paper(records, pages, sections or [], strategy, settings))
 

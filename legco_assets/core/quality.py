@@ -73,6 +73,7 @@ class PaperFacts:
     vision_configured: bool = (
         False  # a vision LLM transcribes unreadable and scanned pages (LLM_*, QA_VISION_ENABLED)
     )
+    dated: Check | None = None  # paper_date_found, where the structure step read the paper's facts
 
     def furniture_at(self, first: int, last: int) -> frozenset[str] | None:
         """The furniture lines printed at the edges of pages ``first``..``last`` and the pages
@@ -186,6 +187,8 @@ def paper_checks(records: Sequence[ChunkRecord | Mapping[str, Any]] | None, fact
         checks.append(labels_check(facts.labels))
     if facts.official is not None:
         checks.append(facts.official)
+    if facts.dated is not None:
+        checks.append(facts.dated)
     return checks
 
 
@@ -294,6 +297,11 @@ ABOUT = {
     "question_labels_paired": (
         "Warns: at least 80% of the question labels the paper shows became question-answer pairs "
         "(labels_seen / pairs_made)."
+    ),
+    "paper_date_found": (
+        "Warns: the paper prints a date of its own on its first pages (a Hansard's sitting date, a "
+        "letter's or an edition's; LegCo's open data for a feed paper); without one its chunks carry no "
+        "date and a date filter leaves them out."
     ),
     "questions_match_open_data": (
         "Warns: the Hansard's questions match LegCo's official question records of the meeting. Not "

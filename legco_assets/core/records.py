@@ -307,6 +307,10 @@ class ChunkMetadata:
     parent_question_id: str | None = None
     asker: str | None = None
     answerer: str | None = None
+    # the speakers' names in the form matched across papers (titles and honours off, case
+    # folded: core/structure/paper_facts.speaker_key); ``asker``/``answerer`` keep the printed form
+    asker_name: str | None = None
+    answerer_name: str | None = None
     # LegCo's own record of the question, fetched with the paper
     official_subject: str | None = None
     speaker_id: int | str | None = None
@@ -315,6 +319,13 @@ class ChunkMetadata:
     annex: str | None = None  # on an appendix's chunks: its label, and the exchange it answers
     answers_question_id: str | None = None
     fallback: str | None = None  # question strategy on a paper without pairs: sections | token
+    # the paper's (core/structure/paper_facts.py), on each of its chunks: its date at the
+    # precision printed (2013-01-09, 2026-04, 2019), day | month | year, its kind, its LC Paper number
+    date: str | None = None
+    date_precision: str | None = None
+    kind: str | None = None
+    paper_number: str | None = None
+    summary: str | None = None  # an LLM's sentences, with QA_CHUNK_SUMMARIES (chunking/summaries.py)
     chunk_file_path: str | None = None  # its own excerpt's URL path (excerpt/<id>) below EXCERPTS_BASE_URL
     counterpart_document_id: str | None = None  # the other language's version, when stored
     counterpart_id: str | None = None  # its chunk that matches this one

@@ -209,6 +209,13 @@ class Settings(BaseSettings):
         "Cache the LLM's replies by content hash under the cache dir.",
         section="llm",
     )
+    chunk_summaries: bool = _setting(
+        "QA_CHUNK_SUMMARIES",
+        False,
+        "With an LLM configured, give each chunk a summary of one or two sentences in its paper's "
+        "language (metadata summary; not indexed), cached by the chunk's text.",
+        section="llm",
+    )
     structure_mode: StructureMode = _setting(
         "QA_STRUCTURE_MODE",
         StructureMode.auto,

@@ -4,13 +4,14 @@ documents each at ``/docs`` from the models of :mod:`.schema`."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.search import CONTEXT_TOKENS, answer_question
 from legco_assets.core.settings import Strategy
+from legco_assets.core.structure import KINDS
 from legco_assets.core.tables import to_csv
 
 from .context import Context
@@ -20,14 +21,33 @@ from .schema import (
     AnswerRequest,
     AnswerResponse,
     ChunkResponse,
-    DocumentRow,
     DocumentsResponse,
     SearchResponse,
 )
-from .searching import BadRequest, NoSuchDocument, SearchRequest, get_chunk, known_document, search, to_hit
+from .searching import (
+    BadRequest,
+    NoSuchDocument,
+    SearchRequest,
+    documents_listed,
+    get_chunk,
+    known_document,
+    search,
+    to_hit,
+)
 from .tables import NoSuchTable, get_table, list_tables, table_json
 
 router = APIRouter()
+Sort = Literal["relevance", "date"]
+DATE_FROM = "only papers dated on or after: YYYY, YYYY-MM or YYYY-MM-DD (a partial date: its whole span)"
+DATE_TO = (
+    "only papers dated on or before: YYYY, YYYY-MM or YYYY-MM-DD; an undated paper passes no date filter"
+)
+KIND = f"only papers of these kinds (repeat, or comma-separated): {', '.join(KINDS)}"
+SPEAKER = (
+    "only Council exchanges this member or official asks or answers "
+    "(any printed form: Hon Jeffrey Lam, 林健鋒議員)"
+)
+SORT = "relevance (default), or date: the k best hits, newest paper first"
 NO_LLM = "no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME): use /api/search for the passages"
 
 
@@ -72,12 +92,31 @@ def api_search(
         str | None,
         Query(title="Language", description="zh or en: only papers in that language."),
     ] = None,
+    date_from: Annotated[str | None, Query(description=DATE_FROM)] = None,
+    date_to: Annotated[str | None, Query(description=DATE_TO)] = None,
+    kind: Annotated[list[str] | None, Query(description=KIND)] = None,
+    speaker: Annotated[str | None, Query(description=SPEAKER)] = None,
+    sort: Annotated[Sort, Query(description=SORT)] = "relevance",
 ) -> SearchResponse:
-    """The ``k`` best chunks for ``q``, as ``legco-assets query`` ranks them."""
+    """The ``k`` best chunks for ``q``, as ``legco-assets query`` ranks them, among those that
+    pass the filters (applied inside ranking: ``k`` come back when ``k`` pass)."""
+    kinds = tuple(part for value in kind or [] for part in value.split(","))
     try:
         return search(
             service.index,
-            SearchRequest(q, k, strategy or service.default_strategy, mode, document, language),
+            SearchRequest(
+                q,
+                k,
+                strategy or service.default_strategy,
+                mode,
+                document,
+                language,
+                date_from,
+                date_to,
+                kinds,
+                speaker,
+                sort,
+            ),
         )
     except BadRequest as exc:
         raise HTTPException(400, str(exc)) from None
@@ -86,10 +125,18 @@ def api_search(
 
 
 @router.get("/api/documents", response_model=DocumentsResponse, tags=["search"], summary="The stored papers")
-def api_documents(service: Context) -> DocumentsResponse:
-    """Every stored paper's latest version, per strategy, with its title and chunk count."""
-    rows = service.index.documents()
-    return DocumentsResponse(documents=[DocumentRow(**row) for row in rows])
+def api_documents(
+    service: Context,
+    date_from: Annotated[str | None, Query(description=DATE_FROM)] = None,
+    date_to: Annotated[str | None, Query(description=DATE_TO)] = None,
+    kind: Annotated[list[str] | None, Query(description=KIND)] = None,
+) -> DocumentsResponse:
+    """Every stored paper's latest version, per strategy, with its title, date, kind and
+    chunk count; only those dated in the range and of the kinds, when asked."""
+    try:
+        return documents_listed(service.index, date_from, date_to, kind)
+    except BadRequest as exc:
+        raise HTTPException(400, str(exc)) from None
 
 
 @router.get(

@@ -25,7 +25,7 @@ from .auth import TokenGate
 from .context import Context, ServiceContext
 from .limits import MAX_BODY_BYTES, Guard
 from .mcp_tools import build_mcp
-from .page import render
+from .page import PageFilters, render
 from .reference import reference_page, with_server_defaults
 from .searching import BadRequest, SearchRequest, search, strategy_named
 
@@ -108,16 +108,29 @@ def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
         return HTMLResponse(reference_page(app.openapi()))
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
-    def page(service: Context, q: str = "", strategy: str = "", language: str = "") -> HTMLResponse:
+    def page(
+        service: Context,
+        q: str = "",
+        strategy: str = "",
+        language: str = "",
+        date_from: str = "",
+        date_to: str = "",
+        kind: str = "",
+    ) -> HTMLResponse:
         # the form's own values; any other (a hand-made URL) searches with the default
         chosen = strategy_named(strategy) or service.default_strategy
+        narrowed = PageFilters(date_from, date_to, kind)
         if not q.strip():
             documents = len({row["document_id"] for row in service.index.documents()})
-            return HTMLResponse(render(strategy=chosen, language=language, documents=documents))
+            shown = render(strategy=chosen, language=language, documents=documents, narrowed=narrowed)
+            return HTMLResponse(shown)
+        request = SearchRequest(
+            q, 10, chosen, Mode.hybrid, None, language or None, date_from, date_to, (kind,) if kind else ()
+        )
         try:
-            results = search(service.index, SearchRequest(q, 10, chosen, Mode.hybrid, None, language or None))
+            results = search(service.index, request)
         except BadRequest as exc:
-            return HTMLResponse(render(q, chosen, language, error=str(exc)), 400)
-        return HTMLResponse(render(q, chosen, language, results))
+            return HTMLResponse(render(q, chosen, language, error=str(exc), narrowed=narrowed), 400)
+        return HTMLResponse(render(q, chosen, language, results, narrowed=narrowed))
 
     return TokenGate(Guard(app), service.settings.serve_token)

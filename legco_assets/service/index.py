@@ -212,6 +212,10 @@ class LiveIndex:
                     "filename": m.filename,
                     "chunks": len(records),
                     "counterpart_document_id": m.counterpart_document_id,
+                    "date": m.date,
+                    "date_precision": m.date_precision,
+                    "kind": m.kind,
+                    "paper_number": m.paper_number,
                 }
             )
         return rows

@@ -9,22 +9,26 @@ assistant sees nothing else of this project."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
 
 from legco_assets.core.modes import Mode
+from legco_assets.core.structure import DATE_PATTERN, KINDS, PaperKind
 
 from .context import ServiceContext
 from .limits import MAX_K
-from .schema import ChunkResponse, DocumentRow, DocumentsResponse, SearchResponse
+from .schema import ChunkResponse, DocumentsResponse, SearchResponse
 from .searching import (
     NO_SUCH_STRATEGY,
     BadRequest,
     NoSuchDocument,
     SearchRequest,
+    documents_listed,
     get_chunk,
     search,
     strategy_named,
@@ -43,17 +47,34 @@ SEARCH = (
     "Find the passages of the stored LegCo papers that best answer `query` (Chinese or "
     f"English), best first: at most `k` (1-{MAX_K}). `strategy`: 'question' gives one passage "
     "per question and reply of a paper, 'token' windows of about 1000 tokens (default: the "
-    "server's). `document`: only that document id (see list_documents). Each hit has the "
-    "paper's title, page_start/page_end, section_path, question_id and excerpt_url: cite them."
+    "server's). Narrow it when the question does: `date_from`/`date_to` when it names a time "
+    "(YYYY, YYYY-MM or YYYY-MM-DD; a paper without a date is then left out), `kind` when it names "
+    f"a sort of paper ({', '.join(KINDS)}; 'hansard' for what was said in the Council), "
+    "`speaker` for what one Member asked or one official answered (any printed form of the name), "
+    "`document` for one paper (see list_documents). The filters pick among all passages, so `k` "
+    "come back when that many pass. `sort`='date' lists the hits newest paper first (for 'the "
+    "latest', 'how it changed'). Each hit has the paper's title, date, kind, page_start/page_end, "
+    "section_path, question_id, asker/answerer and excerpt_url: cite them."
 )
 GET_CHUNK = (
     "The whole stored record of one passage by its id (as search returns it): its text, "
     "metadata (pages, section path, question, asker and answerer for Council questions) and excerpt_url."
 )
 LIST_DOCUMENTS = (
-    "The LegCo papers stored here: document id, title, language, chunking strategy, and "
-    "how many passages each has. Use a document id to narrow search to one paper."
+    "The LegCo papers stored here: document id, title, language, date, kind, paper number, "
+    "chunking strategy, and how many passages each has; `date_from`/`date_to` (YYYY, YYYY-MM or "
+    "YYYY-MM-DD) and `kind` list only those papers. Use it to see what is stored for a period "
+    "or a sort of paper, and a document id to narrow search to one paper."
 )
+# every tool only reads the store: the same call gives the same answer until a paper is added
+READ_ONLY = ToolAnnotations(
+    readOnlyHint=True, idempotentHint=True, destructiveHint=False, openWorldHint=False
+)
+DateText = Annotated[
+    str | None,
+    Field(description="YYYY, YYYY-MM or YYYY-MM-DD; a partial date is its whole span", pattern=DATE_PATTERN),
+]
+Kinds = Annotated[list[PaperKind] | None, Field(description="only papers of these kinds")]
 
 GET_TABLE = (
     "One table of a paper as data, by its id (<document_id>:table:<n>, as a search hit's "
@@ -67,30 +88,50 @@ def build_mcp(service: ServiceContext) -> MCPServer:
     """An MCP server whose tools answer from ``service``'s live index."""
     server = MCPServer(name="legco-assets", instructions=INSTRUCTIONS)
 
-    @server.tool(name="search", description=SEARCH)
+    @server.tool(name="search", description=SEARCH, annotations=READ_ONLY)
     async def search_papers(
-        query: str, k: int = 5, strategy: str | None = None, document: str | None = None
+        query: str,
+        k: int = 5,
+        strategy: str | None = None,
+        document: str | None = None,
+        date_from: DateText = None,
+        date_to: DateText = None,
+        kind: Kinds = None,
+        speaker: Annotated[
+            str | None, Field(description="a Member or official, any printed form: Jeffrey Lam, 林健鋒議員")
+        ] = None,
+        sort: Annotated[
+            Literal["relevance", "date"], Field(description="date: newest paper first")
+        ] = "relevance",
     ) -> SearchResponse:
         chosen = strategy_named(strategy) if strategy else service.default_strategy
         if chosen is None:  # the tool's schema keeps a plain string: the error stays one line
             raise ToolError(NO_SUCH_STRATEGY)
-        request = SearchRequest(query, k, chosen, Mode.hybrid, document)
+        kinds = tuple(PaperKind(k).value for k in kind or [])
+        request = SearchRequest(
+            query, k, chosen, Mode.hybrid, document, None, date_from, date_to, kinds, speaker, sort
+        )
         try:
             return await anyio.to_thread.run_sync(search, service.index, request)
         except (BadRequest, NoSuchDocument) as exc:
             raise ToolError(str(exc)) from None
 
-    @server.tool(name="get_chunk", description=GET_CHUNK)
+    @server.tool(name="get_chunk", description=GET_CHUNK, annotations=READ_ONLY)
     async def chunk(id: str) -> ChunkResponse:  # noqa: A002 (the tool's argument name)
         try:
             return await anyio.to_thread.run_sync(get_chunk, service.index, id)
         except KeyError:
             raise ToolError(f"no such chunk: {id}") from None
 
-    @server.tool(name="list_documents", description=LIST_DOCUMENTS)
-    async def documents() -> DocumentsResponse:
-        rows = await anyio.to_thread.run_sync(service.index.documents)
-        return DocumentsResponse(documents=[DocumentRow(**row) for row in rows])
+    @server.tool(name="list_documents", description=LIST_DOCUMENTS, annotations=READ_ONLY)
+    async def documents(
+        date_from: DateText = None, date_to: DateText = None, kind: Kinds = None
+    ) -> DocumentsResponse:
+        kinds = [PaperKind(k).value for k in kind or []]
+        try:
+            return await anyio.to_thread.run_sync(documents_listed, service.index, date_from, date_to, kinds)
+        except BadRequest as exc:
+            raise ToolError(str(exc)) from None
 
     @server.tool(name="get_table", description=GET_TABLE)
     async def table(id: str) -> dict[str, Any]:  # noqa: A002 (the tool's argument name)

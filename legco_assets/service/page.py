@@ -8,9 +8,11 @@ this server (``/excerpt/<id>``), so it opens wherever the page was opened from."
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 from legco_assets.core.excerpts import chunk_link
 from legco_assets.core.settings import Strategy
+from legco_assets.core.structure import KINDS
 
 from .passage import passage_html
 from .schema import SearchHit, SearchResponse
@@ -40,11 +42,29 @@ def _options(name: str, label: str, choices: list[tuple[str, str]], chosen: str)
     return f'<label>{label} <select name="{name}" id="{name}">{items}</select></label>'
 
 
+@dataclass(frozen=True)
+class PageFilters:
+    """The form's filters as sent (shown back in the form)."""
+
+    date_from: str = ""
+    date_to: str = ""
+    kind: str = ""
+
+
+def _date_input(name: str, label: str, value: str) -> str:
+    return (
+        f'<label>{label} <input type="text" name="{name}" id="{name}" value="{html.escape(value)}" '
+        'placeholder="YYYY[-MM[-DD]]" size="10" pattern="\\d{4}(-\\d{2}(-\\d{2})?)?"></label>'
+    )
+
+
 def _hit(number: int, hit: SearchHit, query: str) -> str:
     text = hit.text if len(hit.text) <= PASSAGE_CHARS else hit.text[:PASSAGE_CHARS] + " …"
     pages = f"p. {hit.page_start}" + (f"–{hit.page_end}" if hit.page_end != hit.page_start else "")
     path = " › ".join(hit.section_path)
     question = f" · question {html.escape(hit.question_id)}" if hit.question_id else ""
+    paper = " · ".join(html.escape(x) for x in (hit.date, hit.kind) if x)
+    question += f" · {paper}" if paper else ""
     return (
         f'<div class="hit" id="hit-{number}">'
         f'<div class="title">{number}. {html.escape(hit.title)}</div>'
@@ -63,6 +83,7 @@ def render(
     results: SearchResponse | None = None,
     error: str | None = None,
     documents: int = 0,
+    narrowed: PageFilters = PageFilters(),
 ) -> str:
     """The whole page: the form, then the results (or why there are none)."""
     form = (
@@ -71,6 +92,9 @@ def render(
         'placeholder="Ask about the LegCo papers… 例如：最低工資" autofocus maxlength="500">'
         + _options("strategy", "chunks", [(s.value, STRATEGY_LABELS[s]) for s in Strategy], strategy.value)
         + _options("language", "language", [("", "any"), ("zh", "中文"), ("en", "English")], language)
+        + _options("kind", "kind", [("", "any"), *((k, k.replace("_", " ")) for k in KINDS)], narrowed.kind)
+        + _date_input("date_from", "from", narrowed.date_from)
+        + _date_input("date_to", "to", narrowed.date_to)
         + '<button type="submit" id="go">Search</button></form>'
     )
     if error:

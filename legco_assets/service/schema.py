@@ -27,6 +27,12 @@ class SearchHit(BaseModel):
     section_path: list[str] = Field(description="the paper's headings above the chunk, outermost first")
     question_id: str | None = Field(description="the paper's own question number, on a Q&A chunk")
     language: str = Field(description="the paper's language: zh-Hant or en")
+    date: str | None = Field(None, description="the paper's date as printed: 2012-11-21, 2026-04, 2019")
+    date_precision: str | None = Field(None, description="day, month or year")
+    kind: str | None = Field(None, description="the paper's kind: hansard, committee_paper, faq, …")
+    paper_number: str | None = Field(None, description="its LC Paper number, CB(2)1234/2025(03)")
+    asker: str | None = Field(None, description="on a Council exchange, the member who asks, as printed")
+    answerer: str | None = Field(None, description="on a Council exchange, the official replying, as printed")
     excerpt_url: str = Field(description="the chunk's own excerpt: its pages with only its highlight")
     table_ids: list[str] = Field(
         default_factory=list, description="the tables the chunk holds, as data at /api/tables/{id}"
@@ -63,6 +69,10 @@ class DocumentRow(BaseModel):
     filename: str
     chunks: int
     counterpart_document_id: str | None = None
+    date: str | None = Field(None, description="the paper's date as printed: 2012-11-21, 2026-04, 2019")
+    date_precision: str | None = Field(None, description="day, month or year")
+    kind: str | None = Field(None, description="hansard, council_question, committee_paper, agenda, …")
+    paper_number: str | None = Field(None, description="its LC Paper number, CB(2)1234/2025(03)")
 
 
 class DocumentsResponse(BaseModel):

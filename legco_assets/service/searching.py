@@ -10,12 +10,12 @@ from typing import Any
 from legco_assets.core.excerpts import chunk_link, excerpt_url
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.records import ChunkRecord
-from legco_assets.core.search import Hit, script_of
+from legco_assets.core.search import BadFilter, Hit, SearchFilters, newest_first, script_of
 from legco_assets.core.settings import Strategy
 
 from .index import LiveIndex, Snapshot
 from .limits import MAX_K, MAX_QUERY_CHARS
-from .schema import ChunkResponse, SearchHit, SearchResponse
+from .schema import ChunkResponse, DocumentRow, DocumentsResponse, SearchHit, SearchResponse
 from .tables import PaperTables
 
 LANGUAGES = {"zh": "zh-Hant", "zh-hant": "zh-Hant", "en": "en"}
@@ -63,6 +63,20 @@ class SearchRequest:
     mode: Mode = DEFAULT_MODE
     document: str | None = None
     language: str | None = None  # zh | en: only hits from papers in that language
+    # the papers' date range (YYYY, YYYY-MM or YYYY-MM-DD), kinds and a speaker
+    # (core/search/filters.py); ``sort``: relevance, or date (newest paper first)
+    date_from: str | None = None
+    date_to: str | None = None
+    kinds: tuple[str, ...] = ()
+    speaker: str | None = None
+    sort: str = "relevance"
+
+    def filters(self) -> SearchFilters:
+        """The request's filters, or :class:`BadRequest` naming the bad one."""
+        try:
+            return SearchFilters.of(self.document, self.date_from, self.date_to, self.kinds, self.speaker)
+        except BadFilter as exc:
+            raise BadRequest(str(exc)) from None
 
     def checked(self) -> SearchRequest:
         """The request, or :class:`BadRequest` naming the first limit it breaks."""
@@ -74,6 +88,9 @@ class SearchRequest:
             raise BadRequest(f"k must be between 1 and {MAX_K}")
         if self.language and self.language.lower() not in LANGUAGES:
             raise BadRequest("language must be zh or en")
+        if self.sort not in ("relevance", "date"):
+            raise BadRequest("sort must be relevance or date")
+        self.filters()
         return self
 
 
@@ -102,6 +119,12 @@ def to_hit(snapshot: Snapshot, hit: Hit, base_url: str, tables: PaperTables | No
         section_path=list(m.section_path),
         question_id=m.question_id,
         language=hit_language(snapshot, hit.record),
+        date=m.date,
+        date_precision=m.date_precision,
+        kind=m.kind,
+        paper_number=m.paper_number,
+        asker=m.asker,
+        answerer=m.answerer,
         excerpt_url=excerpt_url(base_url, chunk_link(hit.id)),
         table_ids=tables.ids_in(hit.record.document_id, hit.text) if tables is not None else [],
     )
@@ -116,10 +139,13 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
     depth = min(request.k * LANGUAGE_OVERFETCH, MAX_K * LANGUAGE_OVERFETCH) if language else request.k
     with index.search_lock:
         found = snapshot.retriever.search(
-            request.query, depth, request.strategy, request.mode, request.document or None
+            request.query, depth, request.strategy, request.mode, None, filters=request.filters()
         )
     if language:
         found = [h for h in found if hit_language(snapshot, h.record) == language]
+    found = found[: request.k]
+    if request.sort == "date":
+        found = newest_first(found)
     base = index.settings.excerpts_base_url
     return SearchResponse(
         query=request.query,
@@ -127,6 +153,22 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
         mode=request.mode,
         hits=[to_hit(snapshot, h, base, index.tables) for h in found[: request.k]],
     )
+
+
+def documents_listed(
+    index: LiveIndex,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    kinds: list[str] | tuple[str, ...] | str | None = None,
+) -> DocumentsResponse:
+    """The stored papers (``/api/documents``, ``list_documents``), only those dated in the
+    range and of the kinds when asked; :class:`BadRequest` for a bad filter."""
+    try:
+        filters = SearchFilters.of(None, date_from, date_to, kinds)
+    except BadFilter as exc:
+        raise BadRequest(str(exc)) from None
+    rows = [r for r in index.documents() if filters.admits_paper(r.get("date"), r.get("kind"))]
+    return DocumentsResponse(documents=[DocumentRow(**row) for row in rows])
 
 
 def get_chunk(index: LiveIndex, chunk_id: str) -> ChunkResponse:

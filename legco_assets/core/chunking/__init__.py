@@ -8,6 +8,7 @@ from __future__ import annotations
 from .build import Chunker, FindSections, build_chunks, chunker_for
 from .question_chunking import QuestionChunkingStrategy
 from .short_sections import join_short_sections
+from .summaries import summarise
 from .token_chunking import TokenChunkingStrategy, token_windows, with_paths
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "build_chunks",
     "chunker_for",
     "join_short_sections",
+    "summarise",
     "token_windows",
     "with_paths",
 ]

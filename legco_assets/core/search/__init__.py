@@ -14,6 +14,7 @@ from .bm25_index import (
 )
 from .colloquial import COLLOQUIAL, lexical_query, written_form
 from .embeddings import embedding_function
+from .filters import SORTS, BadFilter, SearchFilters, newest_first
 from .forgetting import Forgotten, Target, UnknownDocument, check_targets, forget
 from .fusion import (
     DEFAULT_FUSION,
@@ -73,6 +74,10 @@ from .vector_store import (
 )
 
 __all__ = [
+    "SORTS",
+    "BadFilter",
+    "SearchFilters",
+    "newest_first",
     "Bm25Index",
     "COLLECTION",
     "COLLOQUIAL",

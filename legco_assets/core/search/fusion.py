@@ -27,6 +27,7 @@ import numpy as np
 
 from ..records import ChunkRecord
 from .bm25_index import script_of
+from .filters import Where
 from .hits import Candidate, Hit, Scope
 from .links import inherit_counterparts
 from .sections import lift
@@ -96,7 +97,7 @@ def fuse(
     fusion: Fusion,
     scope: Scope | None = None,
     translated: tuple[str, Rankings] | None = None,
-    document: str | None = None,
+    document: Where = None,
 ) -> list[Hit]:
     """Weighted reciprocal rank fusion of the rankers' candidates, blended with their
     margins (:func:`margins`, ``fusion.margin_share``) and the chunks' coverage of the

@@ -147,6 +147,8 @@ class Scope:
     position: dict[str, int] = field(init=False, repr=False)
     # documents whose other-language version is stored in the scope too (``counterpart_document_id``)
     paired: set[str] = field(init=False, repr=False)
+    # the rows each search filter keeps, computed once per scope (:meth:`.filters.SearchFilters.mask`)
+    masks: dict[Any, np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.position = {r.id: i for i, r in enumerate(self.records)}

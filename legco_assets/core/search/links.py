@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..records import ChunkRecord
 from .bm25_index import script_of
+from .filters import Where, admits
 from .hits import Hit, Scope
 
 
@@ -65,7 +66,7 @@ def inherit_counterparts(
     ranks: dict[str, dict[str, int]],
     scope: Scope,
     share: float,
-    document: str | None = None,
+    document: Where = None,
 ) -> None:
     """Raise each chunk's fused score to ``share`` of its counterpart's where that is better
     (in place). Why: an English question finds the English version of a Q&A pair far more
@@ -80,7 +81,7 @@ def inherit_counterparts(
         if row is None or share * score <= scores.get(partner, 0.0):
             continue
         record = scope.records[row]
-        if document is not None and record.document_id != document:
+        if not admits(record, document):
             continue
         scores[partner] = share * score
         records.setdefault(partner, record)

@@ -36,8 +36,11 @@ With an LLM configured, hybrid search also runs the rankers for the query transl
 the papers' other language and adds their votes (:mod:`.query_translation`): the one lever
 that closes most of the cross-language gap.
 
-Filters are the same for every ranker: strategy, optionally one document, and the latest
-version only unless ``all_versions`` is asked for. The BM25 index of a (strategy, versions)
+Filters are the same for every ranker: strategy, optionally one document or the search
+filters (date range, kinds, speaker: :mod:`.filters`), and the latest version only unless
+``all_versions`` is asked for. A ranker's ``document`` argument is a document id or the
+:class:`.filters.SearchFilters`: BM25 and the question side keep the rows they pass, Chroma is
+asked among their ids. The BM25 index of a (strategy, versions)
 scope is loaded from ``data/cache/bm25`` and rebuilt only when the stored chunks change
 (:func:`.bm25_index.load_or_build`); question vectors come from the embedding cache.
 """
@@ -58,6 +61,7 @@ from .bm25_index import load_or_build, script_of
 from .colloquial import written_form
 from .dictionary_translation import translate_words, vocabulary_test
 from .embeddings import embedding_function
+from .filters import SearchFilters, Where, row_mask
 from .fusion import DEFAULT_FUSION, DICTIONARY, Fusion, fuse
 from .hits import (
     DEFAULT_MODE,
@@ -265,19 +269,17 @@ class Retriever:
 
     # -- rankers ---------------------------------------------------------------------------
     def bm25_ranking(
-        self, query: str, scope: Scope, n: int, document: str | None = None, written: str = ""
+        self, query: str, scope: Scope, n: int, document: Where = None, written: str = ""
     ) -> list[Candidate]:
         """Best ``n`` chunks by BM25 (positive scores only), with their query coverage;
         ``written``: the query's written-Chinese form, searched with it (:mod:`.colloquial`)."""
-        mask = (scope.documents == document) if document else None
+        mask = row_mask(scope, document)
         return [
             Candidate(scope.records[i], score, cov)
             for i, score, cov in scope.index.top(query, n, mask, written)
         ]
 
-    def dictionary_ranking(
-        self, query: str, scope: Scope, n: int, document: str | None = None
-    ) -> list[Candidate]:
+    def dictionary_ranking(self, query: str, scope: Scope, n: int, document: Where = None) -> list[Candidate]:
         """BM25 of the query's words rendered in the other script by the dictionary, when
         the scope holds chunks in that script (:mod:`.dictionary_translation`)."""
         other = "zh" if script_of(query) == "en" else "en"
@@ -295,7 +297,7 @@ class Retriever:
         scope: Scope,
         strategy: str,
         n: int,
-        document: str | None = None,
+        document: Where = None,
         all_versions: bool = False,
     ) -> list[Candidate]:
         """Best ``n`` chunks of the scope by cosine similarity of their text, from Chroma.
@@ -307,8 +309,9 @@ class Retriever:
         distances only: restricted to the document's ids when one is given; unfiltered with
         extra results kept by scope membership when the scope is a large share of the
         collection; otherwise with the ``where`` filter."""
-        if document is not None:
-            ids = [r.id for r, doc in zip(scope.records, scope.documents) if doc == document]
+        mask = row_mask(scope, document)
+        if mask is not None:
+            ids = [r.id for r, keep in zip(scope.records, mask) if keep]
             return self._query(vector, scope, min(n, len(ids)), ids=ids) if ids else []
         if scope.records and len(scope.records) * 4 >= scope.count:
             extra = (n + OVERSAMPLE) * -(-scope.count // len(scope.records))
@@ -339,7 +342,7 @@ class Retriever:
         ]
 
     def question_ranking(
-        self, vector: np.ndarray, scope: Scope, n: int, document: str | None = None
+        self, vector: np.ndarray, scope: Scope, n: int, document: Where = None
     ) -> list[Candidate]:
         """Best ``n`` chunks by cosine similarity of their question side alone (a Q&A chunk's
         question; another chunk's own vector, or its headings and opening:
@@ -349,8 +352,9 @@ class Retriever:
             return []
         rows = scope.question_rows
         sims = scope.question_vectors @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
-        if document:
-            keep = scope.documents[rows] == document
+        mask = row_mask(scope, document)
+        if mask is not None:
+            keep = mask[rows]
             rows, sims = rows[keep], sims[keep]
         order = np.argsort(-sims, kind="stable")
         if not self.per_kind:
@@ -372,7 +376,7 @@ class Retriever:
         query: str,
         strategy: Strategy | str,
         n: int,
-        document: str | None = None,
+        document: Where = None,
         all_versions: bool = False,
         plain: bool = False,
     ) -> dict[str, list[Candidate]]:
@@ -390,7 +394,7 @@ class Retriever:
         scope: Scope,
         strategy: str,
         n: int,
-        document: str | None,
+        document: Where,
         all_versions: bool,
         plain: bool = False,
         dictionary: bool = True,
@@ -449,11 +453,20 @@ class Retriever:
         mode: Mode = DEFAULT_MODE,
         document: str | None = None,
         all_versions: bool = False,
+        filters: SearchFilters | None = None,
     ) -> list[Hit]:
-        """The ``k`` best chunks for ``query``, best first."""
+        """The ``k`` best chunks for ``query`` that pass ``document`` and ``filters``, best first."""
         mode = Mode(mode)  # a plain "bm25" (a script's) as its member; an unknown one refused
         if not query.strip() or k <= 0:
             return []
+        if filters is not None and filters.active:
+            if document and filters.document not in (None, document):
+                return []
+            if document:
+                filters = SearchFilters.of(
+                    document, filters.date_from, filters.date_to, filters.kinds, filters.speaker
+                )
+            document = filters  # type: ignore[assignment]  # the rankers take a document id or the filters
         strategy = stored_strategy(strategy)
         scope = self.scope(strategy, all_versions)
         if mode is Mode.vector:

@@ -204,8 +204,11 @@ def stored_versions(collection: Any, document_id: str | None = None) -> list[dic
     where = {"document_id": document_id} if document_id else None
     groups: dict[tuple[str, str, str, bool, str], int] = defaultdict(int)
     counterparts: dict[str, str] = {}  # document -> its paired other-language version (latest chunks)
+    papers: dict[tuple[str, str], dict[str, Any]] = {}  # (document, version) -> its date, kind, number
     for chunk in stored_chunks(collection, where):
         m = chunk.metadata
+        paper = {"date": m.date, "kind": m.kind, "paper_number": m.paper_number}
+        papers.setdefault((chunk.document_id, m.content_sha256[:12]), {k: v for k, v in paper.items() if v})
         key = (
             chunk.document_id,
             m.strategy_type,
@@ -226,6 +229,7 @@ def stored_versions(collection: Any, document_id: str | None = None) -> list[dic
             "latest": latest,
             "filename": f,
             "chunks": n,
+            **papers.get((d, v), {}),
         }
         if latest and d in counterparts:
             row["counterpart_document_id"] = counterparts[d]

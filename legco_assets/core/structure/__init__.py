@@ -36,6 +36,18 @@ from .outline import (
     rule_path,
 )
 from .paper import StructureOutcome, find_structure, official_records, page_label_coverage, paper_structure
+from .paper_facts import (
+    DATE_PATTERN,
+    KINDS,
+    PaperKind,
+    PaperProfile,
+    date_check,
+    date_span,
+    read_paper_profile,
+    speaker_key,
+    speaker_matches,
+    stamp,
+)
 from .recut import apply_outline
 from .rules import detect_structure
 from .summary import structure_summary, unchunked_pages
@@ -44,6 +56,16 @@ from .text import drop_internal_refs, join_pages
 from .toc import toc_entries
 
 __all__ = [
+    "DATE_PATTERN",
+    "KINDS",
+    "PaperKind",
+    "PaperProfile",
+    "date_check",
+    "date_span",
+    "read_paper_profile",
+    "speaker_key",
+    "speaker_matches",
+    "stamp",
     "contents_only_pages",
     "contents_spans",
     "AnnexReport",

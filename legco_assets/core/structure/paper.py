@@ -18,6 +18,7 @@ from .label_guard import LabelCoverage, label_coverage
 from .llm_structure import StructureResult, resolve_structure
 from .official_match import OfficialMatch, match_official_questions
 from .outline import break_starts, outline_of
+from .paper_facts import PaperProfile, read_paper_profile
 from .recut import apply_outline
 
 
@@ -34,6 +35,8 @@ class StructureOutcome:
     labels: LabelCoverage
     official: OfficialMatch
     checks: list[Check] = field(default_factory=list)
+    # when, what and for whom the paper is (:mod:`.paper_facts`), stamped on each of its chunks
+    paper: PaperProfile = field(default_factory=PaperProfile)
 
     @property
     def sections(self) -> list[Section]:
@@ -54,6 +57,7 @@ class StructureOutcome:
             "llm": self.found.metadata(),
             "labels": self.labels.to_dict(),
             "official_questions": self.official.to_dict(),
+            "paper": self.paper.to_dict(),
         }
         if self.annexes is not None:
             stored["annexes"] = self.annexes.to_dict()
@@ -100,4 +104,5 @@ def paper_structure(
     found = find_structure(pages, settings, llm)
     labels = page_label_coverage(pages, found.sections)
     official = match_official_questions(found.sections, *official_records(origin))
-    return StructureOutcome(found, outline_of(found.sections), labels, official)
+    profile = read_paper_profile(pages, origin)
+    return StructureOutcome(found, outline_of(found.sections), labels, official, paper=profile)

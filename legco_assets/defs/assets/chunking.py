@@ -196,6 +196,10 @@ def _chunk_metadata(
         header.append("excerpt")
         for row, (name, url) in zip(rows, linked):
             row.append(f"[{name}]({url})")
+    if any("date" in r["metadata"] for r in records[:60]):  # the paper's date, as each chunk carries it
+        header.append("date")
+        for row, r in zip(rows, records):
+            row.append(r["metadata"].get("date", ""))
     if any("question_kind" in r["metadata"] for r in records[:60]):
         header += COUNCIL_COLUMNS
         for row, r in zip(rows, records):
@@ -207,6 +211,12 @@ def _chunk_metadata(
             dict(Counter(r["metadata"]["section_type"] for r in records))
         ),
         "max_tokens": max((r["metadata"]["token_count"] for r in records), default=0),
+        # the paper's date and kind, as each chunk carries them (none printed: absent)
+        **{
+            f"paper_{key}": records[0]["metadata"][key]
+            for key in ("date", "kind")
+            if records and records[0]["metadata"].get(key)
+        },
         "with_tables": sum(bool(r["metadata"]["has_table"]) for r in records),
         "preview": dg.MetadataValue.md(
             shown_of(

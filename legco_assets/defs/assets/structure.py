@@ -33,6 +33,7 @@ STRUCTURE_CHECKS = [
     "text_layer_readable",
     "question_labels_paired",
     "questions_match_open_data",
+    "paper_date_found",
 ]
 
 
@@ -94,6 +95,7 @@ def document_structure(
                 )
                 + md_table(header, rows[:200])
             ),
+            **_paper_metadata(outcome.paper.to_dict()),
             "headings": len(outcome.outline),
             "outline": dg.MetadataValue.md(outline_markdown(outcome.outline)),
             **_annex_metadata(outcome.annexes),
@@ -107,6 +109,14 @@ def document_structure(
         # without those that could not run (no result: skipped for this partition)
         check_results=check_results(outcome.checks),
     )
+
+
+def _paper_metadata(paper: dict[str, Any]) -> dict[str, Any]:
+    """When, what and for whom the paper is, as its own markers say (the keys every chunk
+    of it carries): absent entries are facts the paper does not print."""
+    names = {"kind": "paper_kind", "date": "paper_date", "date_precision": "date_precision"}
+    names |= {"date_source": "date_source", "paper_number": "paper_number", "committee": "committee"}
+    return {"paper_date": "none printed", **{names[k]: v for k, v in paper.items() if k in names}}
 
 
 def _annex_metadata(annexes: AnnexReport | None) -> dict[str, Any]:
