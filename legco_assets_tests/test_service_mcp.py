@@ -48,7 +48,20 @@ async def exercise(target: Any) -> dict[str, Any]:
         documents = structured(await client.call_tool("list_documents", {}))
         missing = await client.call_tool("get_chunk", {"id": "nope:token:0"})
         bad_k = await client.call_tool("search", {"query": "x", "k": 999})
+        # the filters, as an assistant narrows a search: by the first hit's kind, and by a
+        # date range no stored paper falls in
+        same_kind = structured(
+            await client.call_tool(
+                "search",
+                {"query": "水浸黑點", "k": 3, "strategy": "question", "kind": [found["hits"][0]["kind"]]},
+            )
+        )
+        no_date = structured(
+            await client.call_tool("search", {"query": "水浸黑點", "k": 3, "date_from": "2999-01-01"})
+        )
         return {
+            "same_kind": same_kind,
+            "no_date": no_date,
             "tools": tools,
             "found": found,
             "english": english,
@@ -82,6 +95,9 @@ def check(seen: dict[str, Any], excerpt_base: str) -> None:
     assert {d["document_id"] for d in seen["documents"]["documents"]} == {"sample-zh-qa", "sample-en-qa"}
     assert seen["missing"].is_error and "no such chunk" in seen["missing"].content[0].text
     assert seen["bad_k"].is_error
+    kind = hits[0]["kind"]
+    assert len(seen["same_kind"]["hits"]) == 3 and {h["kind"] for h in seen["same_kind"]["hits"]} == {kind}
+    assert seen["no_date"]["hits"] == []
 
 
 def test_the_tools_over_streamable_http(service: SearchService) -> None:
