@@ -23,7 +23,7 @@ from .schema import (
     DocumentsResponse,
     SearchResponse,
 )
-from .searching import BadRequest, SearchRequest, get_chunk, search, to_hit
+from .searching import BadRequest, SearchRequest, get_chunk, search, shown, to_hit
 
 router = APIRouter()
 NO_LLM = "no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME): use /api/search for the passages"
@@ -87,6 +87,7 @@ def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
             body.mode,
             body.document,
             CONTEXT_TOKENS,
+            shown=lambda record: shown(record, service.settings),
         )
     except Exception as exc:  # the model's endpoint failing: its reason, as a 502
         raise HTTPException(502, f"the LLM call failed: {str(exc).splitlines()[0][:200]}") from None
@@ -96,7 +97,7 @@ def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
         answer=result.answer if result.sufficient else None,
         sufficient=result.sufficient,
         citations=result.citations,
-        context=[to_hit(snapshot, block.hit, base) for block in result.blocks],
+        context=[to_hit(snapshot, block.hit, base, service.settings) for block in result.blocks],
     )
 
 

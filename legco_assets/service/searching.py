@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from legco_assets.core.chunking import withheld_record
 from legco_assets.core.excerpts import chunk_link, excerpt_url
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import Hit, script_of
-from legco_assets.core.settings import Strategy
+from legco_assets.core.settings import Settings, Strategy
 
 from .index import LiveIndex, Snapshot
 from .limits import MAX_K, MAX_QUERY_CHARS
@@ -72,13 +73,19 @@ def title_of(snapshot: Snapshot, document_id: str) -> str:
     return snapshot.titles.get(document_id, (document_id, ""))[0] or document_id
 
 
-def to_hit(snapshot: Snapshot, hit: Hit, base_url: str) -> SearchHit:
+def shown(record: ChunkRecord, settings: Settings) -> ChunkRecord:
+    """The record as this server gives it out: its internal notes withheld (replaced by a
+    marker) unless ``SERVE_INTERNAL_REFS`` is on."""
+    return record if settings.serve_internal_refs else withheld_record(record)
+
+
+def to_hit(snapshot: Snapshot, hit: Hit, base_url: str, settings: Settings) -> SearchHit:
     m = hit.metadata
     return SearchHit(
         id=hit.id,
         document_id=hit.record.document_id,
         title=title_of(snapshot, hit.record.document_id),
-        text=hit.text,
+        text=shown(hit.record, settings).text,
         score=round(hit.score, 6),
         page_start=m.page_start,
         page_end=m.page_end,
@@ -106,7 +113,7 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
         query=request.query,
         strategy=request.strategy,
         mode=request.mode,
-        hits=[to_hit(snapshot, h, base) for h in found[: request.k]],
+        hits=[to_hit(snapshot, h, base, index.settings) for h in found[: request.k]],
     )
 
 
@@ -114,7 +121,7 @@ def get_chunk(index: LiveIndex, chunk_id: str) -> ChunkResponse:
     """A stored chunk's record by id; KeyError when no latest chunk has it."""
     snapshot = index.current()
     with index.search_lock:
-        record = find_record(snapshot, chunk_id)
+        record = shown(find_record(snapshot, chunk_id), index.settings)
     return ChunkResponse(
         id=record.id,
         document_id=record.document_id,
