@@ -132,6 +132,7 @@ SEARCH_HIT_KEYS = frozenset(
         "question_id",
         "language",
         "excerpt_url",
+        "match",
     }
 )
 

@@ -33,7 +33,10 @@ SEARCH = (
     f"English), best first: at most `k` (1-{MAX_K}). `strategy`: 'question' gives one passage "
     "per question and reply of a paper, 'token' windows of about 1000 tokens (default: the "
     "server's). `document`: only that document id (see list_documents). Each hit has the "
-    "paper's title, page_start/page_end, section_path, question_id and excerpt_url: cite them."
+    "paper's title, page_start/page_end, section_path, question_id and excerpt_url: cite them. "
+    "Each hit's `match` is strong (it answers the query closely) or weak (only the nearest there "
+    "is); `no_close_match` true and `note` say that nothing stored answers the query closely: "
+    "say so rather than answer from a weak hit."
 )
 GET_CHUNK = (
     "The whole stored record of one passage by its id (as search returns it): its text, "

@@ -28,6 +28,13 @@ class SearchHit(BaseModel):
     question_id: str | None = Field(description="the paper's own question number, on a Q&A chunk")
     language: str = Field(description="the paper's language: zh-Hant or en")
     excerpt_url: str = Field(description="the chunk's own excerpt: its pages with only its highlight")
+    match: str = Field(
+        "weak",
+        description="strong: the passage answers the query closely; weak: it is only the nearest there is",
+    )
+
+
+NO_CLOSE_MATCH = "nothing in these papers answers this closely"
 
 
 class SearchResponse(BaseModel):
@@ -35,6 +42,8 @@ class SearchResponse(BaseModel):
     strategy: Strategy
     mode: Mode
     hits: list[SearchHit]
+    no_close_match: bool = Field(False, description="true when no hit is a strong match")
+    note: str | None = Field(None, description=f"'{NO_CLOSE_MATCH}' when no hit is a strong match")
 
 
 class ChunkResponse(BaseModel):

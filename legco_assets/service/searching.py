@@ -12,11 +12,12 @@ from legco_assets.core.excerpts import chunk_link, excerpt_url
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import Hit, script_of
+from legco_assets.core.search.closeness import CLOSENESS, JUDGED, STRONG, judge
 from legco_assets.core.settings import Settings, Strategy
 
 from .index import LiveIndex, Snapshot
 from .limits import MAX_K, MAX_QUERY_CHARS
-from .schema import ChunkResponse, SearchHit, SearchResponse
+from .schema import NO_CLOSE_MATCH, ChunkResponse, SearchHit, SearchResponse
 
 LANGUAGES = {"zh": "zh-Hant", "zh-hant": "zh-Hant", "en": "en"}
 LANGUAGE_OVERFETCH = 4  # a language filter searches this many times k, then keeps that language's
@@ -103,17 +104,29 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
     language = LANGUAGES.get((request.language or "").lower())
     depth = min(request.k * LANGUAGE_OVERFETCH, MAX_K * LANGUAGE_OVERFETCH) if language else request.k
     with index.search_lock:
-        found = snapshot.retriever.search(
+        retriever = snapshot.retriever
+        found = retriever.search(
             request.query, depth, request.strategy, request.mode, request.document or None
         )
-    if language:
-        found = [h for h in found if hit_language(snapshot, h.record) == language]
+        if language:
+            found = [h for h in found if hit_language(snapshot, h.record) == language]
+        found = found[: request.k]
+        # judged after ranking, from the rankers' own scores (core/search/closeness.py)
+        rankings = retriever.rankings(request.query, request.strategy, JUDGED, request.document or None)
+        matches = judge(rankings, found, CLOSENESS[request.strategy.value])
     base = index.settings.excerpts_base_url
+    hits = [
+        to_hit(snapshot, h, base, index.settings).model_copy(update={"match": m})
+        for h, m in zip(found, matches)
+    ]
+    no_close_match = STRONG not in matches
     return SearchResponse(
         query=request.query,
         strategy=request.strategy,
         mode=request.mode,
-        hits=[to_hit(snapshot, h, base, index.settings) for h in found[: request.k]],
+        hits=hits,
+        no_close_match=no_close_match,
+        note=NO_CLOSE_MATCH if no_close_match else None,
     )
 
 
