@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
 import tempfile
 from dataclasses import asdict
@@ -108,12 +109,13 @@ def choose(rows: list[dict]) -> None:
             key: sorted({h[key] for r in mine for h in r["hits"]})
             for key in ("vector", "question", "coverage")
         }
-        grid = {key: [*np.quantile(v, np.linspace(0.3, 1.0, 29)).tolist(), 9.9] for key, v in values.items()}
+        # thresholds at quantiles of the distinct scores, and off
+        grid = {key: [*np.quantile(v, np.linspace(0.3, 1.0, 29)).tolist(), math.inf] for key, v in values.items()}
         best = None
         for vector, question, coverage in itertools.product(
             grid["vector"], grid["question"], grid["coverage"]
         ):
-            closeness = Closeness(vector, question, coverage)
+            closeness = Closeness(*(round(v, 4) if v < math.inf else v for v in (vector, question, coverage)))
             recall, false, precision, *_ = rates(mine, closeness)
             if false <= MAX_PRESENT_FLAGGED and (best is None or (recall, -false) > best[0]):
                 best = ((recall, -false), closeness, precision)
