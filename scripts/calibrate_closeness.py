@@ -110,7 +110,9 @@ def choose(rows: list[dict]) -> None:
             for key in ("vector", "question", "coverage")
         }
         # thresholds at quantiles of the distinct scores, and off
-        grid = {key: [*np.quantile(v, np.linspace(0.3, 1.0, 29)).tolist(), math.inf] for key, v in values.items()}
+        grid = {
+            key: [*np.quantile(v, np.linspace(0.3, 1.0, 29)).tolist(), math.inf] for key, v in values.items()
+        }
         best = None
         for vector, question, coverage in itertools.product(
             grid["vector"], grid["question"], grid["coverage"]
