@@ -1,10 +1,10 @@
 """Calibrate (and score) the strong/weak judgement of search hits (core/search/closeness.py).
 
 For each question of a set: its hits from a store that holds its paper (``present``) and
-from the same store less that paper (``absent``: every ranker's list without the paper's
-chunks, then fused as a search fuses them, which is a store without the paper but for
-BM25's word statistics and the centering means). For the top ``k`` hits of each, the scores
-the judgement reads (:func:`closeness.hit_scores`).
+from the same store less that paper and its other-language version, which answers it too
+(``absent``: every ranker's list without their chunks, then fused as a search fuses them,
+which is a store without them but for BM25's word statistics and the centering means). For
+the top ``k`` hits of each, the scores the judgement reads (:func:`closeness.hit_scores`).
 
     python scripts/calibrate_closeness.py collect --set gold --out /tmp/dev.json
     python scripts/calibrate_closeness.py choose /tmp/dev.json        # dev sets only
@@ -67,9 +67,14 @@ def collect(names: list[str], out: Path) -> None:
     rows = []
     for strategy in STRATEGIES:
         scope = retriever.scope(strategy)
+        # a paper's other-language version answers its questions too: absent means both gone
+        pairs = {r.document_id: r.metadata.counterpart_document_id for r in scope.records}
         for name, q, own in asked:
+            gone = {own, pairs.get(own)}
             rankings = retriever.rankings(q.question, strategy, DEFAULT_FUSION.depth)
-            without = {r: [c for c in found if c.record.document_id != own] for r, found in rankings.items()}
+            without = {
+                r: [c for c in found if c.record.document_id not in gone] for r, found in rankings.items()
+            }
             for case, lists in (("present", rankings), ("absent", without)):
                 hits = distinct(fuse(q.question, lists, DEFAULT_FUSION, scope))[:K]
                 rows.append(
@@ -102,7 +107,11 @@ def rates(rows: list[dict], closeness: Closeness) -> tuple[float, float, float, 
     return recall, false, precision, len(absent), len(present)
 
 
+DEV = {"gold", *DEV_SETS}
+
+
 def choose(rows: list[dict]) -> None:
+    rows = [r for r in rows if r["set"] in DEV]  # thresholds are chosen on the development sets only
     for strategy in STRATEGIES:
         mine = [r for r in rows if r["strategy"] == strategy]
         values = {
@@ -131,8 +140,16 @@ def choose(rows: list[dict]) -> None:
 
 def score(rows: list[dict]) -> None:
     for strategy in STRATEGIES:
-        for name in sorted({r["set"] for r in rows}) + ["all"]:
-            mine = [r for r in rows if r["strategy"] == strategy and name in ("all", r["set"])]
+        names = sorted({r["set"] for r in rows})
+        for name in [*names, "development", "held-out"]:
+            mine = [
+                r
+                for r in rows
+                if r["strategy"] == strategy
+                and (r["set"] == name or name == ("development" if r["set"] in DEV else "held-out"))
+            ]
+            if not mine:
+                continue
             recall, false, precision, absent, present = rates(mine, CLOSENESS[strategy])
             print(
                 f"{strategy:8} {name:14} absent {absent:3} flagged {recall:.3f} (recall of weak)  "
