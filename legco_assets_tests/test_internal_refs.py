@@ -32,8 +32,9 @@ from legco_assets.core.records import ChunkRecord
 from legco_assets.core.settings import Settings, Strategy
 
 from .conftest import fixture_pdf, store_settings
+from .llm_server import message_text
 from .runs import cli
-from .servers import SearchService, search_service
+from .servers import SearchService, search_service, start_search_service
 
 PAPERS = ("paper_l_faq.pdf", "paper_e_qa.pdf")
 # words printed only inside one of paper_l_faq's notes
@@ -259,3 +260,29 @@ def test_the_operators_cli_shows_the_notes(noted_store: Path) -> None:
     done = cli("query", NOTE_QUERY, "--strategy", "question", "-k", "1", "--json", home=noted_store)
     assert done.returncode == 0, done.stderr[-2000:]
     assert squeezed(NOTE) in squeezed(json.loads(done.stdout.splitlines()[0])["text"])
+
+
+def test_the_answers_context_has_the_notes_withheld(noted_store: Path, llm_server: Any) -> None:
+    """``POST /api/answer``: what the model is sent, and the context handed back, show the marker
+    where the note was (a second server, with the test's LLM)."""
+    llm_server.default_reply = json.dumps({"sufficient": True, "answer": "It is set.", "citations": []})
+    running = start_search_service(llm_server.settings(noted_store / "data", qa_vision_enabled=False))
+    try:
+        request = urllib.request.Request(
+            running.base + "/api/answer",
+            data=json.dumps(
+                {"question": NOTE_QUERY, "strategy": "question", "document": "paper-l-faq"}
+            ).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            data = json.loads(reply.read())
+    finally:
+        running.stop()
+    sent = [message_text(body["messages"]) for endpoint, body in llm_server.requests if endpoint == "chat"]
+    # the passages (the prompt ends with the question, which shares words with the note)
+    asked = [text.rsplit("\n\nQuestion:", 1)[0] for text in sent if "Context passages" in text]
+    assert asked and all(WITHHELD in text and not _leaks(text) for text in asked)
+    assert data["context"] and not any(_leaks(h["text"]) for h in data["context"])
+    assert any(WITHHELD in h["text"] for h in data["context"])
