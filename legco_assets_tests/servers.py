@@ -139,6 +139,7 @@ SEARCH_HIT_KEYS = frozenset(
         "asker",
         "answerer",
         "excerpt_url",
+        "match",
     }
 )
 

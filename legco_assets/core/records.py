@@ -7,6 +7,7 @@ Dagster asset can re-run from stored upstream results without re-parsing the PDF
 from __future__ import annotations
 
 import bisect
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, ClassVar
@@ -326,6 +327,10 @@ class ChunkMetadata:
     kind: str | None = None
     paper_number: str | None = None
     summary: str | None = None  # an LLM's sentences, with QA_CHUNK_SUMMARIES (chunking/summaries.py)
+    # internal notes (``[Internal reference…]``) in the text: ``[start, end)`` of each, and True;
+    # absent on a chunk without one (core/chunking/internal_notes.py)
+    internal_spans: list[list[int]] | None = None
+    has_internal_refs: bool | None = None
     chunk_file_path: str | None = None  # its own excerpt's URL path (excerpt/<id>) below EXCERPTS_BASE_URL
     counterpart_document_id: str | None = None  # the other language's version, when stored
     counterpart_id: str | None = None  # its chunk that matches this one
@@ -347,6 +352,8 @@ class ChunkMetadata:
     # lists of chunk ids, which Chroma stores joined with a space (chunk ids hold none)
     ID_LISTS: ClassVar[tuple[str, ...]] = ("annex_ids",)
     ID_LIST_SEPARATOR: ClassVar[str] = " "
+    # lists of spans, which Chroma stores as a JSON string (``[[12, 80]]``)
+    SPAN_LISTS: ClassVar[tuple[str, ...]] = ("internal_spans",)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form: required keys always, the others only when set."""
@@ -376,6 +383,9 @@ class ChunkMetadata:
         for key in cls.ID_LISTS:
             if isinstance(out.get(key), list):
                 out[key] = cls.ID_LIST_SEPARATOR.join(out[key])
+        for key in cls.SPAN_LISTS:
+            if isinstance(out.get(key), list):
+                out[key] = json.dumps(out[key])
         return out
 
     @classmethod
@@ -387,6 +397,9 @@ class ChunkMetadata:
         for key in cls.ID_LISTS:
             if isinstance(out.get(key), str):
                 out[key] = out[key].split(cls.ID_LIST_SEPARATOR)
+        for key in cls.SPAN_LISTS:
+            if isinstance(out.get(key), str):
+                out[key] = json.loads(out[key])
         return out
 
 
@@ -476,6 +489,8 @@ class Chunk:
     annex: str | None = None
     answers_question_id: str | None = None
     fallback: str | None = None
+    internal_spans: list[list[int]] | None = None
+    has_internal_refs: bool | None = None
     # the appendix labels an exchange points to, until the chunks are numbered and they
     # become ``annex_ids`` (not part of the record)
     annex_labels: list[str] = field(default_factory=list)

@@ -385,6 +385,15 @@ class Settings(BaseSettings):
         allowed="an http:// or https:// URL",
     )
 
+    # the search service's readers are not the operator: notes for officials stay with the operator
+    serve_internal_refs: bool = _setting(
+        "SERVE_INTERNAL_REFS",
+        False,
+        "legco-assets serve and mcp: show the [內部參考…] / [Internal reference…] notes in hits, answers' "
+        "context and excerpts; off, each is replaced by a marker and redacted from excerpt PDFs.",
+        section="search",
+    )
+
     # -- LegCo's Hansard open data (core/sources/legco_feed.py) ----------------------------------
     feed_url: str = _setting(
         "LEGCO_FEED_URL",

@@ -32,6 +32,7 @@ from .searching import (
     get_chunk,
     known_document,
     search,
+    shown,
     to_hit,
 )
 from .tables import NoSuchTable, get_table, list_tables, table_json
@@ -207,6 +208,7 @@ def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
             body.mode,
             body.document,
             CONTEXT_TOKENS,
+            shown=lambda record: shown(record, service.settings),
         )
     except Exception as exc:  # the model's endpoint failing: its reason, as a 502
         raise HTTPException(502, f"the LLM call failed: {str(exc).splitlines()[0][:200]}") from None
@@ -216,7 +218,10 @@ def api_answer(service: Context, body: AnswerRequest) -> AnswerResponse:
         answer=result.answer if result.sufficient else None,
         sufficient=result.sufficient,
         citations=result.citations,
-        context=[to_hit(snapshot, block.hit, base, service.index.tables) for block in result.blocks],
+        context=[
+            to_hit(snapshot, block.hit, base, service.settings, service.index.tables)
+            for block in result.blocks
+        ],
     )
 
 

@@ -24,7 +24,8 @@ class NoExcerptsYet(FileNotFoundError):
 
 @dataclass(frozen=True)
 class ChunkExcerpts:
-    """The chunks' excerpts of one data folder, as the route answers them."""
+    """The chunks' excerpts of one data folder, as the route answers them: internal notes
+    redacted unless ``SERVE_INTERNAL_REFS`` is on."""
 
     settings: Settings
 
@@ -32,7 +33,8 @@ class ChunkExcerpts:
         """The excerpt's bytes and its content type; :class:`NoSuchChunk` or
         :class:`NoExcerptsYet` when there is none to give."""
         try:
-            data, extension = cut_chunk_excerpt(self.settings, chunk_id)
+            withhold = not self.settings.serve_internal_refs
+            data, extension = cut_chunk_excerpt(self.settings, chunk_id, withhold)
         except (KeyError, ValueError):
             raise NoSuchChunk(chunk_id) from None
         except FileNotFoundError:

@@ -54,7 +54,10 @@ SEARCH = (
     "`document` for one paper (see list_documents). The filters pick among all passages, so `k` "
     "come back when that many pass. `sort`='date' lists the hits newest paper first (for 'the "
     "latest', 'how it changed'). Each hit has the paper's title, date, kind, page_start/page_end, "
-    "section_path, question_id, asker/answerer and excerpt_url: cite them."
+    "section_path, question_id, asker/answerer and excerpt_url: cite them. Each hit's `match` is "
+    "strong (it answers the query closely) or weak (only the nearest there is); `no_close_match` "
+    "true and `note` say that nothing stored answers the query closely: say so rather than answer "
+    "from a weak hit."
 )
 GET_CHUNK = (
     "The whole stored record of one passage by its id (as search returns it): its text, "

@@ -15,7 +15,7 @@ from legco_assets.core.settings import Strategy
 from legco_assets.core.structure import KINDS
 
 from .passage import passage_html
-from .schema import SearchHit, SearchResponse
+from .schema import NO_CLOSE_MATCH, SearchHit, SearchResponse
 
 PASSAGE_CHARS = 900  # a passage longer than this is shown up to here, with an ellipsis
 STRATEGY_LABELS = {Strategy.token: "token windows", Strategy.question: "questions"}  # the form's choices
@@ -105,6 +105,8 @@ def render(
         body = '<p class="note">No passage matches. Try other words, the other strategy, or any language.</p>'
     else:
         body = "".join(_hit(i, h, query) for i, h in enumerate(results.hits, start=1))
+        if results.no_close_match:
+            body = f'<p class="note" id="no-close-match">{html.escape(NO_CLOSE_MATCH)}.</p>' + body
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'

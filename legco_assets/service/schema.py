@@ -37,6 +37,13 @@ class SearchHit(BaseModel):
     table_ids: list[str] = Field(
         default_factory=list, description="the tables the chunk holds, as data at /api/tables/{id}"
     )
+    match: str = Field(
+        "weak",
+        description="strong: the passage answers the query closely; weak: it is only the nearest there is",
+    )
+
+
+NO_CLOSE_MATCH = "nothing in these papers answers this closely"
 
 
 class SearchResponse(BaseModel):
@@ -44,6 +51,8 @@ class SearchResponse(BaseModel):
     strategy: Strategy
     mode: Mode
     hits: list[SearchHit]
+    no_close_match: bool = Field(False, description="true when no hit is a strong match")
+    note: str | None = Field(None, description=f"'{NO_CLOSE_MATCH}' when no hit is a strong match")
 
 
 class ChunkResponse(BaseModel):

@@ -7,15 +7,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from legco_assets.core.chunking import withheld_record
 from legco_assets.core.excerpts import chunk_link, excerpt_url
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.records import ChunkRecord
 from legco_assets.core.search import BadFilter, Hit, SearchFilters, newest_first, script_of
-from legco_assets.core.settings import Strategy
+from legco_assets.core.search.closeness import CLOSENESS, JUDGED, STRONG, judge
+from legco_assets.core.settings import Settings, Strategy
 
 from .index import LiveIndex, Snapshot
 from .limits import MAX_K, MAX_QUERY_CHARS
-from .schema import ChunkResponse, DocumentRow, DocumentsResponse, SearchHit, SearchResponse
+from .schema import NO_CLOSE_MATCH, ChunkResponse, DocumentRow, DocumentsResponse, SearchHit, SearchResponse
 from .tables import PaperTables
 
 LANGUAGES = {"zh": "zh-Hant", "zh-hant": "zh-Hant", "en": "en"}
@@ -104,15 +106,23 @@ def title_of(snapshot: Snapshot, document_id: str) -> str:
     return snapshot.titles.get(document_id, (document_id, ""))[0] or document_id
 
 
-def to_hit(snapshot: Snapshot, hit: Hit, base_url: str, tables: PaperTables | None = None) -> SearchHit:
-    """A ranked chunk as the API returns it; ``tables``: the papers' tables, for the ids of
-    those the chunk holds."""
+def shown(record: ChunkRecord, settings: Settings) -> ChunkRecord:
+    """The record as this server gives it out: its internal notes withheld (replaced by a
+    marker) unless ``SERVE_INTERNAL_REFS`` is on."""
+    return record if settings.serve_internal_refs else withheld_record(record)
+
+
+def to_hit(
+    snapshot: Snapshot, hit: Hit, base_url: str, settings: Settings, tables: PaperTables | None = None
+) -> SearchHit:
+    """A ranked chunk as this server gives it out; ``tables``: the papers' tables, for the ids
+    of those the chunk holds."""
     m = hit.metadata
     return SearchHit(
         id=hit.id,
         document_id=hit.record.document_id,
         title=title_of(snapshot, hit.record.document_id),
-        text=hit.text,
+        text=shown(hit.record, settings).text,
         score=round(hit.score, 6),
         page_start=m.page_start,
         page_end=m.page_end,
@@ -138,20 +148,32 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
     language = LANGUAGES.get((request.language or "").lower())
     depth = min(request.k * LANGUAGE_OVERFETCH, MAX_K * LANGUAGE_OVERFETCH) if language else request.k
     with index.search_lock:
-        found = snapshot.retriever.search(
-            request.query, depth, request.strategy, request.mode, None, filters=request.filters()
-        )
-    if language:
-        found = [h for h in found if hit_language(snapshot, h.record) == language]
-    found = found[: request.k]
+        retriever = snapshot.retriever
+        filters = request.filters()
+        found = retriever.search(request.query, depth, request.strategy, request.mode, None, filters=filters)
+        if language:
+            found = [h for h in found if hit_language(snapshot, h.record) == language]
+        found = found[: request.k]
+        # judged after ranking, from the rankers' own scores among the same passages
+        # (core/search/closeness.py)
+        where = filters if filters.active else None
+        rankings = retriever.rankings(request.query, request.strategy, JUDGED, where)
+        match_of = dict(zip((h.id for h in found), judge(rankings, found, CLOSENESS[request.strategy.value])))
     if request.sort == "date":
         found = newest_first(found)
     base = index.settings.excerpts_base_url
+    hits = [
+        to_hit(snapshot, h, base, index.settings, index.tables).model_copy(update={"match": match_of[h.id]})
+        for h in found
+    ]
+    no_close_match = STRONG not in match_of.values()
     return SearchResponse(
         query=request.query,
         strategy=request.strategy,
         mode=request.mode,
-        hits=[to_hit(snapshot, h, base, index.tables) for h in found[: request.k]],
+        hits=hits,
+        no_close_match=no_close_match,
+        note=NO_CLOSE_MATCH if no_close_match else None,
     )
 
 
@@ -175,7 +197,7 @@ def get_chunk(index: LiveIndex, chunk_id: str) -> ChunkResponse:
     """A stored chunk's record by id; KeyError when no latest chunk has it."""
     snapshot = index.current()
     with index.search_lock:
-        record = find_record(snapshot, chunk_id)
+        record = shown(find_record(snapshot, chunk_id), index.settings)
     return ChunkResponse(
         id=record.id,
         document_id=record.document_id,

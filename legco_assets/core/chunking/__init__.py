@@ -6,6 +6,7 @@ Code outside this package imports only the names below."""
 from __future__ import annotations
 
 from .build import Chunker, FindSections, build_chunks, chunker_for
+from .internal_notes import WITHHELD, mark_internal_notes, withheld, withheld_record
 from .question_chunking import QuestionChunkingStrategy
 from .short_sections import join_short_sections
 from .summaries import summarise
@@ -16,10 +17,14 @@ __all__ = [
     "FindSections",
     "QuestionChunkingStrategy",
     "TokenChunkingStrategy",
+    "WITHHELD",
     "build_chunks",
     "chunker_for",
     "join_short_sections",
+    "mark_internal_notes",
     "summarise",
     "token_windows",
     "with_paths",
+    "withheld",
+    "withheld_record",
 ]

@@ -38,6 +38,7 @@ from ..structure import (
 )
 from ..tokens import count_tokens, encoding
 from .boundaries import BOUNDARY_PATTERNS, LINE_FIRST_PATTERNS
+from .internal_notes import mark_internal_notes
 from .short_sections import join_short_sections
 from .token_chunking import TokenChunkingStrategy, table_windows, with_paths
 
@@ -162,7 +163,8 @@ class QuestionChunkingStrategy:
         far as read: ``PageTables`` may still be reading the later pages)."""
         if sections is None:
             sections = self.find_sections(pages) if self.find_sections is not None else []
-        return self.chunk_text(document_id, DocumentText.from_pages(pages), sections, tables)
+        doc = DocumentText.from_pages(pages)
+        return mark_internal_notes(self.chunk_text(document_id, doc, sections, tables), doc)
 
     def chunk_text(
         self,

@@ -22,6 +22,7 @@ from ..structure import contents_spans, path_at, path_starts
 from ..tables import weave_pages
 from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
+from .internal_notes import mark_internal_notes
 from .table_rows import TableCuts
 
 OVERLAP_SLACK = 0.15  # the overlap may move this far to start on a boundary
@@ -142,7 +143,9 @@ class TokenChunkingStrategy:
             sections = self.find_sections(pages)
         # a contents list left out (it only repeats the headings): windows go around its lines
         skip = contents_spans(doc, sections or []) if self.skip_contents else []
-        return with_paths(self.chunk_text(document_id, doc, skip), doc, sections or [])
+        return mark_internal_notes(
+            with_paths(self.chunk_text(document_id, doc, skip), doc, sections or []), doc
+        )
 
     def chunk_text(
         self, document_id: str, doc: DocumentText, skip: list[tuple[int, int]] | None = None

@@ -29,7 +29,7 @@ from .align import Alignment, align, significant, table_free
 from .increment import pdf_increment
 from .links import chunk_link, compressed, excerpt_file, excerpt_kind, link_bytes, stored_file
 from .pdf import PdfSource, chunk_highlights, cut_pages
-from .text import chunk_page, html_page, on_words
+from .text import chunk_page, html_page, on_words, withheld_html
 
 FORMAT = "5"  # bump when the excerpts' look changes: every excerpt is re-made
 SPAN_SLACK = 200  # characters either side of a chunk's recorded span
@@ -246,13 +246,20 @@ def _drop_old_layout(folder: StorePath, strategy: Strategy, path: StorePath) -> 
 
 
 def cut_excerpt(
-    folder: StorePath, strategy: Strategy, document_kind: str, record: ChunkRecord, title: str = ""
+    folder: StorePath,
+    strategy: Strategy,
+    document_kind: str,
+    record: ChunkRecord,
+    title: str = "",
+    withhold: bool = False,
 ) -> tuple[bytes, str]:
     """What the chunk's link opens, cut on demand from its strategy's file, and the
     extension: for a PDF, the pages its highlight is on (per the manifest, else its own
     pages) with only its highlight; otherwise the paper's text with only its marks, scrolled
     to them (``html``). ``FileNotFoundError`` when the strategy's excerpts, or this chunk's
-    (a chunk newer than them), are not written yet."""
+    (a chunk newer than them), are not written yet. ``withhold``: the internal notes
+    redacted from the PDF's pages, replaced by a marker in the HTML (the search service's
+    readers; the operator's tools keep them)."""
     meta = record.metadata
     manifest = json.loads(manifest_file(folder, strategy).read_text(encoding="utf-8"))
     if str(meta.chunk_index) not in manifest:
@@ -263,7 +270,7 @@ def cut_excerpt(
         page = chunk_page(
             data.decode("utf-8"), meta.chunk_index, f"{record.id} — {title or record.document_id}"
         )
-        return page.encode("utf-8"), "html"
+        return (withheld_html(page) if withhold else page).encode("utf-8"), "html"
     pages = manifest[str(meta.chunk_index)].get("pages") or range(meta.page_start, meta.page_end + 1)
     made = datetime.fromtimestamp(stored_file(path).stat().st_mtime, UTC)
-    return cut_pages(data, record.id, [p - 1 for p in pages if p >= 1], made), "pdf"
+    return cut_pages(data, record.id, [p - 1 for p in pages if p >= 1], made, withhold), "pdf"

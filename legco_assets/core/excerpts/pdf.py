@@ -151,11 +151,12 @@ def chunk_highlights(source: PdfSource, marks: dict[int, list[int]], chunk_id: s
     return out
 
 
-def cut_pages(data: bytes, chunk_id: str, pages: list[int], made: datetime) -> bytes:
+def cut_pages(data: bytes, chunk_id: str, pages: list[int], made: datetime, redact: bool = False) -> bytes:
     """A PDF of ``pages`` (0-based) of the highlighted copy ``data`` that keeps, of our
     highlights, only ``chunk_id``'s: the per-chunk excerpt, made on demand. Only those
     pages' resources are imported. The same copy gives the same bytes (:func:`settled`):
-    ``made`` is when the copy's highlights were written."""
+    ``made`` is when the copy's highlights were written. ``redact``: the pages' internal
+    notes taken out (:mod:`.redact`), for readers who must not see them."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
@@ -172,6 +173,10 @@ def cut_pages(data: bytes, chunk_id: str, pages: list[int], made: datetime) -> b
                 if ours:
                     pdfium_c.FPDFPage_RemoveAnnot(page.raw, a)
             page.close()
+        if redact:
+            from .redact import redact_internal_notes
+
+            redact_internal_notes(out)
         buffer = io.BytesIO()
         out.save(buffer)
         return settled(buffer.getvalue(), hashlib.sha256(data + chunk_id.encode()).digest(), made)

@@ -78,9 +78,10 @@ def _stamp(path: StorePath) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
-def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
+def cut_chunk_excerpt(settings: Settings, chunk_id: str, withhold: bool = False) -> tuple[bytes, str]:
     """What a stored chunk's link opens (:func:`.make.cut_excerpt`) and its extension
-    (``pdf`` or ``html``), from the cache when its excerpts are unchanged. ``KeyError``
+    (``pdf`` or ``html``), from the cache when its excerpts are unchanged; ``withhold``: its
+    internal notes redacted (the search service without ``SERVE_INTERNAL_REFS``). ``KeyError``
     when no stored chunk has that id, ``FileNotFoundError`` when its excerpts are not
     written yet."""
     document_id, strategy, index = _parts(chunk_id)
@@ -90,7 +91,7 @@ def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
     info = art.source()
     folder, kind = excerpt_folder(settings, document_id), excerpt_source_kind(info)
     stored = stored_file(excerpt_file(folder, strategy, kind))
-    key = (str(folder), chunk_id, _stamp(manifest_file(folder, strategy)), _stamp(stored))
+    key = (str(folder), chunk_id, withhold, _stamp(manifest_file(folder, strategy)), _stamp(stored))
     with _cache_lock:
         if key in _cache:
             _cache.move_to_end(key)
@@ -98,7 +99,7 @@ def cut_chunk_excerpt(settings: Settings, chunk_id: str) -> tuple[bytes, str]:
     record = next((r for r in art.read_chunks(strategy) if r.metadata.chunk_index == index), None)
     if record is None or record.id != chunk_id:
         raise KeyError(chunk_id)
-    cut = cut_excerpt(folder, strategy, kind, record, info.filename)
+    cut = cut_excerpt(folder, strategy, kind, record, info.filename, withhold)
     if len(cut[0]) <= CACHED_BYTES:
         with _cache_lock:
             _cache[key] = cut

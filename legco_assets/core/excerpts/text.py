@@ -8,6 +8,8 @@ from __future__ import annotations
 import html
 import re
 
+from ..chunking.internal_notes import WITHHELD
+
 # a Latin word's characters: a mark ends inside a word only where the chunk itself does
 _WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]")
 
@@ -145,3 +147,45 @@ _MARK = re.compile(r"<mark(?: id=\"chunk\")?>(.*?)</mark>", re.DOTALL)
 def marked_html(page: str) -> str:
     """The text inside a chunk's page's ``<mark>`` elements (to check it)."""
     return "".join(html.unescape(m) for m in _MARK.findall(page))
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def withheld_html(page: str, marker: str = WITHHELD) -> str:
+    """A chunk's page (:func:`chunk_page`) with each internal note of its body's text
+    replaced by ``marker``: the note is found in the text as read (tags and escapes aside,
+    so a mark running across it does not hide it), and its characters are dropped from
+    every piece of text it spans, the marker put where it starts."""
+    from ..structure import internal_note_spans
+
+    body = page.find("<body")
+    if body < 0:
+        return page
+    pieces: list[tuple[int, int, str]] = []  # (start, end) in page, its text unescaped
+    pos = body
+    for tag in _TAG.finditer(page, body):
+        if tag.start() > pos:
+            pieces.append((pos, tag.start(), html.unescape(page[pos : tag.start()])))
+        pos = tag.end()
+    if pos < len(page):
+        pieces.append((pos, len(page), html.unescape(page[pos:])))
+    text = "".join(p[2] for p in pieces)
+    spans = internal_note_spans(text)
+    if not spans:
+        return page
+    out: list[str] = []
+    last, offset = 0, 0
+    for start, end, piece in pieces:
+        kept: list[str] = []
+        for k, ch in enumerate(piece):
+            at = offset + k
+            inside = next((s for s, e in spans if s <= at < e), None)
+            if inside is None:
+                kept.append(html.escape(ch, quote=False))
+            elif inside == at:
+                kept.append(html.escape(marker, quote=False))
+        out.append(page[last:start] + "".join(kept))
+        last, offset = end, offset + len(piece)
+    out.append(page[last:])
+    return "".join(out)

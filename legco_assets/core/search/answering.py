@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..llm import unfenced
+from ..records import ChunkRecord
 from ..settings import Strategy
 from ..tokens import count_tokens, encoding
 from .hits import DEFAULT_MODE, Hit, Mode
@@ -166,6 +168,7 @@ def answer_question(
     k_start: int = K_START,
     k_max: int = K_MAX,
     k_step: int = K_STEP,
+    shown: Callable[[ChunkRecord], ChunkRecord] | None = None,
 ) -> Answer:
     """Answer from the fewest chunks that suffice: start with ``k_start`` chunks and give
     the model ``k_step`` more (up to ``k_max``) while it says the context is insufficient.
@@ -173,7 +176,9 @@ def answer_question(
     Why adaptive: most questions are answered by their own Q&A chunk, and every extra chunk
     costs tokens and invites the model to mix answers up; only when the first chunks miss
     is more context worth its cost. One search at ``k_max`` serves every round (the fused
-    order does not depend on k). ``llm`` is an :class:`.llm.LLMClient` or None."""
+    order does not depend on k). ``llm`` is an :class:`.llm.LLMClient` or None. ``shown``:
+    each context chunk as the model may read it (the search service withholds internal
+    notes), applied after ranking."""
     hits = retriever.search(question, k=k_max, strategy=strategy, mode=mode, document=document)
     if document is None:  # a search in one document keeps to it
         hits = in_language_of(question, hits)
@@ -183,6 +188,8 @@ def answer_question(
     rounds: list[AnswerRound] = []
     while True:
         picked = with_linked(hits[:k], scope) if scope is not None else hits[:k]
+        if shown is not None:
+            picked = [replace(h, record=shown(h.record)) for h in picked]
         blocks = assemble_context(picked, budget_tokens)
         messages = answer_messages(question, blocks)
         if llm is None or not blocks:  # nothing to ask about: no call

@@ -52,7 +52,7 @@ from .recut import apply_outline
 from .rules import detect_structure
 from .summary import structure_summary, unchunked_pages
 from .tabular import looks_tabular
-from .text import drop_internal_refs, join_pages
+from .text import drop_internal_refs, internal_note_spans, join_pages
 from .toc import toc_entries
 
 __all__ = [
@@ -91,6 +91,7 @@ __all__ = [
     "break_starts",
     "detect_structure",
     "drop_internal_refs",
+    "internal_note_spans",
     "find_structure",
     "join_pages",
     "key",

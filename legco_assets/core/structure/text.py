@@ -71,13 +71,15 @@ def join_pages(doc: DocumentText, start: int, end: int) -> str:
     return "\n".join(p.strip("\n") for p in parts if p.strip()).strip()
 
 
-def drop_internal_refs(text: str) -> str:
-    """Remove ``[內部參考…]`` / ``[Internal reference…]`` notes; ``[如被追問…]`` stays.
+def internal_note_spans(text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` of each ``[內部參考…]`` / ``[Internal reference…]`` note in ``text``,
+    brackets included; ``[如被追問…]`` is none.
 
     A note runs to its closing bracket, or to the end of its paragraph when the bracket is
-    missing; a note on lines of its own takes its line break with it.
-    """
-    out: list[str] = []
+    missing. One definition of where a note lies, so that dropping notes (an operator's
+    ``QA_INCLUDE_INTERNAL_REFS=0``), recording them on a chunk and withholding them in the
+    service all agree."""
+    spans: list[tuple[int, int]] = []
     pos = 0
     for match in markers.INTERNAL_REF.finditer(text):
         if match.start() < pos:
@@ -86,10 +88,21 @@ def drop_internal_refs(text: str) -> str:
         paragraph_end = text.find("\n\n", match.end())
         paragraph_end = len(text) if paragraph_end < 0 else paragraph_end
         end = close.end() if close and close.start() < paragraph_end else paragraph_end
-        own_line = match.start() == 0 or text[match.start() - 1] == "\n"
+        spans.append((match.start(), end))
+        pos = end
+    return spans
+
+
+def drop_internal_refs(text: str) -> str:
+    """Remove ``[內部參考…]`` / ``[Internal reference…]`` notes (:func:`internal_note_spans`);
+    ``[如被追問…]`` stays. A note on lines of its own takes its line break with it."""
+    out: list[str] = []
+    pos = 0
+    for start, end in internal_note_spans(text):
+        own_line = start == 0 or text[start - 1] == "\n"
         if own_line and text[end : end + 1] == "\n":
             end += 1
-        out.append(text[pos : match.start()])
+        out.append(text[pos:start])
         pos = end
     if not out:
         return text

@@ -1,0 +1,179 @@
+"""Calibrate (and score) the strong/weak judgement of search hits (core/search/closeness.py).
+
+For each question of a set: its hits from a store that holds its paper (``present``) and
+from the same store less that paper and its other-language version, which answers it too
+(``absent``: every ranker's list without their chunks, then fused as a search fuses them,
+which is a store without them but for BM25's word statistics and the centering means). For
+the top ``k`` hits of each, the scores the judgement reads (:func:`closeness.hit_scores`).
+
+    python scripts/calibrate_closeness.py collect --set gold --out /tmp/dev.json
+    python scripts/calibrate_closeness.py choose /tmp/dev.json        # dev sets only
+    python scripts/calibrate_closeness.py score /tmp/heldout.json      # once, after freezing
+
+``choose`` prints, per strategy, the thresholds that flag ``no_close_match`` for the most
+absent questions while flagging at most 10% of present ones; ``score`` the precision and
+recall of ``weak`` (absent questions are the positives) under :data:`closeness.CLOSENESS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from legco_assets.core.evaluation.ingest import ingest_papers  # noqa: E402
+from legco_assets.core.evaluation.papers import load_papers  # noqa: E402
+from legco_assets.core.evaluation.questions import GOLD_QUESTIONS, load_gold_questions  # noqa: E402
+from legco_assets.core.evaluation.sets import DEV_SETS, HELD_OUT, REAL_CORPUS  # noqa: E402
+from legco_assets.core.search import DEFAULT_FUSION, Retriever, distinct, fuse  # noqa: E402
+from legco_assets.core.search.closeness import CLOSENESS, Closeness, HitScores, hit_scores, is_strong  # noqa: E402
+from legco_assets.core.settings import Settings  # noqa: E402
+
+FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
+K = 5  # hits judged per query (the service's default k)
+STRATEGIES = ("token", "question")
+MAX_PRESENT_FLAGGED = 0.10
+
+
+def set_path(name: str) -> tuple[Path, Path]:
+    if name == "gold":
+        return GOLD_QUESTIONS, FIXTURE_PAPERS
+    return {**DEV_SETS, **HELD_OUT}[name], REAL_CORPUS
+
+
+def collect(names: list[str], out: Path) -> None:
+    """The sets' questions against one store of all their papers (each set's distractors too)."""
+    asked, papers = [], {}
+    for name in names:
+        gold_path, papers_dir = set_path(name)
+        questions = load_gold_questions(gold_path)
+        mine = load_papers(gold_path, papers_dir, questions)
+        papers.update({p.document_id: p for p in mine.values()})
+        asked += [(name, q, mine[q.document].document_id) for q in questions]
+    work = Path(tempfile.mkdtemp(prefix="closeness-"))
+    settings = Settings(data_dir=work, inbox=work / "inbox")
+    collection = ingest_papers(list(papers.values()), STRATEGIES, settings)
+    retriever = Retriever.open(settings, collection=collection, translate=False, rerank=False)
+    rows = []
+    for strategy in STRATEGIES:
+        scope = retriever.scope(strategy)
+        # a paper's other-language version answers its questions too: absent means both gone
+        pairs = {r.document_id: r.metadata.counterpart_document_id for r in scope.records}
+        for name, q, own in asked:
+            gone = {own, pairs.get(own)}
+            rankings = retriever.rankings(q.question, strategy, DEFAULT_FUSION.depth)
+            without = {
+                r: [c for c in found if c.record.document_id not in gone] for r, found in rankings.items()
+            }
+            for case, lists in (("present", rankings), ("absent", without)):
+                hits = distinct(fuse(q.question, lists, DEFAULT_FUSION, scope))[:K]
+                rows.append(
+                    {
+                        "set": name,
+                        "strategy": strategy,
+                        "question": q.id,
+                        "case": case,
+                        "hits": [asdict(hit_scores(lists, h.id)) for h in hits],
+                    }
+                )
+    print(f"{', '.join(names)}: {len(asked)} questions, {len(papers)} papers", file=sys.stderr)
+    out.write_text(json.dumps(rows), encoding="utf-8")
+
+
+def flagged(row: dict, closeness: Closeness) -> bool:
+    """``no_close_match``: no hit strong."""
+    return not any(is_strong(HitScores(**h), closeness) for h in row["hits"])
+
+
+def rates(rows: list[dict], closeness: Closeness) -> tuple[float, float, float, int, int]:
+    """(recall of weak on absent, share of present flagged, precision of weak, absent, present)."""
+    absent = [r for r in rows if r["case"] == "absent"]
+    present = [r for r in rows if r["case"] == "present"]
+    tp = sum(flagged(r, closeness) for r in absent)
+    fp = sum(flagged(r, closeness) for r in present)
+    recall = tp / len(absent) if absent else 0.0
+    false = fp / len(present) if present else 0.0
+    precision = tp / (tp + fp) if tp + fp else 1.0
+    return recall, false, precision, len(absent), len(present)
+
+
+DEV = {"gold", *DEV_SETS}
+
+
+def choose(rows: list[dict]) -> None:
+    rows = [r for r in rows if r["set"] in DEV]  # thresholds are chosen on the development sets only
+    for strategy in STRATEGIES:
+        mine = [r for r in rows if r["strategy"] == strategy]
+        values = {
+            key: sorted({h[key] for r in mine for h in r["hits"]})
+            for key in ("vector", "question", "coverage")
+        }
+        # thresholds at quantiles of the distinct scores, and off
+        grid = {
+            key: [*np.quantile(v, np.linspace(0.3, 1.0, 29)).tolist(), math.inf] for key, v in values.items()
+        }
+        best = None
+        for vector, question, coverage in itertools.product(
+            grid["vector"], grid["question"], grid["coverage"]
+        ):
+            closeness = Closeness(*(round(v, 4) if v < math.inf else v for v in (vector, question, coverage)))
+            recall, false, precision, *_ = rates(mine, closeness)
+            if false <= MAX_PRESENT_FLAGGED and (best is None or (recall, -false) > best[0]):
+                best = ((recall, -false), closeness, precision)
+        assert best is not None
+        (recall, false), closeness, precision = best
+        print(
+            f"{strategy}: {closeness}  recall of weak (absent flagged) {recall:.3f}  "
+            f"present flagged {-false:.3f}  precision {precision:.3f}"
+        )
+
+
+def score(rows: list[dict]) -> None:
+    for strategy in STRATEGIES:
+        names = sorted({r["set"] for r in rows})
+        for name in [*names, "development", "held-out"]:
+            mine = [
+                r
+                for r in rows
+                if r["strategy"] == strategy
+                and (r["set"] == name or name == ("development" if r["set"] in DEV else "held-out"))
+            ]
+            if not mine:
+                continue
+            recall, false, precision, absent, present = rates(mine, CLOSENESS[strategy])
+            print(
+                f"{strategy:8} {name:14} absent {absent:3} flagged {recall:.3f} (recall of weak)  "
+                f"present {present:3} flagged {false:.3f}  precision of weak {precision:.3f}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    got = sub.add_parser("collect")
+    got.add_argument(
+        "--set", required=True, help="gold, or set names (comma-separated) of core/evaluation/sets.py"
+    )
+    got.add_argument("--out", required=True)
+    for name in ("choose", "score"):
+        sub.add_parser(name).add_argument("features", nargs="+")
+    args = parser.parse_args()
+    if args.command == "collect":
+        collect(args.set.split(","), Path(args.out))
+        return
+    rows = [row for path in args.features for row in json.loads(Path(path).read_text(encoding="utf-8"))]
+    choose(rows) if args.command == "choose" else score(rows)
+
+
+if __name__ == "__main__":
+    main()
