@@ -11,8 +11,17 @@ from legco_assets.core.chunking import withheld_record
 from legco_assets.core.excerpts import chunk_link, excerpt_url
 from legco_assets.core.modes import DEFAULT_MODE, Mode
 from legco_assets.core.records import ChunkRecord
-from legco_assets.core.search import BadFilter, Hit, SearchFilters, newest_first, script_of
-from legco_assets.core.search.closeness import CLOSENESS, JUDGED, STRONG, judge
+from legco_assets.core.search import (
+    CLOSENESS,
+    JUDGED,
+    STRONG,
+    BadFilter,
+    Hit,
+    SearchFilters,
+    judge,
+    newest_first,
+    script_of,
+)
 from legco_assets.core.settings import Settings, Strategy
 
 from .index import LiveIndex, Snapshot

@@ -22,6 +22,7 @@ from typing import Any
 from ..read import normalise_chars_aligned, pdfium_page_chars, upright_textpage
 from .align import IGNORED, significant
 from .increment import AUTHOR, Highlight
+from .quads import line_quads
 
 
 @dataclass
@@ -94,26 +95,6 @@ class PdfSource:
         for page in self._pages.values():
             page.close()
         self.pdf.close()
-
-
-def line_quads(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
-    """Consecutive character boxes merged into one rectangle per run on a line: a box joins
-    the current run when it overlaps it vertically by half its height and starts not far
-    left of (or too far right of) the run's end."""
-    quads: list[list[float]] = []
-    for left, top, right, bottom in boxes:
-        if quads:
-            q = quads[-1]
-            height = max(top - bottom, 1.0)
-            overlap = min(top, q[1]) - max(bottom, q[3])
-            if (
-                overlap >= 0.5 * min(height, q[1] - q[3] or 1.0)
-                and q[2] - height <= left <= q[2] + 3 * height
-            ):
-                q[1], q[2], q[3] = max(q[1], top), max(q[2], right), min(q[3], bottom)
-                continue
-        quads.append([left, top, right, bottom])
-    return [(q[0], q[1], q[2], q[3]) for q in quads]
 
 
 def row_blocks(quads: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import markers
 from ..structure import internal_note_spans
-from .pdf import line_quads
+from .quads import line_quads
 
 
 @dataclass

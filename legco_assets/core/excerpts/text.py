@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import re
 
-from ..chunking.internal_notes import WITHHELD
+from ..chunking import WITHHELD
 
 # a Latin word's characters: a mark ends inside a word only where the chunk itself does
 _WORD = re.compile(r"[0-9A-Za-z\u00c0-\u024f]")

@@ -12,6 +12,7 @@ from .bm25_index import (
     script_of,
     tokenize,
 )
+from .closeness import CLOSENESS, JUDGED, STRONG, judge
 from .colloquial import COLLOQUIAL, lexical_query, written_form
 from .embeddings import embedding_function
 from .filters import SORTS, BadFilter, SearchFilters, newest_first
@@ -74,6 +75,10 @@ from .vector_store import (
 )
 
 __all__ = [
+    "CLOSENESS",
+    "JUDGED",
+    "STRONG",
+    "judge",
     "SORTS",
     "BadFilter",
     "SearchFilters",
