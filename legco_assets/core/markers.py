@@ -288,3 +288,28 @@ SIGN_OFF_DATE = re.compile(
     r"|\d{4}\s*年\s*\d{1,2}\s*月)$"
 )
 MARKDOWN_TABLE_RULE = re.compile(r"^\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)+\|?\s*$", re.MULTILINE)
+
+
+# English month names and their printed abbreviations -> 1..12: a paper's date line and a
+# table's date cell read months alike
+MONTHS: dict[str, int] = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}

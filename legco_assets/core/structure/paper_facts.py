@@ -25,6 +25,7 @@ from datetime import date
 from enum import Enum
 from typing import Any
 
+from ..markers import MONTHS
 from ..quality import Check
 from ..records import ChunkRecord, Page
 
@@ -51,27 +52,6 @@ PRECISIONS = ("day", "month", "year")
 _CN_DIGITS = {"〇": 0, "零": 0, "○": 0, "Ｏ": 0, "一": 1, "二": 2, "三": 3, "四": 4}
 _CN_DIGITS |= {"五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN = "〇零○Ｏ一二三四五六七八九十"
-_MONTHS = {
-    m: i
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ],
-        start=1,
-    )
-    for m in names
-}
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December)"
 _WEEKDAY_EN = r"(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)"
 _NUM = rf"(?:\d{{1,4}}|[{_CN}]{{1,4}})"
@@ -148,7 +128,7 @@ def _valid(y: int | None, m: int | None, d: int | None) -> PaperDate | None:
 def _from_match(match: re.Match[str]) -> PaperDate | None:
     g = match.groupdict()
     if "m2" in g:  # English
-        month = _MONTHS[(g["m"] or g["m2"]).lower()]
+        month = MONTHS[(g["m"] or g["m2"]).lower()]
         day = g["d"] or g["d2"]
         return _valid(int(g["y"]), month, int(day) if day else None)
     day = _cn_number(g["d"]) if g["d"] else None

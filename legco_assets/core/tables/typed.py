@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..artifacts import TABLE_INDEX, Artifacts
+from ..markers import MONTHS
 from ..records import Page, Table
 from ..storage import write_whole
 from .weave import TextIndex, locate_table, stitch, table_chains, text_index
@@ -50,26 +51,6 @@ _SCALES = {
 }
 _YEAR = re.compile(r"^(?P<y>(?:19|20)\d{2})\s*年?(?:度)?$")
 _FINANCIAL_YEAR = re.compile(r"^(?P<y>(?:19|20)\d{2})\s*[/\-–]\s*(?P<z>\d{2}|(?:19|20)\d{2})\s*(?:年度)?$")
-_MONTHS = {
-    m: i + 1
-    for i, names in enumerate(
-        [
-            ("january", "jan"),
-            ("february", "feb"),
-            ("march", "mar"),
-            ("april", "apr"),
-            ("may",),
-            ("june", "jun"),
-            ("july", "jul"),
-            ("august", "aug"),
-            ("september", "sep", "sept"),
-            ("october", "oct"),
-            ("november", "nov"),
-            ("december", "dec"),
-        ]
-    )
-    for m in names
-}
 _DATE_ZH = re.compile(r"^(?P<y>(?:19|20)\d{2})\s*年\s*(?P<m>\d{1,2})\s*月(?:\s*(?P<d>\d{1,2})\s*日)?$")
 _DATE_DMY = re.compile(r"^(?P<d>\d{1,2})\s+(?P<mon>[A-Za-z]+)\.?,?\s+(?P<y>(?:19|20)\d{2})$")
 _DATE_MY = re.compile(r"^(?P<mon>[A-Za-z]+)\.?\s+(?P<y>(?:19|20)\d{2})$")
@@ -149,12 +130,12 @@ def _date(s: str) -> str | None:
     elif (m := _DATE_ISO.match(s)) or (m := _DATE_NUMERIC.match(s)):
         year, month, day = m["y"], int(m["m"]), m["d"]
     elif (m := _DATE_DMY.match(s)) or (m := _DATE_MDY.match(s)) or (m := _DATE_MY.match(s)):
-        month_number = _MONTHS.get(m["mon"].lower())
+        month_number = MONTHS.get(m["mon"].lower())
         if month_number is None:
             return None
         year, month, day = m["y"], month_number, m.groupdict().get("d")
     elif (m := _DAY_ZH.match(s)) or (m := _DAY_EN.match(s)):  # a day of every year: --MM-DD
-        month_number = int(m["m"]) if "m" in m.groupdict() else _MONTHS.get(m["mon"].lower())
+        month_number = int(m["m"]) if "m" in m.groupdict() else MONTHS.get(m["mon"].lower())
         if month_number is None or not 1 <= month_number <= 12 or not 1 <= int(m["d"]) <= 31:
             return None
         return f"--{month_number:02d}-{int(m['d']):02d}"
