@@ -30,8 +30,8 @@ PREVIEW_ROWS = 5
         check_spec(
             "page_tables",
             TYPED_CHECK,
-            "Every table's columns typed consistently: no ragged rows, a header, each numeric column's "
-            "cells all of its type (warns; the printed text is kept either way).",
+            "Warns: every table's columns are typed consistently: no ragged rows, a header, each numeric "
+            "column's cells all of its type (the printed text is kept either way).",
         )
     ],
 )
