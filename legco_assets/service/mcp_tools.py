@@ -136,7 +136,7 @@ def build_mcp(service: ServiceContext) -> MCPServer:
         except BadRequest as exc:
             raise ToolError(str(exc)) from None
 
-    @server.tool(name="get_table", description=GET_TABLE)
+    @server.tool(name="get_table", description=GET_TABLE, annotations=READ_ONLY)
     async def table(id: str) -> dict[str, Any]:  # noqa: A002 (the tool's argument name)
         try:
             found = await anyio.to_thread.run_sync(get_table, service.settings, id)
