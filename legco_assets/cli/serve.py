@@ -21,7 +21,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from legco_assets.core.settings import SERVE_PORT
-    from legco_assets.service import ServiceContext, create_app, needs_token
+    from legco_assets.service import WORKER_HOST, ServiceContext, create_app, needs_token
 
     refused = needs_token(args.host, settings.serve_token)
     if refused:  # before loading anything: a server others reach is never open by mistake
@@ -30,7 +30,20 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     port = SERVE_PORT if args.port is None else args.port
     if not os.environ.get("EXCERPTS_BASE_URL"):  # the hits' excerpt links point at this server
         settings = settings.with_(excerpts_base_url=f"http://{args.host}:{port}/")
-    print("loading the embedder, BM25 and the store…", file=sys.stderr)
+    if args.workers > 1:  # each worker opens the index itself, this process only watches them
+        os.environ.update({WORKER_HOST: args.host, "EXCERPTS_BASE_URL": settings.excerpts_base_url})
+        print(f"serving http://{args.host}:{port}/ with {args.workers} worker processes", file=sys.stderr)
+        uvicorn.run(
+            "legco_assets.service.app:worker_app",
+            factory=True,
+            workers=args.workers,
+            host=args.host,
+            port=port,
+            log_level="warning",
+            access_log=False,
+        )
+        return 0
+    print("loading the embedder and the search index…", file=sys.stderr)
     app = create_app(ServiceContext.open(settings), args.host)
     print(
         f"serving http://{args.host}:{port}/ (page), /api (docs: /docs), /excerpt/<chunk id>, /mcp",
@@ -66,6 +79,12 @@ def add_command(sub: Any) -> None:
         help="default 127.0.0.1 (this machine only); any other needs SERVE_TOKEN",
     )
     serve.add_argument("--port", type=int, help="default 8000, the port of the default EXCERPTS_BASE_URL")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes answering on the port, each reading the same on-disk index (default 1)",
+    )
     serve.set_defaults(func=cmd_serve)
     mcp = sub.add_parser("mcp", help="the MCP tools (search, get_chunk, list_documents) over stdio")
     mcp.set_defaults(func=cmd_mcp)

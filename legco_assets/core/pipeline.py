@@ -348,15 +348,20 @@ def stage_vector_index(
     are stored (:func:`.sources.pair_counterpart`). The link is made here, not in ``chunks``:
     it needs both papers, and the one ingested first is linked when the second arrives by
     updating its stored chunks' metadata in place, with no re-parse and no re-embedding."""
-    from .search import link_counterparts, replace_document  # Chroma loads in ~1 s: not for `chunk`
+    # Chroma loads in ~1 s: not for `chunk`
+    from .search import SegmentStore, embedding_function, index_paper, link_counterparts, replace_document
 
     art = Artifacts(settings, document_id)
     records = with_excerpt_paths(art.read_chunks(strategy))
     stored = replace_document(collection, records, document_id, strategy, art.source().sha256)
+    segments = SegmentStore.of(settings)  # the search index's entries of the paper, for a server
+    index_paper(segments, collection, embedding_function(settings), document_id, strategy.value)
     with DocumentIndex(settings.documents_dir).pairing():
         counterpart = pair_counterpart(settings, document_id)
         if counterpart.decided:
-            counterpart.chunks_updated = link_counterparts(collection, document_id, counterpart.paired_with)
+            counterpart.chunks_updated = link_counterparts(
+                collection, document_id, counterpart.paired_with, segments.update
+            )
     return VectorIndexOutcome(stored, counterpart)
 
 

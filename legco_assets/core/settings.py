@@ -609,6 +609,14 @@ class Settings(BaseSettings):
     def chroma_dir(self) -> Path:
         return self.chroma_path or (self.local_dir / "chroma")
 
+    @property
+    def index_dir(self) -> Path:
+        """The papers' search index segments (core/search/segment_store.py), beside Chroma:
+        ``index`` in the local dir, or ``<CHROMA_PATH>-index`` when that is set (one index per store)."""
+        if self.chroma_path:
+            return self.chroma_path.parent / f"{self.chroma_path.name}-index"
+        return self.local_dir / "index"
+
 
 # -- what people read: the allowed values, a refused value --------------------------------------
 def env_name(name: str) -> str:

@@ -6,10 +6,10 @@ Code outside this package imports only the names below."""
 
 from __future__ import annotations
 
-from .app import create_app
+from .app import WORKER_HOST, create_app
 from .auth import needs_token
 from .context import ServiceContext
-from .index import LiveIndex, Snapshot, unfinished_documents
+from .index import LiveIndex, Snapshot
 from .limits import MAX_BODY_BYTES, MAX_CONCURRENT, MAX_K, MAX_QUERY_CHARS
 from .mcp_tools import build_mcp
 
@@ -19,10 +19,10 @@ __all__ = [
     "MAX_K",
     "MAX_QUERY_CHARS",
     "LiveIndex",
+    "WORKER_HOST",
     "ServiceContext",
     "Snapshot",
     "build_mcp",
     "create_app",
     "needs_token",
-    "unfinished_documents",
 ]

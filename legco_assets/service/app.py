@@ -134,3 +134,17 @@ def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
         return HTMLResponse(render(q, chosen, language, results, narrowed=narrowed))
 
     return TokenGate(Guard(app), service.settings.serve_token)
+
+
+WORKER_HOST = "LEGCO_SERVE_WORKER_HOST"  # the host a worker process's app is for (set by ``serve``)
+
+
+def worker_app() -> Any:
+    """The app of one of ``serve --workers N``'s processes (uvicorn's factory): the settings
+    from the environment, as the parent process had them, each worker with its own view of
+    the same on-disk index (:mod:`.index`)."""
+    import os
+
+    from legco_assets.core.settings import Settings
+
+    return create_app(ServiceContext.open(Settings.from_env()), os.environ.get(WORKER_HOST, "127.0.0.1"))

@@ -1,221 +1,179 @@
 """The search index a long-lived server answers from, kept fresh while ingests write to it.
 
-Why a snapshot: an embedded Chroma client keeps its vector index in memory and never sees
-what another process (``legco-assets ingest``, ``dagster dev``) wrote after it opened the
-store (a vector query and a ``get`` by id both miss the new chunks; only the row count read
-from SQLite moves). So the server opens a *new* client when the store changed, loads every
-strategy's scope (BM25, vectors, question vectors) on it, and swaps the whole snapshot in at
-once: a search runs on one snapshot from start to end, never on half of a reload.
+The server reads the papers' segments (:mod:`legco_assets.core.search.segments`), written
+by the ingest when each paper is indexed: it never embeds a stored chunk or builds a keyword
+index, and it holds in memory only compact columns per chunk (the rest is memory-mapped, a
+hit's text read by id). When the index changes (its ``GENERATION`` file, one ``stat`` per
+:data:`CHECK_EVERY_S`), it opens the new or changed segments alone, drops the removed ones,
+and assembles each strategy's scope again from the open segments: a search runs on one
+:class:`Snapshot` from start to end, and a segment is whole or absent (written aside and
+renamed into place), so no search sees half a paper or a second copy of the index.
 
-Why a completeness test: an ingest writes a paper's chunks in batches of 256, so a reload
-in the middle of a write would see half of it. A paper's stored chunks are whole when their
-ids are those of its ``chunks-<strategy>.jsonl`` (written before Chroma is) and they share
-one version (``content_sha256``). While any paper is not whole the server keeps the snapshot
-it has; once the store has been quiet for :data:`SETTLE_S` with a paper still not whole (its
-re-chunk blocked by a check, say: a state that will not change by itself), it takes the new
-snapshot as it is.
+The chunk vectors are ranked from the segments too, exactly (:meth:`.hits.Scope.nearest`), not
+by Chroma: an embedded Chroma client does not see what another process wrote after it opened
+the store, and once that process has written, a filtered query on the old client fails
+("Error finding id"); reopening the client on every change loads the whole store again. The
+server opens Chroma only to write the index of a store made before there was one.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from legco_assets.core.artifacts import Artifacts
-from legco_assets.core.records import ChunkRecord
-from legco_assets.core.search import Retriever, open_client, open_collection, with_retries
+from legco_assets.core.search import (
+    Retriever,
+    Segment,
+    SegmentStore,
+    StaleSegment,
+    embedding_function,
+    forget_cached,
+    index_paper,
+    index_store,
+    open_collection,
+    open_segment,
+    overlay_stamp,
+    paper_rows,
+    segment_scope,
+)
 from legco_assets.core.settings import Settings, Strategy
 
 from .tables import PaperTables
 
-CHECK_EVERY_S = 0.5  # how often a request looks at the store for a change (a stat and a count)
-SETTLE_S = 20.0  # a store unchanged this long is taken as it is, whole or not
+CHECK_EVERY_S = 0.5  # how often a request looks at the index for a change (one stat)
+log = logging.getLogger(__name__)
 
 
 @dataclass
 class Snapshot:
-    """One loaded view of the store: its client, the retriever over it, and the papers' titles."""
+    """One view of the index: the retriever over its scopes, and the papers' titles."""
 
     retriever: Retriever
-    signature: tuple[Any, ...]
+    generation: str
+    segments: dict[tuple[str, str], Segment] = field(default_factory=dict)
     titles: dict[str, tuple[str, str]] = field(default_factory=dict)  # document -> (title, language)
 
-    @property
-    def collection(self) -> Any:
-        return self.retriever.collection
 
-
-def store_signature(settings: Settings, collection: Any) -> tuple[Any, ...]:
-    """What changes when any process writes the store: the row count (read from SQLite, so
-    another process's writes show) and the modification times of Chroma's files."""
-    stamps: list[int] = []
-    if not settings.chroma_host:
-        root = Path(settings.chroma_dir)
-        for name in ("chroma.sqlite3", "chroma.sqlite3-wal"):
-            try:
-                stamps.append((root / name).stat().st_mtime_ns)
-            except OSError:
-                stamps.append(0)
-    return (with_retries(collection.count), *stamps)
-
-
-def unfinished_documents(settings: Settings, records: list[ChunkRecord]) -> list[str]:
-    """``document:strategy`` of each paper whose stored latest chunks are not the whole of its
-    chunk file, or mix versions: a write still going on (see the module docstring)."""
-    groups: dict[tuple[str, str], list[ChunkRecord]] = defaultdict(list)
-    for record in records:
-        groups[(record.document_id, record.metadata.strategy_type)].append(record)
-    unfinished = []
-    for (document, strategy), stored in sorted(groups.items()):
-        versions = {r.metadata.content_sha256 for r in stored}
-        if len(versions) > 1 or not _matches_file(settings, document, strategy, stored):
-            unfinished.append(f"{document}:{strategy}")
-    return unfinished
-
-
-def _matches_file(settings: Settings, document: str, strategy: str, stored: list[ChunkRecord]) -> bool:
-    """Whether the stored chunks are those of the paper's chunk file; True when the file is
-    gone or holds another version (nothing to compare with: the store is all there is)."""
+def _title(settings: Settings, document: str) -> tuple[str, str]:
     try:
-        written = Artifacts(settings, document).read_chunks(Strategy.parse(strategy))
-    except (OSError, ValueError, KeyError):
-        return True
-    if not written or written[0].metadata.content_sha256 != stored[0].metadata.content_sha256:
-        return True
-    return {r.id for r in written} == {r.id for r in stored}
-
-
-def _titles(settings: Settings, documents: set[str]) -> dict[str, tuple[str, str]]:
-    out = {}
-    for document in documents:
-        try:
-            info = Artifacts(settings, document).source()
-            out[document] = (info.title or info.filename, info.language)
-        except (OSError, ValueError, KeyError, TypeError):
-            out[document] = (document, "")
-    return out
-
-
-def _fresh_client(settings: Settings) -> Any:
-    """A Chroma client that reads the store as it is now, not as this process first saw it
-    (the embedded client is shared per path; its cache is dropped first)."""
-    if not settings.chroma_host:
-        from chromadb.api.client import SharedSystemClient
-
-        SharedSystemClient.clear_system_cache()
-    return open_client(settings)
+        info = Artifacts(settings, document).source()
+        return (info.title or info.filename, info.language)
+    except (OSError, ValueError, KeyError, TypeError):
+        return (document, "")
 
 
 class LiveIndex:
-    """The current :class:`Snapshot`, replaced by a whole new one when the store changed.
+    """The current :class:`Snapshot`, assembled again when the index changed.
 
-    Searches read :attr:`snapshot` once and use it to the end; a reload builds the next one
-    beside it (one reload at a time) and swaps the reference. The retriever is not
-    thread-safe, so one lock serialises the searches themselves (each takes milliseconds)."""
+    Searches read :attr:`snapshot` once and use it to the end; a change opens what changed
+    and swaps the reference (one refresh at a time). Searches take no lock: a snapshot is
+    not changed once made."""
 
     def __init__(self, settings: Settings, translate: bool = True, rerank: bool = True):
         self.settings = settings
         self.translate, self.rerank = translate, rerank
-        self.search_lock = threading.Lock()
-        self._reload_lock = threading.Lock()
+        self.store = SegmentStore.of(settings)
+        self._refresh_lock = threading.Lock()
         self._checked = 0.0
-        self._pending: tuple[tuple[Any, ...], float] | None = None  # a changed signature, first seen at
-        self.reloads = 0
+        self.reloads = 0  # snapshots assembled after the first
         self.tables = PaperTables(settings)  # the papers' tables as data: a hit's table_ids
-        self._first: Retriever | None = None  # its embedder, translator and reranker are kept
-        self.snapshot = self._load(settle=True)
+        self._titles: dict[str, tuple[str, str]] = {}
+        self._base = self._first_retriever()
+        if not self.store.exists():
+            self._index_store()
+        self.snapshot = self._assemble(self.store.generation(), self.store.listing(), {})
 
-    def _load(self, settle: bool) -> Snapshot | None:
-        """A snapshot of the store now; None when a paper is half written and ``settle`` is false."""
-        collection = open_collection(self.settings, _fresh_client(self.settings))
-        signature = store_signature(self.settings, collection)
-        retriever = self._retriever(collection)
-        records: list[ChunkRecord] = []
+    def _first_retriever(self) -> Retriever:
+        """The embedder, translator and reranker every snapshot's retriever shares; no store."""
+        return Retriever.open(self.settings, translate=self.translate, rerank=self.rerank, store=False)
+
+    def _collection(self) -> Any:
+        return open_collection(self.settings)
+
+    def _index_store(self) -> None:
+        """A store made before the index: its segments written once, from Chroma."""
+        log.warning("no search index in %s: writing it from the stored chunks (once)", self.store.root)
+        index_store(self.store, self._collection(), embedding_function(self.settings), log.info)
+
+    def _assemble(
+        self, generation: str, listed: dict[tuple[str, str], Path], open_now: dict[tuple[str, str], Segment]
+    ) -> Snapshot:
+        segments: dict[tuple[str, str], Segment] = {}
+        for key, folder in listed.items():
+            known = open_now.get(key)
+            if known is not None and known.stamp == (folder.name, overlay_stamp(folder)):
+                segments[key] = known
+                continue
+            try:
+                segments[key] = open_segment(folder)
+            except StaleSegment:
+                segments[key] = self._reindexed(key)
+            except (OSError, ValueError, KeyError):  # removed while listed: the next look drops it
+                continue
+        for key, old in open_now.items():
+            if segments.get(key) is not old:
+                forget_cached(old)
+        retriever = self._retriever()
         for strategy in Strategy:
-            records += retriever.scope(strategy).records
-        if not settle and unfinished_documents(self.settings, records):
-            return None
-        return Snapshot(retriever, signature, titles=_titles(self.settings, {r.document_id for r in records}))
+            mine = [s for (name, _), s in segments.items() if name == strategy.value]
+            retriever._scopes[(strategy.value, False)] = segment_scope(mine)
+        for _, document in segments:
+            if document not in self._titles:
+                self._titles[document] = _title(self.settings, document)
+        titles = {document: self._titles[document] for _, document in segments}
+        return Snapshot(retriever, generation, segments, titles)
 
-    def _retriever(self, collection: Any) -> Retriever:
-        """A retriever over ``collection`` with the embedder loaded once for the process, its
-        scopes kept as first loaded (``follow_store`` off): the server swaps whole snapshots,
-        never one scope under a search."""
-        if self._first is None:
-            retriever = self._first = Retriever.open(
-                self.settings, collection=collection, translate=self.translate, rerank=self.rerank
-            )
-        else:
-            first = self._first
-            retriever = Retriever(
-                collection,
-                first.embedder,
-                first.cache_dir,
-                first.fusion,
-                translator=first.translator,
-                reranker=first.reranker,
-            )
+    def _reindexed(self, key: tuple[str, str]) -> Segment:
+        """A segment of an older format, written again from Chroma (once)."""
+        strategy, document = key
+        index_paper(self.store, self._collection(), embedding_function(self.settings), document, strategy)
+        return open_segment(self.store.listing()[key])
+
+    def _retriever(self) -> Retriever:
+        """A retriever sharing the first one's client, embedder, translator and reranker,
+        with its own scopes (set by :meth:`_assemble`, never loaded from the store)."""
+        first = self._base
+        retriever = Retriever(
+            None,
+            first.embedder,
+            first.cache_dir,
+            first.fusion,
+            translator=first.translator,
+            reranker=first.reranker,
+        )
         retriever.follow_store = False
         return retriever
 
     def current(self) -> Snapshot:
-        """The snapshot to answer from, reloaded first when the store changed since it was loaded."""
+        """The snapshot to answer from, assembled again first when the index changed."""
         now = time.monotonic()
-        if now - self._checked < CHECK_EVERY_S or not self._reload_lock.acquire(blocking=False):
+        if now - self._checked < CHECK_EVERY_S or not self._refresh_lock.acquire(blocking=False):
             return self.snapshot
         try:
             self._checked = now
-            self._refresh(now)
+            generation = self.store.generation()
+            if generation != self.snapshot.generation:
+                self.snapshot = self._assemble(generation, self.store.listing(), self.snapshot.segments)
+                self.reloads += 1
         finally:
-            self._reload_lock.release()
+            self._refresh_lock.release()
         return self.snapshot
 
-    def _refresh(self, now: float) -> None:
-        signature = store_signature(self.settings, self.snapshot.collection)
-        if signature == self.snapshot.signature:
-            self._pending = None
-            return
-        # quiet since the last look when nothing wrote after it (opening a client writes the
-        # store's files itself, so the signature to compare with is the one after that)
-        quiet_since = self._pending[1] if self._pending and self._pending[0] == signature else now
-        fresh = self._load(settle=now - quiet_since >= SETTLE_S)
-        if fresh is not None:
-            self.snapshot, self._pending = fresh, None
-            self.reloads += 1
-        else:
-            self._pending = (store_signature(self.settings, self.snapshot.collection), quiet_since)
-
     def documents(self) -> list[dict[str, Any]]:
-        """The stored latest versions in the snapshot, per document and strategy, with the
-        paper's title and language (what ``legco-assets documents`` lists)."""
+        """The stored latest versions, per document and strategy, with the paper's title and
+        language (what ``legco-assets documents`` lists)."""
         snapshot = self.current()
-        groups: dict[tuple[str, str], list[ChunkRecord]] = defaultdict(list)
-        with self.search_lock:
-            for strategy in Strategy:
-                for record in snapshot.retriever.scope(strategy).records:
-                    groups[(record.document_id, strategy.value)].append(record)
         rows = []
-        for (document, strategy), records in sorted(groups.items()):
-            m = records[0].metadata
-            title, language = snapshot.titles.get(document, (document, ""))
-            rows.append(
-                {
-                    "document_id": document,
-                    "title": title,
-                    "language": language,
-                    "strategy": strategy,
-                    "version": m.content_sha256[:12],
-                    "filename": m.filename,
-                    "chunks": len(records),
-                    "counterpart_document_id": m.counterpart_document_id,
-                    "date": m.date,
-                    "date_precision": m.date_precision,
-                    "kind": m.kind,
-                    "paper_number": m.paper_number,
-                }
-            )
-        return rows
+        for row in paper_rows([snapshot.segments[key] for key in sorted(snapshot.segments, key=lambda k: (k[1], k[0]))]):
+            title, language = snapshot.titles.get(row["document_id"], (row["document_id"], ""))
+            rows.append({**row, "title": title, "language": language})
+        keys = (
+            "document_id title language strategy version filename chunks counterpart_document_id "
+            "date date_precision kind paper_number"
+        ).split()
+        return [{k: row[k] for k in keys} for row in rows]

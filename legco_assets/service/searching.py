@@ -156,18 +156,17 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
     known_document(snapshot, request.document)
     language = LANGUAGES.get((request.language or "").lower())
     depth = min(request.k * LANGUAGE_OVERFETCH, MAX_K * LANGUAGE_OVERFETCH) if language else request.k
-    with index.search_lock:
-        retriever = snapshot.retriever
-        filters = request.filters()
-        found = retriever.search(request.query, depth, request.strategy, request.mode, None, filters=filters)
-        if language:
-            found = [h for h in found if hit_language(snapshot, h.record) == language]
-        found = found[: request.k]
-        # judged after ranking, from the rankers' own scores among the same passages
-        # (core/search/closeness.py)
-        where = filters if filters.active else None
-        rankings = retriever.rankings(request.query, request.strategy, JUDGED, where)
-        match_of = dict(zip((h.id for h in found), judge(rankings, found, CLOSENESS[request.strategy.value])))
+    retriever = snapshot.retriever
+    filters = request.filters()
+    found = retriever.search(request.query, depth, request.strategy, request.mode, None, filters=filters)
+    if language:
+        found = [h for h in found if hit_language(snapshot, h.record) == language]
+    found = found[: request.k]
+    # judged after ranking, from the rankers' own scores among the same passages
+    # (core/search/closeness.py)
+    where = filters if filters.active else None
+    rankings = retriever.rankings(request.query, request.strategy, JUDGED, where)
+    match_of = dict(zip((h.id for h in found), judge(rankings, found, CLOSENESS[request.strategy.value])))
     if request.sort == "date":
         found = newest_first(found)
     base = index.settings.excerpts_base_url
@@ -205,8 +204,7 @@ def documents_listed(
 def get_chunk(index: LiveIndex, chunk_id: str) -> ChunkResponse:
     """A stored chunk's record by id; KeyError when no latest chunk has it."""
     snapshot = index.current()
-    with index.search_lock:
-        record = shown(find_record(snapshot, chunk_id), index.settings)
+    record = shown(find_record(snapshot, chunk_id), index.settings)
     return ChunkResponse(
         id=record.id,
         document_id=record.document_id,

@@ -59,6 +59,9 @@ from .retrieval import (
     Retriever,
 )
 from .sections import Section, aggregate
+from .segment_scope import paper_rows, segment_scope
+from .segment_store import SegmentStore, embed_unique, index_paper, index_store
+from .segments import Segment, StaleSegment, forget_cached, open_segment, overlay_stamp
 from .variants import variant_fold
 from .vector_store import (
     COLLECTION,
@@ -108,6 +111,17 @@ __all__ = [
     "Retriever",
     "Scope",
     "Section",
+    "Segment",
+    "SegmentStore",
+    "StaleSegment",
+    "embed_unique",
+    "forget_cached",
+    "index_paper",
+    "index_store",
+    "open_segment",
+    "overlay_stamp",
+    "paper_rows",
+    "segment_scope",
     "TRANSLATED",
     "Target",
     "UnknownDocument",

@@ -11,10 +11,10 @@ asker or answerer of a Council exchange on their names in one form
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -123,17 +123,35 @@ class SearchFilters:
         return True
 
     def mask(self, scope: Scope) -> np.ndarray:
-        """The scope's rows that pass, computed once per scope and filters."""
+        """The scope's rows that pass, computed once per scope and filters, from its columns
+        (:class:`.hits.RowFacts`): each distinct paper (date, kind) and speaker pair is judged once."""
         found = scope.masks.get(self)
         if found is None:
             if len(scope.masks) >= 64:
                 scope.masks.clear()
-            if not (self.dated or self.kinds or self.speaker):  # a document alone: by the id column
-                found = scope.documents == self.document
-            else:
-                found = np.array([self.admits(r) for r in scope.records], dtype=bool)
+            found = np.ones(len(scope.documents), dtype=bool)
+            if self.document:
+                found &= scope.documents == self.document
+            facts = scope.facts
+            if self.dated or self.kinds:
+                found &= _judged(self.admits_paper, facts.dates, facts.kinds)
+            if self.speaker:
+                speaker = self.speaker
+                found &= _judged(lambda a, b: speaker_matches(speaker, a, b), facts.askers, facts.answerers)
             scope.masks[self] = found
         return found
+
+
+def _judged(test: Callable[[Any, Any], bool], first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """``test`` of each row's pair of values, asked once per distinct pair."""
+    verdicts: dict[tuple[Any, Any], bool] = {}
+    out = np.empty(len(first), dtype=bool)
+    for row, pair in enumerate(zip(first, second)):
+        verdict = verdicts.get(pair)
+        if verdict is None:
+            verdict = verdicts[pair] = test(*pair)
+        out[row] = verdict
+    return out
 
 
 # what a ranker is told to keep: a document id, the filters, or everything

@@ -25,6 +25,7 @@ from typing import Any
 from ..settings import Settings
 from ..sources import DocumentIndex
 from ..storage import StorePath, is_remote, remove_tree, shown
+from .segment_store import SegmentStore
 from .vector_store import link_counterparts, with_retries
 
 MIN_VERSION_DIGITS = 8  # a version named by fewer hex digits of its sha256 is too easy to mistake
@@ -123,9 +124,12 @@ def forget(settings: Settings, collection: Any, target: Target) -> Forgotten:
     index = DocumentIndex(settings.documents_dir)
     entry = index.get(document)
     partner = (entry.counterpart or {}).get("document_id") if entry else None
+    segments = SegmentStore.of(settings)
     if partner:  # its partner's chunks stop pointing at it (counterpart keys) before it goes
-        link_counterparts(collection, document, None)
+        link_counterparts(collection, document, None, segments.update)
     _delete_chunks(collection, {"document_id": document}, done)
+    for removed in segments.remove(document):
+        done.said(f"search index: {removed} removed")
     _forget_bm25(settings, document, done)
     folder = settings.documents_dir / document
     files, excerpts = _files(folder), _files(folder / "excerpts")

@@ -10,7 +10,8 @@ counterpart links, reranking, answering) imports these records; they import none
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from ..modes import DEFAULT_MODE as DEFAULT_MODE  # the search imports them from
 from ..modes import Mode as Mode
 from ..records import ChunkMetadata, ChunkRecord
 from ..settings import Strategy
+from ..structure import speaker_key
 from .bm25_index import Bm25Index, script_of
 
 
@@ -127,14 +129,61 @@ def chunk_filter(
 
 
 @dataclass
-class Scope:
-    """The chunks of one (strategy, versions) scope: records, BM25 index, question vectors."""
+class RowFacts:
+    """Per row of a scope, what the search filters and the appendix links compare: the
+    paper's date and kind, the exchange's asker and answerer (each in one form:
+    :func:`..structure.speaker_key`), the chunk's ``question_id`` and its version. Columns,
+    so a filter is a vector comparison and a scope need not keep its records in memory."""
 
-    records: list[ChunkRecord]
-    index: Bm25Index
+    dates: np.ndarray
+    kinds: np.ndarray
+    askers: np.ndarray
+    answerers: np.ndarray
+    question_ids: np.ndarray
+    versions: np.ndarray
+
+    @classmethod
+    def of(cls, records: Sequence[ChunkRecord]) -> RowFacts:
+        metas = [r.metadata for r in records]
+        return cls.columns(
+            [m.date for m in metas],
+            [m.kind for m in metas],
+            [m.asker_name or speaker_key(m.asker) for m in metas],
+            [m.answerer_name or speaker_key(m.answerer) for m in metas],
+            [m.question_id for m in metas],
+            [m.content_sha256 for m in metas],
+        )
+
+    @classmethod
+    def columns(cls, *values: Sequence[Any]) -> RowFacts:
+        return cls(*(_objects(v) for v in values))
+
+    @classmethod
+    def concat(cls, parts: Sequence[RowFacts]) -> RowFacts:
+        if not parts:
+            return cls.columns([], [], [], [], [], [])
+        return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))
+
+
+def _objects(values: Sequence[Any]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = list(values)
+    return out
+
+
+@dataclass
+class Scope:
+    """The chunks of one (strategy, versions) scope: records, BM25 index, question vectors.
+
+    Built from the records Chroma holds (:meth:`.retrieval.Retriever.scope`), or from the
+    papers' stored index entries (:mod:`.segment_scope`: a server's, whose ``records`` are read
+    from disk by row and whose matrices are memory-mapped); the rankers read both alike."""
+
+    records: Sequence[ChunkRecord]
+    index: Any  # :class:`.bm25_index.Bm25Index`, or the segments' (same methods)
     documents: np.ndarray  # document id per row, for the document filter
     question_rows: np.ndarray  # rows that take part in the question-side ranker (every row by default)
-    question_vectors: np.ndarray  # unit vectors of their question sides, one per question row
+    question_vectors: Any  # unit vectors of their question sides, one per question row (``@`` a vector)
     asked: np.ndarray  # per row: the chunk has a question of the paper's own (``question_text``)
     script_means: dict[str, np.ndarray]  # mean unit chunk vector per script ("zh", "en")
     question_means: dict[str, np.ndarray]  # mean unit question vector per script of its chunk
@@ -144,18 +193,45 @@ class Scope:
     # every variant character in the form the scope's chunks print most: how the embedder reads
     # a query (:func:`.variants.printed_forms`)
     printed_forms: dict[int, str] = field(default_factory=dict)
-    position: dict[str, int] = field(init=False, repr=False)
-    # documents whose other-language version is stored in the scope too (``counterpart_document_id``)
-    paired: set[str] = field(init=False, repr=False)
+    # the chunk id of each row; chunk id -> row; documents whose other-language version is stored in the scope too
+    # (``counterpart_document_id``); the rows' filter columns. Made from the records when not given.
+    ids: Sequence[str] = field(default=None, repr=False)  # type: ignore[assignment]
+    position: Mapping[str, int] = field(default=None, repr=False)  # type: ignore[assignment]
+    paired: set[str] = field(default=None, repr=False)  # type: ignore[assignment]
+    facts: RowFacts = field(default=None, repr=False)  # type: ignore[assignment]
+    # the unit chunk vectors of every row (``@`` a vector), when the scope ranks them itself (a
+    # server's, :mod:`.segment_scope`); None: the vector store ranks them
+    vectors: Any = field(default=None, repr=False)
     # the rows each search filter keeps, computed once per scope (:meth:`.filters.SearchFilters.mask`)
     masks: dict[Any, np.ndarray] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.position = {r.id: i for i, r in enumerate(self.records)}
-        stored = {r.document_id for r in self.records}
-        self.paired = {r.document_id for r in self.records if r.metadata.counterpart_document_id in stored}
+        if self.ids is None:
+            self.ids = [r.id for r in self.records]
+        if self.position is None:
+            self.position = {chunk_id: i for i, chunk_id in enumerate(self.ids)}
+        if self.paired is None:
+            stored = {r.document_id for r in self.records}
+            self.paired = {
+                r.document_id for r in self.records if r.metadata.counterpart_document_id in stored
+            }
+        if self.facts is None:
+            self.facts = RowFacts.of(self.records)
 
     def script(self, chunk_id: str, text: str) -> str:
         """The chunk's script, from the index (computed once per build) when it is there."""
         row = self.position.get(chunk_id)
-        return self.index.scripts[row] if row is not None else script_of(text)
+        return str(self.index.scripts[row]) if row is not None else script_of(text)
+
+    def nearest(self, vector: np.ndarray, n: int, mask: np.ndarray | None) -> list[Candidate]:
+        """The best ``n`` rows by cosine similarity of :attr:`vectors` (exact), among ``mask``'s."""
+        sims = self.vectors @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
+        rows = np.arange(len(sims))
+        if mask is not None:
+            rows, sims = rows[mask], sims[mask]
+        n = min(n, len(sims))
+        if n <= 0:
+            return []
+        best = np.argpartition(-sims, n - 1)[:n]
+        best = best[np.argsort(-sims[best], kind="stable")]
+        return [Candidate(self.records[int(rows[j])], float(sims[j])) for j in best]

@@ -14,6 +14,8 @@ The other-language version of a chunk (``counterpart_id``) travels with it the s
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..records import ChunkRecord
 from .bm25_index import script_of
 from .filters import Where, admits
@@ -27,13 +29,13 @@ def linked_records(record: ChunkRecord, scope: Scope) -> list[ChunkRecord]:
     linked = [scope.records[scope.position[i]] for i in meta.annex_ids or [] if i in scope.position]
     answers = meta.answers_question_id
     if answers:
-        linked += [
-            r
-            for r in scope.records
-            if r.document_id == record.document_id
-            and r.metadata.question_id == answers
-            and r.metadata.content_sha256 == meta.content_sha256
-        ]
+        facts = scope.facts
+        rows = np.flatnonzero(
+            (scope.documents == record.document_id)
+            & (facts.question_ids == answers)
+            & (facts.versions == meta.content_sha256)
+        )
+        linked += [scope.records[int(row)] for row in rows]
     return linked
 
 

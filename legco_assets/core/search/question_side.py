@@ -25,6 +25,11 @@ chunk-vector ranker's job).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
 from .. import markers
 from ..records import ChunkRecord, join_path
 
@@ -66,3 +71,34 @@ def _width(text: str) -> int:
 
 def _headings(path: list[str]) -> list[str]:
     return [h.strip() for h in path[-PATH_HEADINGS:] if h.strip()]
+
+
+def unit_rows(vectors: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (float32; an empty input gives a 0x0 matrix)."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.size == 0:
+        return np.zeros((0, 0), dtype=np.float32)
+    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+
+
+def question_vectors(
+    records: Sequence[ChunkRecord],
+    vectors: Sequence[Any],
+    sides: str,
+    embed: Callable[[list[str]], list[Any]],
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows that take part in the question-side ranker and their unit question vectors.
+
+    ``sides`` is one of ``retrieval.QUESTION_SIDES``: ``qa``, Q&A chunks' questions only;
+    ``opening``, every chunk, a narrative one by its headings and opening; ``chunk``, every
+    chunk, a narrative one by its own vector (``vectors``, the stored chunk vectors, in the
+    records' order). ``embed`` embeds texts (each distinct text once is the caller's concern)."""
+    asked = [bool(r.metadata.question_text) for r in records]
+    rows = [i for i in range(len(records)) if asked[i] or sides != "qa"]
+    if sides == "chunk":  # a narrative chunk is asked by its own text's vector
+        side = [None if asked[i] else vectors[i] for i in rows]
+        embedded = iter(embed([question_side(records[i]) for i, v in zip(rows, side) if v is None]))
+        matrix = unit_rows([next(embedded) if v is None else v for v in side])
+    else:
+        matrix = unit_rows(embed([question_side(records[i]) for i in rows]))
+    return np.array(rows, dtype=np.int64), matrix

@@ -76,7 +76,7 @@ from .hits import (
 )
 from .links import with_counterparts
 from .query_translation import translator
-from .question_side import question_side
+from .question_side import question_vectors, unit_rows
 from .rerank import Reranker, rerank_hits, reranker
 from .variants import printed_forms
 from .vector_store import open_collection, stored_vectors, with_retries
@@ -116,14 +116,12 @@ def _script_means(vectors: np.ndarray, scripts: list[str]) -> dict[str, np.ndarr
     if not len(vectors):
         return {}
     labels = np.asarray(scripts)
-    return {s: vectors[labels == s].mean(axis=0) for s in sorted(set(scripts))}
-
-
-def _unit_rows(vectors: list[Any]) -> np.ndarray:
-    matrix = np.asarray(vectors, dtype=np.float32)
-    if matrix.size == 0:
-        return np.zeros((0, 0), dtype=np.float32)
-    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    # summed in float64, so a mean added up from the papers' own sums (a server's scope,
+    # :mod:`.segment_scope`) is the same vector
+    return {
+        s: (vectors[labels == s].astype(np.float64).sum(axis=0) / int(np.sum(labels == s))).astype(np.float32)
+        for s in sorted(set(scripts))
+    }
 
 
 class Retriever:
@@ -175,14 +173,16 @@ class Retriever:
         collection: Any | None = None,
         translate: bool = True,
         rerank: bool = True,
+        store: bool = True,
     ) -> Retriever:
         """The configured collection and embedding function, BM25 cached under the data dir;
         with an LLM configured, hybrid search also runs the query in the papers' other
         language (``translate``, :mod:`.query_translation`) and has the model re-order the
-        fused top chunks (``rerank``, :mod:`.rerank`)."""
+        fused top chunks (``rerank``, :mod:`.rerank`). ``store=False``: no collection (a
+        retriever whose scopes are given it, a server's: :mod:`.segment_scope`)."""
         llm = LLMClient.from_settings(settings) if translate or rerank else None
         return cls(
-            collection or open_collection(settings),
+            collection or (open_collection(settings) if store else None),
             embedding_function(settings),
             settings.cache_dir / "bm25",
             fusion,
@@ -220,23 +220,15 @@ class Retriever:
         index, built = load_or_build(self.cache_dir, name, records)
         asked = np.array([bool(r.metadata.question_text) for r in records], dtype=bool)
         sides = self.question_sides or QUESTION_SIDE.get(strategy, "qa")
-        rows = [i for i in range(len(records)) if asked[i] or sides != "qa"]
-        if sides == "chunk":  # a narrative chunk is asked by its own text's vector
-            side = [None if asked[i] else vectors[i] for i in rows]
-            embedded = iter(
-                self._embed_unique([question_side(records[i]) for i, v in zip(rows, side) if v is None])
-            )
-            questions = _unit_rows([next(embedded) if v is None else v for v in side])
-        else:
-            questions = _unit_rows(self._embed_unique([question_side(records[i]) for i in rows]))
+        rows, questions = question_vectors(records, vectors, sides, self._embed_unique)
         return Scope(
             records=records,
             index=index,
             documents=np.array([r.document_id for r in records], dtype=object),
-            question_rows=np.array(rows, dtype=np.int64),
+            question_rows=rows,
             asked=asked,
             question_vectors=questions,
-            script_means=_script_means(_unit_rows(vectors), index.scripts),
+            script_means=_script_means(unit_rows(vectors), index.scripts),
             question_means=_script_means(questions, [index.scripts[i] for i in rows]),
             count=count,
             built=built,
@@ -308,10 +300,13 @@ class Retriever:
         scope already holds the filtered chunks' records, so Chroma is asked for ids and
         distances only: restricted to the document's ids when one is given; unfiltered with
         extra results kept by scope membership when the scope is a large share of the
-        collection; otherwise with the ``where`` filter."""
+        collection; otherwise with the ``where`` filter. A scope that holds its own vectors
+        (a server's) ranks them itself (:meth:`.hits.Scope.nearest`)."""
         mask = row_mask(scope, document)
+        if scope.vectors is not None:
+            return scope.nearest(vector, n, mask)
         if mask is not None:
-            ids = [r.id for r, keep in zip(scope.records, mask) if keep]
+            ids = [scope.ids[int(row)] for row in np.flatnonzero(mask)]
             return self._query(vector, scope, min(n, len(ids)), ids=ids) if ids else []
         if scope.records and len(scope.records) * 4 >= scope.count:
             extra = (n + OVERSAMPLE) * -(-scope.count // len(scope.records))

@@ -107,7 +107,25 @@ def printed_forms(texts: Iterable[str]) -> dict[int, str]:
     character (or the two forms find different chunks), but the canonical form is CC-CEDICT's
     (``雇``, ``裡``) where Hong Kong papers print ``僱``, ``裏``: a multilingual encoder reads
     the papers' own form as they were embedded, so the query is written in it."""
+    return forms_of(variant_counts(texts))
+
+
+def variant_counts(texts: Iterable[str]) -> Counter[str]:
+    """How often ``texts`` print each character that has a variant (what
+    :func:`printed_forms` weighs; counts of several sets of texts add up)."""
     counts = Counter("".join(texts))
+    members = variant_members()
+    return Counter({c: n for c, n in counts.items() if c in members})
+
+
+@lru_cache(maxsize=1)
+def variant_members() -> frozenset[str]:
+    """Every character of a variant class."""
+    return frozenset(c for members in variant_classes().values() for c in members)
+
+
+def forms_of(counts: Counter[str]) -> dict[int, str]:
+    """:func:`printed_forms` from the counts of :func:`variant_counts`."""
     table: dict[int, str] = {}
     for canonical, members in variant_classes().items():
         best = max(members, key=lambda c: (counts[c], c == canonical))

@@ -152,9 +152,14 @@ def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> 
     return len(ids)
 
 
-def update_metadata(collection: Any, changes: dict[str, dict[str, Any]]) -> int:
+def update_metadata(
+    collection: Any, changes: dict[str, dict[str, Any]], also: Callable[[dict[str, dict[str, Any]]], Any] | None = None
+) -> int:
     """Change some metadata keys of stored chunks in place (a None value removes the key),
-    with no re-embedding: how a paper ingested second links the first one's chunks."""
+    with no re-embedding: how a paper ingested second links the first one's chunks. ``also``
+    is given the same changes (the search index's segments: :meth:`.segment_store.SegmentStore.update`)."""
+    if also is not None and changes:
+        also(changes)
     ids = list(changes)
     for i in range(0, len(ids), BATCH):
         batch = ids[i : i + BATCH]
@@ -163,7 +168,12 @@ def update_metadata(collection: Any, changes: dict[str, dict[str, Any]]) -> int:
     return len(ids)
 
 
-def link_counterparts(collection: Any, document_id: str, partner: str | None) -> int:
+def link_counterparts(
+    collection: Any,
+    document_id: str,
+    partner: str | None,
+    also: Callable[[dict[str, dict[str, Any]]], Any] | None = None,
+) -> int:
     """Make the stored latest chunks of ``document_id`` and ``partner`` (every strategy) point
     at each other (``partner`` None: unlink ``document_id`` and whoever pointed at it); only
     chunks whose counterpart keys change are written. Returns how many were."""
@@ -173,7 +183,7 @@ def link_counterparts(collection: Any, document_id: str, partner: str | None) ->
     pointing = stored_chunks(collection, {"$and": [{"counterpart_document_id": document_id}, latest]})
     seen = {c.id for c in stored}
     stored += [c for c in pointing if c.id not in seen]
-    return update_metadata(collection, counterpart_changes(stored, document_id, partner))
+    return update_metadata(collection, counterpart_changes(stored, document_id, partner), also)
 
 
 def stored_chunks(collection: Any, where: dict[str, Any] | None = None) -> list[ChunkRecord]:

@@ -1,0 +1,214 @@
+"""A scope made of the papers' segments (:mod:`.segments`): what a server searches.
+
+A :class:`.hits.Scope` built this way holds in memory only compact columns per chunk (its id,
+document, script, flags, filter columns and BM25 length); the postings and the vectors stay
+memory-mapped in the segments, and a record is read from its segment when a ranker or a hit
+needs it. Assembling a scope from segments already open costs concatenating those columns, so
+a server that sees a new paper opens its segment alone and assembles the scope again; nothing
+is reloaded and no second copy of the index exists.
+
+BM25 is scored at query time from the segments' postings with the scope's own statistics
+(document count, mean length, each token's document frequency), by the formula and float
+types of ``bm25s``' Lucene variant: the same scores as :class:`.bm25_index.Bm25Index` built
+over the same chunks.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..records import ChunkRecord
+from .bm25_index import Bm25Index, tokenize
+from .hits import RowFacts, Scope
+from .segments import SCRIPTS, Segment, term_key
+from .variants import forms_of
+
+K1, B = 1.5, 0.75  # bm25s' defaults, as the index built over a whole scope has them
+
+
+class SegmentRecords(Sequence[ChunkRecord]):
+    """The records of a scope's rows, each read from its segment when asked for."""
+
+    def __init__(self, segments: list[Segment], starts: np.ndarray):
+        self.segments, self.starts = segments, starts
+        self.total = int(starts[-1]) if len(starts) else 0
+
+    def __len__(self) -> int:
+        return self.total
+
+    def __getitem__(self, row: int) -> ChunkRecord:  # type: ignore[override]
+        if not 0 <= row < self.total:
+            raise IndexError(row)
+        at = int(np.searchsorted(self.starts, row, side="right")) - 1
+        return self.segments[at].record(row - int(self.starts[at]))
+
+    def __iter__(self) -> Iterator[ChunkRecord]:
+        for segment in self.segments:
+            for row in range(segment.rows):
+                yield segment.record(row)
+
+
+class StackedRows:
+    """Several segments' matrices as one for ``matrix @ vector`` (never copied together)."""
+
+    def __init__(self, parts: list[np.ndarray]):
+        self.parts = [p for p in parts if len(p)]
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def __matmul__(self, vector: np.ndarray) -> np.ndarray:
+        if not self.parts:
+            return np.zeros(0, dtype=np.float32)
+        return np.concatenate([p @ vector for p in self.parts])
+
+
+class _Vocabulary:
+    """``token in vocabulary``: some segment of the scope holds it."""
+
+    def __init__(self, segments: list[Segment]):
+        self.segments = segments
+
+    def __contains__(self, token: object) -> bool:
+        key = term_key(str(token))
+        return any(s.holds(key) for s in self.segments)
+
+
+class SegmentedBm25(Bm25Index):
+    """BM25 over a scope's segments: :class:`.bm25_index.Bm25Index`'s methods, scored from
+    the postings at query time (see the module docstring)."""
+
+    def __init__(self, segments: list[Segment], starts: np.ndarray, ids: list[str]):
+        scripts = np.concatenate([s.arrays["scripts"] for s in segments]) if segments else np.zeros(0, "<U2")
+        super().__init__(ids, scripts, None)  # type: ignore[arg-type]
+        self.segments, self.starts = segments, starts
+        lengths = np.concatenate([s.arrays["lengths"] for s in segments]) if segments else np.zeros(0, np.int64)
+        self.n = len(lengths)
+        average = lengths.mean() if self.n else np.float64(1.0)
+        self.norm = K1 * ((1 - B) + B * lengths / average)  # per row, float64 as bm25s has it
+
+    @property
+    def vocabulary(self) -> _Vocabulary:  # type: ignore[override]
+        return _Vocabulary(self.segments)
+
+    def postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
+        """The scope's rows holding ``token`` and its count in each."""
+        key = term_key(token)
+        rows, counts = [], []
+        for segment, start in zip(self.segments, self.starts):
+            found = segment.postings(key)
+            if found is not None:
+                rows.append(found[0].astype(np.int64) + int(start))
+                counts.append(found[1])
+        if not rows:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        return np.concatenate(rows), np.concatenate(counts)
+
+    def scores(self, query: str) -> np.ndarray:
+        if not self.n:
+            return np.zeros(0, dtype=np.float32)
+        scores = np.zeros(self.n, dtype=np.float32)
+        found: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for token in tokenize(query):  # a repeated token counts again, as bm25s counts it
+            if token not in found:
+                found[token] = self.postings(token)
+            rows, counts = found[token]
+            if not len(rows):
+                continue
+            idf = np.float32(math.log(1 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5)))
+            tf = counts.astype(np.float64)
+            np.add.at(scores, rows, (np.float64(idf) * (tf / (self.norm[rows] + tf))).astype(np.float32))
+        return scores
+
+    def coverage(self, query: str) -> np.ndarray:
+        if not self.n:
+            return np.zeros(0, dtype=np.float32)
+        covered = np.zeros(self.n, dtype=np.float64)
+        total = 0.0
+        for term in dict.fromkeys(tokenize(query)):
+            rows, _ = self.postings(term)
+            weight = _idf(self.n, len(rows))
+            total += weight
+            covered[rows] += weight
+        return (covered / total).astype(np.float32) if total else covered.astype(np.float32)
+
+
+def _idf(documents: int, frequency: int) -> float:
+    return math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5))
+
+
+def _means(segments: list[Segment], name: str) -> dict[str, np.ndarray]:
+    """The mean unit vector per script, from the segments' sums (``chunk_sums``/``question_sums``)."""
+    sums = [s.arrays[name] for s in segments if s.arrays[name].shape[1] > 1]
+    if not sums:
+        return {}
+    total = np.sum(sums, axis=0)
+    return {
+        script: (total[i, :-1] / total[i, -1]).astype(np.float32)
+        for i, script in enumerate(SCRIPTS)
+        if total[i, -1] > 0
+    }
+
+
+def segment_scope(segments: list[Segment]) -> Scope:
+    """The scope of ``segments`` (one strategy's latest papers), ranking its chunk vectors
+    itself (:attr:`.hits.Scope.vectors`)."""
+    started = time.perf_counter()
+    segments = sorted(segments, key=lambda s: s.document_id + ":")
+    sizes = [s.rows for s in segments]
+    starts = np.zeros(len(segments) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=starts[1:])
+    ids = [chunk_id for s in segments for chunk_id in s.ids]
+    stored = {s.document_id for s in segments}
+    documents = np.empty(len(ids), dtype=object)
+    for segment, start in zip(segments, starts):
+        documents[int(start) : int(start) + segment.rows] = segment.document_id
+    question_rows = [s.arrays["question_rows"].astype(np.int64) + int(start) for s, start in zip(segments, starts)]
+    return Scope(
+        records=SegmentRecords(segments, starts),
+        index=SegmentedBm25(segments, starts, ids),
+        documents=documents,
+        question_rows=np.concatenate(question_rows) if question_rows else np.zeros(0, dtype=np.int64),
+        question_vectors=StackedRows([s.arrays["question_vectors"] for s in segments]),
+        asked=np.concatenate([s.arrays["asked"] for s in segments]) if segments else np.zeros(0, dtype=bool),
+        script_means=_means(segments, "chunk_sums"),
+        question_means=_means(segments, "question_sums"),
+        count=len(ids),
+        built=False,
+        seconds=time.perf_counter() - started,
+        printed_forms=forms_of(sum((s.variants for s in segments), Counter())),
+        ids=ids,
+        position={chunk_id: row for row, chunk_id in enumerate(ids)},
+        paired={s.document_id for s in segments if any(d in stored for d in s.counterpart_documents if d)},
+        facts=RowFacts.concat([s.facts for s in segments]),
+        vectors=StackedRows([s.arrays["vectors"] for s in segments]),
+    )
+
+
+def paper_rows(segments: list[Segment]) -> list[dict[str, Any]]:
+    """Per segment, what the document listing shows (``legco-assets documents``, ``/api/documents``)."""
+    rows = []
+    for segment in segments:
+        paper = dict(segment.meta.get("paper", {}))
+        counterparts = {d for d in segment.counterpart_documents if d}
+        rows.append(
+            {
+                "document_id": segment.document_id,
+                "strategy": segment.strategy,
+                "version": str(segment.meta.get("sha256", ""))[:12],
+                "filename": paper.get("filename", ""),
+                "chunks": segment.rows,
+                "counterpart_document_id": min(counterparts) if counterparts else None,
+                "date": paper.get("date"),
+                "date_precision": paper.get("date_precision"),
+                "kind": paper.get("kind"),
+                "paper_number": paper.get("paper_number"),
+            }
+        )
+    return rows

@@ -1,0 +1,358 @@
+"""One paper's entries in the search index, written when the paper is indexed and read back
+by a server without rebuilding anything: a *segment* (one paper version, one strategy).
+
+Why per paper: LegCo's records are an archive that grows a paper at a time. A keyword index
+built over the whole store (what :mod:`.bm25_index` caches) must be rebuilt when one paper
+changes, and a server that loads every chunk's text and metadata into memory grows with the
+archive. A segment holds what ranking needs of one paper, in arrays a server maps from disk:
+
+- its BM25 *postings*, not scores: each token (by a 64-bit hash of its text, so segments share
+  no vocabulary) with the rows holding it and how often, and each row's length. BM25's scores
+  depend on the whole scope (document count, mean length, each token's document frequency),
+  so :mod:`.segment_scope` computes them at query time from every segment's postings, with
+  the formula and float types of ``bm25s`` (Lucene's variant): a scope of segments scores as
+  the index built over the same chunks would.
+- its unit chunk vectors (the server ranks papers written after it opened Chroma by them)
+  and its question-side vectors (:func:`.question_side.question_vectors`, embedded here at
+  index time, so a server never embeds a stored chunk);
+- per row the filter columns (:class:`.hits.RowFacts`), the script, the id, and each
+  variant character's count (:func:`.variants.variant_counts`);
+- its chunk records as Chroma returned them (``records.jsonl``, one line per row, with the
+  byte offset of each line), read by row when a hit is answered.
+
+A segment is written whole into a staging folder and renamed into place: a reader sees all
+of a paper or none of it. It is never changed afterwards, but for metadata that a later paper
+changes (the other-language version's links): those go to ``overlay.json`` beside it
+(replaced whole), applied when a record or the columns are read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..records import ChunkRecord
+from .bm25_index import TOKENIZER_VERSION, script_of, tokenize
+from .hits import RowFacts
+from .question_side import question_vectors, unit_rows
+from .variants import variant_counts
+
+SEGMENT_FORMAT = 1  # with the tokeniser's version: a segment of another format is not read
+MAPPED = ("terms", "indptr", "post_rows", "post_tf", "vectors", "question_vectors")
+LOADED = ("lengths", "scripts", "asked", "question_rows", "offsets", "chunk_sums", "question_sums")
+SCRIPTS = ("en", "zh")  # the rows of ``chunk_sums`` and ``question_sums``
+OVERLAY = "overlay.json"
+RECORD_CACHE = 256  # records kept per segment once read (a paper's hits repeat across searches)
+
+
+def term_key(token: str) -> int:
+    """A token's key in every segment: the first 8 bytes of its BLAKE2b digest (a collision
+    between two of the archive's few million distinct tokens is about 1 in 10^7)."""
+    return int.from_bytes(hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def term_keys(tokens: Sequence[str]) -> np.ndarray:
+    return np.fromiter((term_key(t) for t in tokens), dtype=np.uint64, count=len(tokens))
+
+
+@dataclass
+class Segment:
+    """One written segment, its arrays memory-mapped (postings, vectors) or loaded (the
+    per-row columns), its records read by row."""
+
+    folder: Path
+    meta: dict[str, Any]
+    ids: list[str]
+    facts: RowFacts
+    counterpart_ids: list[str | None]
+    counterpart_documents: list[str | None]
+    variants: Counter[str]
+    arrays: dict[str, np.ndarray]
+    overlay: dict[str, dict[str, Any]] = field(default_factory=dict)
+    stamp: tuple[str, int] = ("", 0)  # folder name and overlay mtime: what a reader compares
+
+    @property
+    def rows(self) -> int:
+        return len(self.ids)
+
+    @property
+    def document_id(self) -> str:
+        return str(self.meta["document_id"])
+
+    @property
+    def strategy(self) -> str:
+        return str(self.meta["strategy"])
+
+    def postings(self, key: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The local rows holding the token of ``key`` and its count in each; None when none does."""
+        terms = self.arrays["terms"]
+        at = int(np.searchsorted(terms, np.uint64(key)))
+        if at >= len(terms) or int(terms[at]) != key:
+            return None
+        start, end = int(self.arrays["indptr"][at]), int(self.arrays["indptr"][at + 1])
+        return self.arrays["post_rows"][start:end], self.arrays["post_tf"][start:end]
+
+    def holds(self, key: int) -> bool:
+        terms = self.arrays["terms"]
+        at = int(np.searchsorted(terms, np.uint64(key)))
+        return at < len(terms) and int(terms[at]) == key
+
+    def record(self, row: int) -> ChunkRecord:
+        """The chunk record of ``row``, as Chroma returned it, with the overlay applied."""
+        return _record(self, row)
+
+    def read_line(self, row: int) -> dict[str, Any]:
+        offsets = self.arrays["offsets"]
+        return json.loads(bytes(self.arrays["records"][int(offsets[row]) : int(offsets[row + 1])]))
+
+
+_RECORDS: dict[tuple[str, tuple[str, int]], dict[int, ChunkRecord]] = {}
+
+
+def _record(segment: Segment, row: int) -> ChunkRecord:
+    key = (str(segment.folder), segment.stamp)
+    kept = _RECORDS.setdefault(key, {})
+    found = kept.get(row)
+    if found is None:
+        line = segment.read_line(row)
+        meta = dict(line["metadata"])
+        for name, value in segment.overlay.get(line["id"], {}).items():
+            if value is None:
+                meta.pop(name, None)
+            else:
+                meta[name] = value
+        found = ChunkRecord.from_chroma(line["id"], line["text"], meta)
+        if len(kept) >= RECORD_CACHE:
+            kept.clear()
+        kept[row] = found
+    return found
+
+
+def forget_cached(segment: Segment) -> None:
+    """Drop the records kept of ``segment`` (it was replaced or removed)."""
+    _RECORDS.pop((str(segment.folder), segment.stamp), None)
+
+
+# -- writing ----------------------------------------------------------------------------------
+def write_segment(
+    folder: Path,
+    records: Sequence[ChunkRecord],
+    chroma_metadatas: Sequence[dict[str, Any]],
+    vectors: Sequence[Any],
+    sides: str,
+    embed: Callable[[list[str]], list[Any]],
+) -> None:
+    """Write the segment of one paper version's chunks of one strategy into ``folder``
+    (which must not exist; made whole or not at all).
+
+    ``records``, ``chroma_metadatas`` and ``vectors`` are the stored chunks as Chroma holds
+    them (:func:`.vector_store.stored_vectors`), in any order: rows are sorted by id, the
+    order a scope built from Chroma has. ``sides`` and ``embed``: the question side of the
+    strategy (``retrieval.QUESTION_SIDE``) and the embedder of question texts."""
+    order = sorted(range(len(records)), key=lambda i: records[i].id)
+    records = [records[i] for i in order]
+    metadatas = [chroma_metadatas[i] for i in order]
+    vectors = [vectors[i] for i in order]
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=folder.parent))
+    try:
+        _write(staging, records, metadatas, vectors, sides, embed)
+        os.rename(staging, folder)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write(
+    folder: Path,
+    records: list[ChunkRecord],
+    metadatas: list[dict[str, Any]],
+    vectors: list[Any],
+    sides: str,
+    embed: Callable[[list[str]], list[Any]],
+) -> None:
+    tokens = [tokenize(r.text) for r in records]
+    arrays = _postings(tokens)
+    question_rows, questions = question_vectors(records, vectors, sides, embed)
+    scripts = np.array([script_of(r.text) for r in records], dtype="<U2")
+    units = unit_rows(vectors) if records else np.zeros((0, 0), dtype=np.float32)
+    arrays.update(
+        lengths=np.array([len(t) for t in tokens], dtype=np.int64),
+        scripts=scripts,
+        chunk_sums=script_sums(units, scripts),
+        question_sums=script_sums(questions, scripts[question_rows]),
+        asked=np.array([bool(r.metadata.question_text) for r in records], dtype=bool),
+        vectors=units,
+        question_rows=question_rows,
+        question_vectors=questions,
+    )
+    offsets = [0]
+    with open(folder / "records.jsonl", "wb") as handle:
+        for record, meta in zip(records, metadatas):
+            line = json.dumps({"id": record.id, "text": record.text, "metadata": meta}, ensure_ascii=False)
+            data = (line + "\n").encode("utf-8")
+            handle.write(data)
+            offsets.append(offsets[-1] + len(data))
+    arrays["offsets"] = np.array(offsets, dtype=np.int64)
+    for name, array in arrays.items():
+        np.save(folder / f"{name}.npy", array, allow_pickle=False)
+    facts = RowFacts.of(records)
+    columns = {
+        "ids": [r.id for r in records],
+        "dates": list(facts.dates),
+        "kinds": list(facts.kinds),
+        "askers": list(facts.askers),
+        "answerers": list(facts.answerers),
+        "question_ids": list(facts.question_ids),
+        "versions": list(facts.versions),
+        "counterpart_ids": [r.metadata.counterpart_id for r in records],
+        "counterpart_documents": [r.metadata.counterpart_document_id for r in records],
+        "variants": dict(variant_counts(r.text for r in records)),
+    }
+    (folder / "columns.json").write_text(json.dumps(columns, ensure_ascii=False), encoding="utf-8")
+    first = records[0] if records else None
+    meta = {
+        "format": SEGMENT_FORMAT,
+        "tokenizer": TOKENIZER_VERSION,
+        "sides": sides,
+        "document_id": first.document_id if first else "",
+        "strategy": first.metadata.strategy_type if first else "",
+        "sha256": first.metadata.content_sha256 if first else "",
+        "rows": len(records),
+        "paper": _paper_fields(first) if first else {},
+    }
+    (folder / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+
+
+def script_sums(units: np.ndarray, scripts: np.ndarray) -> np.ndarray:
+    """Per script of :data:`SCRIPTS`, the float64 sum of its rows' unit vectors and, in the
+    last column, how many rows: what a scope's mean vector per script adds up from."""
+    dim = units.shape[1] if units.ndim == 2 else 0
+    out = np.zeros((len(SCRIPTS), dim + 1), dtype=np.float64)
+    for i, script in enumerate(SCRIPTS):
+        mine = units[scripts == script] if len(units) else units
+        if len(mine):
+            out[i, :dim] = mine.astype(np.float64).sum(axis=0)
+            out[i, dim] = len(mine)
+    return out
+
+
+def _paper_fields(record: ChunkRecord) -> dict[str, Any]:
+    """What the document listing shows of a paper, from its first chunk's metadata."""
+    m = record.metadata
+    return {
+        "filename": m.filename,
+        "date": m.date,
+        "date_precision": m.date_precision,
+        "kind": m.kind,
+        "paper_number": m.paper_number,
+        "counterpart_document_id": m.counterpart_document_id,
+    }
+
+
+def _postings(tokens: list[list[str]]) -> dict[str, np.ndarray]:
+    """The token → (rows, counts) lists of a paper, keyed and sorted by :func:`term_key`."""
+    lists: dict[str, tuple[list[int], list[int]]] = {}
+    for row, row_tokens in enumerate(tokens):
+        for token, count in Counter(row_tokens).items():
+            rows, counts = lists.setdefault(token, ([], []))
+            rows.append(row)
+            counts.append(count)
+    names = list(lists)
+    keys = term_keys(names)
+    order = np.argsort(keys, kind="stable")
+    sizes = np.array([len(lists[names[i]][0]) for i in order], dtype=np.int64)
+    indptr = np.zeros(len(names) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=indptr[1:])
+    post_rows = np.fromiter(
+        (r for i in order for r in lists[names[i]][0]), dtype=np.int32, count=int(indptr[-1])
+    )
+    post_tf = np.fromiter(
+        (c for i in order for c in lists[names[i]][1]), dtype=np.float32, count=int(indptr[-1])
+    )
+    return {"terms": keys[order], "indptr": indptr, "post_rows": post_rows, "post_tf": post_tf}
+
+
+# -- reading ----------------------------------------------------------------------------------
+class StaleSegment(ValueError):
+    """A segment of another format or tokeniser: its paper must be indexed again."""
+
+
+def open_segment(folder: Path) -> Segment:
+    """The segment in ``folder``, its large arrays mapped from disk."""
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    if meta.get("format") != SEGMENT_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
+        raise StaleSegment(f"{folder.name}: format {meta.get('format')}, tokeniser {meta.get('tokenizer')}")
+    columns = json.loads((folder / "columns.json").read_text(encoding="utf-8"))
+    arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in MAPPED}
+    arrays.update({name: np.load(folder / f"{name}.npy") for name in LOADED})
+    # mapped too, so a reader keeps a paper's text while a writer replaces its folder
+    size = (folder / "records.jsonl").stat().st_size
+    arrays["records"] = (
+        np.memmap(folder / "records.jsonl", dtype=np.uint8, mode="r") if size else np.zeros(0, dtype=np.uint8)
+    )
+    overlay, stamp = read_overlay(folder)
+    counterpart_ids = list(columns["counterpart_ids"])
+    counterpart_documents = list(columns["counterpart_documents"])
+    for row, chunk_id in enumerate(columns["ids"]):
+        changes = overlay.get(chunk_id)
+        if changes:
+            counterpart_ids[row] = changes.get("counterpart_id", counterpart_ids[row])
+            counterpart_documents[row] = changes.get("counterpart_document_id", counterpart_documents[row])
+    facts = RowFacts.columns(
+        columns["dates"],
+        columns["kinds"],
+        columns["askers"],
+        columns["answerers"],
+        columns["question_ids"],
+        columns["versions"],
+    )
+    return Segment(
+        folder,
+        meta,
+        list(columns["ids"]),
+        facts,
+        counterpart_ids,
+        counterpart_documents,
+        Counter(columns["variants"]),
+        arrays,
+        overlay,
+        (folder.name, stamp),
+    )
+
+
+def read_overlay(folder: Path) -> tuple[dict[str, dict[str, Any]], int]:
+    """The segment's metadata changes made after it was written, and the overlay's mtime (0: none)."""
+    path = folder / OVERLAY
+    try:
+        stamp = path.stat().st_mtime_ns
+        return json.loads(path.read_text(encoding="utf-8")), stamp
+    except FileNotFoundError:
+        return {}, 0
+
+
+def overlay_stamp(folder: Path) -> int:
+    try:
+        return (folder / OVERLAY).stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0
+
+
+def write_overlay(folder: Path, changes: dict[str, dict[str, Any]]) -> None:
+    """Merge ``changes`` (chunk id → metadata keys, None removing one) into the overlay,
+    replaced whole (a reader sees the old overlay or the new one)."""
+    current, _ = read_overlay(folder)
+    for chunk_id, keys in changes.items():
+        current.setdefault(chunk_id, {}).update(keys)
+    staging = folder / f".{OVERLAY}.tmp-{os.getpid()}"
+    staging.write_text(json.dumps(current, ensure_ascii=False), encoding="utf-8")
+    os.replace(staging, folder / OVERLAY)
