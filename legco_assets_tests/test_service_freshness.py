@@ -109,7 +109,9 @@ def test_a_paper_is_served_whole_or_not_at_all(service: SearchService, home: Pat
     (home / "data" / "index" / "GENERATION").write_text("a change", encoding="utf-8")
     time.sleep(live_index.CHECK_EVERY_S * 2)
     assert _question_chunks(service, "sample-en-qa") == whole, "half a paper was served"
-    assert search(service, q="Guangdong", k=1, strategy="question")["hits"][0]["document_id"] == "sample-en-qa"
+    assert (
+        search(service, q="Guangdong", k=1, strategy="question")["hits"][0]["document_id"] == "sample-en-qa"
+    )
     paper = next((home / "data" / "index" / "question").glob("sample-en-qa"))
     staging = paper / ".tmp-died"
     staging.mkdir()

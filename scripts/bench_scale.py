@@ -140,7 +140,16 @@ def measure(folder: Path, per_document: int, width: int) -> dict[str, Any]:
     rss_searched, peak_before = rss_mib()
     # one new paper, written by another process, searchable after
     writer = subprocess.run(
-        [sys.executable, __file__, "--add-paper", str(folder), "--per-document", str(per_document), "--width", str(width)],
+        [
+            sys.executable,
+            __file__,
+            "--add-paper",
+            str(folder),
+            "--per-document",
+            str(per_document),
+            "--width",
+            str(width),
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -176,9 +185,20 @@ def add_paper(folder: Path, per_document: int, width: int) -> None:
     settings = settings_for(folder)
     sources = [r if isinstance(r, dict) else r.to_json() for r in source_chunks(settings)]
     records = synthetic_records(sources, per_document, per_document, "question", "scale-new")[0]
-    records = [type(r)(r.id.replace("bench-question-0000", "scale-new-0000"), "scale-new-0000", r.text, r.page_number, r.metadata) for r in records]
+    records = [
+        type(r)(
+            r.id.replace("bench-question-0000", "scale-new-0000"),
+            "scale-new-0000",
+            r.text,
+            r.page_number,
+            r.metadata,
+        )
+        for r in records
+    ]
     embed = StandIn(width)
-    SegmentStore.of(settings).write(records, [r.to_chroma() for r in records], embed([r.text for r in records]), "chunk", embed)
+    SegmentStore.of(settings).write(
+        records, [r.to_chroma() for r in records], embed([r.text for r in records]), "chunk", embed
+    )
     print(time.time())
 
 
@@ -209,7 +229,9 @@ def throughput(folder: Path, workers: int, clients: int = 8, each: int = 25) -> 
         def client(number: int) -> None:
             for i in range(each):
                 query = urllib.parse.quote(QUERIES[(number + i) % len(QUERIES)])
-                urllib.request.urlopen(f"{base}/api/search?q={query}&k=10&strategy=question", timeout=120).read()
+                urllib.request.urlopen(
+                    f"{base}/api/search?q={query}&k=10&strategy=question", timeout=120
+                ).read()
 
         threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
         began = time.perf_counter()
@@ -246,9 +268,18 @@ def main() -> int:
     for n, size in enumerate(args.sizes):
         folder = args.folder / str(size)
         seconds = build(folder, size, args.per_document, width)
-        print(f"{size} chunks: index {'built in %.0f s' % seconds if seconds else 'already built'}")
+        print(f"{size} chunks: index {f'built in {seconds:.0f} s' if seconds else 'already built'}")
         got = subprocess.run(
-            [sys.executable, __file__, "--measure", str(folder), "--per-document", str(args.per_document), "--width", str(width)],
+            [
+                sys.executable,
+                __file__,
+                "--measure",
+                str(folder),
+                "--per-document",
+                str(args.per_document),
+                "--width",
+                str(width),
+            ],
             check=True,
             capture_output=True,
             text=True,
@@ -256,7 +287,10 @@ def main() -> int:
         print("  " + got.stdout.strip().splitlines()[-1])
         if n == 0 and not args.no_throughput:
             rates = {w: throughput(folder, w) for w in (1, 2)}
-            print(f"  8 clients: {rates[1]:.1f} searches/s at 1 worker, {rates[2]:.1f} at 2 ({rates[2] / rates[1]:.2f}x)")
+            print(
+                f"  8 clients: {rates[1]:.1f} searches/s at 1 worker, {rates[2]:.1f} at 2 "
+                f"({rates[2] / rates[1]:.2f}x)"
+            )
     return 0
 
 

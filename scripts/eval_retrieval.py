@@ -84,6 +84,7 @@ from legco_assets.core.evaluation import (  # noqa: E402
     EvalReport,
     EvalRun,
     check_document,
+    collect_rankings,
     format_bounds,
     format_table,
     load_rerankings,
@@ -95,7 +96,18 @@ from legco_assets.core.evaluation import (  # noqa: E402
     rounds_sweep,
     script_language,
 )
-from legco_assets.core.search import DEFAULT_FUSION, PLAIN_RRF, Fusion, Mode, fuse, script_of  # noqa: E402
+from legco_assets.core.search import (  # noqa: E402
+    DEFAULT_FUSION,
+    PLAIN_RRF,
+    Fusion,
+    Mode,
+    Retriever,
+    SegmentStore,
+    fuse,
+    index_store,
+    script_of,
+    served_scopes,
+)
 from legco_assets.core.search import DEPTH as RERANK_DEPTH  # noqa: E402
 from legco_assets.core.settings import Settings  # noqa: E402
 
@@ -286,9 +298,24 @@ def target_lines(names: list[str], reports: list[EvalReport]) -> list[str]:
     return [f"{'met ' if ok else 'MISS'}  {what} (target {bar})" for what, bar, ok in checks]
 
 
+def served(run: EvalRun, settings: Settings) -> EvalRun:
+    """The same run ranked as a server ranks it: the ingest's chunks written into the search
+    index's segments and searched from them (core/search/segment_scope.py), the rankings
+    collected again on the same questions."""
+    store = SegmentStore.of(settings)
+    index_store(store, run.retriever.collection, run.retriever.embedder)
+    retriever = Retriever.open(settings, translate=False, rerank=False, store=False)
+    retriever.follow_store = False
+    for strategy, scope in served_scopes(store).items():
+        retriever._scopes[(strategy, False)] = scope
+    rankings = collect_rankings(retriever, run.questions, run.papers, run.strategies)
+    return replace(run, retriever=retriever, rankings=rankings)
+
+
 def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) -> int:
     """Each named real-paper set in its own Chroma, then all of them pooled."""
     reports, alone, bounds, pairs = [], [], [], []
+    stored_reports: list[EvalReport] = []
     with tempfile.TemporaryDirectory(prefix="legco-eval-") as tmp:
         root = Path(args.work_dir) if args.work_dir else Path(tmp)
         for name in names:
@@ -308,6 +335,9 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
                 translations(args),
                 rerankings(args),
             )
+            if args.served:  # the store's figures first, then the server's on the same ingest
+                stored_reports.append(run.report())
+                run = served(run, settings)
             reports.append(run.report())
             alone.append(without_llm(run))
             pairs.append(language_pairs(run))
@@ -331,7 +361,12 @@ def held_out(names: list[str], strategies: list[str], args: argparse.Namespace) 
             )
         )
         return 0
-    print("## every set, hybrid, no LLM\n")
+    if args.served:
+        print("## every set, hybrid, no LLM, searched as the command line does (Chroma)\n")
+        print(summary_table(names, stored_reports, pairs, strategies) + "\n")
+        print("## every set, hybrid, no LLM, searched as the server does (the index's segments)\n")
+    else:
+        print("## every set, hybrid, no LLM\n")
     print(summary_table(names, reports, pairs, strategies))
     if "question" in strategies:
         print("\n" + "\n".join(target_lines(names, reports)))
@@ -420,6 +455,11 @@ def main() -> int:
         action="store_true",
         help="also print the characters to the answer a perfect reranker of the fused top 10/20/30 would "
         "leave, and the floor (shortest chunk holding the answer)",
+    )
+    parser.add_argument(
+        "--served",
+        action="store_true",
+        help="with --held-out: also rank each set as the server does (the search index's segments)",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

@@ -169,7 +169,9 @@ class LiveIndex:
         language (what ``legco-assets documents`` lists)."""
         snapshot = self.current()
         rows = []
-        for row in paper_rows([snapshot.segments[key] for key in sorted(snapshot.segments, key=lambda k: (k[1], k[0]))]):
+        for row in paper_rows(
+            [snapshot.segments[key] for key in sorted(snapshot.segments, key=lambda k: (k[1], k[0]))]
+        ):
             title, language = snapshot.titles.get(row["document_id"], (row["document_id"], ""))
             rows.append({**row, "title": title, "language": language})
         keys = (

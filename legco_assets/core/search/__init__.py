@@ -59,7 +59,7 @@ from .retrieval import (
     Retriever,
 )
 from .sections import Section, aggregate
-from .segment_scope import paper_rows, segment_scope
+from .segment_scope import paper_rows, segment_scope, served_scopes
 from .segment_store import SegmentStore, embed_unique, index_paper, index_store
 from .segments import Segment, StaleSegment, forget_cached, open_segment, overlay_stamp
 from .variants import variant_fold
@@ -122,6 +122,7 @@ __all__ = [
     "overlay_stamp",
     "paper_rows",
     "segment_scope",
+    "served_scopes",
     "TRANSLATED",
     "Target",
     "UnknownDocument",

@@ -21,7 +21,7 @@ from ..modes import Mode as Mode
 from ..records import ChunkMetadata, ChunkRecord
 from ..settings import Strategy
 from ..structure import speaker_key
-from .bm25_index import Bm25Index, script_of
+from .bm25_index import script_of
 
 
 @dataclass
@@ -193,8 +193,9 @@ class Scope:
     # every variant character in the form the scope's chunks print most: how the embedder reads
     # a query (:func:`.variants.printed_forms`)
     printed_forms: dict[int, str] = field(default_factory=dict)
-    # the chunk id of each row; chunk id -> row; documents whose other-language version is stored in the scope too
-    # (``counterpart_document_id``); the rows' filter columns. Made from the records when not given.
+    # the chunk id of each row; chunk id -> row; documents whose other-language version is
+    # stored in the scope too (``counterpart_document_id``); the rows' filter columns. Made
+    # from the records when not given.
     ids: Sequence[str] = field(default=None, repr=False)  # type: ignore[assignment]
     position: Mapping[str, int] = field(default=None, repr=False)  # type: ignore[assignment]
     paired: set[str] = field(default=None, repr=False)  # type: ignore[assignment]

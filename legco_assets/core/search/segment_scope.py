@@ -26,7 +26,8 @@ import numpy as np
 from ..records import ChunkRecord
 from .bm25_index import Bm25Index, tokenize
 from .hits import RowFacts, Scope
-from .segments import SCRIPTS, Segment, term_key
+from .segment_store import SegmentStore
+from .segments import SCRIPTS, Segment, open_segment, term_key
 from .variants import forms_of
 
 K1, B = 1.5, 0.75  # bm25s' defaults, as the index built over a whole scope has them
@@ -88,7 +89,9 @@ class SegmentedBm25(Bm25Index):
         scripts = np.concatenate([s.arrays["scripts"] for s in segments]) if segments else np.zeros(0, "<U2")
         super().__init__(ids, scripts, None)  # type: ignore[arg-type]
         self.segments, self.starts = segments, starts
-        lengths = np.concatenate([s.arrays["lengths"] for s in segments]) if segments else np.zeros(0, np.int64)
+        lengths = (
+            np.concatenate([s.arrays["lengths"] for s in segments]) if segments else np.zeros(0, np.int64)
+        )
         self.n = len(lengths)
         average = lengths.mean() if self.n else np.float64(1.0)
         self.norm = K1 * ((1 - B) + B * lengths / average)  # per row, float64 as bm25s has it
@@ -169,7 +172,9 @@ def segment_scope(segments: list[Segment]) -> Scope:
     documents = np.empty(len(ids), dtype=object)
     for segment, start in zip(segments, starts):
         documents[int(start) : int(start) + segment.rows] = segment.document_id
-    question_rows = [s.arrays["question_rows"].astype(np.int64) + int(start) for s, start in zip(segments, starts)]
+    question_rows = [
+        s.arrays["question_rows"].astype(np.int64) + int(start) for s, start in zip(segments, starts)
+    ]
     return Scope(
         records=SegmentRecords(segments, starts),
         index=SegmentedBm25(segments, starts, ids),
@@ -212,3 +217,12 @@ def paper_rows(segments: list[Segment]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def served_scopes(store: SegmentStore) -> dict[str, Scope]:
+    """Every strategy's scope of the index in ``store``, each paper's latest segment opened:
+    what a server searches, for a process that has no live index (the eval's ``--served``)."""
+    by_strategy: dict[str, list[Segment]] = {}
+    for (strategy, _), folder in store.listing().items():
+        by_strategy.setdefault(strategy, []).append(open_segment(folder))
+    return {strategy: segment_scope(segments) for strategy, segments in by_strategy.items()}

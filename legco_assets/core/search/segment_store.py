@@ -165,7 +165,11 @@ def embed_unique(embedder: Callable[[list[str]], Any]) -> Callable[[list[str]], 
 
 
 def index_paper(
-    store: SegmentStore, collection: Any, embedder: Callable[[list[str]], Any], document_id: str, strategy: str
+    store: SegmentStore,
+    collection: Any,
+    embedder: Callable[[list[str]], Any],
+    document_id: str,
+    strategy: str,
 ) -> int:
     """Write the segment of a paper's latest stored chunks of ``strategy``, read back from
     Chroma as a scope built from Chroma reads them (so both rank alike). Returns its rows."""
@@ -175,13 +179,15 @@ def index_paper(
 
 
 def _write_paper(
-    store: SegmentStore, collection: Any, embedder: Callable[[list[str]], Any], document_id: str, strategy: str
+    store: SegmentStore,
+    collection: Any,
+    embedder: Callable[[list[str]], Any],
+    document_id: str,
+    strategy: str,
 ) -> int:
     from .retrieval import QUESTION_SIDE
 
-    where = {
-        "$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]
-    }
+    where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
     got = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"]))
     records = [
         ChunkRecord.from_chroma(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"])

@@ -153,7 +153,9 @@ def _archive_previous(collection: Any, current: dict[str, Any], sha256: str) -> 
 
 
 def update_metadata(
-    collection: Any, changes: dict[str, dict[str, Any]], also: Callable[[dict[str, dict[str, Any]]], Any] | None = None
+    collection: Any,
+    changes: dict[str, dict[str, Any]],
+    also: Callable[[dict[str, dict[str, Any]]], Any] | None = None,
 ) -> int:
     """Change some metadata keys of stored chunks in place (a None value removes the key),
     with no re-embedding: how a paper ingested second links the first one's chunks. ``also``
