@@ -117,8 +117,11 @@ def build(folder: Path, total: int, per_document: int, width: int) -> float:
     return seconds
 
 
-def measure(folder: Path, per_document: int, width: int) -> dict[str, Any]:
-    """In this (fresh) process: open the index as a server does, search, add a paper."""
+def measure(folder: Path, per_document: int, width: int, new_paper: Path | None = None) -> dict[str, Any]:
+    """In this (fresh) process: open the index as a server does, search, and have another
+    process add a paper (a synthetic one, or ``new_paper`` ingested by the command line)
+    while a thread here looks for it as a server's requests do."""
+    from legco_assets.core.sources import slug
     from legco_assets.service import LiveIndex
     from legco_assets.service import index as live
 
@@ -138,28 +141,34 @@ def measure(folder: Path, per_document: int, width: int) -> dict[str, Any]:
             index.current().retriever.search(query, 10, "question")
             times.append((time.perf_counter() - began) * 1000)
     rss_searched, peak_before = rss_mib()
-    # one new paper, written by another process, searchable after
-    writer = subprocess.run(
-        [
-            sys.executable,
-            __file__,
-            "--add-paper",
-            str(folder),
-            "--per-document",
-            str(per_document),
-            "--width",
-            str(width),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    written_at = float(writer.stdout.strip().splitlines()[-1])
-    live.CHECK_EVERY_S = 0.0
-    while not np.any(index.current().retriever.scope("question").documents == "scale-new-0000"):
-        time.sleep(0.01)
-    searchable = time.time() - written_at
-    hits = index.current().retriever.search("scale-new", 5, "question", document="scale-new-0000")
+    document = slug(new_paper) if new_paper else "scale-new-0000"
+    seen: list[float] = []
+
+    def look() -> None:  # a request every 0.1 s, as a busy server has them
+        while not seen:
+            if np.any(index.current().retriever.scope("question").documents == document):
+                seen.append(time.time())
+            time.sleep(0.1)
+
+    watcher = threading.Thread(target=look, daemon=True)
+    watcher.start()
+    if new_paper:
+        env = {
+            **os.environ,
+            "LEGCO_DATA_DIR": str(folder / "data"),
+            "DAGSTER_HOME": str(folder / "dagster_home"),
+        }
+        command = [sys.executable, "-m", "legco_assets.cli", "ingest", str(new_paper), "--strategy", "both"]
+        subprocess.run(command, env=env, check=True, capture_output=True)
+        written_at = time.time()
+    else:
+        command = [sys.executable, __file__, "--add-paper", str(folder), "--per-document", str(per_document)]
+        writer = subprocess.run([*command, "--width", str(width)], check=True, capture_output=True, text=True)
+        written_at = float(writer.stdout.strip().splitlines()[-1])
+    live.CHECK_EVERY_S = 0.5
+    watcher.join(timeout=120)
+    searchable = max(0.0, seen[0] - written_at) if seen else float("nan")
+    hits = index.current().retriever.search("scale-new", 5, "question", document=document)
     rss_after, peak_after = rss_mib()
     disk = sum(p.stat().st_size for p in settings.index_dir.rglob("*") if p.is_file())
     rows = sum(len(index.current().retriever.scope(s).ids) for s in ("question", "token"))
@@ -245,12 +254,24 @@ def throughput(folder: Path, workers: int, clients: int = 8, each: int = 25) -> 
         server.wait(timeout=60)
 
 
+def rates_line(folder: Path) -> str:
+    rates = {w: throughput(folder, w) for w in (1, 2)}
+    ratio = rates[2] / rates[1]
+    return f"  8 clients: {rates[1]:.1f} searches/s at 1 worker, {rates[2]:.1f} at 2 ({ratio:.2f}x)"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[40000, 200000])
     parser.add_argument("--per-document", type=int, default=400)
     parser.add_argument("--folder", type=Path, default=REPO / "data" / "cache" / "bench-scale")
     parser.add_argument("--no-throughput", action="store_true")
+    parser.add_argument(
+        "--store",
+        type=Path,
+        help="measure this home (data/, dagster_home/) as it is instead of synthetic sizes",
+    )
+    parser.add_argument("--new-paper", type=Path, help="with --store: the paper ingested while it serves")
     parser.add_argument("--width", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--add-paper", type=Path, help=argparse.SUPPRESS)
@@ -259,12 +280,21 @@ def main() -> int:
         add_paper(args.add_paper, args.per_document, args.width)
         return 0
     if args.measure:
-        print(json.dumps(measure(args.measure, args.per_document, args.width)))
+        print(json.dumps(measure(args.measure, args.per_document, args.width, args.new_paper)))
         return 0
     from legco_assets.core.search import embedding_function
 
     width = len(embedding_function(settings_for(args.folder))(["width"])[0])
     print(f"machine: {os.cpu_count()} cores; embedder width {width}; papers of {args.per_document} chunks")
+    if args.store:
+        command = [sys.executable, __file__, "--measure", str(args.store), "--width", str(width)]
+        if args.new_paper:
+            command += ["--new-paper", str(args.new_paper)]
+        got = subprocess.run(command, check=True, capture_output=True, text=True)
+        print(f"{args.store}: " + got.stdout.strip().splitlines()[-1])
+        if not args.no_throughput:
+            print(rates_line(args.store))
+        return 0
     for n, size in enumerate(args.sizes):
         folder = args.folder / str(size)
         seconds = build(folder, size, args.per_document, width)
@@ -286,11 +316,7 @@ def main() -> int:
         )
         print("  " + got.stdout.strip().splitlines()[-1])
         if n == 0 and not args.no_throughput:
-            rates = {w: throughput(folder, w) for w in (1, 2)}
-            print(
-                f"  8 clients: {rates[1]:.1f} searches/s at 1 worker, {rates[2]:.1f} at 2 "
-                f"({rates[2] / rates[1]:.2f}x)"
-            )
+            print(rates_line(folder))
     return 0
 
 
