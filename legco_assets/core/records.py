@@ -331,6 +331,11 @@ class ChunkMetadata:
     # absent on a chunk without one (core/chunking/internal_notes.py)
     internal_spans: list[list[int]] | None = None
     has_internal_refs: bool | None = None
+    # the typed tables (``<document_id>:table:<n>``) a token window overlaps, and the first
+    # one's header row and separator as printed: context beside the text, never in it
+    # (core/chunking/window_tables.py); absent on a window without a table
+    table_ids: list[str] | None = None
+    table_header: str | None = None
     chunk_file_path: str | None = None  # its own excerpt's URL path (excerpt/<id>) below EXCERPTS_BASE_URL
     counterpart_document_id: str | None = None  # the other language's version, when stored
     counterpart_id: str | None = None  # its chunk that matches this one
@@ -349,8 +354,8 @@ class ChunkMetadata:
         "is_latest_version",
         "section_path",
     )
-    # lists of chunk ids, which Chroma stores joined with a space (chunk ids hold none)
-    ID_LISTS: ClassVar[tuple[str, ...]] = ("annex_ids",)
+    # lists of chunk and table ids, which Chroma stores joined with a space (an id holds none)
+    ID_LISTS: ClassVar[tuple[str, ...]] = ("annex_ids", "table_ids")
     ID_LIST_SEPARATOR: ClassVar[str] = " "
     # lists of spans, which Chroma stores as a JSON string (``[[12, 80]]``)
     SPAN_LISTS: ClassVar[tuple[str, ...]] = ("internal_spans",)
@@ -491,6 +496,8 @@ class Chunk:
     fallback: str | None = None
     internal_spans: list[list[int]] | None = None
     has_internal_refs: bool | None = None
+    table_ids: list[str] | None = None
+    table_header: str | None = None
     # the appendix labels an exchange points to, until the chunks are numbered and they
     # become ``annex_ids`` (not part of the record)
     annex_labels: list[str] = field(default_factory=list)

@@ -19,11 +19,12 @@ from dataclasses import dataclass, field
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table
 from ..settings import Strategy
 from ..structure import contents_spans, path_at, path_starts
-from ..tables import weave_pages
+from ..tables import weave_pages_placed
 from ..tokens import count_tokens, token_char_offsets
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
 from .internal_notes import mark_internal_notes
 from .table_rows import TableCuts
+from .window_tables import mark_window_tables, table_places
 
 OVERLAP_SLACK = 0.15  # the overlap may move this far to start on a boundary
 
@@ -132,20 +133,22 @@ class TokenChunkingStrategy:
         tables: list[Table] | PageTables | None = None,
     ) -> list[Chunk]:
         """Windows over the pages with every table woven in as Markdown (all tables are read
-        first: a window may cross any page), each with the path of the section it starts in;
-        with ``skip_contents``, the lines of a contents list left out."""
+        first: a window may cross any page), each with the path of the section it starts in
+        and the typed tables it overlaps (:mod:`.window_tables`); with ``skip_contents``, the
+        lines of a contents list left out."""
         every_table = PageTables.of(tables).all()
         elsewhere: dict[int, list[tuple[int, int, int]]] = {}
+        placed: dict[int, list[tuple[int, int, int]]] = {}
         if every_table:
-            pages, elsewhere = weave_pages(pages, every_table)
+            pages, elsewhere, placed = weave_pages_placed(pages, every_table)
         doc = DocumentText.from_pages(pages, elsewhere)
         if sections is None and self.find_sections is not None:
             sections = self.find_sections(pages)
         # a contents list left out (it only repeats the headings): windows go around its lines
         skip = contents_spans(doc, sections or []) if self.skip_contents else []
-        return mark_internal_notes(
-            with_paths(self.chunk_text(document_id, doc, skip), doc, sections or []), doc
-        )
+        chunks = with_paths(self.chunk_text(document_id, doc, skip), doc, sections or [])
+        chunks = mark_window_tables(chunks, table_places(document_id, doc, pages, placed))
+        return mark_internal_notes(chunks, doc)
 
     def chunk_text(
         self, document_id: str, doc: DocumentText, skip: list[tuple[int, int]] | None = None

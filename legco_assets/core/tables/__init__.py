@@ -14,7 +14,7 @@ from .stage import (
     page_tables_as_read,
     start_page_tables,
 )
-from .typed import TypedTable, read_typed_table, to_csv, typed_tables, write_typed_tables
+from .typed import TypedTable, read_typed_table, table_id, to_csv, typed_tables, write_typed_tables
 from .vision import (
     NO_TABLES,
     PROMPT_VERSION,
@@ -30,12 +30,14 @@ from .weave import (
     stitch,
     table_chains,
     weave_pages,
+    weave_pages_placed,
 )
 from .workers import GeometricTables
 
 __all__ = [
     "TypedTable",
     "read_typed_table",
+    "table_id",
     "to_csv",
     "typed_tables",
     "write_typed_tables",
@@ -59,4 +61,5 @@ __all__ = [
     "table_chains",
     "validate_reply",
     "weave_pages",
+    "weave_pages_placed",
 ]

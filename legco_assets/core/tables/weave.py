@@ -395,12 +395,25 @@ def weave_pages(
     are printed on another page, ``(start, end, page)``: a stitched table's rows from a
     later page (``DocumentText.from_pages`` takes them, so a chunk that holds only those
     rows starts on the page they are printed on, not the one the table starts on)."""
+    woven, elsewhere, _ = weave_pages_placed(pages, tables)
+    return woven, elsewhere
+
+
+def weave_pages_placed(
+    pages: list[Page], tables: list[Table]
+) -> tuple[list[Page], dict[int, list[tuple[int, int, int]]], dict[int, list[tuple[int, int, int]]]]:
+    """:func:`weave_pages`, and by page number where each Markdown table lies in the woven
+    ``cleaned``, ``(start, end, number)``: ``number`` is its chain's place in
+    :func:`table_chains` from 1, the number :func:`.typed.typed_tables` gives the same table,
+    so a window over those characters can name the typed table it holds without matching
+    its text (a window that starts in the rows holds no header to match)."""
     by_number = {p.number: p for p in pages}
     edits: dict[int, list[tuple[int, int, str]]] = {p.number: [] for p in pages}
     rows_of: dict[tuple[int, int], list[tuple[int, int, int]]] = {}  # (page, edit start) -> row spans
+    number_of: dict[tuple[int, int], int] = {}  # (page, edit start) -> the table's chain number
     taken: dict[int, list[tuple[int, int]]] = {p.number: [] for p in pages}
     indexes: dict[int, TextIndex] = {}
-    for chain in table_chains(tables):
+    for number, chain in enumerate(table_chains(tables), start=1):
         located = []
         for part in chain:
             page = by_number.get(part.page)
@@ -431,11 +444,13 @@ def weave_pages(
             counts = [len(stitch([*head, *parts[: k + 1]]).rows) - skip for k in range(len(parts))]
             edits[parts[0].page].append((span[0], span[1], markdown))
             rows_of[(parts[0].page, span[0])] = _rows_printed_elsewhere(markdown, parts, counts)
+            number_of[(parts[0].page, span[0])] = number
             for later, later_span in run[1:]:
                 edits[later.page].append((later_span[0], later_span[1], ""))
             index += len(run)
     out: list[Page] = []
     elsewhere: dict[int, list[tuple[int, int, int]]] = {}
+    places: dict[int, list[tuple[int, int, int]]] = {}
     for page in pages:
         page_edits = edits[page.number]
         if not page_edits:
@@ -443,11 +458,14 @@ def weave_pages(
             continue
         woven, placed = _apply_placed(page.cleaned, page_edits)
         lead = len(woven) - len(woven.lstrip())
+        length = {start: len(new) for start, _, new in page_edits}
         for start, at in placed.items():
             for s, e, printed in rows_of.get((page.number, start), []):
                 elsewhere.setdefault(page.number, []).append((at + s - lead, at + e - lead, printed))
+            number = number_of[(page.number, start)]
+            places.setdefault(page.number, []).append((at - lead, at + length[start] - lead, number))
         out.append(Page(number=page.number, raw=page.raw, cleaned=woven.strip()))
-    return out, elsewhere
+    return out, elsewhere, {n: sorted(spans) for n, spans in places.items()}
 
 
 def _rows_printed_elsewhere(
