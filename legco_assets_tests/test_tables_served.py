@@ -134,6 +134,17 @@ def test_a_hit_whose_chunk_holds_a_table_lists_its_id(service: SearchService) ->
     assert all(not h["table_ids"] for h in data["hits"] if "|---" not in h["text"])
 
 
+def test_a_token_window_lists_the_tables_it_overlaps(service: SearchService) -> None:
+    """A window records the typed tables it overlaps (one that starts in a table's rows has
+    no header line in its text): the hit lists them, and the header rides in its metadata."""
+    _, data, _ = get(service, "/api/search", q="水浸黑點 工程費用", k=10, strategy="token", mode="bm25")
+    named = [h for h in data["hits"] if "sample-zh-qa:table:1" in h["table_ids"]]
+    assert named, [h["table_ids"] for h in data["hits"]]
+    _, chunk, _ = get(service, "/api/chunks/" + urllib.parse.quote(named[0]["id"], safe=":"))
+    assert "sample-zh-qa:table:1" in chunk["metadata"]["table_ids"]
+    assert "| 地區 |" in chunk["metadata"]["table_header"]
+
+
 # -- MCP --------------------------------------------------------------------------------------------
 async def _tool(target: str) -> dict[str, Any]:
     async with Client(target) as client:

@@ -145,8 +145,16 @@ def to_hit(
         asker=m.asker,
         answerer=m.answerer,
         excerpt_url=excerpt_url(base_url, chunk_link(hit.id)),
-        table_ids=tables.ids_in(hit.record.document_id, hit.text) if tables is not None else [],
+        table_ids=hit_tables(hit, tables),
     )
+
+
+def hit_tables(hit: Hit, tables: PaperTables | None) -> list[str]:
+    """The tables a hit's chunk holds: those its chunk names (a token window records the
+    tables it overlaps, one that starts in a table's rows too) and those its text prints."""
+    named = list(hit.metadata.table_ids or [])
+    printed = tables.ids_in(hit.record.document_id, hit.text) if tables is not None else []
+    return list(dict.fromkeys(named + printed))
 
 
 def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
