@@ -95,32 +95,48 @@ class SegmentedBm25(Bm25Index):
         self.n = len(lengths)
         average = lengths.mean() if self.n else np.float64(1.0)
         self.norm = K1 * ((1 - B) + B * lengths / average)  # per row, float64 as bm25s has it
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     @property
     def vocabulary(self) -> _Vocabulary:  # type: ignore[override]
         return _Vocabulary(self.segments)
 
-    def postings(self, token: str) -> tuple[np.ndarray, np.ndarray]:
-        """The scope's rows holding ``token`` and its count in each."""
-        key = term_key(token)
-        rows, counts = [], []
-        for segment, start in zip(self.segments, self.starts):
-            found = segment.postings(key)
-            if found is not None:
-                rows.append(found[0].astype(np.int64) + int(start))
-                counts.append(found[1])
-        if not rows:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        return np.concatenate(rows), np.concatenate(counts)
+    def postings_of(self, tokens: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """The scope's rows holding each of ``tokens`` and its count in each. Each segment's
+        dictionary is searched once for all of them (a query's tokens over every paper: the
+        cost is per segment, not per token); the last queries' are kept (BM25 and its
+        coverage ask for the same tokens)."""
+        wanted = [t for t in dict.fromkeys(tokens) if t not in self._postings]
+        if wanted:
+            keys = np.array([term_key(t) for t in wanted], dtype=np.uint64)
+            parts: list[tuple[list[np.ndarray], list[np.ndarray]]] = [([], []) for _ in wanted]
+            for segment, start in zip(self.segments, self.starts):
+                terms = segment.arrays["terms"]
+                at = np.searchsorted(terms, keys)
+                found = np.flatnonzero(at < len(terms))
+                found = found[terms[at[found]] == keys[found]]
+                indptr, rows, counts = (segment.arrays[n] for n in ("indptr", "post_rows", "post_tf"))
+                for j in found:
+                    begin, end = int(indptr[at[j]]), int(indptr[at[j] + 1])
+                    parts[j][0].append(rows[begin:end].astype(np.int64) + int(start))
+                    parts[j][1].append(counts[begin:end])
+            if len(self._postings) > 1024:
+                self._postings.clear()
+            for token, (rows, counts) in zip(wanted, parts):
+                self._postings[token] = (
+                    (np.concatenate(rows), np.concatenate(counts))
+                    if rows
+                    else (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
+                )
+        return {t: self._postings[t] for t in tokens}
 
     def scores(self, query: str) -> np.ndarray:
         if not self.n:
             return np.zeros(0, dtype=np.float32)
         scores = np.zeros(self.n, dtype=np.float32)
-        found: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for token in tokenize(query):  # a repeated token counts again, as bm25s counts it
-            if token not in found:
-                found[token] = self.postings(token)
+        tokens = tokenize(query)
+        found = self.postings_of(tokens)
+        for token in tokens:  # a repeated token counts again, as bm25s counts it
             rows, counts = found[token]
             if not len(rows):
                 continue
@@ -134,8 +150,10 @@ class SegmentedBm25(Bm25Index):
             return np.zeros(0, dtype=np.float32)
         covered = np.zeros(self.n, dtype=np.float64)
         total = 0.0
-        for term in dict.fromkeys(tokenize(query)):
-            rows, _ = self.postings(term)
+        terms = list(dict.fromkeys(tokenize(query)))
+        found = self.postings_of(terms)
+        for term in terms:
+            rows, _ = found[term]
             weight = _idf(self.n, len(rows))
             total += weight
             covered[rows] += weight

@@ -93,15 +93,6 @@ class Segment:
     def strategy(self) -> str:
         return str(self.meta["strategy"])
 
-    def postings(self, key: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """The local rows holding the token of ``key`` and its count in each; None when none does."""
-        terms = self.arrays["terms"]
-        at = int(np.searchsorted(terms, np.uint64(key)))
-        if at >= len(terms) or int(terms[at]) != key:
-            return None
-        start, end = int(self.arrays["indptr"][at]), int(self.arrays["indptr"][at + 1])
-        return self.arrays["post_rows"][start:end], self.arrays["post_tf"][start:end]
-
     def holds(self, key: int) -> bool:
         terms = self.arrays["terms"]
         at = int(np.searchsorted(terms, np.uint64(key)))
