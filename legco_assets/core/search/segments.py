@@ -251,26 +251,31 @@ def _paper_fields(record: ChunkRecord) -> dict[str, Any]:
 
 
 def _postings(tokens: list[list[str]]) -> dict[str, np.ndarray]:
-    """The token → (rows, counts) lists of a paper, keyed and sorted by :func:`term_key`."""
-    lists: dict[str, tuple[list[int], list[int]]] = {}
+    """The token → (rows, counts) lists of a paper, keyed and sorted by :func:`term_key`, each
+    token's rows in order."""
+    vocabulary: dict[str, int] = {}
+    token_ids: list[int] = []
+    rows: list[int] = []
+    counts: list[int] = []
     for row, row_tokens in enumerate(tokens):
         for token, count in Counter(row_tokens).items():
-            rows, counts = lists.setdefault(token, ([], []))
+            token_ids.append(vocabulary.setdefault(token, len(vocabulary)))
             rows.append(row)
             counts.append(count)
-    names = list(lists)
-    keys = term_keys(names)
-    order = np.argsort(keys, kind="stable")
-    sizes = np.array([len(lists[names[i]][0]) for i in order], dtype=np.int64)
-    indptr = np.zeros(len(names) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=indptr[1:])
-    post_rows = np.fromiter(
-        (r for i in order for r in lists[names[i]][0]), dtype=np.int32, count=int(indptr[-1])
-    )
-    post_tf = np.fromiter(
-        (c for i in order for c in lists[names[i]][1]), dtype=np.float32, count=int(indptr[-1])
-    )
-    return {"terms": keys[order], "indptr": indptr, "post_rows": post_rows, "post_tf": post_tf}
+    keys = term_keys(list(vocabulary))
+    by_key = np.argsort(keys, kind="stable")
+    place = np.empty(len(keys), dtype=np.int64)
+    place[by_key] = np.arange(len(keys))
+    term_of = place[np.array(token_ids, dtype=np.int64)]
+    order = np.lexsort((np.array(rows, dtype=np.int32), term_of))
+    indptr = np.zeros(len(keys) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(term_of, minlength=len(keys)), out=indptr[1:])
+    return {
+        "terms": keys[by_key],
+        "indptr": indptr,
+        "post_rows": np.array(rows, dtype=np.int32)[order],
+        "post_tf": np.array(counts, dtype=np.float32)[order],
+    }
 
 
 # -- reading ----------------------------------------------------------------------------------
