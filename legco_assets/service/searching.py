@@ -166,14 +166,17 @@ def search(index: LiveIndex, request: SearchRequest) -> SearchResponse:
     depth = min(request.k * LANGUAGE_OVERFETCH, MAX_K * LANGUAGE_OVERFETCH) if language else request.k
     retriever = snapshot.retriever
     filters = request.filters()
-    found = retriever.search(request.query, depth, request.strategy, request.mode, None, filters=filters)
+    found, rankings = retriever.search_ranked(
+        request.query, depth, request.strategy, request.mode, None, filters=filters
+    )
     if language:
         found = [h for h in found if hit_language(snapshot, h.record) == language]
     found = found[: request.k]
     # judged after ranking, from the rankers' own scores among the same passages
-    # (core/search/closeness.py)
-    where = filters if filters.active else None
-    rankings = retriever.rankings(request.query, request.strategy, JUDGED, where)
+    # (core/search/closeness.py): a hybrid search's own, another mode's ranked for it
+    if rankings is None:
+        where = filters if filters.active else None
+        rankings = retriever.rankings(request.query, request.strategy, JUDGED, where)
     match_of = dict(zip((h.id for h in found), judge(rankings, found, CLOSENESS[request.strategy.value])))
     if request.sort == "date":
         found = newest_first(found)

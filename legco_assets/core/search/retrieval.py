@@ -451,12 +451,27 @@ class Retriever:
         filters: SearchFilters | None = None,
     ) -> list[Hit]:
         """The ``k`` best chunks for ``query`` that pass ``document`` and ``filters``, best first."""
+        return self.search_ranked(query, k, strategy, mode, document, all_versions, filters)[0]
+
+    def search_ranked(
+        self,
+        query: str,
+        k: int = 5,
+        strategy: Strategy | str = Strategy.token,
+        mode: Mode = DEFAULT_MODE,
+        document: str | None = None,
+        all_versions: bool = False,
+        filters: SearchFilters | None = None,
+    ) -> tuple[list[Hit], dict[str, list[Candidate]] | None]:
+        """:meth:`search`, and the rankers' candidates for the query as asked (hybrid only; None
+        otherwise): what a hit's closeness is judged from (:mod:`.closeness`), without ranking
+        the query a second time."""
         mode = Mode(mode)  # a plain "bm25" (a script's) as its member; an unknown one refused
         if not query.strip() or k <= 0:
-            return []
+            return [], None
         if filters is not None and filters.active:
             if document and filters.document not in (None, document):
-                return []
+                return [], None
             if document:
                 filters = SearchFilters.of(
                     document, filters.date_from, filters.date_to, filters.kinds, filters.speaker
@@ -466,18 +481,14 @@ class Retriever:
         scope = self.scope(strategy, all_versions)
         if mode is Mode.vector:
             vector = self.embed_query(query.translate(scope.printed_forms))
-            return with_counterparts(
-                _distinct_top(
-                    lambda n: self.vector_ranking(vector, scope, strategy, n, document, all_versions),
-                    "vector",
-                    k,
-                ),
-                scope,
+            found = _distinct_top(
+                lambda n: self.vector_ranking(vector, scope, strategy, n, document, all_versions), "vector", k
             )
+            return with_counterparts(found, scope), None
         if mode is Mode.bm25:
             written = written_form(query) if self.fusion.colloquial_reading else ""
             found = _distinct_top(lambda n: self.bm25_ranking(query, scope, n, document, written), "bm25", k)
-            return with_counterparts(found, scope)
+            return with_counterparts(found, scope), None
         depth = max(k, self.fusion.depth)
         candidates = self._rankings(query, scope, strategy, depth, document, all_versions)
         translation = self.translation(query)
@@ -488,4 +499,5 @@ class Retriever:
                 self._rankings(translation, scope, strategy, depth, document, all_versions, dictionary=False),
             )
         fused = fuse(query, candidates, self.fusion, scope, translated, document)
-        return with_counterparts(rerank_hits(query, distinct(fused), self.reranker)[:k], scope)
+        hits = with_counterparts(rerank_hits(query, distinct(fused), self.reranker)[:k], scope)
+        return hits, candidates
