@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -305,12 +306,10 @@ def open_segment(folder: Path) -> Segment:
             counterpart_ids[row] = changes.get("counterpart_id", counterpart_ids[row])
             counterpart_documents[row] = changes.get("counterpart_document_id", counterpart_documents[row])
     facts = RowFacts.columns(
-        columns["dates"],
-        columns["kinds"],
-        columns["askers"],
-        columns["answerers"],
-        columns["question_ids"],
-        columns["versions"],
+        *(
+            _interned(columns[name])
+            for name in ("dates", "kinds", "askers", "answerers", "question_ids", "versions")
+        )
     )
     return Segment(
         folder,
@@ -324,6 +323,12 @@ def open_segment(folder: Path) -> Segment:
         overlay,
         (folder.name, stamp),
     )
+
+
+def _interned(values: list[Any]) -> list[Any]:
+    """One string object per distinct value (a paper's date, version and speakers repeat on
+    every row: held once, a million rows' columns stay small)."""
+    return [sys.intern(v) if isinstance(v, str) else v for v in values]
 
 
 def read_overlay(folder: Path) -> tuple[dict[str, dict[str, Any]], int]:
