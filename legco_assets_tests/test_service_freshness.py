@@ -23,7 +23,7 @@ from legco_assets.service import index as live_index
 
 from .conftest import FIXTURES, SAMPLES, store_settings
 from .runs import cli
-from .servers import SEARCH_HIT_KEYS, SearchService, search_service
+from .servers import SEARCH_HIT_KEYS, SearchService, free_port, search_service, stop_group
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +170,37 @@ def _cli_env(home: Path) -> dict[str, str]:
         if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_"))
     }
     return {**env, "LEGCO_DATA_DIR": str(home / "data"), "DAGSTER_HOME": str(home / "dagster_home")}
+
+
+def test_serve_with_two_workers_answers_from_two_processes(home: Path) -> None:
+    """``serve --workers 2``: two processes over the same on-disk index, each answering."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "legco_assets.cli", "serve", "--port", str(port), "--workers", "2"],
+        env=_cli_env(home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/health", timeout=10) as reply:
+                    if reply.status == 200:
+                        break
+            except OSError:
+                assert server.poll() is None and time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.5)
+        answers = []
+        url = f"{base}/api/search?{urllib.parse.urlencode({'q': '水浸黑點', 'k': 3, 'strategy': 'question'})}"
+        for _ in range(12):
+            with urllib.request.urlopen(url, timeout=120) as reply:
+                answers.append(json.loads(reply.read())["hits"][0]["document_id"])
+        assert set(answers) == {"sample-zh-qa"}
+        children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        spawned = [c for c in children if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        assert len(spawned) == 2, children  # uvicorn's two workers, started by multiprocessing
+    finally:
+        stop_group(server)  # type: ignore[arg-type]
