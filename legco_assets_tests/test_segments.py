@@ -8,6 +8,7 @@ Generated fixture papers and the samples, chunked by the pipeline, stored in a t
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from legco_assets.core.search import (
     SearchFilters,
     SegmentStore,
     embedding_function,
+    follow_store,
     index_paper,
     index_store,
     open_collection,
@@ -173,3 +175,23 @@ def test_the_index_of_a_store_made_before_is_written_from_chroma(store, tmp_path
     assert fresh.listing().keys() == SegmentStore.of(settings).listing().keys()
     assert fresh.remove("sample-zh-qa") == ["question/sample-zh-qa", "token/sample-zh-qa"]
     assert ("question", "sample-zh-qa") not in fresh.listing()
+
+
+def test_a_machine_that_follows_a_shared_store_indexes_what_others_ingested(store, tmp_path: Path) -> None:
+    """A server whose papers other machines ingest (a data dir in object storage) keeps its own
+    index in step with the shared Chroma: every paper indexed, nothing twice, a paper the store
+    no longer holds removed."""
+    settings, collection = store
+    mine = SegmentStore(tmp_path / "index")
+    embedder = embedding_function(settings)
+    assert follow_store(mine, collection, embedder) == len(PAPERS) * len(Strategy)
+    assert follow_store(mine, collection, embedder) == 0
+    gone = open_segment(mine.listing()[("question", "sample-zh-qa")])
+    records = [gone.record(row) for row in range(gone.rows)]
+    renamed = [
+        replace(r, id=r.id.replace("sample-zh-qa", "gone-paper"), document_id="gone-paper") for r in records
+    ]
+    mine.write(renamed, [r.to_chroma() for r in renamed], list(gone.arrays["vectors"]), "chunk", embedder)
+    assert ("question", "gone-paper") in mine.listing()
+    assert follow_store(mine, collection, embedder) == 1
+    assert ("question", "gone-paper") not in mine.listing()

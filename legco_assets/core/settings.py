@@ -612,9 +612,13 @@ class Settings(BaseSettings):
     @property
     def index_dir(self) -> Path:
         """The papers' search index segments (core/search/segment_store.py), beside Chroma:
-        ``index`` in the local dir, or ``<CHROMA_PATH>-index`` when that is set (one index per store)."""
+        ``index`` in the local dir, or ``<CHROMA_PATH>-index`` when that is set (one index per
+        store). With the data dir in object storage, in the cache dir: each machine's own copy,
+        which a server keeps in step with the shared Chroma (service/index.py)."""
         if self.chroma_path:
             return self.chroma_path.parent / f"{self.chroma_path.name}-index"
+        if is_remote(self.data_dir):
+            return self.cache_dir / "index"
         return self.local_dir / "index"
 
 

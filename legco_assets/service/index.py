@@ -32,6 +32,7 @@ from legco_assets.core.search import (
     SegmentStore,
     StaleSegment,
     embedding_function,
+    follow_store,
     forget_cached,
     index_paper,
     index_store,
@@ -40,12 +41,15 @@ from legco_assets.core.search import (
     overlay_stamp,
     paper_rows,
     segment_scope,
+    with_retries,
 )
 from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.storage import is_remote
 
 from .tables import PaperTables
 
 CHECK_EVERY_S = 0.5  # how often a request looks at the index for a change (one stat)
+FOLLOW_EVERY_S = 5.0  # how often a server whose papers others ingest looks at the shared store
 log = logging.getLogger(__name__)
 
 
@@ -87,6 +91,24 @@ class LiveIndex:
         if not self.store.exists():
             self._index_store()
         self.snapshot = self._assemble(self.store.generation(), self.store.listing(), {})
+        if is_remote(settings.data_dir):  # papers are ingested on other machines
+            threading.Thread(target=self._follow, name="follow-store", daemon=True).start()
+
+    def _follow(self) -> None:
+        """With the data dir in object storage, other machines ingest into the shared Chroma
+        and write their own indexes: this one is brought in step with the store whenever its
+        row count moves (looked at every :data:`FOLLOW_EVERY_S`)."""
+        collection, count = None, -1
+        while True:
+            try:
+                collection = collection or self._collection()
+                now = with_retries(collection.count)
+                if now != count:
+                    follow_store(self.store, collection, embedding_function(self.settings), log.info)
+                    count = now
+            except Exception as exc:  # noqa: BLE001 (a store down now is looked at again later)
+                log.warning("could not follow the shared store: %s", (str(exc) or repr(exc)).splitlines()[0])
+            time.sleep(FOLLOW_EVERY_S)
 
     def _first_retriever(self) -> Retriever:
         """The embedder, translator and reranker every snapshot's retriever shares; no store."""

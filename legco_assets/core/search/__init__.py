@@ -60,7 +60,7 @@ from .retrieval import (
 )
 from .sections import Section, aggregate
 from .segment_scope import paper_rows, segment_scope, served_scopes
-from .segment_store import SegmentStore, embed_unique, index_paper, index_store
+from .segment_store import SegmentStore, embed_unique, follow_store, index_paper, index_store
 from .segments import Segment, StaleSegment, forget_cached, open_segment, overlay_stamp
 from .variants import variant_fold
 from .vector_store import (
@@ -115,6 +115,7 @@ __all__ = [
     "SegmentStore",
     "StaleSegment",
     "embed_unique",
+    "follow_store",
     "forget_cached",
     "index_paper",
     "index_store",

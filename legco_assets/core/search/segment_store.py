@@ -215,3 +215,36 @@ def index_store(
         rows = _write_paper(store, collection, embedder, document, strategy)
         say(f"indexed {document} ({strategy}): {rows} chunks [{n}/{len(pairs)}]")
     return len(pairs)
+
+
+def follow_store(
+    store: SegmentStore,
+    collection: Any,
+    embedder: Callable[[list[str]], Any],
+    say: Callable[[str], None] = lambda line: None,
+) -> int:
+    """Bring the index in step with what Chroma holds now: the papers whose latest stored
+    version is not the one indexed here are indexed again, those Chroma no longer holds are
+    removed. For a machine whose papers are ingested by others (a data dir in object storage,
+    a shared Chroma server); returns how many papers changed."""
+    import json
+
+    got = with_retries(lambda: collection.get(where={"is_latest_version": True}, include=["metadatas"]))
+    stored = {(m["strategy_type"], m["document_id"]): m.get("content_sha256") for m in got["metadatas"] or []}
+    indexed = {}
+    for key, folder in store.listing().items():
+        try:
+            indexed[key] = json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("sha256")
+        except (OSError, ValueError):
+            indexed[key] = None
+    changed = 0
+    for (strategy, document), sha in sorted(stored.items()):
+        if indexed.get((strategy, document)) != sha:
+            _write_paper(store, collection, embedder, document, strategy)
+            say(f"indexed {document} ({strategy}) from the shared store")
+            changed += 1
+    for document in sorted({d for _, d in indexed} - {d for _, d in stored}):
+        store.remove(document)
+        say(f"removed {document}: no longer in the shared store")
+        changed += 1
+    return changed
