@@ -112,6 +112,11 @@ def test_bm25_from_postings_scores_as_the_built_index(store, strategy: Strategy)
         assert np.array_equal(b.index.scores(query), a.index.scores(query)), query
         assert np.array_equal(b.index.coverage(query), a.index.coverage(query)), query
         assert b.index.top(query, 10) == a.index.top(query, 10)
+    # past the kept postings' limit (a long-lived server): a query's tokens are all still read
+    b.index.postings_of([f"token{n}" for n in range(1500)])
+    for query in QUERIES:
+        b.index.postings_of([f"other{n}" for n in range(1100)] + [query])
+        assert np.array_equal(b.index.scores(query), a.index.scores(query)), query
     known = list(a.index.vocabulary)
     assert len(known) > 100 and all(token in b.index.vocabulary for token in known[::7])
     assert "zzzqqq" not in b.index.vocabulary

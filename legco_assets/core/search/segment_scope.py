@@ -106,29 +106,38 @@ class SegmentedBm25(Bm25Index):
         dictionary is searched once for all of them (a query's tokens over every paper: the
         cost is per segment, not per token); the last queries' are kept (BM25 and its
         coverage ask for the same tokens)."""
-        wanted = [t for t in dict.fromkeys(tokens) if t not in self._postings]
+        kept = self._postings
+        found: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        wanted = []
+        for token in dict.fromkeys(tokens):
+            known = kept.get(token)
+            if known is None:
+                wanted.append(token)
+            else:
+                found[token] = known
         if wanted:
             keys = np.array([term_key(t) for t in wanted], dtype=np.uint64)
             parts: list[tuple[list[np.ndarray], list[np.ndarray]]] = [([], []) for _ in wanted]
             for segment, start in zip(self.segments, self.starts):
                 terms = segment.arrays["terms"]
                 at = np.searchsorted(terms, keys)
-                found = np.flatnonzero(at < len(terms))
-                found = found[terms[at[found]] == keys[found]]
+                hit = np.flatnonzero(at < len(terms))
+                hit = hit[terms[at[hit]] == keys[hit]]
                 indptr, rows, counts = (segment.arrays[n] for n in ("indptr", "post_rows", "post_tf"))
-                for j in found:
+                for j in hit:
                     begin, end = int(indptr[at[j]]), int(indptr[at[j] + 1])
                     parts[j][0].append(rows[begin:end].astype(np.int64) + int(start))
                     parts[j][1].append(counts[begin:end])
-            if len(self._postings) > 1024:
-                self._postings.clear()
             for token, (rows, counts) in zip(wanted, parts):
-                self._postings[token] = (
+                found[token] = (
                     (np.concatenate(rows), np.concatenate(counts))
                     if rows
                     else (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
                 )
-        return {t: self._postings[t] for t in tokens}
+            if len(kept) > 1024:  # another search may read it meanwhile: it reads its own ``found``
+                kept.clear()
+            kept.update((t, found[t]) for t in wanted)
+        return found
 
     def scores(self, query: str) -> np.ndarray:
         if not self.n:
