@@ -34,7 +34,8 @@ import os
 import shutil
 import sys
 import tempfile
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +54,7 @@ MAPPED = ("terms", "indptr", "post_rows", "post_tf", "vectors", "question_vector
 LOADED = ("lengths", "scripts", "asked", "question_rows", "offsets", "chunk_sums", "question_sums")
 SCRIPTS = ("en", "zh")  # the rows of ``chunk_sums`` and ``question_sums``
 OVERLAY = "overlay.json"
-RECORD_CACHE = 256  # records kept per segment once read (a paper's hits repeat across searches)
+RECORD_CACHE = 4096  # records kept once read, the least recently used dropped (hits repeat)
 
 
 def term_key(token: str) -> int:
@@ -108,31 +109,38 @@ class Segment:
         return json.loads(bytes(self.arrays["records"][int(offsets[row]) : int(offsets[row + 1])]))
 
 
-_RECORDS: dict[tuple[str, tuple[str, int]], dict[int, ChunkRecord]] = {}
+_RECORDS: OrderedDict[tuple[str, tuple[str, int], int], ChunkRecord] = OrderedDict()
+_RECORDS_LOCK = threading.Lock()
 
 
 def _record(segment: Segment, row: int) -> ChunkRecord:
-    key = (str(segment.folder), segment.stamp)
-    kept = _RECORDS.setdefault(key, {})
-    found = kept.get(row)
-    if found is None:
-        line = segment.read_line(row)
-        meta = dict(line["metadata"])
-        for name, value in segment.overlay.get(line["id"], {}).items():
-            if value is None:
-                meta.pop(name, None)
-            else:
-                meta[name] = value
-        found = ChunkRecord.from_chroma(line["id"], line["text"], meta)
-        if len(kept) >= RECORD_CACHE:
-            kept.clear()
-        kept[row] = found
+    key = (str(segment.folder), segment.stamp, row)
+    with _RECORDS_LOCK:
+        found = _RECORDS.get(key)
+        if found is not None:
+            _RECORDS.move_to_end(key)
+            return found
+    line = segment.read_line(row)
+    meta = dict(line["metadata"])
+    for name, value in segment.overlay.get(line["id"], {}).items():
+        if value is None:
+            meta.pop(name, None)
+        else:
+            meta[name] = value
+    found = ChunkRecord.from_chroma(line["id"], line["text"], meta)
+    with _RECORDS_LOCK:
+        _RECORDS[key] = found
+        if len(_RECORDS) > RECORD_CACHE:
+            _RECORDS.popitem(last=False)
     return found
 
 
 def forget_cached(segment: Segment) -> None:
     """Drop the records kept of ``segment`` (it was replaced or removed)."""
-    _RECORDS.pop((str(segment.folder), segment.stamp), None)
+    mine = (str(segment.folder), segment.stamp)
+    with _RECORDS_LOCK:
+        for key in [k for k in _RECORDS if k[:2] == mine]:
+            del _RECORDS[key]
 
 
 # -- writing ----------------------------------------------------------------------------------
