@@ -2,8 +2,8 @@
 
 Why one function for both faces: the ``forget_document`` job and ``legco-assets forget`` must
 remove the same things (the Dagster partition is theirs to remove, the rest is here): its
-chunks in Chroma, every version and strategy (what the keyword index is built from: BM25 is
-rebuilt from the store, and a search server reloads when the store's row count changes), the
+chunks in Chroma, every version and strategy (the command line's BM25 is rebuilt from the
+store), its segments in the search index (a server drops them at its next look), the
 BM25 cache generations that listed its chunks (the cache is keyed by content, so a stale
 generation would only be pruned later, and it holds the paper's ids), its artifacts under the
 data dir, excerpts included (through :mod:`legco_assets.core.storage`, so an object store too), and its entry
