@@ -25,7 +25,7 @@ import dagster as dg
 import pytest
 
 from legco_assets.core.settings import Settings
-from legco_assets.core.storage import create_new, location, write_whole
+from legco_assets.core.storage import create_new, location, read_whole, write_whole
 from legco_assets.defs.names import FAILURE_TAG
 
 from .factories import english_paper, feed_settings, pdf_bytes
@@ -366,6 +366,39 @@ def test_a_lock_in_the_bucket_holds_against_others_and_a_dead_holders_is_taken_o
     with held(lock, wait=False):  # the dead holder's lock, taken over at once
         holder = json.loads(s3.client().cat("legco-locks/documents/index.json.lock"))
         assert holder["owner"] != "dead"
+
+
+def test_a_file_another_worker_keeps_rewriting_is_read_whole_in_the_bucket(
+    s3: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The document index is read without its lock (which paper holds these bytes?) while
+    other workers rewrite it: every read is one whole version, never an error because the
+    object changed between two requests of one buffered read."""
+    import threading
+
+    bucket = s3.make_bucket("legco-rewrites")
+    for name, value in s3.env().items():
+        monkeypatch.setenv(name, value)
+    index = location(f"{bucket}/documents/index.json")
+    versions = [json.dumps({"version": n, "pad": "x" * (n % 7) * 1000}).encode() for n in range(60)]
+    write_whole(index, versions[0])
+    done = threading.Event()
+
+    def rewrite() -> None:
+        for version in versions[1:]:
+            write_whole(index, version)
+        done.set()
+
+    writer = threading.Thread(target=rewrite)
+    writer.start()
+    read = []
+    while not done.is_set():
+        read.append(read_whole(index))
+    writer.join()
+    assert read and all(raw in versions for raw in read)
+    assert read_whole(index) == versions[-1]
+    with pytest.raises(FileNotFoundError):
+        read_whole(location(f"{bucket}/documents/none.json"))
 
 
 def test_forget_removes_a_papers_artifacts_from_the_bucket(ingested: dict, s3: S3Server) -> None:

@@ -9,6 +9,9 @@ things that differ between the two are here, one function each:
 - writing whole (:func:`write_whole`): locally a temp file and a rename; in an object store
   one PUT, so an object appears whole or not at all (a killed worker leaves nothing a
   reader trusts);
+- reading whole (:func:`read_whole`): in an object store one GET, so a file another
+  worker rewrites meanwhile is read as the old content or the new (a buffered read checks
+  the ETag between requests and fails when the object was replaced);
 - creating only if absent (:func:`create_new`): ``O_EXCL`` locally, a conditional PUT
   (``If-None-Match: *``) in S3;
 - removing a folder, and showing a path to a person.
@@ -64,6 +67,14 @@ def write_whole(path: StorePath, data: bytes | str) -> None:
         path.fs.mv(tmp.path, path.path)
     else:
         tmp.replace(path)
+
+
+def read_whole(path: StorePath) -> bytes:
+    """The bytes at ``path`` as one version of the file, even while another worker rewrites
+    it (:func:`write_whole`'s counterpart). ``FileNotFoundError`` when nothing is there."""
+    if is_remote(path) and not _in_local_fs(path):
+        return bytes(path.fs.cat_file(path.path))  # one GET of a small file
+    return path.read_bytes()
 
 
 def create_new(path: StorePath, data: bytes) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..markers import CJK
-from ..storage import StorePath, location, shown, write_whole
+from ..storage import StorePath, location, read_whole, shown, write_whole
 from ..store_lock import held
 
 _KEEP = re.compile(f"[^0-9a-z{CJK}]+")
@@ -94,7 +94,7 @@ class DocumentIndex:
 
     def _load(self) -> dict[str, DocumentEntry]:
         try:
-            raw: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8"))
+            raw: dict[str, Any] = json.loads(read_whole(self.path))
         except FileNotFoundError:
             return {}
         return {k: DocumentEntry(**v) for k, v in raw.items()}
