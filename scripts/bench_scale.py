@@ -63,6 +63,15 @@ QUERIES = [
 ]
 
 
+def anon_mib(pid: int | str = "self") -> float:
+    """RssAnon of a process in MiB: its own memory, without the index's mapped file pages
+    (page cache the kernel may drop and read again, which VmRSS counts too)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("RssAnon:"):
+            return int(line.split(":", 1)[1].split()[0]) / 1024
+    return 0.0
+
+
 def rss_mib(pid: int | str = "self") -> tuple[float, float]:
     """VmRSS and VmHWM (the peak) of a process, in MiB."""
     fields = {}
@@ -121,11 +130,13 @@ def measure(folder: Path, per_document: int, width: int, new_paper: Path | None 
     """In this (fresh) process: open the index as a server does, search, and have another
     process add a paper (a synthetic one, or ``new_paper`` ingested by the command line)
     while a thread here looks for it as a server's requests do."""
+    from legco_assets.core.search import SegmentStore
     from legco_assets.core.sources import slug
     from legco_assets.service import LiveIndex
     from legco_assets.service import index as live
 
     settings = settings_for(folder)
+    SegmentStore.of(settings).remove("scale-new-0000")  # a measure before this one added it
     started = time.perf_counter()
     index = LiveIndex(settings, translate=False, rerank=False)
     retriever = index.current().retriever
@@ -141,6 +152,7 @@ def measure(folder: Path, per_document: int, width: int, new_paper: Path | None 
             index.current().retriever.search(query, 10, "question")
             times.append((time.perf_counter() - began) * 1000)
     rss_searched, peak_before = rss_mib()
+    anon_searched = anon_mib()
     document = slug(new_paper) if new_paper else "scale-new-0000"
     seen: list[float] = []
 
@@ -177,6 +189,7 @@ def measure(folder: Path, per_document: int, width: int, new_paper: Path | None 
         "startup_s": round(startup, 2),
         "rss_open_mib": round(rss_open),
         "rss_after_searches_mib": round(rss_searched),
+        "anon_after_searches_mib": round(anon_searched),
         "rss_after_add_mib": round(rss_after),
         "peak_during_add_mib": round(peak_after) if peak_after > peak_before else "≤ before",
         "p50_ms": round(statistics.median(times), 1),

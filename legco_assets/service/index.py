@@ -9,11 +9,12 @@ and assembles each strategy's scope again from the open segments: a search runs 
 :class:`Snapshot` from start to end, and a segment is whole or absent (written aside and
 renamed into place), so no search sees half a paper or a second copy of the index.
 
-The chunk vectors are ranked from the segments too, exactly (:meth:`.hits.Scope.nearest`), not
-by Chroma: an embedded Chroma client does not see what another process wrote after it opened
-the store, and once that process has written, a filtered query on the old client fails
-("Error finding id"); reopening the client on every change loads the whole store again. The
-server opens Chroma only to write the index of a store made before there was one.
+The chunk and question vectors are ranked from the segments too (:mod:`.vector_rows`: an int8
+scan, the best candidates rescored in float32: the rows a float32 scan gives), not by Chroma:
+an embedded Chroma client does not see what another process wrote after it opened the store,
+and once that process has written, a filtered query on the old client fails ("Error finding
+id"); reopening the client on every change loads the whole store again. The server opens
+Chroma only to write the index of a store made before there was one.
 """
 
 from __future__ import annotations

@@ -128,6 +128,11 @@ class Bm25Index:
         """The indexed tokens (token -> id; empty for an empty corpus)."""
         return self.model.vocab_dict if self.model is not None else {}
 
+    def known_tokens(self, tokens: set[str]) -> set[str]:
+        """Those of ``tokens`` the index holds (asked at once: a segmented index answers a
+        batch in one pass over its segments)."""
+        return {t for t in tokens if t in self.vocabulary}
+
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every indexed chunk for ``query`` (zeros when no term matches)."""
         if self.model is None:

@@ -157,6 +157,14 @@ def _to_english(query: str, words: Dictionary, known: Callable[[str], bool]) -> 
     return out
 
 
+def asked_words(query: str) -> list[str]:
+    """The words :func:`translate_words` asks its ``known`` about for ``query`` (which words
+    does not depend on the answers): what an index is asked about at once."""
+    asked: list[str] = []
+    translate_words(query, lambda word: asked.append(word) or True)
+    return asked
+
+
 def vocabulary_test(vocabulary: dict[str, int] | set[str]) -> Callable[[str], bool]:
     """``known`` for :func:`translate_words`: every BM25 token of the word is indexed."""
 

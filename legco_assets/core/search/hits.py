@@ -183,7 +183,8 @@ class Scope:
     index: Any  # :class:`.bm25_index.Bm25Index`, or the segments' (same methods)
     documents: np.ndarray  # document id per row, for the document filter
     question_rows: np.ndarray  # rows that take part in the question-side ranker (every row by default)
-    question_vectors: Any  # unit vectors of their question sides, one per question row (``@`` a vector)
+    # unit vectors of their question sides, one per question row (:mod:`.vector_rows`: ``best``)
+    question_vectors: Any
     asked: np.ndarray  # per row: the chunk has a question of the paper's own (``question_text``)
     script_means: dict[str, np.ndarray]  # mean unit chunk vector per script ("zh", "en")
     question_means: dict[str, np.ndarray]  # mean unit question vector per script of its chunk
@@ -200,8 +201,8 @@ class Scope:
     position: Mapping[str, int] = field(default=None, repr=False)  # type: ignore[assignment]
     paired: set[str] = field(default=None, repr=False)  # type: ignore[assignment]
     facts: RowFacts = field(default=None, repr=False)  # type: ignore[assignment]
-    # the unit chunk vectors of every row (``@`` a vector), when the scope ranks them itself (a
-    # server's, :mod:`.segment_scope`); None: the vector store ranks them
+    # the unit chunk vectors of every row (:mod:`.vector_rows`), when the scope ranks them itself
+    # (a server's, :mod:`.segment_scope`); None: the vector store ranks them
     vectors: Any = field(default=None, repr=False)
     # the rows each search filter keeps, computed once per scope (:meth:`.filters.SearchFilters.mask`)
     masks: dict[Any, np.ndarray] = field(default_factory=dict, init=False, repr=False)
@@ -225,14 +226,6 @@ class Scope:
         return str(self.index.scripts[row]) if row is not None else script_of(text)
 
     def nearest(self, vector: np.ndarray, n: int, mask: np.ndarray | None) -> list[Candidate]:
-        """The best ``n`` rows by cosine similarity of :attr:`vectors` (exact), among ``mask``'s."""
-        sims = self.vectors @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
-        rows = np.arange(len(sims))
-        if mask is not None:
-            rows, sims = rows[mask], sims[mask]
-        n = min(n, len(sims))
-        if n <= 0:
-            return []
-        best = np.argpartition(-sims, n - 1)[:n]
-        best = best[np.argsort(-sims[best], kind="stable")]
-        return [Candidate(self.records[int(rows[j])], float(sims[j])) for j in best]
+        """The best ``n`` rows by cosine similarity of :attr:`vectors`, among ``mask``'s."""
+        rows, sims = self.vectors.best(vector, n, mask)
+        return [Candidate(self.records[int(row)], float(sim)) for row, sim in zip(rows, sims)]

@@ -57,9 +57,9 @@ import numpy as np
 
 from ..llm import LLMClient
 from ..settings import Strategy
-from .bm25_index import load_or_build, script_of
+from .bm25_index import load_or_build, script_of, tokenize
 from .colloquial import written_form
-from .dictionary_translation import translate_words, vocabulary_test
+from .dictionary_translation import asked_words, translate_words, vocabulary_test
 from .embeddings import embedding_function
 from .filters import SearchFilters, Where, row_mask
 from .fusion import DEFAULT_FUSION, DICTIONARY, Fusion, fuse
@@ -79,6 +79,7 @@ from .query_translation import translator
 from .question_side import question_vectors, unit_rows
 from .rerank import Reranker, rerank_hits, reranker
 from .variants import printed_forms
+from .vector_rows import ExactRows
 from .vector_store import open_collection, stored_vectors, with_retries
 
 # Share of the query-script mean chunk vector taken out of the chunk-vector query, per strategy
@@ -227,7 +228,7 @@ class Retriever:
             documents=np.array([r.document_id for r in records], dtype=object),
             question_rows=rows,
             asked=asked,
-            question_vectors=questions,
+            question_vectors=ExactRows(questions),
             script_means=_script_means(unit_rows(vectors), index.scripts),
             question_means=_script_means(questions, [index.scripts[i] for i in rows]),
             count=count,
@@ -277,7 +278,8 @@ class Retriever:
         other = "zh" if script_of(query) == "en" else "en"
         if other not in scope.script_means:
             return []
-        rendering = translate_words(query, vocabulary_test(scope.index.vocabulary))
+        tokens = {t for word in asked_words(query) for t in tokenize(word)}
+        rendering = translate_words(query, vocabulary_test(scope.index.known_tokens(tokens)))
         if not rendering.text:
             return []
         found = self.bm25_ranking(rendering.text, scope, n, document)
@@ -345,21 +347,19 @@ class Retriever:
         ``per_kind``, each kind's best ``n`` carry their rank among their own kind."""
         if not len(scope.question_rows):
             return []
-        rows = scope.question_rows
-        sims = scope.question_vectors @ (vector / max(float(np.linalg.norm(vector)), 1e-12))
         mask = row_mask(scope, document)
-        if mask is not None:
-            keep = mask[rows]
-            rows, sims = rows[keep], sims[keep]
-        order = np.argsort(-sims, kind="stable")
+        keep = None if mask is None else mask[scope.question_rows]
+        kinds = scope.asked[scope.question_rows] if self.per_kind else None
+        found, sims = scope.question_vectors.best(vector, n, keep, kinds)
+        rows = scope.question_rows[found]
         if not self.per_kind:
-            return [Candidate(scope.records[int(rows[j])], float(sims[j])) for j in order[:n]]
+            return [Candidate(scope.records[int(row)], float(sim)) for row, sim in zip(rows, sims)]
         # each kind ranked among its own: a paper's question and a narrative chunk's opening
         # are not on one scale, and neither kind should fill the list by its scale alone
         out: list[Candidate] = []
-        kinds = scope.asked[rows[order]]
+        asked = scope.asked[rows]
         for kind in (True, False):
-            mine = order[kinds == kind][:n]
+            mine = np.flatnonzero(asked == kind)
             out += [
                 Candidate(scope.records[int(rows[j])], float(sims[j]), rank=r)
                 for r, j in enumerate(mine, start=1)

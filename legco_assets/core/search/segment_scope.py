@@ -29,6 +29,7 @@ from .hits import RowFacts, Scope
 from .segment_store import SegmentStore
 from .segments import SCRIPTS, Segment, open_segment, term_key
 from .variants import forms_of
+from .vector_rows import SegmentRows
 
 K1, B = 1.5, 0.75  # bm25s' defaults, as the index built over a whole scope has them
 
@@ -55,32 +56,6 @@ class SegmentRecords(Sequence[ChunkRecord]):
                 yield segment.record(row)
 
 
-class StackedRows:
-    """Several segments' matrices as one for ``matrix @ vector`` (never copied together)."""
-
-    def __init__(self, parts: list[np.ndarray]):
-        self.parts = [p for p in parts if len(p)]
-
-    def __len__(self) -> int:
-        return sum(len(p) for p in self.parts)
-
-    def __matmul__(self, vector: np.ndarray) -> np.ndarray:
-        if not self.parts:
-            return np.zeros(0, dtype=np.float32)
-        return np.concatenate([p @ vector for p in self.parts])
-
-
-class _Vocabulary:
-    """``token in vocabulary``: some segment of the scope holds it."""
-
-    def __init__(self, segments: list[Segment]):
-        self.segments = segments
-
-    def __contains__(self, token: object) -> bool:
-        key = term_key(str(token))
-        return any(s.holds(key) for s in self.segments)
-
-
 class SegmentedBm25(Bm25Index):
     """BM25 over a scope's segments: :class:`.bm25_index.Bm25Index`'s methods, scored from
     the postings at query time (see the module docstring)."""
@@ -98,8 +73,20 @@ class SegmentedBm25(Bm25Index):
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     @property
-    def vocabulary(self) -> _Vocabulary:  # type: ignore[override]
-        return _Vocabulary(self.segments)
+    def vocabulary(self) -> set[str]:  # type: ignore[override]
+        raise TypeError("a segmented index lists no vocabulary: ask known_tokens")
+
+    def known_tokens(self, tokens: set[str]) -> set[str]:
+        """Those of ``tokens`` some segment holds: each segment's dictionary searched once
+        for all of them."""
+        wanted = sorted(tokens)
+        keys = np.array([term_key(t) for t in wanted], dtype=np.uint64)
+        found = np.zeros(len(keys), dtype=bool)
+        for segment in self.segments:
+            terms = segment.arrays["terms"]
+            if len(terms):
+                found |= terms[np.minimum(np.searchsorted(terms, keys), len(terms) - 1)] == keys
+        return {t for t, hit in zip(wanted, found) if hit}
 
     def postings_of(self, tokens: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """The scope's rows holding each of ``tokens`` and its count in each. Each segment's
@@ -207,7 +194,7 @@ def segment_scope(segments: list[Segment]) -> Scope:
         index=SegmentedBm25(segments, starts, ids),
         documents=documents,
         question_rows=np.concatenate(question_rows) if question_rows else np.zeros(0, dtype=np.int64),
-        question_vectors=StackedRows([s.arrays["question_vectors"] for s in segments]),
+        question_vectors=_rows(segments, "question_vectors"),
         asked=np.concatenate([s.arrays["asked"] for s in segments]) if segments else np.zeros(0, dtype=bool),
         script_means=_means(segments, "chunk_sums"),
         question_means=_means(segments, "question_sums"),
@@ -219,7 +206,15 @@ def segment_scope(segments: list[Segment]) -> Scope:
         position={chunk_id: row for row, chunk_id in enumerate(ids)},
         paired={s.document_id for s in segments if any(d in stored for d in s.counterpart_documents if d)},
         facts=RowFacts.concat([s.facts for s in segments]),
-        vectors=StackedRows([s.arrays["vectors"] for s in segments]),
+        vectors=_rows(segments, "vectors"),
+    )
+
+
+def _rows(segments: list[Segment], name: str) -> SegmentRows:
+    return SegmentRows(
+        [s.arrays[name] for s in segments],
+        [s.arrays[f"{name}_i8"] for s in segments],
+        [s.arrays[f"{name}_scale"] for s in segments],
     )
 
 

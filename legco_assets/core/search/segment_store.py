@@ -30,7 +30,7 @@ from typing import Any
 from ..records import ChunkRecord
 from ..settings import Settings
 from .hits import stored_strategy
-from .segments import write_overlay, write_segment
+from .segments import read_description, write_overlay, write_segment
 from .vector_store import with_retries
 
 GENERATION = "GENERATION"
@@ -227,14 +227,12 @@ def follow_store(
     version is not the one indexed here are indexed again, those Chroma no longer holds are
     removed. For a machine whose papers are ingested by others (a data dir in object storage,
     a shared Chroma server); returns how many papers changed."""
-    import json
-
     got = with_retries(lambda: collection.get(where={"is_latest_version": True}, include=["metadatas"]))
     stored = {(m["strategy_type"], m["document_id"]): m.get("content_sha256") for m in got["metadatas"] or []}
     indexed = {}
     for key, folder in store.listing().items():
         try:
-            indexed[key] = json.loads((folder / "meta.json").read_text(encoding="utf-8")).get("sha256")
+            indexed[key] = read_description(folder).get("sha256")
         except (OSError, ValueError):
             indexed[key] = None
     changed = 0

@@ -17,8 +17,15 @@ archive. A segment holds what ranking needs of one paper, in arrays a server map
   index time, so a server never embeds a stored chunk);
 - per row the filter columns (:class:`.hits.RowFacts`), the script, the id, and each
   variant character's count (:func:`.variants.variant_counts`);
-- its chunk records as Chroma returned them (``records.jsonl``, one line per row, with the
-  byte offset of each line), read by row when a hit is answered.
+- its chunk records as Chroma returned them (one JSON line per row, with the byte offset of
+  each line), read by row when a hit is answered.
+
+Every array lives in one file (``arrays.bin``, each array's dtype, shape and offset in
+``segment.json`` beside the columns): a server over an archive of thousands of papers opens
+two files and maps one per paper, not one per array (start-up, and the kernel's limit on
+mapped areas). The vectors are there twice: in float32, read only for the rows a ranker
+rescores, and as int8 per row scaled to its largest component (a quarter of the bytes),
+which every search scans (:mod:`.vector_rows`).
 
 A segment is written whole into a staging folder and renamed into place: a reader sees all
 of a paper or none of it. It is never changed afterwards, but for metadata that a later paper
@@ -30,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import shutil
 import sys
@@ -48,9 +56,13 @@ from .bm25_index import TOKENIZER_VERSION, script_of, tokenize
 from .hits import RowFacts
 from .question_side import question_vectors, unit_rows
 from .variants import variant_counts
+from .vector_rows import quantized
 
-SEGMENT_FORMAT = 1  # with the tokeniser's version: a segment of another format is not read
-MAPPED = ("terms", "indptr", "post_rows", "post_tf", "vectors", "question_vectors")
+SEGMENT_FORMAT = 2  # with the tokeniser's version: a segment of another format is not read
+ARRAYS = "arrays.bin"
+DESCRIPTION = "segment.json"
+ALIGN = 64  # each array starts on a cache line
+PICKED = ("vectors", "question_vectors", "records")  # read a few rows at a time, never scanned
 LOADED = ("lengths", "scripts", "asked", "question_rows", "offsets", "chunk_sums", "question_sums")
 SCRIPTS = ("en", "zh")  # the rows of ``chunk_sums`` and ``question_sums``
 OVERLAY = "overlay.json"
@@ -195,16 +207,15 @@ def _write(
         question_rows=question_rows,
         question_vectors=questions,
     )
-    offsets = [0]
-    with open(folder / "records.jsonl", "wb") as handle:
-        for record, meta in zip(records, metadatas):
-            line = json.dumps({"id": record.id, "text": record.text, "metadata": meta}, ensure_ascii=False)
-            data = (line + "\n").encode("utf-8")
-            handle.write(data)
-            offsets.append(offsets[-1] + len(data))
-    arrays["offsets"] = np.array(offsets, dtype=np.int64)
-    for name, array in arrays.items():
-        np.save(folder / f"{name}.npy", array, allow_pickle=False)
+    for name in ("vectors", "question_vectors"):
+        arrays[f"{name}_i8"], arrays[f"{name}_scale"] = quantized(arrays[name])
+    lines = [
+        (json.dumps({"id": r.id, "text": r.text, "metadata": m}, ensure_ascii=False) + "\n").encode("utf-8")
+        for r, m in zip(records, metadatas)
+    ]
+    arrays["offsets"] = np.cumsum([0] + [len(line) for line in lines], dtype=np.int64)
+    arrays["records"] = np.frombuffer(b"".join(lines), dtype=np.uint8)
+    layout = _write_arrays(folder / ARRAYS, arrays)
     facts = RowFacts.of(records)
     columns = {
         "ids": [r.id for r in records],
@@ -218,7 +229,6 @@ def _write(
         "counterpart_documents": [r.metadata.counterpart_document_id for r in records],
         "variants": dict(variant_counts(r.text for r in records)),
     }
-    (folder / "columns.json").write_text(json.dumps(columns, ensure_ascii=False), encoding="utf-8")
     first = records[0] if records else None
     meta = {
         "format": SEGMENT_FORMAT,
@@ -229,8 +239,31 @@ def _write(
         "sha256": first.metadata.content_sha256 if first else "",
         "rows": len(records),
         "paper": _paper_fields(first) if first else {},
+        "arrays": layout,
+        "columns": columns,
     }
-    (folder / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+    (folder / DESCRIPTION).write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+
+
+def _write_arrays(path: Path, arrays: dict[str, np.ndarray]) -> dict[str, list[Any]]:
+    """Write ``arrays`` one after another into ``path``; returns name → [dtype, shape, offset]."""
+    layout: dict[str, list[Any]] = {}
+    at = 0
+    with open(path, "wb") as handle:
+        for name, array in arrays.items():
+            array = np.ascontiguousarray(array)
+            pad = -at % ALIGN
+            handle.write(b"\0" * pad)
+            at += pad
+            layout[name] = [array.dtype.str, list(array.shape), at]
+            handle.write(array.tobytes())
+            at += array.nbytes
+    return layout
+
+
+def read_description(folder: Path) -> dict[str, Any]:
+    """A segment's ``segment.json``: format, paper fields, the arrays' layout, the columns."""
+    return json.loads((folder / DESCRIPTION).read_text(encoding="utf-8"))
 
 
 def script_sums(units: np.ndarray, scripts: np.ndarray) -> np.ndarray:
@@ -293,18 +326,16 @@ class StaleSegment(ValueError):
 
 
 def open_segment(folder: Path) -> Segment:
-    """The segment in ``folder``, its large arrays mapped from disk."""
-    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    """The segment in ``folder``, its large arrays mapped from disk (mapped, the text too: a
+    reader keeps a paper's records while a writer replaces its folder)."""
+    try:
+        meta = read_description(folder)
+    except FileNotFoundError:
+        raise StaleSegment(f"{folder.name}: an earlier format") from None
     if meta.get("format") != SEGMENT_FORMAT or meta.get("tokenizer") != TOKENIZER_VERSION:
         raise StaleSegment(f"{folder.name}: format {meta.get('format')}, tokeniser {meta.get('tokenizer')}")
-    columns = json.loads((folder / "columns.json").read_text(encoding="utf-8"))
-    arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in MAPPED}
-    arrays.update({name: np.load(folder / f"{name}.npy") for name in LOADED})
-    # mapped too, so a reader keeps a paper's text while a writer replaces its folder
-    size = (folder / "records.jsonl").stat().st_size
-    arrays["records"] = (
-        np.memmap(folder / "records.jsonl", dtype=np.uint8, mode="r") if size else np.zeros(0, dtype=np.uint8)
-    )
+    columns = meta.pop("columns")
+    arrays = _mapped(folder / ARRAYS, meta.pop("arrays"))
     overlay, stamp = read_overlay(folder)
     counterpart_ids = list(columns["counterpart_ids"])
     counterpart_documents = list(columns["counterpart_documents"])
@@ -331,6 +362,28 @@ def open_segment(folder: Path) -> Segment:
         overlay,
         (folder.name, stamp),
     )
+
+
+def _mapped(path: Path, layout: dict[str, list[Any]]) -> dict[str, np.ndarray]:
+    """The arrays of ``layout`` as views of one map of ``path``; the per-row columns of
+    :data:`LOADED`, small and read on every search, copied into memory."""
+    whole = np.memmap(path, dtype=np.uint8, mode="r") if path.stat().st_size else np.zeros(0, np.uint8)
+    arrays = {}
+    for name, (dtype, shape, offset) in layout.items():
+        view = np.ndarray(tuple(shape), dtype=np.dtype(dtype), buffer=whole, offset=offset)
+        arrays[name] = np.array(view) if name in LOADED else view
+        if name in PICKED and view.nbytes and isinstance(whole, np.memmap):
+            _read_at_random(whole, offset, view.nbytes)
+    return arrays
+
+
+def _read_at_random(whole: np.memmap, offset: int, size: int) -> None:
+    """Tell the kernel these bytes are read a row at a time (the candidates a search
+    rescores, the records it shows): without it each row read pulls in the pages around it,
+    and a server's memory grows with the archive's full vectors, not with what it reads."""
+    start = offset - offset % mmap.PAGESIZE
+    if hasattr(mmap, "MADV_RANDOM"):
+        whole._mmap.madvise(mmap.MADV_RANDOM, start, offset + size - start)  # type: ignore[attr-defined]
 
 
 def _interned(values: list[Any]) -> list[Any]:
