@@ -224,8 +224,23 @@ def add_paper(folder: Path, per_document: int, width: int) -> None:
     print(time.time())
 
 
-def throughput(folder: Path, workers: int, clients: int = 8, each: int = 25) -> float:
-    """Searches per second of ``clients`` threads against ``serve --workers``."""
+def server_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) of a process and its children (a server's workers)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat.parent.name) == pid or int(fields[1]) == pid:  # fields[1]: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def throughput(folder: Path, workers: int, clients: int = 8, each: int = 25) -> tuple[float, float]:
+    """Searches per second of ``clients`` threads against ``serve --workers``, and how many
+    cores the server's processes kept busy meanwhile (the clients share the machine)."""
     from legco_assets_tests.servers import free_port  # a free port, as the tests find one
 
     port = free_port()
@@ -256,21 +271,25 @@ def throughput(folder: Path, workers: int, clients: int = 8, each: int = 25) -> 
                 ).read()
 
         threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), server_cpu_s(server.pid)
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
-        return clients * each / (time.perf_counter() - began)
+        seconds = time.perf_counter() - began
+        return clients * each / seconds, (server_cpu_s(server.pid) - cpu) / seconds
     finally:
         server.terminate()
         server.wait(timeout=60)
 
 
 def rates_line(folder: Path) -> str:
-    rates = {w: throughput(folder, w) for w in (1, 2)}
-    ratio = rates[2] / rates[1]
-    return f"  8 clients: {rates[1]:.1f} searches/s at 1 worker, {rates[2]:.1f} at 2 ({ratio:.2f}x)"
+    got = {w: throughput(folder, w) for w in (1, 2)}
+    (one, busy_one), (two, busy_two) = got[1], got[2]
+    return (
+        f"  8 clients: {one:.1f} searches/s at 1 worker ({busy_one:.2f} cores busy), "
+        f"{two:.1f} at 2 ({busy_two:.2f} cores; {two / one:.2f}x)"
+    )
 
 
 def main() -> int:
