@@ -237,6 +237,49 @@ def test_rows_packed_in_one_ruled_band_are_split(tmp_path: Path) -> None:
     assert table.rows == body
 
 
+def _packed_band(tmp_path: Path, widths: list[float], header: list[str], lines: list[list[str]]) -> Path:
+    """A table ruled around its header and frame only, its body cells printed a line at a
+    time (``lines``: the text lines of each body cell, one list per column)."""
+    pdf = new_pdf()
+    pdf.add_page()
+    x, y = 60, 80
+    xs = [x]
+    for w in widths:
+        xs.append(xs[-1] + w)
+    for c, text in enumerate(header):
+        pdf.text(xs[c] + 3, y + 12, text)
+    for c, column in enumerate(lines):
+        for r, text in enumerate(column):
+            pdf.text(xs[c] + 3, y + 30 + r * 14, text)
+    bottom = y + 20 + 14 * max(len(column) for column in lines) + 6
+    for yy in (y, y + 18, bottom):
+        pdf.line(xs[0], yy, xs[-1], yy)
+    for xv in xs:
+        pdf.line(xv, y, xv, bottom)
+    return save(pdf, tmp_path / "band.pdf")
+
+
+def test_rows_packed_in_a_band_with_a_narrow_label_column_are_split(tmp_path: Path) -> None:
+    """The budget media sheets' layout: the label column is so narrow that a short label
+    fills most of it, which is what a wrapped line looks like; every column of figures
+    prints one figure of one kind per line, so each line is a row all the same."""
+    labels = ["Education", "Social Welfare", "Health", "Total"]
+    actual, change = ["85.5", "79.5", "72.5", "237.5"], ["+7.8%", "+14.2%", "+5.4%", "+9.1%"]
+    path = _packed_band(tmp_path, [74, 70, 70], ["", "Actual", "Change"], [labels, actual, change])
+    (table,) = geometric_tables(path.read_bytes())[1]
+    assert table.rows == [list(row) for row in zip(labels, actual, change)]
+
+
+def test_a_wrapped_label_beside_a_figure_and_its_share_stays_one_row(tmp_path: Path) -> None:
+    """A row printing a count with its share in brackets below, its label wrapped over the
+    same two lines: the figures are of two kinds, so the two lines are one row."""
+    labels = ["Students in special", "schools"]
+    figures = ["1 240", "(12.5%)"]
+    path = _packed_band(tmp_path, [100, 70], ["Group", "Number"], [labels, figures])
+    (table,) = geometric_tables(path.read_bytes())[1]
+    assert table.rows == [["Students in special schools", "1 240 (12.5%)"]]
+
+
 def test_stacked_boxes_are_not_a_table(tmp_path: Path) -> None:
     pdf = new_pdf()
     pdf.add_page()

@@ -213,10 +213,24 @@ def _join_lines(texts: list[str]) -> str:
 _NUMERIC = re.compile(r"^[(+\-−–$]*\d[\d,.\s]*[%)]*\S{0,2}$")
 
 
+def _figure_shape(text: str) -> tuple[bool, bool, bool]:
+    """How a figure is printed: a percentage, in brackets, with a currency sign."""
+    return "%" in text, text[:1] in "(（", "$" in text
+
+
+def _one_figure_per_line(lines: list[str]) -> bool:
+    """Every line of a numeric cell prints the same kind of figure: each line is a row's
+    value. A row that prints two lines of figures (a count, its share in brackets below)
+    mixes kinds, and a label beside it may wrap."""
+    return len({_figure_shape(t) for t in lines}) == 1
+
+
 def _split_band(cells: list[tuple[int, list[list[PageChar]], float]]) -> list[dict[int, str]] | None:
     """Rows packed into one ruled band (no lines between them): each cell has the same
     number of text lines, level across the band, at least one column of numbers, and no
-    text line that wraps (reaches the cell's right side). Else None: one row."""
+    text line that wraps (reaches the cell's right side), unless every column of numbers
+    prints one kind of figure per line, so that no row holds two of its lines (a narrow
+    label column is filled by a short label too). Else None: one row."""
     filled = [(col, lines, width) for col, lines, width in cells if lines]
     if len(filled) < 2:
         return None
@@ -232,6 +246,8 @@ def _split_band(cells: list[tuple[int, list[list[PageChar]], float]]) -> list[di
     numeric = [col for col, lines in texts.items() if all(_NUMERIC.match(t) for t in lines)]
     if not numeric:
         return None
+    if all(_one_figure_per_line(texts[col]) for col in numeric):
+        return [{col: texts[col][i] for col in texts} for i in range(k)]
     for col, lines, width in filled:
         if col in numeric:
             continue
