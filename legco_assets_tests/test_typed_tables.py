@@ -97,6 +97,48 @@ def test_a_ragged_table_and_a_lost_header_are_named_and_still_printed() -> None:
     assert typed.values[2][1] is None and typed.rows[2][1] == "x"
 
 
+def test_a_header_that_says_what_its_brackets_hold_types_the_figure_before_them() -> None:
+    """A Council reply's table: "車輛數目(括號內為車齡達到15年或以上的車輛數目)" prints
+    ``18 200 (2 900)``, a count and, in brackets, the older vehicles. Declared so, the
+    column is integers of the first figure, the printed text keeps both; undeclared, a
+    figure beside a bracketed one is no value (it may be a negative, or a comparison)."""
+    rows = [
+        ["歐盟II期", "12 800 (2 900)", "6 900"],
+        ["歐盟III期", "17 100", "(2 400)"],
+        ["總數", "69 700 (21 100)", "5 000"],
+    ]
+    declared = Table(
+        page=1,
+        header=["車輛類型", "車輛數目(括號內為車齡達到15年或以上的車輛數目)"],
+        rows=[row[:2] for row in rows],
+        markdown="",
+        method="geometric",
+    )
+    typed = type_table("doc", 1, [declared])
+    assert typed.columns[1].type == "integer"
+    assert [row[1] for row in typed.values] == [12800, 17100, 69700]
+    assert typed.rows[0][1] == "12 800 (2 900)"
+    english = Table(
+        page=1,
+        header=["Stage", "Vehicles", "Others"],
+        rows=rows,
+        markdown="",
+        method="geometric",
+    )
+    caption = "Number of vehicles (figures in brackets are those aged 15 years or more)"
+    typed = type_table("doc", 2, [english], caption=caption)
+    assert [row[1] for row in typed.values] == [12800, 17100, 69700]
+    assert (
+        typed.values[1][2] is None and typed.rows[1][2] == "(2 400)"
+    )  # a bracketed figure alone: no negative
+    plain = type_table(
+        "doc",
+        3,
+        [Table(page=1, header=["Stage", "Vehicles"], rows=[r[:2] for r in rows], markdown="", method="g")],
+    )
+    assert plain.columns[1].type == "text"  # two of three cells are no one figure
+
+
 # -- the fixtures: every gold table, every number --------------------------------------------------
 _PLAIN_NUMBER = re.compile(r"^[+\-]?\$?[\d,\u2009 ]+(\.\d+)?%?$")
 

@@ -116,6 +116,36 @@ def parse_cell(text: str) -> Cell:
     return Cell("decimal" if "." in digits else "integer", number)
 
 
+# a header or caption that says what the bracketed figures of a cell are ("括號內為車齡達到15年或
+# 以上的車輛數目", "figures in brackets are the previous year's"): a cell "18 200 (2 900)" is
+# then its figure and a second one, not a negative or a comparison to guess at
+_BRACKETS_DECLARED = re.compile(
+    r"括號內|括弧內|in (?:brackets|parenthes[ie]s)|bracketed figures?", re.IGNORECASE
+)
+_FIGURE_AND_BRACKETED = re.compile(r"^(?P<figure>[^()（）]*\S)\s*[(（](?P<inner>[^()（）]+)[)）]$")
+
+
+def brackets_declared(text: str | None) -> bool:
+    """Whether a header or caption says what its cells' bracketed figures are."""
+    return bool(text and _BRACKETS_DECLARED.search(clean(text)))
+
+
+def parse_declared_cell(text: str) -> Cell:
+    """A cell of a column whose header says what its bracketed figures are: the figure
+    before the brackets, when both are figures (``18 200 (2 900)`` is 18200; the printed
+    text keeps the bracketed one). A cell that prints only a bracketed figure is text: its
+    brackets are the declared second figure, not a negative."""
+    s = clean(text)
+    if m := _FIGURE_AND_BRACKETED.match(s):
+        figure, inner = parse_cell(m["figure"]), parse_cell(m["inner"])
+        if figure.kind in NUMERIC_KINDS and inner.kind in NUMERIC_KINDS:
+            return figure
+    cell = parse_cell(s)
+    if cell.kind in NUMERIC_KINDS and s[:1] in "(（":
+        return Cell("text")
+    return cell
+
+
 def _is_next_year(first: str, second: str) -> bool:
     """``2019/20``, ``2019-2020``: the second year is the first plus one."""
     return (int(first) + 1) % (100 if len(second) == 2 else 10_000) == int(second)
@@ -373,7 +403,13 @@ def type_table(
     caption_unit = unit_of(caption)
     columns: list[Column] = []
     problems: list[str] = []
-    cells = [[parse_cell(c) for c in row] for row in rows]
+    declared = [
+        brackets_declared(" ".join(level[k] for level in levels) + " " + (caption or ""))
+        for k in range(width)
+    ]
+    cells = [
+        [parse_declared_cell(c) if declared[k] else parse_cell(c) for k, c in enumerate(row)] for row in rows
+    ]
     values: list[list[Any]] = [[None] * width for _ in rows]
     ragged = sum(1 for r in whole.rows if len(r) != width)
     if ragged:
