@@ -61,6 +61,14 @@ REAL_PDFS = sorted(CORPUS.rglob("*.pdf")) if CORPUS.is_dir() else []
         ("A1", "text", None),
         ("$100,000 and 2 years", "text", None),
         ("(12.5", "text", None),
+        ("1,240#", "integer", 1240),
+        ("(23,118) @", "integer", -23118),
+        ("85.5^", "decimal", 85.5),
+        ("-*", "missing", None),
+        ("#", "text", None),
+        ("$18,000 × 2/3 × 5 years = $60,000", "currency", 60000),
+        ("$50,000 – $0 = $50,000", "currency", 50000),
+        ("$90,000 = $54,000 $90,000 - $54,000 = $36,000", "text", None),
     ],
 )
 def test_a_printed_cell_is_read_as_its_kind(printed: str, kind: str, value: object) -> None:
@@ -137,6 +145,39 @@ def test_a_header_that_says_what_its_brackets_hold_types_the_figure_before_them(
         [Table(page=1, header=["Stage", "Vehicles"], rows=[r[:2] for r in rows], markdown="", method="g")],
     )
     assert plain.columns[1].type == "text"  # two of three cells are no one figure
+
+
+def test_a_row_labelled_with_a_unit_in_brackets_holds_its_bracketed_figures_in_that_unit() -> None:
+    """A budget sheet prints each caseload with its cost below it, in brackets, the row
+    labelled ``($ million)``, each figure with a footnote's mark: the brackets are the
+    unit's, not a negative, and the column stays integers."""
+    rows = [
+        ["CSSA", "20,037", "21,164"],
+        ["($ million)", "(22,313)#", "(22,308)^"],
+        ["SSA", "18,668", "20,508"],
+        ["($ million)*", "(21,673)#", "(22,123) @"],
+    ]
+    table = Table(
+        page=1, header=["", "2015-16 (Actual)", "2016-17 (Actual)"], rows=rows, markdown="", method="g"
+    )
+    typed = type_table("doc", 1, [table])
+    assert [c.type for c in typed.columns[1:]] == ["integer", "integer"]
+    assert [row[1] for row in typed.values] == [20037, 22313, 18668, 21673]
+    assert typed.rows[1][1] == "(22,313)#" and typed.values[1][0] == "($ million)"
+    assert not typed.problems
+
+
+def test_a_calendar_column_reads_the_day_where_a_new_month_begins() -> None:
+    """A calendar's cell where the month turns prints the month beside the day (``1 DEC``,
+    ``2月1日``): in a column of days of the month it is that day, its text kept."""
+    rows = [["28", "29"], ["1 DEC", "2月1日"], ["8", "9"]]
+    table = Table(page=1, header=["SUN", "MON"], rows=rows, markdown="", method="g")
+    typed = type_table("doc", 1, [table])
+    assert [row for row in typed.values] == [[28, 29], [1, 1], [8, 9]]
+    assert typed.rows[1] == ["1 DEC", "2月1日"]
+    cases = [["a", "40"], ["b", "1 DEC"], ["c", "35"]]
+    counts = Table(page=1, header=["Item", "Cases"], rows=cases, markdown="", method="g")
+    assert type_table("doc", 2, [counts]).values[1][1] is None  # 40 and 35 are no days of a month
 
 
 # -- the fixtures: every gold table, every number --------------------------------------------------
@@ -261,5 +302,11 @@ def test_every_table_the_chunks_hold_is_a_typed_table_with_the_same_rows(path: P
     assert not lost, f"{path.name}: chunk table lines in no typed table: {sorted(lost)[:3]}"
     looking = sum(t.numeric_cells()[0] for t in typed)
     parsed = sum(t.numeric_cells()[1] for t in typed)
-    print(f"{path.name}: {len(typed)} tables, {rows} rows, {parsed}/{looking} numeric cells parsed")
+    several = sum(t.several_number_cells() for t in typed)
+    held = sum(t.numeric_values() for t in typed)
+    print(
+        f"{path.name}: {len(typed)} tables, {rows} rows, {parsed}/{looking} numeric cells parsed, "
+        f"{held}/{looking + several} held as values in their typed columns"
+    )
     assert parsed >= 0.95 * looking
+    assert held >= 0.95 * (looking + several)  # a cell printing several numbers counts as lost

@@ -59,6 +59,10 @@ _DAY_ZH = re.compile(r"^(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*日$")
 _DAY_EN = re.compile(r"^(?P<d>\d{1,2})\s+(?P<mon>[A-Za-z]+)\.?$")
 _DATE_NUMERIC = re.compile(r"^(?P<d>\d{1,2})[/.](?P<m>\d{1,2})[/.](?P<y>(?:19|20)\d{2})$")
 _DATE_ISO = re.compile(r"^(?P<y>(?:19|20)\d{2})-(?P<m>\d{1,2})-(?P<d>\d{1,2})$")
+# a footnote's mark printed after a figure ("(22,313)#", "1,240 *", "85.5^"): the figure is the value
+_FOOTNOTE_MARK = re.compile(r"\s*[#^@*†‡§¶]+$")
+# a worked calculation ("$18,000 × 2/3 × 5 years = $60,000"): its value is what it equals
+_CALCULATION = re.compile(r"^[^=]*[×x*+\-–−÷/][^=]*=\s*(?P<result>[^=]+)$")
 
 NUMERIC_KINDS = ("integer", "decimal", "currency", "percent")
 
@@ -84,10 +88,16 @@ def parse_cell(text: str) -> Cell:
     ``-12.5`` are -12.5; ``$4,390`` is currency 4390 (unit ``$``); ``HK$1.2 billion`` is
     1.2e9; ``60%`` is percent 60 (percentage points, as printed); ``2019/20`` a financial
     year ``2019-20``; ``2024年1月``, ``1 February 2025`` dates (``2024-01``, ``2025-02-01``);
-    ``-``, ``—``, ``N.A.``, ``不適用`` missing."""
+    ``-``, ``—``, ``N.A.``, ``不適用`` missing. A footnote's mark after a figure
+    (``(22,313)#``) is not part of it; a worked calculation (``$600 × 3 = $1,800``) is worth
+    what it equals."""
     s = clean(text)
     if s.lower() in MISSING:
         return Cell("missing")
+    if (bare := _FOOTNOTE_MARK.sub("", s)) != s:
+        return parse_cell(bare) if bare else Cell("text")
+    if (m := _CALCULATION.match(s)) and (result := parse_cell(m["result"])).kind in NUMERIC_KINDS:
+        return result
     if (m := _FINANCIAL_YEAR.match(s)) and _is_next_year(m["y"], m["z"]):
         return Cell("financial_year", f"{m['y']}-{m['z'][-2:]}")
     if m := _YEAR.match(s):
@@ -146,6 +156,24 @@ def parse_declared_cell(text: str) -> Cell:
     return cell
 
 
+# a row whose label is a unit in brackets ("($ million)" under a row of caseloads) prints its
+# figures in brackets as the amounts in that unit, not as negatives
+_BRACKETED_FIGURE = re.compile(r"^[(（](?P<inner>[^()（）]+)[)）]$")
+
+
+def bracket_row(label: str) -> bool:
+    """Whether a row's label is a unit in brackets, as ``($ million)`` or ``(千元)``."""
+    m = _BRACKETED_FIGURE.match(_FOOTNOTE_MARK.sub("", clean(label)))
+    return bool(m and unit_of(label))
+
+
+def parse_bracket_row_cell(text: str) -> Cell:
+    """A cell of a :func:`bracket_row`: a figure in brackets is that figure."""
+    m = _BRACKETED_FIGURE.match(_FOOTNOTE_MARK.sub("", clean(text)))
+    inner = parse_cell(m["inner"]) if m else None
+    return inner if inner is not None and inner.kind in NUMERIC_KINDS else parse_cell(text)
+
+
 def _is_next_year(first: str, second: str) -> bool:
     """``2019/20``, ``2019-2020``: the second year is the first plus one."""
     return (int(first) + 1) % (100 if len(second) == 2 else 10_000) == int(second)
@@ -187,7 +215,7 @@ def numeric_looking(text: str) -> bool:
     """A cell a reader would take for a number, an amount, a year or a date: digits once
     its currency, percent, sign, brackets, separators, scale words and date words are taken
     away (what the parse rate counts; ``A1`` and ``Q3 report`` are text)."""
-    rest = _DECORATION.sub("", clean(text))
+    rest = _DECORATION.sub("", _FOOTNOTE_MARK.sub("", clean(text)))
     return bool(rest) and rest.isdigit()
 
 
@@ -284,6 +312,17 @@ class TypedTable:
                     looking += 1
                     parsed += parse_cell(text).kind not in ("text", "missing")
         return looking, parsed
+
+    def numeric_values(self) -> int:
+        """Numeric-looking cells held as values of their typed column (not kept as text in
+        a text column, nor set aside in a column of another type): what a reader of the
+        frame gets as numbers, years and dates."""
+        return sum(
+            1
+            for row, values in zip(self.rows, self.values, strict=True)
+            for column, text, value in zip(self.columns, row, values, strict=False)
+            if column.type != "text" and value is not None and numeric_looking(text)
+        )
 
     def several_number_cells(self) -> int:
         """Cells that print several numbers side by side, kept as text."""
@@ -407,9 +446,7 @@ def type_table(
         brackets_declared(" ".join(level[k] for level in levels) + " " + (caption or ""))
         for k in range(width)
     ]
-    cells = [
-        [parse_declared_cell(c) if declared[k] else parse_cell(c) for k, c in enumerate(row)] for row in rows
-    ]
+    cells = [_parse_row(row, declared) for row in rows]
     values: list[list[Any]] = [[None] * width for _ in rows]
     ragged = sum(1 for r in whole.rows if len(r) != width)
     if ragged:
@@ -425,6 +462,8 @@ def type_table(
         unit = unit or (printed_unit[0][0] if printed_unit else None)
         column = Column(name=names[k], header=[level[k] for level in levels], type=kind, unit=unit)
         accepts = _ACCEPTS.get(kind)
+        if kind == "integer" and _days_of_month(column_cells):
+            column_cells = [_day_number(c) for c in column_cells]
         for r, cell in enumerate(column_cells):
             if cell.kind == "missing":
                 column.missing += 1
@@ -457,6 +496,29 @@ def type_table(
         method=parts[0].method,
         problems=problems,
     )
+
+
+def _days_of_month(cells: list[Cell]) -> bool:
+    """A calendar's column: its integers are all days of a month, and a cell where a new
+    month begins prints the day with the month (``1 DEC``, ``2月1日``)."""
+    days = [c.value for c in cells if c.kind == "integer"]
+    new_months = [c for c in cells if c.kind == "date" and str(c.value).startswith("--")]
+    return bool(days and new_months) and all(1 <= d <= 31 for d in days)
+
+
+def _day_number(cell: Cell) -> Cell:
+    """A calendar cell's day of the month (``--12-01`` is 1); other cells as they are."""
+    if cell.kind == "date" and str(cell.value).startswith("--"):
+        return Cell("integer", int(str(cell.value)[-2:]))
+    return cell
+
+
+def _parse_row(row: list[str], declared: list[bool]) -> list[Cell]:
+    """A row's cells read: its label may say what its bracketed figures are
+    (:func:`bracket_row`), else a column's header may (:func:`brackets_declared`)."""
+    if row and bracket_row(row[0]):
+        return [parse_cell(row[0])] + [parse_bracket_row_cell(c) for c in row[1:]]
+    return [parse_declared_cell(c) if declared[k] else parse_cell(c) for k, c in enumerate(row)]
 
 
 def _settle_numbers(columns: list[Column], values: list[list[Any]]) -> None:
