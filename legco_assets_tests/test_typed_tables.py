@@ -4,10 +4,12 @@ chunks hold, each a typed table with the same rows, and its numeric cells parsed
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
 
 from legco_assets.core.chunking import TokenChunkingStrategy
@@ -274,6 +276,10 @@ def test_parquet_pandas_and_csv_hold_the_typed_values_and_the_printed_text(fixtu
     assert list(frame["Monthly rate ($) (printed)"])[:2] == ["$1,675", "$4,390"]
     assert list(frame["Effective date"])[0] == "2025-02-01"
     assert str(to_frame(rates)["Monthly rate ($)"].dtype) == "Int64"
+    assert str(frame["Monthly rate ($)"].dtype) == "Int64"  # pandas reads back its own types
+    schema = pq.read_schema(io.BytesIO(to_parquet(rates)))
+    assert schema.field("Monthly rate ($)").metadata[b"type"] == b"currency"
+    assert schema.metadata[b"id"] == rates.id.encode()
     assert to_csv(rates).splitlines()[1] == "Old Age Allowance," + '"$1,675"' + ",1 February 2025"
 
 

@@ -583,48 +583,11 @@ def typed_tables(document_id: str, tables: list[Table], pages: list[Page] | None
 # -- as pandas, Parquet and CSV -------------------------------------------------------------------
 
 
-def to_arrow(table: TypedTable) -> Any:
-    """A pyarrow Table: each column's typed values (nullable int64, float64 or string) and
-    beside it ``<name> (printed)``, the text as printed; the column's type and unit in its
-    field metadata, the table's id, caption and pages in the schema's."""
-    import json
-
-    import pyarrow as pa
-
-    arrays, fields = [], []
-    for k, column in enumerate(table.columns):
-        data = [row[k] for row in table.values]
-        if column.type in NUMERIC_KINDS or column.type == "year":
-            kind = pa.float64() if any(isinstance(v, float) for v in data) else pa.int64()
-        else:
-            kind = pa.string()
-        meta = {
-            "type": column.type,
-            "unit": column.unit or "",
-            "header": json.dumps(column.header, ensure_ascii=False),
-        }
-        fields.append(pa.field(column.name, kind, metadata=meta))
-        arrays.append(pa.array(data, type=kind))
-        fields.append(pa.field(f"{column.name} (printed)", pa.string(), metadata={"printed": "true"}))
-        arrays.append(pa.array([row[k] for row in table.rows], type=pa.string()))
-    meta = {"id": table.id, "caption": table.caption or "", "pages": json.dumps(table.pages)}
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=meta))
-
-
-def to_parquet(table: TypedTable) -> bytes:
-    """The table as one Parquet file's bytes (written whole by the caller)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    sink = pa.BufferOutputStream()
-    pq.write_table(to_arrow(table), sink)
-    return sink.getvalue().to_pybytes()
-
-
-def to_frame(table: TypedTable) -> Any:
+def to_frame(table: TypedTable, printed: bool = False) -> Any:
     """A pandas DataFrame of the typed values, one column per table column (nullable
     ``Int64``/``Float64`` for numbers, ``string`` otherwise); the printed text, types and
-    units in ``frame.attrs``."""
+    units in ``frame.attrs``. ``printed``: each column followed by ``<name> (printed)``,
+    its text as printed (the form stored as Parquet)."""
     import pandas as pd
 
     data = {}
@@ -635,6 +598,8 @@ def to_frame(table: TypedTable) -> Any:
         else:
             dtype = "string"
         data[column.name] = pd.array(values, dtype=dtype)
+        if printed:
+            data[f"{column.name} (printed)"] = pd.array([row[k] for row in table.rows], dtype="string")
     frame = pd.DataFrame(data)
     frame.attrs = {
         "id": table.id,
@@ -644,6 +609,36 @@ def to_frame(table: TypedTable) -> Any:
         "printed": table.rows,
     }
     return frame
+
+
+def to_parquet(table: TypedTable) -> bytes:
+    """The table as one Parquet file's bytes (written whole by the caller), from its
+    DataFrame (:func:`to_frame` with the printed columns), so ``pandas.read_parquet`` gives
+    back the same nullable types: each typed column's type, unit and header in its field's
+    metadata, the table's id, caption and pages in the schema's."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frame = to_frame(table, printed=True)
+    frame.attrs = {}  # pandas would store them as JSON of its own; the schema says them below
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
+    fields = []
+    columns = {c.name: c for c in table.columns}
+    for stored in arrow.schema:
+        if (column := columns.get(stored.name)) is not None:
+            header = json.dumps(column.header, ensure_ascii=False)
+            stored = stored.with_metadata({"type": column.type, "unit": column.unit or "", "header": header})
+        else:
+            stored = stored.with_metadata({"printed": "true"})
+        fields.append(stored)
+    meta = {**(arrow.schema.metadata or {}), b"id": table.id, b"caption": table.caption or ""}
+    meta[b"pages"] = json.dumps(table.pages)
+    arrow = arrow.cast(pa.schema(fields, metadata=meta))
+    sink = pa.BufferOutputStream()
+    pq.write_table(arrow, sink)
+    return sink.getvalue().to_pybytes()
 
 
 def from_parquet(data: bytes) -> Any:
