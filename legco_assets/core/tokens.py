@@ -13,6 +13,7 @@ import os
 import sys
 from functools import lru_cache
 from itertools import accumulate
+from operator import sub
 from pathlib import Path
 
 import tiktoken
@@ -108,20 +109,29 @@ def count_tokens(text: str) -> int:
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
 
 
+# per token met so far in this process: the characters it starts (the bytes that start one),
+# and 1 when it starts inside a character (its first byte continues one), else 0
+_TOKEN_CHARS: dict[int, int] = {}
+_TOKEN_INSIDE: dict[int, int] = {}
+
+
 def token_char_offsets(text: str) -> list[int]:
     """Char offset where each token of ``text`` starts (tokens may split a character;
     such a token reports the offset of the character it starts inside). The offsets of
     ``Encoding.decode_with_offsets``, which decodes and measures every token in Python one
-    by one; here each distinct token is decoded and measured once (its characters: the
-    bytes that start one; whether it starts inside a character), and the offsets are a
-    running sum: a long paper repeats its few thousand distinct tokens hundreds of times."""
+    by one; here each distinct token is decoded and measured once per process (its
+    characters: the bytes that start one; whether it starts inside a character), and the
+    offsets are a running sum less the inside flags, iterated in C (``map``,
+    ``accumulate``): a long paper repeats its few thousand distinct tokens hundreds of
+    times, and its sections are windowed one by one."""
     enc = encoding()
     ids = enc.encode(text, disallowed_special=())
-    distinct = list(set(ids))
-    chars: dict[int, int] = {}
-    inside: dict[int, bool] = {}
-    for token, piece in zip(distinct, enc.decode_tokens_bytes(distinct)):
-        chars[token] = len(piece.translate(None, _CONTINUATION))
-        inside[token] = 0x80 <= piece[0] < 0xC0
-    starts = accumulate((chars[token] for token in ids), initial=0)
-    return [start - 1 if inside[token] and start else start for start, token in zip(starts, ids)]
+    new = [token for token in set(ids) if token not in _TOKEN_CHARS]
+    for token, piece in zip(new, enc.decode_tokens_bytes(new)):
+        _TOKEN_CHARS[token] = len(piece.translate(None, _CONTINUATION))
+        _TOKEN_INSIDE[token] = int(0x80 <= piece[0] < 0xC0)
+    starts = accumulate(map(_TOKEN_CHARS.__getitem__, ids), initial=0)
+    offsets = list(map(sub, starts, map(_TOKEN_INSIDE.__getitem__, ids)))
+    if offsets and offsets[0] < 0:  # a first token inside a character still starts at 0
+        offsets[0] = 0
+    return offsets
