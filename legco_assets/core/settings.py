@@ -23,10 +23,9 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
-from upath import UPath
 
 from .errors import ConfigError
-from .storage import StorePath, is_remote, location
+from .storage import StorePath, is_remote, is_store_path, location
 
 
 class Strategy(str, Enum):
@@ -158,7 +157,7 @@ class Settings(BaseSettings):
         populate_by_name=True,  # in code by attribute (``Settings(data_dir=…)``), in the environment by name
         case_sensitive=True,
         enable_decoding=False,  # a list is comma-separated, not JSON
-        arbitrary_types_allowed=True,  # an object-store path (UPath)
+        arbitrary_types_allowed=True,  # an object-store path (upath's UPath)
         extra="forbid",
     )
 
@@ -472,7 +471,7 @@ class Settings(BaseSettings):
     def _location(cls, value: Any) -> StorePath:
         """A local path or, for a URL, its object-store path (core/storage.py), kept as given
         when it already is one (an S3 path has no local form to convert through)."""
-        if not isinstance(value, str | os.PathLike | UPath):
+        if not isinstance(value, str | os.PathLike) and not is_store_path(value):
             raise ValueError("not a path")
         return location(value)
 

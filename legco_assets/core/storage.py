@@ -25,29 +25,43 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import threading
 from pathlib import Path
-from typing import TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from upath import UPath
+if TYPE_CHECKING:
+    from upath import UPath
 
-StorePath: TypeAlias = Path | UPath  # a local path or an object-store path
+    StorePath: TypeAlias = Path | UPath  # a local path or an object-store path
+else:
+    # upath (and fsspec, asyncio under it: ~25 ms) is imported when a URL is first named, so a
+    # command over local files does not pay for object storage at start-up
+    StorePath = Any
+
+
+def is_store_path(value: object) -> bool:
+    """Whether ``value`` is a path of upath's (none can exist before upath is imported)."""
+    upath = sys.modules.get("upath")
+    return upath is not None and isinstance(value, upath.UPath)
 
 
 def location(value: str | os.PathLike[str]) -> StorePath:
     """The path ``value`` names: a URL (``scheme://…``) in its store, anything else a local
     path. Listings are not cached, so a worker sees what another just wrote."""
-    if isinstance(value, UPath):
+    if is_store_path(value):
         return value
     text = str(value)
     if "://" not in text:
         return Path(text)
+    from upath import UPath
+
     return UPath(text, use_listings_cache=False)
 
 
 def is_remote(path: StorePath) -> bool:
     """Whether ``path`` is in a store reached through fsspec (a URL), not a local path."""
-    return isinstance(path, UPath) and not isinstance(path, Path)
+    return is_store_path(path) and not isinstance(path, Path)
 
 
 def _in_local_fs(path: UPath) -> bool:
