@@ -117,7 +117,7 @@ def chunk_command(paper: Path) -> list[str]:
         "-m",
         "legco_assets.cli",
         "chunk",
-        str(paper),
+        str(paper.resolve()),
         "--strategy",
         "question",
         "--no-llm",
@@ -528,10 +528,14 @@ def report(
 
 
 def _timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Wall and CPU seconds (workers included) of one whole process, output discarded."""
+    """Wall and CPU seconds (workers included) of one whole process, output discarded. It
+    runs in the tree its ``PYTHONPATH`` names: ``python -m`` puts the working folder first
+    on the path, so a command run from this checkout would import this checkout's code
+    whatever ``PYTHONPATH`` says."""
     cpu = _cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    cwd = env.get("PYTHONPATH") or None
+    subprocess.run(args, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     return time.perf_counter() - started, _cpu_seconds(resource.RUSAGE_CHILDREN) - cpu
 
 
