@@ -20,6 +20,7 @@ from legco_assets.core.tables import (
     PROMPT_VERSION,
     find_tables,
     parse_markdown_tables,
+    typed_tables,
     validate_reply,
 )
 
@@ -89,6 +90,25 @@ def test_valid_replies_replace_geometric_tables(
     (image,) = message_images(body["messages"])
     assert image.startswith(b"\x89PNG\r\n\x1a\n")
     assert body["messages"][1]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
+
+
+def test_vision_tables_become_typed_tables_as_geometric_ones_do(
+    llm_server: FakeLLMServer, paper_e: Paper, tmp_path: Path
+) -> None:
+    """Tables as data from the vision path: the same typed tables (continuations joined,
+    thin-space thousands read, units from the header) as the geometry gives."""
+    llm_server.responder = paper_e.respond
+    vision = find_tables(paper_e.data, paper_e.pages, llm_server.settings(tmp_path / "data")).tables
+    assert vision and all(t.method == "vision" for t in vision)
+    typed = typed_tables("paper_e_qa", vision, paper_e.pages)
+    geometric = typed_tables("paper_e_qa", paper_e.geometric().tables, paper_e.pages)
+    assert [(t.id, t.rows, t.values) for t in typed] == [(t.id, t.rows, t.values) for t in geometric]
+    first = typed[0]
+    assert first.method == "vision" and first.values[0][4] == 1765
+    assert (first.columns[4].type, first.columns[4].unit) == ("currency", "百萬元")
+    villages = next(t for t in typed if t.columns[0].name == "村落")
+    continued = next(values for values in villages.values if values[0] == "金錢村")  # the second part's row
+    assert len(villages.pages) == 2 and continued[4] == 5617358
 
 
 def test_rerun_of_unchanged_paper_makes_zero_calls(
