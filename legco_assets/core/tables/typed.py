@@ -158,20 +158,22 @@ def parse_declared_cell(text: str) -> Cell:
 
 # a row whose label is a unit in brackets ("($ million)" under a row of caseloads) prints its
 # figures in brackets as the amounts in that unit, not as negatives
-_BRACKETED_FIGURE = re.compile(r"^[(（](?P<inner>[^()（）]+)[)）]$")
+def _inside_brackets(text: str) -> str | None:
+    """What a cell prints inside the brackets that are all of it (a footnote's mark aside)."""
+    m = _BRACKETED.fullmatch(_FOOTNOTE_MARK.sub("", clean(text)))
+    return m[1] if m else None
 
 
 def bracket_row(label: str) -> bool:
     """Whether a row's label is a unit in brackets, as ``($ million)`` or ``(千元)``."""
-    m = _BRACKETED_FIGURE.match(_FOOTNOTE_MARK.sub("", clean(label)))
-    return bool(m and unit_of(label))
+    return _inside_brackets(label) is not None and unit_of(label) is not None
 
 
 def parse_bracket_row_cell(text: str) -> Cell:
     """A cell of a :func:`bracket_row`: a figure in brackets is that figure."""
-    m = _BRACKETED_FIGURE.match(_FOOTNOTE_MARK.sub("", clean(text)))
-    inner = parse_cell(m["inner"]) if m else None
-    return inner if inner is not None and inner.kind in NUMERIC_KINDS else parse_cell(text)
+    inner = _inside_brackets(text)
+    cell = parse_cell(inner) if inner is not None else None
+    return cell if cell is not None and cell.kind in NUMERIC_KINDS else parse_cell(text)
 
 
 def _is_next_year(first: str, second: str) -> bool:
