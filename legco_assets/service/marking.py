@@ -45,12 +45,14 @@ def _stem(word: str) -> str:
 
 def spans(text: str, terms: list[str]) -> list[tuple[int, int]]:
     """Merged (start, end) spans of ``text`` where a term is found (English words whole,
-    with any ending; case and variant characters ignored)."""
+    with any ending; numbers whole; case and variant characters ignored)."""
     folded = variant_fold(text).lower()
     found: list[tuple[int, int]] = []
     for term in terms:
         if _HAN_RUN.fullmatch(term):
             pattern = re.escape(term)
+        elif term[0].isdigit():  # a number whole: the 20 of 2019-20 is not in 2020 or 1 200
+            pattern = rf"(?<![a-z0-9]){re.escape(term)}(?![0-9])"
         else:
             pattern = rf"(?<![a-z0-9]){re.escape(term)}[a-z]*"
         found += [(m.start(), m.end()) for m in re.finditer(pattern, folded)]
