@@ -368,6 +368,22 @@ def test_a_lock_in_the_bucket_holds_against_others_and_a_dead_holders_is_taken_o
         assert holder["owner"] != "dead"
 
 
+def test_a_lock_let_go_while_a_worker_was_refused_it_is_a_no_not_a_crash(
+    s3: S3Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """S3 refuses a create-if-absent with a failed precondition, and the holder may let go
+    before the refused worker looks: the refusal alone must read as "taken", so the worker
+    polls again instead of failing its stage (two workers at once used to lose one)."""
+    bucket = s3.make_bucket("legco-let-go")
+    for name, value in s3.env().items():
+        monkeypatch.setenv(name, value)
+    lock = location(f"{bucket}/documents/index.json.lock")
+    assert create_new(lock, b"holder")
+    monkeypatch.setattr(type(lock), "exists", lambda self, **_: False)  # gone by the time it looks
+    assert create_new(lock, b"refused") is False
+    assert s3.client().cat("legco-let-go/documents/index.json.lock") == b"holder"
+
+
 def test_a_file_another_worker_keeps_rewriting_is_read_whole_in_the_bucket(
     s3: S3Server, monkeypatch: pytest.MonkeyPatch
 ) -> None:

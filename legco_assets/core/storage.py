@@ -105,10 +105,19 @@ def create_new(path: StorePath, data: bytes) -> bool:
         return True
     except FileExistsError:
         return False
-    except OSError:
-        if path.exists():  # S3 says so as a failed precondition
+    except OSError as error:
+        if _precondition_failed(error) or path.exists():
             return False
         raise
+
+
+def _precondition_failed(error: OSError) -> bool:
+    """Whether S3 refused a conditional write because an object was there. s3fs names
+    that ``FileExistsError`` only when the server says which condition failed; servers
+    that do not (SeaweedFS) reach here as a plain ``OSError`` whose cause carries the code.
+    Asking ``exists()`` afterwards is no substitute: the holder may have let go meanwhile."""
+    response = getattr(error.__cause__, "response", None) or {}
+    return response.get("Error", {}).get("Code") == "PreconditionFailed"
 
 
 def remove_tree(path: StorePath) -> None:
