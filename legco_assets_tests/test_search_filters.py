@@ -176,8 +176,10 @@ def test_bad_filters_are_named(values: dict[str, str], message: str) -> None:
 # -- the service -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def service(store) -> Iterator[SearchService]:
+    """The server as it starts by default (token windows unless a request names a strategy)."""
     settings, _ = store
-    with search_service(settings.with_(default_strategy=Strategy.question)) as running:
+    assert settings.default_strategy is Strategy.token
+    with search_service(settings) as running:
         yield running
 
 
@@ -192,11 +194,18 @@ def get(service: SearchService, path: str, **params: Any) -> tuple[int, Any]:
 
 def test_api_search_filters(service: SearchService) -> None:
     params = {"q": "最低工資", "date_from": "2013-01-01", "date_to": "2013-03-31", "kind": "hansard"}
-    status, data = get(service, "/api/search", k=6, **params)
+    status, data = get(service, "/api/search", k=6, strategy="question", **params)
     assert status == 200 and len(data["hits"]) == 6
     assert all(h["kind"] == "hansard" and "2013-01-01" <= h["date"] <= "2013-03-31" for h in data["hits"])
+    # a speaker is named only by the question strategy's exchanges: asked for without a
+    # strategy on a server whose default is token, it searches those
     _, member = get(service, "/api/search", q="最低工資", k=10, speaker="李卓人議員")
+    assert member["strategy"] == "question" and not member["no_close_match"]
     assert member["hits"] and {h["asker"] for h in member["hits"]} == {"李卓人議員"}
+    status, token = get(service, "/api/search", q="最低工資", strategy="token", speaker="李卓人議員")
+    assert status == 400 and token["detail"] == (
+        "a speaker filters the question strategy's exchanges: token windows name no speaker"
+    )
     _, newest = get(service, "/api/search", q="最低工資", k=5, kind=["hansard", "guide"], sort="date")
     dates = [h["date"] for h in newest["hits"]]
     assert dates == sorted(dates, reverse=True)
@@ -230,7 +239,9 @@ async def mcp_session(url: str) -> dict[str, Any]:
         listed = await client.call_tool("list_documents", {"kind": ["guide", "faq"]})
         backwards = await client.call_tool("search", {"query": "x", "date_from": "2014", "date_to": "2013"})
         unknown = await client.call_tool("search", {"query": "x", "kind": ["minutes"]})
+        windows = await client.call_tool("search", {"query": "x", "strategy": "token", "speaker": "李卓人"})
         return {
+            "windows": windows,
             "tools": tools,
             "found": found,
             "member": member,
@@ -260,6 +271,8 @@ def test_mcp_search_tool_takes_the_filters(service: SearchService) -> None:
         h["kind"] == "hansard" and "2013-01" <= h["date"] <= "2013-03-31" for h in hits
     )
     assert {h["asker"] for h in content(seen["member"])["hits"]} == {"李卓人議員"}
+    assert content(seen["member"])["strategy"] == "question"
+    assert seen["windows"].is_error and "token windows name no speaker" in seen["windows"].content[0].text
     listed = content(seen["listed"])["documents"]
     assert {(d["document_id"], d["kind"], d.get("date")) for d in listed} == {
         ("min-wage-guide-zh", "guide", "2013-03"),
@@ -315,6 +328,13 @@ def test_cli_query_filters_and_documents(store, monkeypatch: pytest.MonkeyPatch)
     code, out, _ = cli_in_process(*args, "--speaker", "Hon 林健鋒", "--sort", "date")
     dates = [json.loads(line)["metadata"]["date"] for line in out.splitlines()]
     assert code == 0 and dates == sorted(dates, reverse=True) and dates[0] == "2013-03-20"
+    code, out, _ = cli_in_process("query", "最低工資", "-k", "3", "--json", "--speaker", "林健鋒")
+    found = [json.loads(line)["metadata"] for line in out.splitlines()]
+    assert code == 0 and {(m["strategy_type"], m["asker_name"]) for m in found} == {("question", "林健鋒")}
+    code, _, err = cli_in_process("query", "最低工資", "--strategy", "token", "--speaker", "林健鋒")
+    assert code == 1 and error_lines(err) == [
+        "legco-assets: error: a speaker filters the question strategy's exchanges: token windows name no speaker"
+    ]
     code, _, err = cli_in_process(*args, "--date-from", "2013-13")
     assert code == 1 and error_lines(err) == [
         "legco-assets: error: date_from must be YYYY, YYYY-MM or YYYY-MM-DD, not '2013-13'"

@@ -155,13 +155,14 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
         Retriever,
         SearchFilters,
         newest_first,
+        strategy_for,
     )
 
     try:
         filters = SearchFilters.of(args.document, args.date_from, args.date_to, args.kind, args.speaker)
+        strategy = strategy_for(args.strategy, settings.default_strategy, args.speaker)
     except BadFilter as exc:
         return common.fail(str(exc))
-    strategy = args.strategy or settings.default_strategy
     retriever = Retriever.open(settings, translate=not args.no_translate, rerank=not args.no_rerank)
     problem = common.empty_scope_message(retriever, strategy, args.all_versions)
     if problem:

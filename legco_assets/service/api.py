@@ -33,6 +33,7 @@ from .searching import (
     known_document,
     search,
     shown,
+    strategy_asked,
     to_hit,
 )
 from .tables import NoSuchTable, get_table, list_tables, table_json
@@ -46,7 +47,8 @@ DATE_TO = (
 KIND = f"only papers of these kinds (repeat, or comma-separated): {', '.join(KINDS)}"
 SPEAKER = (
     "only Council exchanges this member or official asks or answers "
-    "(any printed form: Hon Jeffrey Lam, 林健鋒議員)"
+    "(any printed form: Hon Jeffrey Lam, 林健鋒議員); the question strategy's exchanges are searched "
+    "when no strategy is named, and strategy=token with a speaker is a 400 (windows name no speaker)"
 )
 SORT = "relevance (default), or date: the k best hits, newest paper first"
 NO_LLM = "no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME): use /api/search for the passages"
@@ -108,7 +110,7 @@ def api_search(
             SearchRequest(
                 q,
                 k,
-                strategy or service.default_strategy,
+                strategy_asked(strategy, service.default_strategy, speaker),
                 mode,
                 document,
                 language,

@@ -31,6 +31,7 @@ from .searching import (
     documents_listed,
     get_chunk,
     search,
+    strategy_asked,
     strategy_named,
 )
 from .tables import NoSuchTable, get_table, table_json
@@ -50,7 +51,8 @@ SEARCH = (
     "server's). Narrow it when the question does: `date_from`/`date_to` when it names a time "
     "(YYYY, YYYY-MM or YYYY-MM-DD; a paper without a date is then left out), `kind` when it names "
     f"a sort of paper ({', '.join(KINDS)}; 'hansard' for what was said in the Council), "
-    "`speaker` for what one Member asked or one official answered (any printed form of the name), "
+    "`speaker` for what one Member asked or one official answered (any printed form of the name; "
+    "it searches the 'question' strategy's exchanges, the only passages that name who spoke), "
     "`document` for one paper (see list_documents). The filters pick among all passages, so `k` "
     "come back when that many pass. `sort`='date' lists the hits newest paper first (for 'the "
     "latest', 'how it changed'). Each hit has the paper's title, date, kind, page_start/page_end, "
@@ -107,14 +109,15 @@ def build_mcp(service: ServiceContext) -> MCPServer:
             Literal["relevance", "date"], Field(description="date: newest paper first")
         ] = "relevance",
     ) -> SearchResponse:
-        chosen = strategy_named(strategy) if strategy else service.default_strategy
-        if chosen is None:  # the tool's schema keeps a plain string: the error stays one line
+        named = strategy_named(strategy) if strategy else None
+        if strategy and named is None:  # the tool's schema keeps a plain string: the error stays one line
             raise ToolError(NO_SUCH_STRATEGY)
         kinds = tuple(PaperKind(k).value for k in kind or [])
-        request = SearchRequest(
-            query, k, chosen, Mode.hybrid, document, None, date_from, date_to, kinds, speaker, sort
-        )
         try:
+            chosen = strategy_asked(named, service.default_strategy, speaker)
+            request = SearchRequest(
+                query, k, chosen, Mode.hybrid, document, None, date_from, date_to, kinds, speaker, sort
+            )
             return await anyio.to_thread.run_sync(search, service.index, request)
         except (BadRequest, NoSuchDocument) as exc:
             raise ToolError(str(exc)) from None

@@ -15,7 +15,7 @@ from .bm25_index import (
 from .closeness import CLOSENESS, JUDGED, STRONG, judge
 from .colloquial import COLLOQUIAL, lexical_query, written_form
 from .embeddings import embedding_function
-from .filters import SORTS, BadFilter, SearchFilters, newest_first
+from .filters import SORTS, BadFilter, SearchFilters, newest_first, strategy_for
 from .forgetting import Forgotten, Target, UnknownDocument, check_targets, forget
 from .fusion import (
     DEFAULT_FUSION,
@@ -86,6 +86,7 @@ __all__ = [
     "BadFilter",
     "SearchFilters",
     "newest_first",
+    "strategy_for",
     "Bm25Index",
     "COLLECTION",
     "COLLOQUIAL",

@@ -6,7 +6,8 @@ hits gives ``k`` when ``k`` chunks pass: filtering a ranking after the fact woul
 A date filter compares spans: a paper dated ``2013-01`` covers all of January 2013 and passes
 ``date_from=2013-01-15``; a paper without a date passes no date filter. ``speaker`` matches the
 asker or answerer of a Council exchange on their names in one form
-(:func:`..structure.paper_facts.speaker_key`), so ``Hon Jeffrey Lam`` finds ``MR JEFFREY LAM``.
+(:func:`..structure.paper_facts.speaker_key`), so ``Hon Jeffrey Lam`` finds ``MR JEFFREY LAM``;
+only the question strategy's chunks name them (:func:`strategy_for`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..records import ChunkRecord
+from ..settings import Strategy
 from ..structure import KINDS, date_span, speaker_key, speaker_matches
 
 if TYPE_CHECKING:
@@ -30,6 +32,18 @@ SORTS = ("relevance", "date")
 class BadFilter(ValueError):
     """A filter the search will not run: a malformed date, a range that ends before it
     starts, an unknown kind (one line, for a 4xx or the CLI's error)."""
+
+
+def strategy_for(named: Strategy | None, default: Strategy, speaker: str | None) -> Strategy:
+    """The strategy a search reads. A speaker is an exchange's asker or answerer, which only
+    the question strategy's chunks name: a speaker asked for without a strategy reads the
+    question chunks, whatever the default; with the token strategy named, :class:`BadFilter`
+    says so (an empty answer would read as "nobody said that")."""
+    if not (speaker or "").strip():
+        return named or default
+    if named is Strategy.token:
+        raise BadFilter("a speaker filters the question strategy's exchanges: token windows name no speaker")
+    return Strategy.question
 
 
 @dataclass(frozen=True)
