@@ -38,7 +38,8 @@ def render(path: Path, strategy: str) -> str:
             path, Strategy.parse(strategy), Settings.from_env(), use_llm=False, warn=lambda m: None
         )
     except DocumentError as exc:
-        return f"error: {exc}\n"
+        # the paper's path as seen from this checkout's parent: a worktree's run compares equal
+        return f"error: {str(exc).replace(str(ROOT.parent), '')}\n"
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
 
 

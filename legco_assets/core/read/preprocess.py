@@ -30,6 +30,8 @@ _CJK_PAREN_SPACE = re.compile(r"\(\s*([一二三四五六七八九十百]+)\s*\)
 
 def normalise_chars(text: str) -> str:
     """Map look-alike code points to the ideographs readers and tokenisers expect."""
+    if not _NEEDS_FIX.search(text):
+        return text  # most texts hold none: one scan, far cheaper than translating every char
     text = text.translate(_CHAR_FIXES)
     if _COMPAT_IDEOGRAPHS.search(text):
         text = _COMPAT_IDEOGRAPHS.sub(lambda m: unicodedata.normalize("NFKC", m.group()), text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .. import markers
-from .text import display_width
+from .text import display_width, wider_than
 
 TABLE_RUN = 6  # consecutive short cell lines that make a cell-per-line table
 # exactly what str.isdigit() accepts (decimal digits and the superscript, subscript and
@@ -75,6 +75,6 @@ def mostly_cells(text: str) -> bool:
     lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
     if len(lines) < 8:
         return False
-    cells = [ln for ln in lines if display_width(ln) <= 30 and not markers.SENTENCE_END.search(ln)]
+    cells = [ln for ln in lines if not wider_than(ln, 30) and not markers.SENTENCE_END.search(ln)]
     figures = sum(1 for ln in cells if _DIGIT.search(ln))
     return len(cells) >= 0.7 * len(lines) and figures >= 0.3 * len(cells)

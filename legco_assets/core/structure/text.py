@@ -22,6 +22,12 @@ def display_width(text: str) -> int:
     return len(text) + len(markers.CJK_CHAR.findall(text))
 
 
+def wider_than(text: str, limit: int) -> bool:
+    """``display_width(text) > limit``, without counting a line whose length alone says so
+    (the structure rules ask it of every line of a paper; most are paragraphs)."""
+    return len(text) > limit or display_width(text) > limit
+
+
 def join_wrapped(lines: list[str]) -> str:
     """Join a wrapped sentence: no space between CJK characters, one space otherwise."""
     out = ""
@@ -37,7 +43,7 @@ def join_wrapped(lines: list[str]) -> str:
 def heading_like(text: str) -> bool:
     """A line short enough and bare enough (no sentence or clause punctuation) to be a title."""
     s = text.strip()
-    if not s or display_width(s) > HEADING_MAX_WIDTH or markers.CJK_CLAUSE_PUNCT.search(s):
+    if not s or wider_than(s, HEADING_MAX_WIDTH) or markers.CJK_CLAUSE_PUNCT.search(s):
         return False
     return not (markers.SENTENCE_END.search(s) or markers.CLAUSE_END.search(s))
 
@@ -45,7 +51,7 @@ def heading_like(text: str) -> bool:
 def bare_topic_like(text: str) -> bool:
     """A stand-alone topic line: title-like, starting with a capital or CJK, no list marker."""
     s = text.strip()
-    if not heading_like(s) or display_width(s) > 48 or len(s.split()) > 8 or ": " in s:
+    if not heading_like(s) or wider_than(s, 48) or len(s.split()) > 8 or ": " in s:
         return False
     if markers.BULLET.match(s) or markers.NUMBERED_ITEM.match(s) or s[0].isdigit():
         return False
