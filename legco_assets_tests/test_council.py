@@ -134,6 +134,40 @@ def test_chinese_oral_question_exchanges() -> None:
     assert "口頭質詢到此為止" not in found[5].text and found[5].answer == "市區道路擠塞，不宜騎單車。"
 
 
+ZH_WRAPPED_TITLES = """議員質詢的口頭答覆
+
+主席：第一項質詢。
+
+
+法定最低工資水平作為訂定申請公共租住房屋的入息限額的一項準
+則
+
+1. 郭偉強議員：主席，由2013年5月1日起，法定最低工資水平由每小
+時28元調高至30元。就此，政府可否告知本會：會否檢討入息限額？
+
+運輸及房屋局局長：主席，現答覆如下：當局每年檢討入息限額。
+
+主席：第二項質詢。
+
+總數  99 94 182 70
+天秀墟
+
+2. 麥美娟議員：主席，由政府推動設立的天秀墟，政府可否告知本會：
+其營運情況為何？
+
+運輸及房屋局局長：主席，天秀墟由東華三院營運。
+"""
+
+
+def test_a_wrapped_question_title_is_one_heading() -> None:
+    """A long question title wraps onto a second line: the two lines are the heading, not the
+    fragment on the last line; a table row right above a short title stays out of it."""
+    first, second = [s for s in pairs(doc_of(ZH_WRAPPED_TITLES)) if s.question_kind == "main"]
+    assert first.heading == "法定最低工資水平作為訂定申請公共租住房屋的入息限額的一項準則"
+    assert first.parent_topic == "議員質詢的口頭答覆"
+    assert second.heading == "天秀墟"
+
+
 def test_english_oral_question_exchanges() -> None:
     found = pairs(doc_of(EN_ORAL))
     assert [s.qa_id for s in found] == ["1", "1-S1", "1-S2", "1-S3", "2"]

@@ -346,12 +346,34 @@ class _Detector:
             return  # a heading wrapped onto a second line
         if last and last.question and j <= self._answer_first_line(last.question):
             return  # the previous answer's only line
-        before = self._prev_nonblank(j)
+        top = self._wrapped_title_top(i, j, last) if relaxed else j
+        before = self._prev_nonblank(top)
         after_marker = bool(
             last and last.kind in LEVEL1 | {"toc"} and (before is None or before < last.head_end)
         )
         if relaxed or after_marker or before is None or markers.SENTENCE_END.search(self.lines[before]):
-            self.events.append(_Event("topic", j, self.context, j + 1))
+            self.events.append(_Event("topic", top, self.context, j + 1))
+
+    def _wrapped_title_top(self, question: int, j: int, last: _Event | None) -> int:
+        """The first line of a hansard question's title whose last line is ``j``: a long title
+        wraps, so the lines right above ``j`` (no blank between, at most two) belong to it when
+        each is title-like, no table row, at least as wide as the line below it, and full: as
+        wide as the question's first line, less a tenth for a title set in its own measure.
+        Never above the previous event's own lines or the previous answer's first line."""
+        floor = last.head_end if last else 0
+        if last and last.question:
+            floor = max(floor, self._answer_first_line(last.question) + 1)
+        full = 0.9 * display_width(self.lines[question].strip())
+        top = j
+        for _ in range(2):
+            k = top - 1
+            s = self.lines[k].strip() if k >= floor else ""
+            if not (s and _title_line(s) and not table_row_figures(s)):
+                break
+            if display_width(s) < max(full, display_width(self.lines[top].strip())):
+                break
+            top = k
+        return top
 
     def _answer_first_line(self, q: _Question) -> int:
         if q.answer_line is not None:
