@@ -52,6 +52,19 @@ def rewrite_is_idempotent_and_removes_stale_ids(settings: Settings) -> None:
     assert sorted(c.id for c in stored_chunks(collection)) == ["doc:question:0", "doc:question:1"]
 
 
+def a_chunk_written_again_keeps_no_key_it_lost(settings: Settings) -> None:
+    """A paper chunked again reuses its chunk ids: what was a Q&A chunk and is now a
+    narrative one must not keep its question id in Chroma (its upsert merges keys)."""
+    collection = open_collection(settings)
+    replace_document(collection, doc_records(["問 A1：排水？答：足夠。"], "s1"), "doc", "question", "s1")
+    narrative = Chunk("doc", "question", 0, "排水系統的容量足夠。", 1, 1, "narrative", 8)
+    replace_document(collection, [narrative.to_record("doc.pdf", "s1")], "doc", "question", "s1")
+    (stored,) = stored_chunks(collection)
+    assert stored.text == "排水系統的容量足夠。" and stored.metadata.section_type == "narrative"
+    assert stored.metadata.question_id is None and stored.metadata.question_text is None
+    assert collection.get(where={"question_id": "A1"}, include=[])["ids"] == []
+
+
 def new_version_archives_previous_chunks(settings: Settings) -> None:
     collection = open_collection(settings)
     replace_document(
@@ -127,6 +140,7 @@ def reopened_collection_finds_its_embedding_function_and_cache(settings: Setting
 
 BEHAVIOURS: list[Callable[[Settings], None]] = [
     rewrite_is_idempotent_and_removes_stale_ids,
+    a_chunk_written_again_keeps_no_key_it_lost,
     new_version_archives_previous_chunks,
     strategies_coexist_and_metadata_is_scalar,
     section_path_is_stored_joined_and_read_back_as_a_list,

@@ -113,6 +113,7 @@ def replace_document(
     stale = [i for i in current["ids"] if i not in set(new_ids)]
     if stale:
         with_retries(lambda: collection.delete(ids=stale))
+    held = dict(zip(current["ids"], current["metadatas"] or []))
     for i in range(0, len(records), BATCH):
         batch = records[i : i + BATCH]
         # with_retries calls the lambda at once, within this iteration: `batch` cannot go stale
@@ -120,10 +121,21 @@ def replace_document(
             lambda: collection.upsert(
                 ids=[r.id for r in batch],  # noqa: B023
                 documents=[r.text for r in batch],  # noqa: B023
-                metadatas=[r.to_chroma() for r in batch],  # noqa: B023
+                metadatas=[_whole(r.to_chroma(), held.get(r.id)) for r in batch],  # noqa: B023
             )
         )
     return WriteResult(written=len(records), deleted=len(stale), archived=archived, ids=new_ids)
+
+
+def _whole(new: dict[str, Any], held: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``new`` as the whole metadata of a chunk whose id Chroma holds with ``held``.
+
+    Why: Chroma's upsert merges into the stored keys. A paper chunked again reuses its ids,
+    and a key the new chunk lacks (the question id and asker of what is now a narrative
+    chunk) would stay, so a filter by speaker would find it; a None value removes it."""
+    if not held:
+        return new
+    return {**{key: None for key in held if key not in new}, **new}
 
 
 def to_chroma(meta: dict[str, Any]) -> dict[str, Any]:
