@@ -453,3 +453,21 @@ def test_an_faq_numbering_its_questions_keeps_its_pairs_with_lists_in_its_answer
     ]
     assert paragraph_numbers(lines) == set()
     assert paragraph_numbers(_speech_paragraphs()) == {4, 5, 16}
+
+
+# -- a bill's amendments ------------------------------------------------------------------------
+AMENDMENTS = doc_of(
+    "附表\n對《公司(董事報告)規例》的修訂\n1. 修訂第 2條 (釋義)\n(1) 第 2條，中文文本  ─\n"
+    "代以\n“在有關財政年度內，該公司須按本規例擬備董事報告”。",
+    "廢除\n“由該公司訂立，或由其他人就該公司的董事提供的彌償條文”\n代以\n“述明該公司的名稱”。\n"
+    "Repeal\n“section 8 of the Regulation as it stood before the commencement date of this Ordinance”\n"
+    "Substitute\n“the report of the directors of the company for the financial year concerned”.",
+)
+
+
+def test_a_bill_amendment_s_instruction_words_are_never_headings() -> None:
+    """``廢除`` / ``Repeal``, ``代以`` / ``Substitute``, ``加入`` / ``Add`` stand on lines of their
+    own in a bill's amendments, short and bare like titles (at a page top too); the text they
+    act on stays in the section of the amendment's own numbered line."""
+    headings = {s.heading for s in detect_structure(AMENDMENTS)}
+    assert not headings & {"廢除", "代以", "Repeal", "Substitute"}, headings

@@ -180,6 +180,10 @@ APPENDIX_TITLE_EN = re.compile(
     r"(?P<supplementary>supplementary\s+)?questions?\s+(?:to|on)\s+Question\s+(?P<number>\d{1,2})\b",
     re.IGNORECASE,
 )
+# A bill's amendments are written as instructions on lines of their own: ``廢除`` / ``Repeal``,
+# ``代以`` / ``Substitute``, ``加入`` / ``Add`` (alone, or before the quoted words or the
+# paragraph they act on). Short and bare, they look like titles; they never are.
+DRAFTING_INSTRUCTION = re.compile(r"^\s*(?:廢除|代以|加入|Repeal|Substitute|Add)\s*(?:$|[(（“\"「])")
 CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|'d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
 FAQ_TITLE = re.compile(
     r"^(?:Frequently\s+Asked\s+Questions|FAQs?|[\u4e00-\u9fff「」《》〈〉]{0,16}?(?:常見問題(?:解答)?|問與答)|Questions?\s+and\s+Answers?)"

@@ -480,6 +480,8 @@ class _Detector:
         s = self.lines[i]
         if not bare_topic_like(s) or not self._starts_block(i) or in_name_list(self.lines, i):
             return False  # a name in an attendance list looks like a title but is a list item
+        if markers.DRAFTING_INSTRUCTION.match(s):
+            return False  # a bill amendment's ``廢除`` / ``Repeal`` line
         ahead = self._next_nonblank(i, 1)
         if not ahead:
             return False
