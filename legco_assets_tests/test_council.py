@@ -552,3 +552,44 @@ def test_dagster_tables_show_kind_asker_and_parent(tmp_path) -> None:
     assert "| supplementary | 林健鋒議員 | 1 |" in structure
     preview = result.asset_materializations_for_node("chunks")[0].metadata["preview"].value
     assert "| kind | asker | parent |" in preview and "| supplementary | 易志明議員 | 1 |" in preview
+
+
+ZH_REPLY_WITHOUT_ADDRESS = """議員質詢的口頭答覆
+
+代理主席：第一項質詢。
+
+青少年沉迷於暴力電子遊戲的問題
+
+1. 廖長江議員：據報，近期發生數宗倫常兇殺案。政府可否告知本會：
+(一) 有否進行專題研究；
+(二) 有否制訂政策；及
+(三) 會否加強輔導？
+
+勞工及福利局局長：青少年上網及電子遊戲成癮的問題涉及不同政策局的
+範疇。我的答覆如下：(一) 政府沒有進行專題研究。
+
+廖長江議員：主席，局長會否重新考慮作出研究？
+
+勞工及福利局局長：主席，我們會繼續留意。
+
+代理主席：第二項質詢。
+
+單車政策
+
+2. 胡志偉議員：主席，政府會否推廣單車？
+
+代理主席：哪位局長作答？運輸及房屋局局長，請作答。
+
+運輸及房屋局局長：主席，政府會在新市鎮推廣單車。
+"""
+
+
+def test_a_reply_that_does_not_address_the_president_is_the_reply() -> None:
+    """An official's reply usually opens ``主席，``; one that goes straight to the answer is
+    still the reply, and the acting President's line (an official-like label) never is."""
+    main, supplementary, second = pairs(doc_of(ZH_REPLY_WITHOUT_ADDRESS))
+    assert main.question.endswith("(三) 會否加強輔導？") and "代理主席" not in main.question
+    assert main.answer.startswith("青少年上網及電子遊戲成癮的問題") and main.answerer == "勞工及福利局局長"
+    assert supplementary.qa_id == "1-S1" and supplementary.answer == "主席，我們會繼續留意。"
+    assert "代理主席" not in supplementary.text
+    assert second.answerer == "運輸及房屋局局長" and second.answer == "主席，政府會在新市鎮推廣單車。"

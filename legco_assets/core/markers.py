@@ -100,13 +100,16 @@ _EN_PRESIDENT = r"(?:DEPUTY\s+)?(?:PRESIDENT|CHAIRMAN)"
 _COLON = r"\s*[:：︰]"
 # hansard: ``1. 林健鋒議員：…`` / ``1. MR JEFFREY LAM (in Chinese): …`` asks,
 # ``勞工及福利局局長：主席，…`` / ``SECRETARY FOR … (in Chinese): President, …`` replies (text after the
-# match; a long title may leave ``President, …`` to the next line)
+# match; a long title may leave ``President, …`` to the next line; a reply need not open by
+# addressing the President: ``勞工及福利局局長：青少年上網…``). The President's own lines
+# (``代理主席：``, ``全委會主席：``) look like an official's label and never reply.
 HANSARD_QUESTION = re.compile(
     rf"^(?P<num>\d{{1,2}})\s*[.．]\s*(?:{_ZH_MEMBER}\s*{_TRANSLATED}{_COLON}"
     rf"|{_EN_MEMBER}\s*{_IN_LANGUAGE}{_COLON})\s*(?P<text>.*)$"
 )
 HANSARD_REPLY = re.compile(
-    rf"^(?:{_ZH_OFFICIAL}\s*{_TRANSLATED}{_COLON}|{_EN_OFFICIAL}\s*{_IN_LANGUAGE}{_COLON})\s*(?=主席|President|$)"
+    rf"^(?!{_ZH_PRESIDENT}\s*{_TRANSLATED}{_COLON})"
+    rf"(?:{_ZH_OFFICIAL}\s*{_TRANSLATED}{_COLON}|{_EN_OFFICIAL}\s*{_IN_LANGUAGE}{_COLON})\s*"
 )
 # any speaker's turn, numbered (a question) or not; the group that matched says who speaks
 SPEAKER_TURN = re.compile(
