@@ -20,6 +20,7 @@ from ..errors import DocumentError
 from ..records import ExtractedDocument, Page
 from ..storage import StorePath, location
 from .qa_tables import asks_and_answers, label_cell, row_asks, row_title
+from .text_pages import printed_pages
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 TEXT_SUFFIXES = {".txt": "txt", ".md": "md", ".markdown": "md"}
@@ -87,7 +88,8 @@ def extract_document(source: SourceBytes) -> ExtractedDocument:
         text, docx_hints = _docx_text(source)
         extractor, texts, hints = "python-docx", [text], {1: docx_hints}
     else:
-        extractor, texts = "text", [source.data.decode("utf-8", errors="replace").lstrip("\ufeff")]
+        text = source.data.decode("utf-8", errors="replace").lstrip("\ufeff")
+        extractor, texts = "text", (printed_pages(text) if kind == "txt" else None) or [text]
         if kind == "md":
             hints = {1: markdown_headings(texts[0])}
     if kind != "pdf" and not "".join(texts).strip():
