@@ -593,3 +593,60 @@ def test_a_reply_that_does_not_address_the_president_is_the_reply() -> None:
     assert supplementary.qa_id == "1-S1" and supplementary.answer == "主席，我們會繼續留意。"
     assert "代理主席" not in supplementary.text
     assert second.answerer == "運輸及房屋局局長" and second.answer == "主席，政府會在新市鎮推廣單車。"
+
+
+ZH_MOTION_DEBATE = """議員質詢的書面答覆
+
+單車泊位
+
+1. 陳婉嫻議員：主席，政府可否告知本會，全港有多少個單車泊位？
+
+運輸及房屋局局長：主席，全港共有約 42 000個公眾單車泊位。
+
+天秀墟
+
+2. 麥美娟議員：主席，天秀墟的營運情況為何？
+
+運輸及房屋局局長：主席，天秀墟由東華三院營運。
+
+議員議案
+
+主席：第一項議員議案：積極推動家庭友善政策。
+
+積極推動家庭友善政策
+
+李慧琼議員：主席，我動議通過印載於議程內的議案，並請議員審議下列兩項附屬法例：
+
+(1) 《2013年證券及期貨(合約限量及須申報的持倉量)(修訂)規
+則》；及
+
+(2) 《〈一手住宅物業銷售條例〉(生效日期)公告》。
+
+李慧琼議員動議的議案如下：
+
+“鑒於香港近年發生多宗家庭倫常慘劇，本會促請政府推動家庭友善政策；建議的措施包括：
+
+(一) 有關部門應評估現時香港家庭暴力的嚴重程度；
+
+(五) 為雙職父母提供更多照顧子女的支援服務 (包括擴大社區
+幼兒託管服務，增加各區幼兒託管名額 )；及
+
+附表
+
+(六) 推動長幼共融的房屋政策。”
+
+代理主席：我現在向各位提出的待議議題是：李慧琼議員動議的議案，予以通過。
+
+梁家騮議員：代理主席，家庭是社會的基石，我支持議案，並希望政府盡快落實各項措施。
+"""
+
+
+def test_a_quoted_motion_s_items_and_a_speech_s_list_are_not_headings() -> None:
+    """The motion a Hansard quotes in full (“…”) numbers its proposals and may carry a
+    schedule; a speech lists the instruments it moves, one item wrapping with its bracket
+    open. None of them is a heading: the debate stays under the motion's title."""
+    sections = detect_structure(doc_of(ZH_MOTION_DEBATE))
+    speech = next(s for s in sections if "家庭是社會的基石" in s.text)
+    assert (speech.heading, speech.parent_topic) == ("積極推動家庭友善政策", "議員議案")
+    headings = {s.heading for s in sections if s.heading}
+    assert not any(h.startswith(("(五)", "(六)", "(1)", "(2)", "附表")) for h in headings), headings

@@ -42,6 +42,8 @@ from .text import (
     heading_like,
     join_pages,
     join_wrapped,
+    leaves_bracket_open,
+    quoted_lines,
 )
 
 ANSWER_SEARCH_LINES = 40  # how far an explicit answer marker may sit below its question
@@ -98,6 +100,7 @@ class _Detector:
     topic_labels: dict[str, int] = field(default_factory=dict)  # style -> last ordinal
     paragraphs: set[int] = field(default_factory=set)  # numbered lines that ask but number paragraphs
     contents: ContentsLines | None = None  # built on the first untitled line that could open a list
+    quoted: set[int] = field(default_factory=set)  # lines of a quotation over several lines
 
     def __post_init__(self) -> None:
         raw = self.doc.text.split("\n")
@@ -107,6 +110,7 @@ class _Detector:
             self.raw_lengths.append(len(line.rstrip()))
             pos += len(line) + 1
         self.lines = [ln.strip() for ln in raw]
+        self.quoted = quoted_lines(self.lines)
         explicit = sum(1 for s in self.lines if _explicit_marker(s))
         hansard = sum(1 for s in self.lines if markers.HANSARD_QUESTION.match(s))
         self.hansard_mode = hansard >= 2 and explicit < 2
@@ -384,6 +388,8 @@ class _Detector:
     # headings
     def _heading_at(self, i: int) -> int:
         s = self.lines[i]
+        if i in self.quoted:
+            return i + 1  # a quoted motion's items and titles are its words, not headings
         if markers.CONTINUED.search(s):
             return i + 1  # ``Appendix 1 (cont.)`` carries on the section above
         if self._trailing_matter(i):
@@ -391,7 +397,12 @@ class _Detector:
             self.events.append(_Event("level1", i, self.context, i + 1))
             return i + 1
         m = markers.TOPIC_HEADING.match(s)
-        if m and heading_like(m["text"]) and self._topic_ok(i, m["label"] or m["cn"] or m["letter"]):
+        if (
+            m
+            and heading_like(m["text"])
+            and not (self.hansard_mode and leaves_bracket_open(m["text"]))  # a speech's list item
+            and self._topic_ok(i, m["label"] or m["cn"] or m["letter"])
+        ):
             self.events.append(_Event("topic", i, self.context, i + 1))
             return i + 1
         if self.hansard_mode and markers.HANSARD_BUSINESS.match(s):

@@ -15,6 +15,7 @@ from .. import markers
 from ..records import DocumentText
 
 HEADING_MAX_WIDTH = 64  # display width (CJK = 2) of a heading line
+QUOTE_MAX_LINES = 200  # a motion or resolution quoted in full runs to a few pages, not a paper
 
 
 def display_width(text: str) -> int:
@@ -114,3 +115,38 @@ def drop_internal_refs(text: str) -> str:
         return text
     out.append(text[pos:])
     return "".join(out).strip()
+
+
+_BRACKETS = ("《》", "〈〉", "()", "（）", "「」", "『』", "[]")
+
+
+def leaves_bracket_open(text: str) -> bool:
+    """A line that opens a bracket it does not close (``(1) 《2013年證券及期貨…(修訂)規`` with
+    ``則》；及`` below): a sentence wrapping on, which a title never does at its end."""
+    return any(text.count(pair[0]) > text.count(pair[1]) for pair in _BRACKETS)
+
+
+def quoted_lines(lines: list[str]) -> set[int]:
+    """Indexes of the lines inside a quotation that runs over several lines, the line that
+    opens it and the one that closes it included.
+
+    Why: a Hansard quotes the motion it debates in full (``“鑒於…；建議的措施包括：`` …
+    ``(五) 為雙職父母提供…`` … ``…空間。”``), and a resolution its schedule (``附表``). Their
+    numbered items and titles are the motion's words, not the record's headings; taken as
+    headings, every speech after the motion fell under its fifth item. Only the curly quotes
+    (“ ”), whose two ends differ, are followed; a quotation not closed within
+    :data:`QUOTE_MAX_LINES` lines is taken for a stray mark and ignored."""
+    inside: set[int] = set()
+    i = 0
+    while i < len(lines):
+        depth = lines[i].count("“") - lines[i].count("”")
+        k = i
+        while depth > 0 and k + 1 < len(lines) and k - i < QUOTE_MAX_LINES:
+            k += 1
+            depth += lines[k].count("“") - lines[k].count("”")
+        if depth <= 0 and k > i:
+            inside.update(range(i, k + 1))
+            i = k + 1
+        else:
+            i += 1
+    return inside
