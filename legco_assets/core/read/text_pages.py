@@ -15,7 +15,7 @@ than :data:`MIN_PAGE_TOPS` such tops, or numbers out of step: the text stays one
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import defaultdict
 
 MIN_PAGE_TOPS = 3  # a header seen on fewer pages is not a page layout
 MAX_HEADER_CHARS = 40  # a running header is a title line, never a paragraph
@@ -37,30 +37,28 @@ def printed_pages(text: str) -> list[str] | None:
 
 
 def _page_tops(lines: list[str]) -> list[int]:
-    """Line indexes of the page tops of the header that marks the most pages."""
-    counts = Counter(s for s in (ln.strip() for ln in lines) if 0 < len(s) <= MAX_HEADER_CHARS)
+    """Line indexes of the page tops of the header that marks the most pages: one pass over
+    the lines (a short line with a page number right below), then the numbers checked."""
+    numbered: dict[str, list[tuple[int, str, int]]] = defaultdict(list)
+    for i, line in enumerate(lines):
+        header = line.strip()
+        if not 0 < len(header) <= MAX_HEADER_CHARS:
+            continue
+        below = next((t for t in (ln.strip() for ln in lines[i + 1 : i + 1 + NUMBER_WITHIN]) if t), "")
+        m = _PAGE_NUMBER.fullmatch(below)
+        if m:
+            numbered[header].append((i, m["series"], int(m["number"])))
     best: list[int] = []
-    for header, seen in counts.most_common():
-        if seen < MIN_PAGE_TOPS or seen <= len(best):
-            break
-        tops = _tops_of(lines, header)
-        if len(tops) > len(best):
-            best = tops
+    for found in numbered.values():
+        if len(found) >= MIN_PAGE_TOPS and len(found) > len(best) and _in_step(found):
+            best = [i for i, _, _ in found]
     return best
 
 
-def _tops_of(lines: list[str], header: str) -> list[int]:
-    """The lines holding ``header`` with a page number right below, when the numbers rise in
-    step (else none: a repeated line beside figures is not a page top)."""
-    found: list[tuple[int, str, int]] = []
-    for i, line in enumerate(lines):
-        if line.strip() != header:
-            continue
-        below = [s for s in (ln.strip() for ln in lines[i + 1 : i + 1 + NUMBER_WITHIN]) if s]
-        m = _PAGE_NUMBER.fullmatch(below[0]) if below else None
-        if m:
-            found.append((i, m["series"], int(m["number"])))
-    for (_, series, number), (_, next_series, next_number) in zip(found, found[1:]):
-        if series == next_series and not 0 < next_number - number <= MAX_STEP:
-            return []
-    return [i for i, _, _ in found]
+def _in_step(found: list[tuple[int, str, int]]) -> bool:
+    """The numbers under one header rise page by page in each series (else a repeated line
+    beside figures, not a page top)."""
+    return all(
+        series != next_series or 0 < next_number - number <= MAX_STEP
+        for (_, series, number), (_, next_series, next_number) in zip(found, found[1:])
+    )
