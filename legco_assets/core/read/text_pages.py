@@ -31,8 +31,10 @@ def printed_pages(text: str) -> list[str] | None:
     tops = _page_tops(lines)
     if len(tops) < MIN_PAGE_TOPS:
         return None
+    # text before the first top (a cover printed without the header) is a page of its own;
+    # blank lines before it go with the first page
     cuts = ([0] if any(ln.strip() for ln in lines[: tops[0]]) else []) + tops
-    cuts[0] = 0  # whatever precedes the first top belongs to the first page
+    cuts[0] = 0
     return ["\n".join(lines[a:b]) for a, b in zip(cuts, [*cuts[1:], len(lines)])]
 
 
