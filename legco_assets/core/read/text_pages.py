@@ -17,8 +17,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from .preprocess import MAX_HEADER_CHARS
+
 MIN_PAGE_TOPS = 3  # a header seen on fewer pages is not a page layout
-MAX_HEADER_CHARS = 40  # a running header is a title line, never a paragraph
 NUMBER_WITHIN = 3  # lines from the header to the page number (a blank line between them)
 MAX_STEP = 2  # printed numbers rise by one a page (two where a blank page was left out)
 _PAGE_NUMBER = re.compile(r"(?P<series>[A-Z]{0,2})(?P<number>\d{1,5})")  # an appendix's ``A1``
