@@ -1,10 +1,16 @@
 """Calibrate (and score) the strong/weak judgement of search hits (core/search/closeness.py).
 
 For each question of a set: its hits from a store that holds its paper (``present``) and
-from the same store less that paper and its other-language version, which answers it too
-(``absent``: every ranker's list without their chunks, then fused as a search fuses them,
-which is a store without them but for BM25's word statistics and the centering means). For
-the top ``k`` hits of each, the scores the judgement reads (:func:`closeness.hit_scores`).
+from the same store less every paper that answers it (``absent``: every ranker's whole list
+without their chunks, cut to the fusion's depth and fused as a search fuses them, which is a
+store without them but for BM25's word statistics and the centering means). For the top ``k``
+hits of each, the scores the judgement reads (:func:`closeness.hit_scores`).
+
+Which papers answer a question (``--absent``): ``subject`` (the default) removes its paper, its
+other-language version and every paper on the same subject (:data:`SUBJECTS`: the Labour
+Department's guides and FAQs all explain the Employment Ordinance, so one answers another's
+questions); ``paper`` removes only its paper and its other-language version, which leaves a
+store that often still answers (the measure used before 2026-12-06).
 
     python scripts/calibrate_closeness.py collect --set gold --out /tmp/dev.json
     python scripts/calibrate_closeness.py choose /tmp/dev.json        # dev sets only
@@ -43,6 +49,15 @@ FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
 K = 5  # hits judged per query (the service's default k)
 STRATEGIES = ("token", "question")
 MAX_PRESENT_FLAGGED = 0.10
+# papers that answer one another's questions, by the start of their file names: the Labour
+# Department's guides and FAQs on the Employment Ordinance (the domestic helpers' FAQ included)
+SUBJECTS = {"employment ordinance": ("ld_", "fdh_")}
+
+
+def subject_of(paper_name: str) -> str:
+    """A paper's subject: one of :data:`SUBJECTS`, else its own name (a subject of its own)."""
+    found = (name for name, starts in SUBJECTS.items() if paper_name.startswith(starts))
+    return next(found, paper_name)
 
 
 def set_path(name: str) -> tuple[Path, Path]:
@@ -51,8 +66,9 @@ def set_path(name: str) -> tuple[Path, Path]:
     return {**DEV_SETS, **HELD_OUT}[name], REAL_CORPUS
 
 
-def collect(names: list[str], out: Path) -> None:
-    """The sets' questions against one store of all their papers (each set's distractors too)."""
+def collect(names: list[str], out: Path, absent: str = "subject") -> None:
+    """The sets' questions against one store of all their papers (each set's distractors too);
+    ``absent``: which papers the absent case removes (``subject`` or ``paper``)."""
     asked, papers = [], {}
     for name in names:
         gold_path, papers_dir = set_path(name)
@@ -69,11 +85,17 @@ def collect(names: list[str], out: Path) -> None:
         scope = retriever.scope(strategy)
         # a paper's other-language version answers its questions too: absent means both gone
         pairs = {r.document_id: r.metadata.counterpart_document_id for r in scope.records}
+        subjects = {p.document_id: subject_of(p.path.name) for p in papers.values()}
+        whole = len(scope.records)  # each ranker's whole list: the absent case reads past the gone papers
         for name, q, own in asked:
             gone = {own, pairs.get(own)}
-            rankings = retriever.rankings(q.question, strategy, DEFAULT_FUSION.depth)
+            if absent == "subject":
+                gone |= {d for d, subject in subjects.items() if subject == subjects[own]}
+            everything = retriever.rankings(q.question, strategy, whole)
+            rankings = {r: found[: DEFAULT_FUSION.depth] for r, found in everything.items()}
             without = {
-                r: [c for c in found if c.record.document_id not in gone] for r, found in rankings.items()
+                r: [c for c in found if c.record.document_id not in gone][: DEFAULT_FUSION.depth]
+                for r, found in everything.items()
             }
             for case, lists in (("present", rankings), ("absent", without)):
                 hits = distinct(fuse(q.question, lists, DEFAULT_FUSION, scope))[:K]
@@ -165,11 +187,17 @@ def main() -> None:
         "--set", required=True, help="gold, or set names (comma-separated) of core/evaluation/sets.py"
     )
     got.add_argument("--out", required=True)
+    got.add_argument(
+        "--absent",
+        choices=["subject", "paper"],
+        default="subject",
+        help="the absent case removes the papers on the question's subject (default) or its paper only",
+    )
     for name in ("choose", "score"):
         sub.add_parser(name).add_argument("features", nargs="+")
     args = parser.parse_args()
     if args.command == "collect":
-        collect(args.set.split(","), Path(args.out))
+        collect(args.set.split(","), Path(args.out), args.absent)
         return
     rows = [row for path in args.features for row in json.loads(Path(path).read_text(encoding="utf-8"))]
     choose(rows) if args.command == "choose" else score(rows)
