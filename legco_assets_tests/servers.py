@@ -138,6 +138,7 @@ SEARCH_HIT_KEYS = frozenset(
         "paper_number",
         "asker",
         "answerer",
+        "speakers",
         "excerpt_url",
         "match",
     }

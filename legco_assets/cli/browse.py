@@ -264,7 +264,9 @@ def add_command(sub: Any) -> None:
         "committee_paper, agenda, speech, guide, faq, submission, other",
     )
     query.add_argument(
-        "--speaker", metavar="NAME", help="only Council exchanges NAME asks or answers (any printed form)"
+        "--speaker",
+        metavar="NAME",
+        help="only passages where NAME speaks: exchanges and debate speeches (any printed form)",
     )
     query.add_argument(
         "--sort", choices=("relevance", "date"), default="relevance", help="date: newest paper first"

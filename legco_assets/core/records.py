@@ -312,6 +312,10 @@ class ChunkMetadata:
     # folded: core/structure/paper_facts.speaker_key); ``asker``/``answerer`` keep the printed form
     asker_name: str | None = None
     answerer_name: str | None = None
+    # everyone but the chair who speaks in the chunk, as printed, in order of speaking: a
+    # debate's speeches too, and the speech still going on where the chunk starts
+    # (core/structure/speakers.py); absent when nobody does
+    speakers: list[str] | None = None
     # LegCo's own record of the question, fetched with the paper
     official_subject: str | None = None
     speaker_id: int | str | None = None
@@ -357,8 +361,9 @@ class ChunkMetadata:
     # lists of chunk and table ids, which Chroma stores joined with a space (an id holds none)
     ID_LISTS: ClassVar[tuple[str, ...]] = ("annex_ids", "table_ids")
     ID_LIST_SEPARATOR: ClassVar[str] = " "
-    # lists of spans, which Chroma stores as a JSON string (``[[12, 80]]``)
-    SPAN_LISTS: ClassVar[tuple[str, ...]] = ("internal_spans",)
+    # lists of spans and of names (which may hold spaces), which Chroma stores as a JSON string
+    # (``[[12, 80]]``, ``["MR ALAN LEONG"]``)
+    JSON_LISTS: ClassVar[tuple[str, ...]] = ("internal_spans", "speakers")
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form: required keys always, the others only when set."""
@@ -388,7 +393,7 @@ class ChunkMetadata:
         for key in cls.ID_LISTS:
             if isinstance(out.get(key), list):
                 out[key] = cls.ID_LIST_SEPARATOR.join(out[key])
-        for key in cls.SPAN_LISTS:
+        for key in cls.JSON_LISTS:
             if isinstance(out.get(key), list):
                 out[key] = json.dumps(out[key])
         return out
@@ -402,7 +407,7 @@ class ChunkMetadata:
         for key in cls.ID_LISTS:
             if isinstance(out.get(key), str):
                 out[key] = out[key].split(cls.ID_LIST_SEPARATOR)
-        for key in cls.SPAN_LISTS:
+        for key in cls.JSON_LISTS:
             if isinstance(out.get(key), str):
                 out[key] = json.loads(out[key])
         return out

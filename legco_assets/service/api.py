@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, HTTPException, Query, Response
 
 from legco_assets.core.modes import DEFAULT_MODE, Mode
-from legco_assets.core.search import CONTEXT_TOKENS, answer_question
+from legco_assets.core.search import CONTEXT_TOKENS, answer_question, strategy_for
 from legco_assets.core.settings import Strategy
 from legco_assets.core.structure import KINDS
 from legco_assets.core.tables import to_csv
@@ -33,7 +33,6 @@ from .searching import (
     known_document,
     search,
     shown,
-    strategy_asked,
     to_hit,
 )
 from .tables import NoSuchTable, get_table, list_tables, table_json
@@ -46,9 +45,9 @@ DATE_TO = (
 )
 KIND = f"only papers of these kinds (repeat, or comma-separated): {', '.join(KINDS)}"
 SPEAKER = (
-    "only Council exchanges this member or official asks or answers "
-    "(any printed form: Hon Jeffrey Lam, 林健鋒議員); the question strategy's exchanges are searched "
-    "when no strategy is named, and strategy=token with a speaker is a 400 (windows name no speaker)"
+    "only passages where this member or official speaks: the exchanges they ask or answer and "
+    "the debate speeches they make (any printed form: Hon Jeffrey Lam, 林健鋒議員); the question "
+    "strategy is searched when no strategy is named"
 )
 SORT = "relevance (default), or date: the k best hits, newest paper first"
 NO_LLM = "no LLM configured (set LLM_BASE_URL and LLM_MODEL_NAME): use /api/search for the passages"
@@ -110,7 +109,7 @@ def api_search(
             SearchRequest(
                 q,
                 k,
-                strategy_asked(strategy, service.default_strategy, speaker),
+                strategy_for(strategy, service.default_strategy, speaker),
                 mode,
                 document,
                 language,

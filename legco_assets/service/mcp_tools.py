@@ -18,6 +18,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from legco_assets.core.modes import Mode
+from legco_assets.core.search import strategy_for
 from legco_assets.core.structure import DATE_PATTERN, KINDS, PaperKind
 
 from .context import ServiceContext
@@ -31,7 +32,6 @@ from .searching import (
     documents_listed,
     get_chunk,
     search,
-    strategy_asked,
     strategy_named,
 )
 from .tables import NoSuchTable, get_table, table_json
@@ -51,8 +51,9 @@ SEARCH = (
     "server's). Narrow it when the question does: `date_from`/`date_to` when it names a time "
     "(YYYY, YYYY-MM or YYYY-MM-DD; a paper without a date is then left out), `kind` when it names "
     f"a sort of paper ({', '.join(KINDS)}; 'hansard' for what was said in the Council), "
-    "`speaker` for what one Member asked or one official answered (any printed form of the name; "
-    "it searches the 'question' strategy's exchanges, the only passages that name who spoke), "
+    "`speaker` for what one Member or official said: the exchanges they asked or answered and "
+    "their debate speeches (any printed form of the name; the 'question' strategy unless one is "
+    "named), "
     "`document` for one paper (see list_documents). The filters pick among all passages, so `k` "
     "come back when that many pass. `sort`='date' lists the hits newest paper first (for 'the "
     "latest', 'how it changed'). Each hit has the paper's title, date, kind, page_start/page_end, "
@@ -114,7 +115,7 @@ def build_mcp(service: ServiceContext) -> MCPServer:
             raise ToolError(NO_SUCH_STRATEGY)
         kinds = tuple(PaperKind(k).value for k in kind or [])
         try:
-            chosen = strategy_asked(named, service.default_strategy, speaker)
+            chosen = strategy_for(named, service.default_strategy, speaker)
             request = SearchRequest(
                 query, k, chosen, Mode.hybrid, document, None, date_from, date_to, kinds, speaker, sort
             )

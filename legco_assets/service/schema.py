@@ -33,6 +33,9 @@ class SearchHit(BaseModel):
     paper_number: str | None = Field(None, description="its LC Paper number, CB(2)1234/2025(03)")
     asker: str | None = Field(None, description="on a Council exchange, the member who asks, as printed")
     answerer: str | None = Field(None, description="on a Council exchange, the official replying, as printed")
+    speakers: list[str] | None = Field(
+        None, description="everyone but the chair who speaks in the passage, as printed, in order"
+    )
     excerpt_url: str = Field(description="the chunk's own excerpt: its pages with only its highlight")
     table_ids: list[str] = Field(
         default_factory=list, description="the tables the chunk holds, as data at /api/tables/{id}"

@@ -21,7 +21,6 @@ from legco_assets.core.search import (
     judge,
     newest_first,
     script_of,
-    strategy_for,
 )
 from legco_assets.core.settings import Settings, Strategy
 
@@ -60,15 +59,6 @@ def strategy_named(name: str) -> Strategy | None:
     """The strategy whose value is ``name`` exactly (as the form, a tool call or a chunk id
     writes it), else None."""
     return next((s for s in Strategy if s.value == name), None)
-
-
-def strategy_asked(named: Strategy | None, default: Strategy, speaker: str | None) -> Strategy:
-    """The strategy a request reads (:func:`legco_assets.core.search.strategy_for`: a speaker
-    reads the question strategy), a :class:`BadRequest` for a speaker with the token strategy."""
-    try:
-        return strategy_for(named, default, speaker)
-    except BadFilter as exc:
-        raise BadRequest(str(exc)) from None
 
 
 @dataclass(frozen=True)
@@ -154,6 +144,7 @@ def to_hit(
         paper_number=m.paper_number,
         asker=m.asker,
         answerer=m.answerer,
+        speakers=m.speakers,
         excerpt_url=excerpt_url(base_url, chunk_link(hit.id)),
         table_ids=hit_tables(hit, tables),
     )

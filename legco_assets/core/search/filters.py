@@ -5,9 +5,9 @@ hits gives ``k`` when ``k`` chunks pass: filtering a ranking after the fact woul
 
 A date filter compares spans: a paper dated ``2013-01`` covers all of January 2013 and passes
 ``date_from=2013-01-15``; a paper without a date passes no date filter. ``speaker`` matches the
-asker or answerer of a Council exchange on their names in one form
-(:func:`..structure.paper_facts.speaker_key`), so ``Hon Jeffrey Lam`` finds ``MR JEFFREY LAM``;
-only the question strategy's chunks name them (:func:`strategy_for`).
+asker or answerer of a Council exchange and everyone who speaks in a chunk (a debate's
+speeches: :mod:`..structure.speakers`) on their names in one form
+(:func:`..structure.paper_facts.speaker_key`), so ``Hon Jeffrey Lam`` finds ``MR JEFFREY LAM``.
 """
 
 from __future__ import annotations
@@ -35,14 +35,11 @@ class BadFilter(ValueError):
 
 
 def strategy_for(named: Strategy | None, default: Strategy, speaker: str | None) -> Strategy:
-    """The strategy a search reads. A speaker is an exchange's asker or answerer, which only
-    the question strategy's chunks name: a speaker asked for without a strategy reads the
-    question chunks, whatever the default; with the token strategy named, :class:`BadFilter`
-    says so (an empty answer would read as "nobody said that")."""
-    if not (speaker or "").strip():
+    """The strategy a search reads: the one named, else the default; a speaker asked for
+    without a strategy reads the question chunks, whatever the default, since what a member
+    asked and was answered is one chunk there (token windows name their speakers too)."""
+    if named is not None or not (speaker or "").strip():
         return named or default
-    if named is Strategy.token:
-        raise BadFilter("a speaker filters the question strategy's exchanges: token windows name no speaker")
     return Strategy.question
 
 
@@ -117,7 +114,8 @@ class SearchFilters:
         if self.speaker:
             asker = meta.asker_name or speaker_key(meta.asker)
             answerer = meta.answerer_name or speaker_key(meta.answerer)
-            if not speaker_matches(self.speaker, asker, answerer):
+            speakers = (speaker_key(name) for name in meta.speakers or ())
+            if not speaker_matches(self.speaker, asker, answerer, *speakers):
                 return False
         return True
 
@@ -151,19 +149,24 @@ class SearchFilters:
                 found &= _judged(self.admits_paper, facts.dates, facts.kinds)
             if self.speaker:
                 speaker = self.speaker
-                found &= _judged(lambda a, b: speaker_matches(speaker, a, b), facts.askers, facts.answerers)
+                found &= _judged(
+                    lambda a, b, c: speaker_matches(speaker, a, b, *(c or ())),
+                    facts.askers,
+                    facts.answerers,
+                    facts.speakers,
+                )
             scope.masks[self] = found
         return found
 
 
-def _judged(test: Callable[[Any, Any], bool], first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """``test`` of each row's pair of values, asked once per distinct pair."""
-    verdicts: dict[tuple[Any, Any], bool] = {}
-    out = np.empty(len(first), dtype=bool)
-    for row, pair in enumerate(zip(first, second)):
-        verdict = verdicts.get(pair)
+def _judged(test: Callable[..., bool], *columns: np.ndarray) -> np.ndarray:
+    """``test`` of each row's values, asked once per distinct combination."""
+    verdicts: dict[tuple[Any, ...], bool] = {}
+    out = np.empty(len(columns[0]), dtype=bool)
+    for row, values in enumerate(zip(*columns)):
+        verdict = verdicts.get(values)
         if verdict is None:
-            verdict = verdicts[pair] = test(*pair)
+            verdict = verdicts[values] = test(*values)
         out[row] = verdict
     return out
 

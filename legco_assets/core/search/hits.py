@@ -10,7 +10,7 @@ counterpart links, reranking, answering) imports these records; they import none
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -131,14 +131,16 @@ def chunk_filter(
 @dataclass
 class RowFacts:
     """Per row of a scope, what the search filters and the appendix links compare: the
-    paper's date and kind, the exchange's asker and answerer (each in one form:
-    :func:`..structure.speaker_key`), the chunk's ``question_id`` and its version. Columns,
-    so a filter is a vector comparison and a scope need not keep its records in memory."""
+    paper's date and kind, the exchange's asker and answerer and everyone who speaks in the
+    chunk (each name in one form: :func:`..structure.speaker_key`; the speakers a tuple or
+    None), the chunk's ``question_id`` and its version. Columns, so a filter is a vector
+    comparison and a scope need not keep its records in memory."""
 
     dates: np.ndarray
     kinds: np.ndarray
     askers: np.ndarray
     answerers: np.ndarray
+    speakers: np.ndarray
     question_ids: np.ndarray
     versions: np.ndarray
 
@@ -150,6 +152,7 @@ class RowFacts:
             [m.kind for m in metas],
             [m.asker_name or speaker_key(m.asker) for m in metas],
             [m.answerer_name or speaker_key(m.answerer) for m in metas],
+            shared_tuples([speaker_key(name) for name in m.speakers or ()] for m in metas),
             [m.question_id for m in metas],
             [m.content_sha256 for m in metas],
         )
@@ -161,13 +164,30 @@ class RowFacts:
     @classmethod
     def concat(cls, parts: Sequence[RowFacts]) -> RowFacts:
         if not parts:
-            return cls.columns([], [], [], [], [], [])
+            return cls.columns([], [], [], [], [], [], [])
         return cls(*(np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)))
 
 
+def shared_tuples(values: Iterable[Iterable[Any] | None]) -> list[tuple[Any, ...] | None]:
+    """Each value as a tuple (None when empty), one object per distinct tuple: a speech's
+    speakers repeat on row after row, and a tuple is what a filter's verdicts are cached by."""
+    seen: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    out: list[tuple[Any, ...] | None] = []
+    for value in values:
+        found = tuple(v for v in value or () if v)
+        out.append(seen.setdefault(found, found) if found else None)
+    return out
+
+
 def _objects(values: Sequence[Any]) -> np.ndarray:
+    """A column of objects; tuples stay whole (numpy would read a list of them as rows)."""
+    values = list(values)
     out = np.empty(len(values), dtype=object)
-    out[:] = list(values)
+    if any(isinstance(v, tuple) for v in values):
+        for row, value in enumerate(values):
+            out[row] = value
+    else:
+        out[:] = values
     return out
 
 

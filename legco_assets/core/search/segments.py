@@ -54,7 +54,7 @@ import numpy as np
 
 from ..records import ChunkRecord
 from .bm25_index import TOKENIZER_VERSION, script_of, tokenize
-from .hits import RowFacts
+from .hits import RowFacts, shared_tuples
 from .question_side import question_vectors, unit_rows
 from .variants import variant_counts
 from .vector_rows import quantized
@@ -224,6 +224,7 @@ def _write(
         "kinds": list(facts.kinds),
         "askers": list(facts.askers),
         "answerers": list(facts.answerers),
+        "speakers": [list(v) if v else None for v in facts.speakers],
         "question_ids": list(facts.question_ids),
         "versions": list(facts.versions),
         "counterpart_ids": [r.metadata.counterpart_id for r in records],
@@ -345,11 +346,11 @@ def open_segment(folder: Path) -> Segment:
         if changes:
             counterpart_ids[row] = changes.get("counterpart_id", counterpart_ids[row])
             counterpart_documents[row] = changes.get("counterpart_document_id", counterpart_documents[row])
+    # a segment written before speakers were named has no such column: nobody speaks in it
+    speakers = shared_tuples(columns.get("speakers") or [None] * len(columns["ids"]))
+    named = {name: _interned(columns[name]) for name in ("dates", "kinds", "askers", "answerers")}
     facts = RowFacts.columns(
-        *(
-            _interned(columns[name])
-            for name in ("dates", "kinds", "askers", "answerers", "question_ids", "versions")
-        )
+        *named.values(), speakers, _interned(columns["question_ids"]), _interned(columns["versions"])
     )
     return Segment(
         folder,

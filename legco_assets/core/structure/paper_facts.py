@@ -28,6 +28,7 @@ from typing import Any
 from ..markers import MONTHS
 from ..quality import Check
 from ..records import ChunkRecord, Page
+from .speakers import name_speakers
 
 
 class PaperKind(str, Enum):
@@ -464,8 +465,10 @@ def date_check(profile: PaperProfile) -> Check:
 
 
 def stamp(records: list[ChunkRecord], facts: PaperProfile) -> list[ChunkRecord]:
-    """The records with their paper's keys (date, precision, kind, paper number) and, on a
-    Council exchange, the speakers' normal forms; a key the paper lacks stays absent."""
+    """The records with their paper's keys (date, precision, kind, paper number), on a
+    Council exchange the speakers' normal forms, and on every chunk who speaks in it
+    (:func:`.speakers.name_speakers`); a key the paper lacks stays absent."""
+    name_speakers(records)
     for record in records:
         meta = record.metadata
         meta.date = facts.date
