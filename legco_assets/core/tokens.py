@@ -10,9 +10,12 @@ import binascii
 import hashlib
 import marshal
 import os
+import re
 import sys
+from array import array
+from collections.abc import Sequence
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, chain
 from operator import sub
 from pathlib import Path
 
@@ -99,11 +102,63 @@ def _ranks_cache(cache_dir: Path) -> Path:
     return cache_dir / "tokenizer" / f"cl100k-{_BPE_SHA256[:16]}-{version}.marshal"
 
 
+# where cl100k's pre-tokenizer always cuts: after a line break that a non-space character
+# follows (Python's whitespace includes all of the pattern's \s, so this never cuts more)
+_LINE_BREAK = re.compile(r"\n(?=\S)")
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each such line break (split at the break and the break put back:
+    a pattern that starts with the break itself is scanned for many times faster than a
+    look-behind)."""
+    *lines, last = _LINE_BREAK.split(text)
+    return [f"{line}\n" for line in lines] + [last]
+
+
+def token_ids(text: str) -> list[int]:
+    """``encoding().encode_ordinary(text)``, built from its lines' tokens, each line encoded
+    once while it is kept (:func:`_line_ids`).
+
+    Why the lines' tokens are the text's: cl100k encodes each piece of its pre-tokenizer
+    (``_PATTERN``) on its own, and a line break followed by a non-space character always
+    ends a piece there (no alternative of the pattern runs from a line break into a
+    non-space character, and it has no look-behind), with the same pieces before and after
+    as in the two parts alone. Why by lines: the chunkers encode a section, then count each
+    window when they cut it, again when they shrink it and again with its heading line in
+    front; these overlapping texts share most of their lines, so each encodes only the
+    lines not met yet."""
+    return list(chain.from_iterable(map(_line_ids, _lines(text))))
+
+
 @lru_cache(maxsize=4096)
 def count_tokens(text: str) -> int:
-    """Tokens in ``text``, special-token look-alikes counted as text. Cached: the chunkers
-    count a piece when they cut it and again when they record it."""
-    return len(encoding().encode_ordinary(text))
+    """Tokens in ``text``, special-token look-alikes counted as text (:func:`token_ids`).
+    Cached too: a chunk is counted again, whole, when it is recorded."""
+    return sum(map(len, map(_line_ids, _lines(text))))
+
+
+# lines kept, by length: the many short lines of a PDF's text, and fewer long ones (a
+# paragraph that HTML or a text file prints as one line) up to a page's worth; at most
+# ~50 MB together however a text is made (tokens as 4-byte integers); a few MB on real papers
+_SHORT_LINE, _LONG_LINE = 512, 8192
+
+
+def _line_ids(line: str) -> Sequence[int]:
+    """A line's tokens: kept for a line up to ``_LONG_LINE`` characters, else encoded."""
+    size = len(line)
+    if size <= _SHORT_LINE:
+        return _short_line_ids(line)
+    return _long_line_ids(line) if size <= _LONG_LINE else encoding().encode_ordinary(line)
+
+
+@lru_cache(maxsize=1 << 13)
+def _short_line_ids(line: str) -> array:
+    return array("I", encoding().encode_ordinary(line))
+
+
+@lru_cache(maxsize=1 << 8)
+def _long_line_ids(line: str) -> array:
+    return array("I", encoding().encode_ordinary(line))
 
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
@@ -125,7 +180,7 @@ def token_char_offsets(text: str) -> list[int]:
     ``accumulate``): a long paper repeats its few thousand distinct tokens hundreds of
     times, and its sections are windowed one by one."""
     enc = encoding()
-    ids = enc.encode(text, disallowed_special=())
+    ids = token_ids(text)
     new = [token for token in set(ids) if token not in _TOKEN_CHARS]
     for token, piece in zip(new, enc.decode_tokens_bytes(new)):
         _TOKEN_CHARS[token] = len(piece.translate(None, _CONTINUATION))
