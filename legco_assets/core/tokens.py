@@ -138,8 +138,8 @@ def count_tokens(text: str) -> int:
 
 
 # lines kept, by length: the many short lines of a PDF's text, and fewer long ones (a
-# paragraph that HTML or a text file prints as one line) up to a page's worth; at most
-# ~50 MB together however a text is made (tokens as 4-byte integers); a few MB on real papers
+# paragraph that HTML or a text file prints as one line) up to a page's worth: at most
+# 6.3M characters of lines, each with its tokens as 4-byte integers (a few MB on real papers)
 _SHORT_LINE, _LONG_LINE = 512, 8192
 
 
