@@ -151,14 +151,12 @@ def _line_ids(line: str) -> Sequence[int]:
     return _long_line_ids(line) if size <= _LONG_LINE else encoding().encode_ordinary(line)
 
 
-@lru_cache(maxsize=1 << 13)
-def _short_line_ids(line: str) -> array:
+def _encoded_line(line: str) -> array:
     return array("I", encoding().encode_ordinary(line))
 
 
-@lru_cache(maxsize=1 << 8)
-def _long_line_ids(line: str) -> array:
-    return array("I", encoding().encode_ordinary(line))
+_short_line_ids = lru_cache(maxsize=1 << 13)(_encoded_line)
+_long_line_ids = lru_cache(maxsize=1 << 8)(_encoded_line)
 
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
