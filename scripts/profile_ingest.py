@@ -12,6 +12,7 @@ is asserted.
     .venv/bin/python scripts/profile_ingest.py data/samples --strategy both
     .venv/bin/python scripts/profile_ingest.py \
         ../shared/corpus/real/legco/hansard_20121121_translate-c.pdf --strategy token
+    .venv/bin/python scripts/profile_ingest.py data/samples --dagster-storage stock  # Dagster's own
 
 Buckets (seconds of wall time, one process; the table workers' time overlaps the main
 process and is not added):
@@ -160,12 +161,21 @@ def main() -> int:
     parser.add_argument("paths", nargs="+")
     parser.add_argument("--strategy", default="both", choices=["token", "question", "both"])
     parser.add_argument("--keep", type=Path, help="use this data dir (kept) instead of a fresh temporary one")
+    parser.add_argument(
+        "--dagster-storage",
+        default="ours",
+        choices=["ours", "stock"],
+        help="stock: the new home's dagster.yaml without the instance class, so Dagster's own "
+        "SQLite storage writes the events (the comparison for legco_assets/defs/storage.py)",
+    )
     args = parser.parse_args()
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="legco-ingest-profile-"))
     os.environ["LEGCO_DATA_DIR"] = str(work / "data")
     os.environ["DAGSTER_HOME"] = str(work / "home")
     (work / "home").mkdir(parents=True, exist_ok=True)
+    if args.dagster_storage == "stock" and not (work / "home" / "dagster.yaml").exists():
+        (work / "home" / "dagster.yaml").write_text("telemetry:\n  enabled: false\n# stock storage\n")
     paths = [str(Path(p).resolve()) for p in args.paths]
 
     started = time.perf_counter()
@@ -216,7 +226,8 @@ def report(total: float, cpu: float, steps: dict[str, float], args: argparse.Nam
         ("**embedding itself**: the segment's question sides", segment_embed),
     ]
     lines = [
-        f"Command: scripts/profile_ingest.py {' '.join(args.paths)} --strategy {args.strategy} (exit {code})",
+        f"Command: scripts/profile_ingest.py {' '.join(args.paths)} --strategy {args.strategy} "
+        f"--dagster-storage {args.dagster_storage} (exit {code})",
         f"Total {total:.2f} s wall, {cpu:.2f} s CPU of this process (BLAS threads included); "
         f"{CALLS['embed']} embedding calls; "
         f"model load {SPENT['model_load'] + SPENT['model_load_upserting']:.2f} s on the main thread, "

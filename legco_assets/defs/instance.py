@@ -16,23 +16,34 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+DAGSTER_YAML = """\
+telemetry:
+  enabled: false
+instance_class:
+  module: legco_assets.defs.storage
+  class: LocalInstance
+"""
+WRITTEN_BEFORE = ("telemetry:\n  enabled: false\n",)  # what earlier versions wrote for a new home
 LOCATION_NAME = "legco_assets"  # workspace.yaml's location_name
 LOCATION_MODULE = "legco_assets.definitions"  # and its python_module
 
 
 def dagster_instance(settings: Any) -> Any:
     """The persistent instance under the data dir when it is local (``data/`` here when it is an
-    object store; or ``settings.dagster_home``, from
-    ``DAGSTER_HOME``). A home without ``dagster.yaml`` gets one that turns Dagster's telemetry
-    off: nothing here may reach the network at run time, and Dagster would otherwise print its
-    missing-file and telemetry notices on every command. An existing ``dagster.yaml`` is left as
-    it is. The home is written back to ``DAGSTER_HOME``: not configuration read here, but where
-    ``DagsterInstance.get()`` (and any process Dagster starts) looks for it."""
+    object store; or ``settings.dagster_home``, from ``DAGSTER_HOME``).
+
+    A home without ``dagster.yaml`` gets :data:`DAGSTER_YAML`: Dagster's telemetry off
+    (nothing here may reach the network at run time, and Dagster would otherwise print its
+    missing-file and telemetry notices on every command), and :class:`.storage.LocalInstance`,
+    Dagster's local storage reusing its connections. An existing ``dagster.yaml`` is left as
+    it is, unless it is the one an earlier version wrote. The home is written back to
+    ``DAGSTER_HOME``: not configuration read here, but where ``DagsterInstance.get()`` (and
+    any process Dagster starts) looks for it."""
     home = Path(settings.dagster_home or settings.local_dir / "dagster_home").resolve()
     home.mkdir(parents=True, exist_ok=True)
     config = home / "dagster.yaml"
-    if not config.exists():
-        config.write_text("telemetry:\n  enabled: false\n", encoding="utf-8")
+    if not config.exists() or config.read_text(encoding="utf-8") in WRITTEN_BEFORE:
+        config.write_text(DAGSTER_YAML, encoding="utf-8")
     os.environ["DAGSTER_HOME"] = str(home)
     from dagster import DagsterInstance
 
