@@ -5,6 +5,7 @@ chunked by the pipeline: the core retriever, ``/api/search`` on a real server, t
 from __future__ import annotations
 
 import json
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -371,6 +372,22 @@ def test_the_search_page_filters_and_shows_the_date(service: SearchService) -> N
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(bad, timeout=60)
     assert refused.value.code == 400
+
+
+def _page(service: SearchService, **params: str) -> str:
+    with urllib.request.urlopen(service.base + "/?" + urllib.parse.urlencode(params), timeout=60) as reply:
+        return reply.read().decode()
+
+
+@pytest.mark.parametrize("strategy", list(Strategy))
+def test_the_search_page_finds_who_spoke_and_shows_the_speakers(service: SearchService, strategy) -> None:
+    page = _page(service, q="港鐵票價", strategy=strategy.value, speaker="梁家傑")
+    assert 'name="speaker"' in page and 'value="梁家傑"' in page
+    shown = re.findall(r'<div class="speakers">([^<]*)</div>', page)
+    assert shown and len(shown) == page.count('class="hit"'), shown
+    assert all(DEBATER in names.split("、") for names in shown), shown
+    nobody = _page(service, q="港鐵票價", strategy=strategy.value, speaker="陳大文議員")
+    assert "No passage matches" in nobody and 'class="hit"' not in nobody
 
 
 # -- legco-assets query / documents ------------------------------------------------------------

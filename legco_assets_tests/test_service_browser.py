@@ -63,6 +63,13 @@ def test_search_page_in_chinese_and_english_and_open_an_excerpt(
         assert "p. 1" in first.locator(".pages").inner_text()
         page.screenshot(path=str(shots / "search-page.png"), full_page=False)
 
+        page.fill("#speaker", "陳大文議員")  # nobody speaks in these papers: the filter holds
+        page.click("#go")
+        page.wait_for_selector("#results .note")
+        assert "No passage matches" in page.locator("#results").inner_text()
+        assert page.locator("#speaker").input_value() == "陳大文議員"
+        page.fill("#speaker", "")
+
         page.fill("#q", "Can recipients in Guangdong keep the allowance?")
         page.select_option("#language", "en")
         page.click("#go")

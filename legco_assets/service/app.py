@@ -116,16 +116,26 @@ def create_app(service: ServiceContext, host: str = "127.0.0.1") -> Any:
         date_from: str = "",
         date_to: str = "",
         kind: str = "",
+        speaker: str = "",
     ) -> HTMLResponse:
         # the form's own values; any other (a hand-made URL) searches with the default
         chosen = strategy_named(strategy) or service.default_strategy
-        narrowed = PageFilters(date_from, date_to, kind)
+        narrowed = PageFilters(date_from, date_to, kind, speaker)
         if not q.strip():
             documents = len({row["document_id"] for row in service.index.documents()})
             shown = render(strategy=chosen, language=language, documents=documents, narrowed=narrowed)
             return HTMLResponse(shown)
         request = SearchRequest(
-            q, 10, chosen, Mode.hybrid, None, language or None, date_from, date_to, (kind,) if kind else ()
+            q,
+            10,
+            chosen,
+            Mode.hybrid,
+            None,
+            language or None,
+            date_from,
+            date_to,
+            (kind,) if kind else (),
+            speaker.strip() or None,
         )
         try:
             results = search(service.index, request)

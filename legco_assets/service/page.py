@@ -1,7 +1,8 @@
 """The search page at ``/``: a plain server-rendered form and its results, no script, font or
 stylesheet from anywhere else (inline CSS only), so it works offline and in any browser.
 
-Each result shows the paper's title, its section path, its pages, the passage with the
+The form narrows by strategy, language, kind, date and speaker (as the API does). Each result
+shows the paper's title, its section path, its pages, who speaks in it, the passage with the
 query's words marked (:mod:`.marking`) and a link to the chunk's own excerpt, relative to
 this server (``/excerpt/<id>``), so it opens wherever the page was opened from."""
 
@@ -26,7 +27,7 @@ margin:2rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.5}
 h1{font-size:1.4rem}form{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 input[type=search]{flex:1 1 24rem;font-size:1.1rem;padding:.4rem}
 select,button{font-size:1rem;padding:.35rem}.hit{border-top:1px solid #ddd;padding:.8rem 0}
-.title{font-weight:600}.path{color:#555;font-size:.9rem}.pages{color:#555;font-size:.9rem}
+.title{font-weight:600}.path{color:#555;font-size:.9rem}.pages,.speakers{color:#555;font-size:.9rem}
 .text{white-space:pre-wrap;margin:.4rem 0}mark{background:#ffe066}
 .note{color:#555}.error{color:#a00}
 .text table{border-collapse:collapse;white-space:normal;margin:.3rem 0;font-size:.9rem}
@@ -49,6 +50,7 @@ class PageFilters:
     date_from: str = ""
     date_to: str = ""
     kind: str = ""
+    speaker: str = ""
 
 
 def _date_input(name: str, label: str, value: str) -> str:
@@ -65,11 +67,12 @@ def _hit(number: int, hit: SearchHit, query: str) -> str:
     question = f" · question {html.escape(hit.question_id)}" if hit.question_id else ""
     paper = " · ".join(html.escape(x) for x in (hit.date, hit.kind) if x)
     question += f" · {paper}" if paper else ""
+    speakers = f'<div class="speakers">{html.escape("、".join(hit.speakers))}</div>' if hit.speakers else ""
     return (
         f'<div class="hit" id="hit-{number}">'
         f'<div class="title">{number}. {html.escape(hit.title)}</div>'
         f'<div class="path">{html.escape(path) or "(before the first heading)"}</div>'
-        f'<div class="pages">{pages}{question} · {html.escape(hit.document_id)}</div>'
+        f'<div class="pages">{pages}{question} · {html.escape(hit.document_id)}</div>{speakers}'
         f'<div class="text">{passage_html(text, query)}</div>'
         f'<a class="excerpt" href="/{chunk_link(hit.id)}" target="_blank" rel="noopener">'
         f"open the excerpt ({pages})</a></div>"
@@ -95,6 +98,8 @@ def render(
         + _options("kind", "kind", [("", "any"), *((k, k.replace("_", " ")) for k in KINDS)], narrowed.kind)
         + _date_input("date_from", "from", narrowed.date_from)
         + _date_input("date_to", "to", narrowed.date_to)
+        + '<label>speaker <input type="text" name="speaker" id="speaker" size="12" maxlength="100" '
+        f'value="{html.escape(narrowed.speaker)}" placeholder="e.g. 林健鋒"></label>'
         + '<button type="submit" id="go">Search</button></form>'
     )
     if error:
