@@ -31,7 +31,7 @@ from ..records import ChunkRecord
 from ..settings import Settings
 from .hits import stored_strategy
 from .segments import read_description, write_overlay, write_segment
-from .vector_store import with_retries
+from .vector_store import latest_rows, with_retries
 
 GENERATION = "GENERATION"
 LOCK = ".lock"
@@ -187,8 +187,7 @@ def _write_paper(
 ) -> int:
     from .retrieval import QUESTION_SIDE
 
-    where = {"$and": [{"document_id": document_id}, {"strategy_type": strategy}, {"is_latest_version": True}]}
-    got = with_retries(lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"]))
+    got = latest_rows(collection, {"document_id": document_id}, ["documents", "embeddings"], strategy)
     records = [
         ChunkRecord.from_chroma(i, d, m) for i, d, m in zip(got["ids"], got["documents"], got["metadatas"])
     ]

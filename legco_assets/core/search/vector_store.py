@@ -98,15 +98,8 @@ def replace_document(
     evaluation's chunk set: :func:`.hits.stored_strategy`); archive the previous version's
     chunks if the content changed."""
     records = [ChunkRecord.of(r) for r in records]
-    where = {
-        "$and": [
-            {"document_id": document_id},
-            {"strategy_type": stored_strategy(strategy)},
-            {"is_latest_version": True},
-        ]
-    }
-    current = with_retries(
-        lambda: collection.get(where=where, include=["metadatas", "documents", "embeddings"])
+    current = latest_rows(
+        collection, {"document_id": document_id}, ["documents", "embeddings"], stored_strategy(strategy)
     )
     archived = _archive_previous(collection, current, sha256)
     new_ids = [r.id for r in records]
@@ -195,14 +188,39 @@ def link_counterparts(
     at each other (``partner`` None: unlink ``document_id`` and whoever pointed at it); only
     chunks whose counterpart keys change are written. Returns how many were."""
     docs = [document_id] + ([partner] if partner else [])
-    latest = {"is_latest_version": True}
-    stored = stored_chunks(collection, {"$and": [{"document_id": {"$in": docs}}, latest]}, text=False)
-    pointing = stored_chunks(
-        collection, {"$and": [{"counterpart_document_id": document_id}, latest]}, text=False
-    )
+    stored = _records(latest_rows(collection, {"document_id": {"$in": docs}}))
+    pointing = _records(latest_rows(collection, {"counterpart_document_id": document_id}))
     seen = {c.id for c in stored}
     stored += [c for c in pointing if c.id not in seen]
     return update_metadata(collection, counterpart_changes(stored, document_id, partner), also)
+
+
+def latest_rows(
+    collection: Any, where: dict[str, Any], include: Sequence[str] = (), strategy: str | None = None
+) -> dict[str, Any]:
+    """Chroma's ``get`` of the latest chunks among those ``where`` names (by their paper, or
+    the paper they point at), of one stored strategy or all, with their metadata and
+    ``include``: asked by ``where`` alone and narrowed here.
+
+    Why: Chroma's metadata filter intersects the rows of each clause, and ``strategy_type``
+    and ``is_latest_version`` hold for most of a store, so a paper's chunks asked with them
+    cost time in proportion to everything stored, while the paper alone costs about its own
+    rows (a paper's 200 chunks of a strategy: 14 and 15 ms among 8,000 stored, 160 and 28 ms
+    among 200,000: ``scripts/bench_chroma_reads.py``)."""
+    got = with_retries(lambda: collection.get(where=where, include=["metadatas", *include]))
+    keep = [
+        i
+        for i, meta in enumerate(got["metadatas"] or [])
+        if meta.get("is_latest_version") is True and strategy in (None, meta.get("strategy_type"))
+    ]
+    return {key: _picked(got.get(key), keep) for key in ("ids", "metadatas", *include)}
+
+
+def _picked(values: Any, keep: list[int]) -> Any:
+    """The rows ``keep`` of one of ``get``'s columns (a list, or an array of embeddings)."""
+    if values is None:
+        return None
+    return values[keep] if hasattr(values, "shape") else [values[i] for i in keep]
 
 
 def stored_chunks(
