@@ -383,9 +383,9 @@ def _page(service: SearchService, **params: str) -> str:
 def test_the_search_page_finds_who_spoke_and_shows_the_speakers(service: SearchService, strategy) -> None:
     page = _page(service, q="港鐵票價", strategy=strategy.value, speaker="梁家傑")
     assert 'name="speaker"' in page and 'value="梁家傑"' in page
-    shown = re.findall(r'<div class="speakers">([^<]*)</div>', page)
+    shown = re.findall(r'<div class="speakers">speaking: ([^<]*)</div>', page)
     assert shown and len(shown) == page.count('class="hit"'), shown
-    assert all(DEBATER in names.split("、") for names in shown), shown
+    assert all(DEBATER in names.split(" · ") for names in shown), shown
     nobody = _page(service, q="港鐵票價", strategy=strategy.value, speaker="陳大文議員")
     assert "No passage matches" in nobody and 'class="hit"' not in nobody
 

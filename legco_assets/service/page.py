@@ -67,7 +67,8 @@ def _hit(number: int, hit: SearchHit, query: str) -> str:
     question = f" · question {html.escape(hit.question_id)}" if hit.question_id else ""
     paper = " · ".join(html.escape(x) for x in (hit.date, hit.kind) if x)
     question += f" · {paper}" if paper else ""
-    speakers = f'<div class="speakers">{html.escape("、".join(hit.speakers))}</div>' if hit.speakers else ""
+    names = " · ".join(html.escape(name) for name in hit.speakers or [])
+    speakers = f'<div class="speakers">speaking: {names}</div>' if names else ""
     return (
         f'<div class="hit" id="hit-{number}">'
         f'<div class="title">{number}. {html.escape(hit.title)}</div>'
