@@ -4,9 +4,10 @@ Why: Dagster's SQLite event log opens a new SQLAlchemy engine for each event it 
 60 events a run: steps, outputs, materialisations, planned and evaluated checks), and again
 for the index database that mirrors each asset and check event. An engine is built, its
 statements compiled, one connection opened and closed, and the engine thrown away, each time;
-on a session's Council records (16 runs, 992 events) that was about a tenth of everything
-``ingest`` does beside embedding. Here each database keeps its engine, so its compiled
-statements are reused, and the index database keeps its one connection open between events.
+on a session's Council records (16 runs, 992 events) the runs' and steps' own time was 17.9 s
+of the 46 s ``ingest`` spent beside embedding, and 9.0 s with this storage. Here each database
+keeps its engine, so its compiled statements are reused, the index database keeps its one
+connection open between events, and a new run's database is a copy of an empty one.
 
 What stays as Dagster wrote it: the files, their schema and migrations, the locking (one
 writer in this process at a time, SQLite's own locks between processes), and the run
