@@ -87,6 +87,17 @@ def test_unknown_strategy_is_one_line_listing_valid_ones() -> None:
     assert "token" in done.stderr and "question" in done.stderr and done.stdout == ""
 
 
+def test_an_option_is_taken_only_as_spelled() -> None:
+    """``--k`` is not ``-k``, nor the ``--kind`` it starts: argparse's prefix matching ran
+    ``query --k 5`` as a search of kind 5; a misspelt option is one line that names it."""
+    done = _run("query", "any words", "--k", "5")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == "legco-assets: error: unrecognized arguments: --k 5"
+    done = _run("chunk", "x.pdf", "--strat", "token")
+    assert done.returncode == 2
+    assert done.stderr.strip() == "legco-assets: error: unrecognized arguments: --strat token"
+
+
 def test_bad_file_is_one_line_naming_it(tmp_path: Path) -> None:
     bad = tmp_path / "renamed.pdf"
     bad.write_text("not a pdf at all")

@@ -21,7 +21,13 @@ COMMANDS = (chunk, ingest, forget, browse, ask, serve, excerpt, tables, evaluate
 
 
 class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line (``legco-assets: error: …``) and exit 2."""
+    """Usage errors as one line (``legco-assets: error: …``) and exit 2. Options are taken
+    only as spelled: argparse would otherwise read a prefix as the one option it starts, so
+    ``query --k 5`` ran as ``--kind 5`` and answered with an unknown kind."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
 
     def error(self, message: str) -> None:  # type: ignore[override]
         common.fail(message)
