@@ -190,6 +190,67 @@ def test_docx_heading_styles_and_markdown_headings_make_the_path(tmp_path: Path)
     ] in paths
 
 
+def _appendices_pdf(path: Path, continued: str) -> Path:
+    """Two appendices set as a budget's media sheets are: a bold 16-point title at the top
+    of each page, the first appendix's second page headed ``Appendix 1`` + ``continued``."""
+    from datetime import UTC, datetime
+
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
+    body = "The estimated expenditure on TOPIC will rise by six per cent in the coming year. " * 6
+    for title, topic in (
+        ("Appendix 1 Education", "schools"),
+        (f"Appendix 1 {continued}", "universities"),
+        ("Appendix 2 Housing", "public housing"),
+    ):
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", 16)
+        pdf.multi_cell(0, 9, title, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 11)
+        for _ in range(8):
+            pdf.multi_cell(0, 6, body.replace("TOPIC", topic), new_x="LMARGIN", new_y="NEXT")
+            pdf.ln(2)
+    pdf.output(str(path))
+    return path
+
+
+@pytest.mark.parametrize("continued", ["(Cont'd)", "(continued)", "(cont.)"])
+@pytest.mark.parametrize("strategy", [Strategy.question, Strategy.token])
+def test_a_continued_heading_atop_a_page_carries_on_its_section(
+    tmp_path: Path, continued: str, strategy: Strategy
+) -> None:
+    """``Appendix 1 (Cont'd)`` repeats the heading of the section that goes on over the
+    page; it opens no section of its own, so the page's chunks sit under ``Appendix 1
+    Education`` (a search by that section finds them)."""
+    records = _chunks(_appendices_pdf(tmp_path / "sheets.pdf", continued), strategy)
+    headed = {r["metadata"]["section_path"][-1] for r in records}
+    assert headed == {"Appendix 1 Education", "Appendix 2 Housing"}
+    if strategy is Strategy.question:  # a token window is headed where it starts, and may run on
+        for topic, section in (
+            ("universities", "Appendix 1 Education"),
+            ("public housing", "Appendix 2 Housing"),
+        ):
+            assert {r["metadata"]["section_path"][-1] for r in records if topic in r["text"]} == {section}
+
+
+def test_a_continuation_mark_is_read_as_papers_print_it() -> None:
+    """Word processors turn ``'`` into ``’``; Chinese papers print ``（續）`` or ``—續``."""
+    from legco_assets.core import markers
+
+    for line in (
+        "Appendix 1 (Cont’d)",
+        "Appendix 1 (Cont'd)",
+        "附錄一（續）",
+        "附件二 — 續",
+        "Annex A (continued)",
+    ):
+        assert markers.CONTINUED.search(line), line
+    for line in ("Appendix 1 Education", "Continued support for SMEs", "繼續推行計劃"):
+        assert not markers.CONTINUED.search(line), line
+
+
 def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) -> None:
     from legco_assets import cli
     from legco_assets.core.records import Chunk

@@ -187,7 +187,7 @@ APPENDIX_TITLE_EN = re.compile(
 # ``代以`` / ``Substitute``, ``加入`` / ``Add`` (alone, or before the quoted words or the
 # paragraph they act on). Short and bare, they look like titles; they never are.
 DRAFTING_INSTRUCTION = re.compile(r"^\s*(?:廢除|代以|加入|Repeal|Substitute|Add)\s*(?:$|[(（“\"「])")
-CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|'d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
+CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|['’]d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
 FAQ_TITLE = re.compile(
     r"^(?:Frequently\s+Asked\s+Questions|FAQs?|[\u4e00-\u9fff「」《》〈〉]{0,16}?(?:常見問題(?:解答)?|問與答)|Questions?\s+and\s+Answers?)"
     r"(?:\s+(?:on|about|regarding|for|關於)\b.*|\s*[-–—:：]\s*\S.*)?\s*[:：]?\s*$",

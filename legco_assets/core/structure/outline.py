@@ -129,6 +129,8 @@ def _hinted(
         cursor = 0
         for hint in page.headings:
             text, rank = str(hint[0]), int(hint[1])
+            if markers.CONTINUED.search(text):
+                continue  # ``Appendix 1 (Cont’d)`` atop a page: the section above goes on
             target = key(text)
             for k in range(cursor, len(candidates)):
                 if target and keys[k] == target:
