@@ -251,6 +251,50 @@ def test_a_continuation_mark_is_read_as_papers_print_it() -> None:
         assert not markers.CONTINUED.search(line), line
 
 
+def _guide_pdf(path: Path, jitter: float) -> Path:
+    """A labour guide's chapters, each with bold 12-point subsections and the recurring
+    ``Offences and Penalties``; in the second chapter that title is set ``jitter`` points
+    larger (a scaled text matrix), as a real guide prints it."""
+    from datetime import UTC, datetime
+
+    from fpdf import FPDF
+
+    chapters = {
+        "Chapter 1 Wages": ["Payment of Wages", "Offences and Penalties"],
+        "Chapter 2 Sickness Allowance": ["Eligibility", "Offences and Penalties", "Sick Leave Records"],
+        "Chapter 3 Maternity Protection": ["Maternity Leave", "Offences and Penalties"],
+    }
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
+    for chapter, subsections in chapters.items():
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", 16)
+        pdf.multi_cell(0, 9, chapter, new_x="LMARGIN", new_y="NEXT")
+        for title in subsections:
+            larger = jitter if chapter.startswith("Chapter 2") and title.startswith("Offences") else 0.0
+            pdf.set_font("Helvetica", "B", 12 + larger)
+            pdf.multi_cell(0, 7, title, new_x="LMARGIN", new_y="NEXT")
+            pdf.set_font("Helvetica", "", 11)
+            words = title.lower()
+            pdf.multi_cell(
+                0, 6, f"An employer must keep {words} for every employee as the law requires. " * 4
+            )
+            pdf.ln(3)
+    pdf.output(str(path))
+    return path
+
+
+@pytest.mark.parametrize("jitter", [0.0, 0.48])
+def test_a_recurring_title_set_a_hair_larger_stays_a_sibling(tmp_path: Path, jitter: float) -> None:
+    """The same subsection title a half point larger once is the same level: the
+    subsections after it are its siblings, not its children."""
+    records = _chunks(_guide_pdf(tmp_path / "guide.pdf", jitter))
+    paths = {tuple(r["metadata"]["section_path"]) for r in records}
+    assert ("Chapter 2 Sickness Allowance", "Sick Leave Records") in paths
+    assert ("Chapter 2 Sickness Allowance", "Offences and Penalties") in paths
+    assert not any(len(path) > 2 for path in paths), paths
+
+
 def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) -> None:
     from legco_assets import cli
     from legco_assets.core.records import Chunk

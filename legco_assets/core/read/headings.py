@@ -458,6 +458,30 @@ def _apart(positions: list[int]) -> bool:
     return positions[-1] - positions[0] >= len(positions)
 
 
+def _one_style_per_title(
+    found: list[tuple[int, str, tuple[float, bool], int]],
+) -> list[tuple[int, str, tuple[float, bool], int]]:
+    """The same title printed in styles a half point apart (the same weight) is one style:
+    the one it is printed in most often (the first seen on a tie).
+
+    Why: a guide prints its recurring subsection ``違例與罰則`` seventeen times at 12 points
+    and twice at 12.48 (a scaled text matrix), which rounds to another half point; as a style
+    of its own it ranked above its siblings and took the next subsections as its children.
+    A half point is no level a reader sees, and the same words are the same heading; styles
+    further apart, or only near in size, stay as they are."""
+    styles: dict[str, Counter[tuple[float, bool]]] = {}
+    for _, line, key, _ in found:
+        styles.setdefault(line.strip(), Counter())[key] += 1
+    common: dict[str, tuple[float, bool]] = {}
+    for title, counts in styles.items():
+        keys = list(counts)
+        if len(keys) > 1 and len({bold for _, bold in keys}) == 1:
+            sizes = [size for size, _ in keys]
+            if max(sizes) - min(sizes) <= SIZE_STEP:
+                common[title] = counts.most_common(1)[0][0]
+    return [(number, line, common.get(line.strip(), key), row) for number, line, key, row in found]
+
+
 def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
     """Heading hints per page number: ``[line, level]`` for every candidate line set larger
     or bolder than the body; level 1 is the largest (then bold before plain) style.
@@ -471,9 +495,7 @@ def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
         return {}
     body_styles = [st.key(body_weight) for page in samples for st in page.body]
     body_bold = sum(bold for _, bold in body_styles) * 2 > len(body_styles)  # bold says nothing then
-    titled: dict[tuple[float, bool], set[int]] = {}
-    first_page: dict[tuple[float, bool], list[int]] = {}  # where on the title page each style is used
-    found: list[tuple[int, str, tuple[float, bool]]] = []
+    found: list[tuple[int, str, tuple[float, bool], int]] = []  # page, line, style, row
     for page in samples:
         if page.number == TITLE_PAGE and not page.body and len(samples) > 2:
             continue  # a cover: no running text, its lines are the paper's title, not headings
@@ -481,14 +503,18 @@ def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
             key = style.key(body_weight)
             size, bold = key
             if size >= body_size * LARGER or (bold and not body_bold and size >= body_size - SIZE_STEP):
-                titled.setdefault(key, set()).add(page.number)
-                found.append((page.number, line, key))
-                if page.number == TITLE_PAGE:
-                    first_page.setdefault(key, []).append(page.rows[n])
+                found.append((page.number, line, key, page.rows[n]))
+    found = _one_style_per_title(found)
+    titled: dict[tuple[float, bool], set[int]] = {}
+    first_page: dict[tuple[float, bool], list[int]] = {}  # where on the title page each style is used
+    for number, _, key, row in found:
+        titled.setdefault(key, set()).add(number)
+        if number == TITLE_PAGE:
+            first_page.setdefault(key, []).append(row)
     kept = [key for key, pages in titled.items() if pages != {TITLE_PAGE} or _apart(first_page[key])]
     rank = {key: n + 1 for n, key in enumerate(sorted(kept, key=lambda k: (-k[0], not k[1])))}
     hints: dict[int, list[list[object]]] = {}
-    for number, line, key in found:
+    for number, line, key, _ in found:
         if key in rank:
             hints.setdefault(number, []).append([line, rank[key]])
     return hints
