@@ -295,6 +295,36 @@ def test_a_recurring_title_set_a_hair_larger_stays_a_sibling(tmp_path: Path, jit
     assert not any(len(path) > 2 for path in paths), paths
 
 
+@pytest.mark.parametrize("unit", ["($ billion)", "(HK$ million)", "(in thousands)"])
+def test_a_tables_title_over_its_unit_line_is_a_heading(tmp_path: Path, unit: str) -> None:
+    """A financial table's title sits over the line that opens with its unit (``($ billion)
+    2019-20 …``); the unit's lower-case word does not make the title a run-on list item."""
+    from datetime import UTC, datetime
+
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
+    for title, lines in (
+        ("(1) Introduction", ["The Budget sets out the Government's spending plans for the year. " * 3] * 4),
+        (
+            "(2) Medium Range Forecast",
+            [f"{unit} 2019-20 2020-21 2021-22", "Operating Deficit (118.0) (183.0) (48.5)"]
+            + ["Fiscal reserves at 31 March 1,133.1 994.0 977.2"] * 3,
+        ),
+    ):
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", 16)
+        pdf.multi_cell(0, 9, title, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 11)
+        for line in lines:
+            pdf.multi_cell(0, 6, line, new_x="LMARGIN", new_y="NEXT")
+    path = tmp_path / "forecast.pdf"
+    pdf.output(str(path))
+    paths = {tuple(r["metadata"]["section_path"]) for r in _chunks(path) if "Operating Deficit" in r["text"]}
+    assert paths == {("(2) Medium Range Forecast",)}
+
+
 def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) -> None:
     from legco_assets import cli
     from legco_assets.core.records import Chunk
@@ -412,7 +442,9 @@ def test_real_guides_pages_sit_under_their_contents_heading(name: str) -> None:
 
 def _runs_on(heading: str, text: str) -> bool:
     """Whether a labelled heading is really the start of a paragraph: where the paper prints
-    it (its lines), the next line carries on mid-sentence (its first letter is lower case)."""
+    it (its lines), the next line carries on mid-sentence (its first letter is lower case,
+    and it is not a table's ``($ billion)`` unit line)."""
+    from legco_assets.core.markers import UNIT_NOTE
     from legco_assets.core.read import starts_lower
 
     lines = [ln.strip() for ln in text.split("\n") if ln.strip()]
@@ -424,7 +456,12 @@ def _runs_on(heading: str, text: str) -> bool:
         while seen != want and k + 1 < len(lines) and want.startswith(seen + key(lines[k + 1])):
             k += 1
             seen += key(lines[k])
-        if seen == want and k + 1 < len(lines) and starts_lower(lines[k + 1]):
+        if (
+            seen == want
+            and k + 1 < len(lines)
+            and starts_lower(lines[k + 1])
+            and not UNIT_NOTE.match(lines[k + 1])
+        ):
             return True
     return False
 

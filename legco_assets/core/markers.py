@@ -187,6 +187,13 @@ APPENDIX_TITLE_EN = re.compile(
 # ``代以`` / ``Substitute``, ``加入`` / ``Add`` (alone, or before the quoted words or the
 # paragraph they act on). Short and bare, they look like titles; they never are.
 DRAFTING_INSTRUCTION = re.compile(r"^\s*(?:廢除|代以|加入|Repeal|Substitute|Add)\s*(?:$|[(（“\"「])")
+# A table's unit printed in brackets at the start of its header line, under the table's title:
+# ``($ billion) 2019-20 …``, ``(HK$ million)``, ``('000)``, ``(%)``, ``（百萬元）``, ``(港元)``.
+UNIT_NOTE = re.compile(
+    r"^\s*[(（]\s*(?:(?:HK|US|RMB)?\$\s*(?:'000|millions?|billions?|thousands?|m|bn)?|(?:in\s+)?(?:'000|millions?|"
+    r"billions?|thousands?|per\s+cent|%)|[港美]?(?:千|萬|百萬|億)?元|%)\s*[)）]",
+    re.IGNORECASE,
+)
 CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|['’]d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
 FAQ_TITLE = re.compile(
     r"^(?:Frequently\s+Asked\s+Questions|FAQs?|[\u4e00-\u9fff「」《》〈〉]{0,16}?(?:常見問題(?:解答)?|問與答)|Questions?\s+and\s+Answers?)"

@@ -212,7 +212,13 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
         first, last = group[0][0], group[-1][0]
         nxt = lines[last.index + 1] if last.index + 1 < len(lines) else None
         asks = bool(markers.QUESTION_END.search(last.text))  # a question is whole: its answer starts anew
-        runs_on = nxt is not None and nxt.index not in named and starts_lower(nxt.text) and not asks
+        runs_on = (
+            nxt is not None
+            and nxt.index not in named
+            and starts_lower(nxt.text)
+            and not asks
+            and not markers.UNIT_NOTE.match(nxt.text)  # a table's title over its ``($ billion)`` line
+        )
         if starts_lower(first.text) or runs_on:
             continue
         text = join_wrapped([line.text for line, _ in group])
