@@ -325,6 +325,64 @@ def test_a_tables_title_over_its_unit_line_is_a_heading(tmp_path: Path, unit: st
     assert paths == {("(2) Medium Range Forecast",)}
 
 
+def _parts_guide_pdf(path: Path) -> Path:
+    """A guide in two parts whose contents list prints each part with its first chapter on
+    one line (``Part I Chapter 1 Wages ........ 2``), as the Labour Department's guides do;
+    in the body the part's bare label is its largest type."""
+    from datetime import UTC, datetime
+
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
+    pdf.add_page()
+    pdf.set_font("Helvetica", "B", 16)
+    pdf.multi_cell(0, 9, "Table of Contents", new_x="LMARGIN", new_y="NEXT")
+    pdf.set_font("Helvetica", "", 11)
+    contents = [
+        ("Introduction", 2),
+        ("Part I Chapter 1 Wages", 3),
+        ("Chapter 2 Rest Days", 4),
+        ("Chapter 3 Annual Leave", 5),
+        ("Part II Chapter 4 Appeals", 6),
+        ("Chapter 5 Claims", 7),
+    ]
+    for title, page in contents:
+        pdf.multi_cell(0, 7, f"{title} {'.' * (70 - len(title))} {page}", new_x="LMARGIN", new_y="NEXT")
+    body = {
+        "Introduction": None,
+        "Chapter 1 Wages": "Part I",
+        "Chapter 2 Rest Days": None,
+        "Chapter 3 Annual Leave": None,
+        "Chapter 4 Appeals": "Part II",
+        "Chapter 5 Claims": None,
+    }
+    for title, part in body.items():
+        pdf.add_page()
+        if part:
+            pdf.set_font("Helvetica", "B", 20)
+            pdf.multi_cell(0, 11, part, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "B", 16 if title == "Introduction" else 14)
+        pdf.multi_cell(0, 9, title, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 11)
+        words = title.split(" ", 2)[-1].lower()
+        for _ in range(3):
+            pdf.multi_cell(0, 6, f"This chapter explains the rules on {words} for every employee. " * 5)
+            pdf.ln(2)
+    pdf.output(str(path))
+    return path
+
+
+def test_a_part_the_contents_list_with_its_first_chapter_heads_its_chapters(tmp_path: Path) -> None:
+    """``Part I`` is listed where the contents print it before its first chapter; it heads
+    its chapters, beside the introduction, not under it."""
+    records = _chunks(_parts_guide_pdf(tmp_path / "guide.pdf"))
+    paths = {tuple(r["metadata"]["section_path"]) for r in records if r["metadata"]["section_path"]}
+    assert ("Introduction",) in paths
+    assert ("Part I", "Chapter 2 Rest Days") in paths and ("Part II", "Chapter 5 Claims") in paths
+    assert not any(path[0] == "Introduction" and len(path) > 1 for path in paths), paths
+
+
 def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) -> None:
     from legco_assets import cli
     from legco_assets.core.records import Chunk

@@ -363,7 +363,9 @@ def _part_markers(doc: DocumentText, sections: list[Section], known: list[Headin
 def _listed_outermost(headings: list[Heading], entries: list[TocEntry]) -> list[Heading]:
     """The contents list decides the top of the outline: a heading set like the listed
     titles (or larger) but not listed itself (``Examples`` set as a chapter title) goes
-    under the listed title before it."""
+    under the listed title before it. A part's bare label that opens a listed line (``Part
+    I`` of the entry ``Part I Chapter 1 Application of the Ordinance``) is listed: the
+    contents print the part and its first chapter on one line."""
     listed = {key(e.title) for e in entries}
     ranks = [h.rank for h in headings if key(h.text) in listed]
     if len(ranks) < 3:
@@ -371,9 +373,15 @@ def _listed_outermost(headings: list[Heading], entries: list[TocEntry]) -> list[
     top = min(ranks)
     first = min(h.char_start for h in headings if key(h.text) in listed)
     for heading in headings:
-        if heading.rank <= top and heading.char_start > first and key(heading.text) not in listed:
+        if heading.rank <= top and heading.char_start > first and not _listed(heading.text, listed):
             heading.rank = top + 0.5
     return headings
+
+
+def _listed(text: str, listed: set[str]) -> bool:
+    """The contents list this heading: as an entry, or as the bare label opening one."""
+    found = key(text)
+    return found in listed or (_bare_label(text) and any(entry.startswith(found) for entry in listed))
 
 
 # -- sections with paths ----------------------------------------------------------------------
