@@ -383,6 +383,87 @@ def test_a_part_the_contents_list_with_its_first_chapter_heads_its_chapters(tmp_
     assert not any(path[0] == "Introduction" and len(path) > 1 for path in paths), paths
 
 
+def _faq_part_pdf(path: Path, emphasis: bool = False) -> Path:
+    """Topics in bold 14-point type over body text at 11 points; the second topic's title is
+    too long for one line and wraps onto a line that goes on in lower case (``… Permanent
+    Loss`` / ``of Earning Capacity``).
+    ``emphasis``: the last topic also holds a paragraph set in bold italics, narrower than
+    the body, whose lines go on in lower case."""
+    from datetime import UTC, datetime
+
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
+    topics = [
+        "Calculation of Medical Expenses",
+        "Procedures for Medical Clearance and Assessment in Cases of Permanent Loss of Earning Capacity",
+        "Settlement of Claims",
+    ]
+    for n, title in enumerate(topics):
+        pdf.add_page()
+        pdf.set_font("Helvetica", "B", 14)
+        pdf.multi_cell(0, 8, title, new_x="LMARGIN", new_y="NEXT")
+        pdf.set_font("Helvetica", "", 11)
+        words = title.lower()
+        pdf.multi_cell(0, 6, f"The Labour Department explains {words} to every employee who asks it. " * 4)
+        pdf.ln(3)
+        if emphasis and n == 2:
+            pdf.set_font("Helvetica", "BI", 11)
+            pdf.multi_cell(
+                150,
+                6,
+                "An employee should notify the employer when he sustains a work injury or when he is "
+                "confirmed that he has contracted an occupational disease specified by the Ordinance as "
+                "soon as possible, since failure to give prompt notice may jeopardize and delay the claim "
+                "of employees who are entitled to compensation under the law.",
+                new_x="LMARGIN",
+                new_y="NEXT",
+            )
+            pdf.ln(3)
+            pdf.set_font("Helvetica", "", 11)
+        pdf.multi_cell(0, 6, f"Any question on {words} may be put to the Division by telephone. " * 4)
+    pdf.output(str(path))
+    return path
+
+
+def test_a_title_wrapped_onto_a_lower_case_line_is_whole_and_beside_its_siblings(tmp_path: Path) -> None:
+    """The second line of a long title goes on in lower case, so the heading reader reads it
+    too (it did not, as a long first line does not end a block), and the title is whole: the
+    topic is a sibling of the one before, not a run-on list item under it."""
+    records = _chunks(_faq_part_pdf(tmp_path / "faq.pdf"))
+    paths = {tuple(r["metadata"]["section_path"]) for r in records}
+    whole = "Procedures for Medical Clearance and Assessment in Cases of Permanent Loss of Earning Capacity"
+    assert (whole,) in paths
+    assert ("Calculation of Medical Expenses",) in paths and ("Settlement of Claims",) in paths
+    assert all(len(path) == 1 for path in paths), paths
+
+
+def test_a_paragraph_set_in_bold_is_no_heading(tmp_path: Path) -> None:
+    """Lines in a style of their own that go on in lower case past the lines a title takes are
+    a paragraph set apart, not a title: they name no section."""
+    records = _chunks(_faq_part_pdf(tmp_path / "faq.pdf", emphasis=True))
+    assert not any("notify" in h for r in records for h in r["metadata"]["section_path"])
+    assert any("should notify the employer" in r["text"] for r in records)
+
+
+def test_a_chinese_title_wraps_anywhere_before_a_figure_too() -> None:
+    """Chinese breaks between any two characters, before a figure too: the second line of
+    ``例 2：…以 2023 年 10 月`` / ``18 日起為期 14 星期的產假為例`` is read, and joined; an
+    English line in capitals under an English title is not read as its second line."""
+    from legco_assets.core.read.headings import _may_carry_on
+    from legco_assets.core.structure.outline import _wraps
+
+    first = "例 2：如何訂定計算產假薪酬的「指明日期」及 12 個月的期間，以 2023 年 10 月"
+    assert _may_carry_on(first, "18 日起為期 14 星期的產假為例") and _wraps(
+        first, "18 日起為期 14 星期的產假為例", []
+    )
+    assert _may_carry_on(first, "起為期 14 星期的產假為例") and not _wraps("短標題", "18 日", [])
+    english = "Valid Reasons for Dismissal or Variation of the Terms of the Employment"
+    assert not _may_carry_on(english, "Contract") and _may_carry_on(english, "of the Ordinance")
+    assert _may_carry_on("Termination of Employment Contract Without Notice or Payment in lieu of", "Notice")
+
+
 def test_chunks_view_and_query_section_filter_show_the_path(env_data_dir: Path) -> None:
     from legco_assets import cli
     from legco_assets.core.records import Chunk
