@@ -316,18 +316,6 @@ def in_grid(rules: list[tuple[float, float, float]], box: tuple[float, float, fl
     )
 
 
-def _may_carry_on(title: str, line: str) -> bool:
-    """Whether ``line``, right under a candidate ``title`` that filled its line, may be the
-    title wrapped: it goes on in lower case (``(VII) Procedures for Medical Clearance and
-    Assessment`` / ``of Permanent Loss of Earning Capacity``), or ``title`` ends on Chinese
-    (which breaks anywhere, before a figure too) or on a connecting word. A capitalised line
-    is not read (``Contract`` under a long title, or the next title): the outline would take
-    it for a title of its own."""
-    if starts_lower(line) or markers.TITLE_BREAK.search(title):
-        return True
-    return bool(markers.CJK_CHAR.match(title[-1:])) and (line[:1].isdigit() or not line[:1].isascii())
-
-
 def page_samples(
     textpage: object,
     text: str,
@@ -344,7 +332,6 @@ def page_samples(
     import pypdfium2.raw as raw
 
     reader = _Reader(raw, textpage, {} if fonts is None else fonts)
-    sampled = False  # whether the line before was read as a candidate
     row_cells = _RowCells(reader, _Rules(raw, page, paths) if page is not None else None)
     lines = [ln.strip() for ln in text.split("\r\n")]
     widths = [_width(ln) for ln in lines]
@@ -361,14 +348,11 @@ def page_samples(
             continue
         start += len(raw_line) - len(raw_line.lstrip())
         row_cells.add(row, start, line, width)
-        carries = opens or (sampled and _may_carry_on(lines[row - 1], line))
-        sampled = False
-        if carries and width < FULL_LINE * full and candidate_line(line):
+        if opens and width < FULL_LINE * full and candidate_line(line):
             style = reader.line(start, line)
             if style:
                 candidates.append((line, style))
                 rows.append(row)
-                sampled = True
         elif (
             len(body) < BODY_SAMPLES_PER_PAGE and width > CANDIDATE_MAX_WIDTH // 2 and not line[:1].isdigit()
         ):

@@ -155,10 +155,8 @@ def _wraps(prev: str, line: str, toc_keys: list[str]) -> bool:
         return False
     if markers.TITLE_BREAK.search(prev):
         return True
-    if markers.CJK_CHAR.match(prev[-1:]) and (markers.CJK_CHAR.match(line[:1]) or line[:1].isdigit()):
-        # Chinese breaks anywhere, before a figure too (``…以 2023 年 10 月`` / ``18 日起…``):
-        # a long line wrapped
-        return display_width(prev) >= WRAPPED_WIDTH
+    if markers.CJK_CHAR.match(prev[-1:]) and markers.CJK_CHAR.match(line[:1]):
+        return display_width(prev) >= WRAPPED_WIDTH  # Chinese breaks anywhere: a long line wrapped
     return line[:1].islower()  # an English title carries on in lower case (``… of the`` / ``Ordinance``)
 
 
@@ -194,10 +192,9 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
     """One page's titles: a title wraps onto the next line set the same way (:func:`_wraps`),
     or follows a bare label (``Chapter 2`` / ``Liability for …``).
 
-    Not titles: a group that starts mid-sentence, or that runs on into a line starting
-    mid-sentence: a body line (a bold list item or numbered paragraph whose prose goes on), or
-    one set the same way past the lines a title may take (a paragraph set in bold)."""
-    named = {line.index: rank for line, rank in found}
+    Not titles: a group that starts mid-sentence, or that runs on into a body line starting
+    mid-sentence (a bold list item or numbered paragraph whose prose goes on)."""
+    named = {line.index for line, _ in found}
     headings: list[Heading] = []
     groups: list[list[tuple[_Line, int]]] = []
     for line, rank in found:
@@ -217,7 +214,7 @@ def _page_titles(lines: list[_Line], found: list[tuple[_Line, int]], toc_keys: l
         asks = bool(markers.QUESTION_END.search(last.text))  # a question is whole: its answer starts anew
         runs_on = (
             nxt is not None
-            and named.get(nxt.index) in (None, group[-1][1])
+            and nxt.index not in named
             and starts_lower(nxt.text)
             and not asks
             and not markers.UNIT_NOTE.match(nxt.text)  # a table's title over its ``($ billion)`` line
