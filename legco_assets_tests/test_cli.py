@@ -98,6 +98,18 @@ def test_an_option_is_taken_only_as_spelled() -> None:
     assert done.stderr.strip() == "legco-assets: error: unrecognized arguments: --strat token"
 
 
+def test_the_help_names_the_strategy_a_command_takes_unasked() -> None:
+    """Each command's ``--strategy`` help names the setting it follows and that setting's
+    value when unset, not only the variable's name."""
+    from legco_assets.core.settings import Settings
+
+    unset = Settings.model_fields["default_strategy"].default.value
+    for command in ("chunk", "ingest", "query", "answer"):
+        done = _run(command, "--help")
+        assert done.returncode == 0, command
+        assert f"DEFAULT_CHUNKING_STRATEGY, {unset} when unset" in " ".join(done.stdout.split()), command
+
+
 def test_bad_file_is_one_line_naming_it(tmp_path: Path) -> None:
     bad = tmp_path / "renamed.pdf"
     bad.write_text("not a pdf at all")

@@ -108,7 +108,7 @@ def add_command(sub: Any) -> None:
         "--strategy",
         choices=common.STRATEGY_CHOICES,
         action=common.AsStrategy,
-        help="default: DEFAULT_CHUNKING_STRATEGY",
+        help=common.STRATEGY_DEFAULT,
     )
     answer.add_argument("--mode", choices=common.MODES, action=common.AsMode, help="default: hybrid")
     answer.add_argument("--document", help="only this document id")

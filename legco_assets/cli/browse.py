@@ -232,7 +232,7 @@ def add_command(sub: Any) -> None:
         "--strategy",
         choices=common.STRATEGY_CHOICES,
         action=common.AsStrategy,
-        help="default: DEFAULT_CHUNKING_STRATEGY",
+        help=common.STRATEGY_DEFAULT,
     )
     query.add_argument(
         "--mode",

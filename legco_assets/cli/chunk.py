@@ -45,7 +45,7 @@ def add_command(sub: Any) -> None:
     chunk.add_argument(
         "--strategy",
         type=common.strategy,
-        help=f"{' | '.join(common.STRATEGY_CHOICES)} (default: DEFAULT_CHUNKING_STRATEGY)",
+        help=f"{' | '.join(common.STRATEGY_CHOICES)} ({common.STRATEGY_DEFAULT})",
     )
     chunk.add_argument("--no-llm", action="store_true", help="never call an LLM, even if LLM_* is set")
     chunk.add_argument(

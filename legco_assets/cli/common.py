@@ -3,8 +3,9 @@ warning and failed-check messages, and the strategy and search-mode arguments. T
 are read once, by the program's entry (:mod:`.main`), and passed to each command.
 
 Commands import this module and nothing above it. Of the core it imports only the two
-closed sets its options list, the strategies and the search modes (modules that load nothing
-heavy), and the rest inside its functions, so building the parser imports nothing heavy. An
+closed sets its options list, the strategies and the search modes, and the settings'
+declaration beside the strategies (whose default the help names), and the rest inside its
+functions, so building the parser imports nothing heavy. An
 option's value reaches its command as the set's member (:class:`AsStrategy`, :class:`AsMode`).
 """
 
@@ -14,16 +15,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from legco_assets.core.modes import Mode
-from legco_assets.core.settings import Strategy
-
-if TYPE_CHECKING:  # annotations only: building the parser imports no other core module
-    from legco_assets.core.settings import Settings
+from legco_assets.core.settings import Settings, Strategy
 
 # what the options accept and their help lists, as typed
 STRATEGY_CHOICES = tuple(s.value for s in Strategy)
+# the setting that a command without --strategy follows, and its value when unset
+_UNSET_STRATEGY = Settings.model_fields["default_strategy"].default.value
+STRATEGY_DEFAULT = f"default: DEFAULT_CHUNKING_STRATEGY, {_UNSET_STRATEGY} when unset"
 MODES = tuple(m.value for m in Mode)
 
 

@@ -298,6 +298,6 @@ def add_command(sub: Any) -> None:
     ingest = sub.add_parser("ingest", help="register files as partitions and materialise the asset graph")
     ingest.add_argument("paths", nargs="*", help="files or folders (default: the inbox)")
     ingest.add_argument(
-        "--strategy", choices=[*common.STRATEGY_CHOICES, "both"], help="default: DEFAULT_CHUNKING_STRATEGY"
+        "--strategy", choices=[*common.STRATEGY_CHOICES, "both"], help=common.STRATEGY_DEFAULT
     )
     ingest.set_defaults(func=cmd_ingest)
