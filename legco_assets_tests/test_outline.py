@@ -325,6 +325,79 @@ def test_a_tables_title_over_its_unit_line_is_a_heading(tmp_path: Path, unit: st
     assert paths == {("(2) Medium Range Forecast",)}
 
 
+def _typeset(path: Path, pages: list[list[tuple[int, str]]]) -> Path:
+    """A PDF whose pages hold ``(size, title)`` lines in bold, each over a paragraph of body
+    text (size 0: the paragraph alone)."""
+    from datetime import UTC, datetime
+
+    from fpdf import FPDF
+
+    pdf = FPDF(format="A4")
+    pdf.set_creation_date(datetime(2025, 5, 15, tzinfo=UTC))
+    for lines in pages:
+        pdf.add_page()
+        for size, title in lines:
+            if size:
+                pdf.set_font("Helvetica", "B", size)
+                pdf.multi_cell(0, 7, title, new_x="LMARGIN", new_y="NEXT")
+            pdf.set_font("Helvetica", "", 11)
+            words = title.lower() or "these matters"
+            pdf.multi_cell(0, 6, f"The Ordinance provides for {words} as this guide explains in turn. " * 3)
+            pdf.ln(3)
+    pdf.output(str(path))
+    return path
+
+
+def test_titles_in_capitals_head_the_titles_in_their_type_that_follow(tmp_path: Path) -> None:
+    """A guide sets its parts in capitals in the same bold type as the subsections under
+    them (``STATUTORY HOLIDAYS`` over ``Holiday Pay``); the capitals are the higher level,
+    so each ``Offences and Penalties`` is told apart by its part."""
+    guide = _typeset(
+        tmp_path / "guide.pdf",
+        [
+            [
+                (16, "Chapter 4 Rest Days, Holidays and Leave"),
+                (0, ""),
+                (12, "REST DAY"),
+                (12, "Rest Day Pay"),
+            ],
+            [(12, "Offences and Penalties"), (12, "STATUTORY HOLIDAYS"), (12, "Holiday Pay")],
+            [(12, "Offences and Penalties"), (12, "Work on Statutory Holidays")],
+            [(16, "Chapter 5 Sickness Allowance"), (12, "Eligibility"), (12, "Sickness Allowance")],
+        ],
+    )
+    paths = {tuple(r["metadata"]["section_path"]) for r in _chunks(guide)}
+    chapter = "Chapter 4 Rest Days, Holidays and Leave"
+    assert (chapter, "REST DAY", "Offences and Penalties") in paths
+    assert (chapter, "STATUTORY HOLIDAYS", "Offences and Penalties") in paths
+    assert (chapter, "STATUTORY HOLIDAYS", "Work on Statutory Holidays") in paths
+
+
+def test_an_annex_ranks_with_the_sections_in_capitals_and_one_line_in_capitals_changes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A panel paper's sections in capitals (``PURPOSE`` … ``ADVICE SOUGHT``) head the
+    subsections in their type, but its ``Annex`` is a part of the paper, not the last
+    section's child; in another paper a single line in capitals is no level."""
+    paper = _typeset(
+        tmp_path / "paper.pdf",
+        [
+            [(12, "PURPOSE"), (12, "BACKGROUND"), (12, "Demand for Housing")],
+            [(12, "ADVICE SOUGHT"), (12, "Members' Views")],
+            [(12, "Annex A Light Public Housing Projects")],
+        ],
+    )
+    paths = {tuple(r["metadata"]["section_path"]) for r in _chunks(paper)}
+    assert ("BACKGROUND", "Demand for Housing") in paths
+    assert ("ADVICE SOUGHT", "Members' Views") in paths
+    assert ("Annex A Light Public Housing Projects",) in paths
+    lone = _typeset(
+        tmp_path / "lone.pdf",
+        [[(12, "Payment of Wages"), (12, "MPF SCHEME")], [(12, "Deductions from Wages"), (12, "Records")]],
+    )
+    assert {len(r["metadata"]["section_path"]) for r in _chunks(lone)} == {1}
+
+
 def _parts_guide_pdf(path: Path) -> Path:
     """A guide in two parts whose contents list prints each part with its first chapter on
     one line (``Part I Chapter 1 Wages ........ 2``), as the Labour Department's guides do;

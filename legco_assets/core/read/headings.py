@@ -55,6 +55,7 @@ _ENDS = set("。．.!！;；,，、:：")
 _CLOSERS = "」』”’\"')）]］】 "
 
 
+CAPITALS_MIN_LETTERS = 4  # a line in capitals with fewer letters is an abbreviation, not a title in capitals
 ASKING_LEVEL = 6  # heading level of a question an FAQ sets apart without a heading of its own
 
 
@@ -83,6 +84,10 @@ def asked_apart(line: str) -> bool:
     return bool(markers.QUESTION_END.search(line)) and not labelled(line)
 
 
+_Style = tuple[float, bool, bool]  # size in half points, bold, a type's titles in capitals
+_Found = tuple[int, str, _Style, int]  # page, line, style, the line's row on its page
+
+
 @dataclass(frozen=True)
 class LineStyle:
     """How one line is set: effective size in points (text matrix applied), weight, bold."""
@@ -91,10 +96,11 @@ class LineStyle:
     weight: int
     drawn_bold: bool  # fill+stroke render mode, or a Bold face by name
 
-    def key(self, body_weight: int) -> tuple[float, bool]:
-        """Style class: size in half points and whether it reads as bold against the body."""
+    def key(self, body_weight: int) -> _Style:
+        """Style class: size in half points, whether it reads as bold against the body, and
+        (set later, by :func:`_capitals_above`) whether it is its type's titles in capitals."""
         bold = self.drawn_bold or self.weight >= max(BOLD_WEIGHT, body_weight + BOLD_OVER_BODY)
-        return round(self.size / SIZE_STEP) * SIZE_STEP, bold
+        return round(self.size / SIZE_STEP) * SIZE_STEP, bold, False
 
 
 @dataclass
@@ -458,9 +464,7 @@ def _apart(positions: list[int]) -> bool:
     return positions[-1] - positions[0] >= len(positions)
 
 
-def _one_style_per_title(
-    found: list[tuple[int, str, tuple[float, bool], int]],
-) -> list[tuple[int, str, tuple[float, bool], int]]:
+def _one_style_per_title(found: list[_Found]) -> list[_Found]:
     """The same title printed in styles a half point apart (the same weight) is one style:
     the one it is printed in most often (the first seen on a tie).
 
@@ -469,17 +473,53 @@ def _one_style_per_title(
     of its own it ranked above its siblings and took the next subsections as its children.
     A half point is no level a reader sees, and the same words are the same heading; styles
     further apart, or only near in size, stay as they are."""
-    styles: dict[str, Counter[tuple[float, bool]]] = {}
+    styles: dict[str, Counter[_Style]] = {}
     for _, line, key, _ in found:
         styles.setdefault(line.strip(), Counter())[key] += 1
-    common: dict[str, tuple[float, bool]] = {}
+    common: dict[str, _Style] = {}
     for title, counts in styles.items():
         keys = list(counts)
-        if len(keys) > 1 and len({bold for _, bold in keys}) == 1:
-            sizes = [size for size, _ in keys]
+        if len(keys) > 1 and len({bold for _, bold, _ in keys}) == 1:
+            sizes = [size for size, _, _ in keys]
             if max(sizes) - min(sizes) <= SIZE_STEP:
                 common[title] = counts.most_common(1)[0][0]
     return [(number, line, common.get(line.strip(), key), row) for number, line, key, row in found]
+
+
+def _capitals(line: str) -> bool:
+    """Every letter of the line a capital (at least :data:`CAPITALS_MIN_LETTERS` of them);
+    a line with any lower-case or Chinese letter is not."""
+    letters = [c for c in line if c.isalpha()]
+    return len(letters) >= CAPITALS_MIN_LETTERS and all(c.isascii() and c.isupper() for c in letters)
+
+
+def _capitals_above(found: list[_Found]) -> list[_Found]:
+    """In one type (size and weight), titles set in capitals rank above those in upper and
+    lower case, when the type carries both and at least two different titles in capitals.
+
+    Why: a guide prints ``STATUTORY HOLIDAYS`` and ``PAID ANNUAL LEAVE`` in the same 12 point
+    bold as the subsections under them (``Holiday Pay``, ``Granting of Annual Leave``); the
+    capitals are the only sign of the level, and a reader takes them as the higher one. One
+    line in capitals alone may be an abbreviation or an accident of setting, so it changes
+    nothing. An annex's heading (``Annex``, ``Appendix 2``, ``附件``) opens a part of the
+    paper as its sections in capitals do (``PURPOSE`` … ``ADVICE SOUGHT``), whatever its
+    case, so it ranks with them, never under the last of them."""
+    capitals: dict[_Style, set[str]] = {}
+    mixed: set[_Style] = set()
+    for _, line, key, _ in found:
+        if _capitals(line):
+            capitals.setdefault(key, set()).add(line.strip())
+        elif not markers.ANNEX_HEADING.match(line.strip()):
+            mixed.add(key)
+    raised = {key for key, titles in capitals.items() if len(titles) >= 2 and key in mixed}
+    return [
+        (number, line, (key[0], key[1], True) if key in raised and _ranks_as_capitals(line) else key, row)
+        for number, line, key, row in found
+    ]
+
+
+def _ranks_as_capitals(line: str) -> bool:
+    return _capitals(line) or bool(markers.ANNEX_HEADING.match(line.strip()))
 
 
 def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
@@ -494,25 +534,25 @@ def assign_levels(samples: list[PageSamples]) -> dict[int, list[list[object]]]:
     if not body_size:
         return {}
     body_styles = [st.key(body_weight) for page in samples for st in page.body]
-    body_bold = sum(bold for _, bold in body_styles) * 2 > len(body_styles)  # bold says nothing then
-    found: list[tuple[int, str, tuple[float, bool], int]] = []  # page, line, style, row
+    body_bold = sum(bold for _, bold, _ in body_styles) * 2 > len(body_styles)  # bold says nothing then
+    found: list[_Found] = []
     for page in samples:
         if page.number == TITLE_PAGE and not page.body and len(samples) > 2:
             continue  # a cover: no running text, its lines are the paper's title, not headings
         for n, (line, style) in enumerate(page.candidates):
             key = style.key(body_weight)
-            size, bold = key
+            size, bold, _ = key
             if size >= body_size * LARGER or (bold and not body_bold and size >= body_size - SIZE_STEP):
                 found.append((page.number, line, key, page.rows[n]))
-    found = _one_style_per_title(found)
-    titled: dict[tuple[float, bool], set[int]] = {}
-    first_page: dict[tuple[float, bool], list[int]] = {}  # where on the title page each style is used
+    found = _capitals_above(_one_style_per_title(found))
+    titled: dict[_Style, set[int]] = {}
+    first_page: dict[_Style, list[int]] = {}  # where on the title page each style is used
     for number, _, key, row in found:
         titled.setdefault(key, set()).add(number)
         if number == TITLE_PAGE:
             first_page.setdefault(key, []).append(row)
     kept = [key for key, pages in titled.items() if pages != {TITLE_PAGE} or _apart(first_page[key])]
-    rank = {key: n + 1 for n, key in enumerate(sorted(kept, key=lambda k: (-k[0], not k[1])))}
+    rank = {key: n + 1 for n, key in enumerate(sorted(kept, key=lambda k: (-k[0], not k[1], not k[2])))}
     hints: dict[int, list[list[object]]] = {}
     for number, line, key, _ in found:
         if key in rank:
