@@ -398,6 +398,25 @@ def test_an_annex_ranks_with_the_sections_in_capitals_and_one_line_in_capitals_c
     assert {len(r["metadata"]["section_path"]) for r in _chunks(lone)} == {1}
 
 
+def test_a_notes_heading_heads_nothing_after_the_note(tmp_path: Path) -> None:
+    """A guide prints ``IMPORTANT NOTE`` over a boxed aside in a larger type than its
+    subsections; the subsections after the note go on under the section it interrupted."""
+    guide = _typeset(
+        tmp_path / "guide.pdf",
+        [
+            [(18, "Chapter 5 Amount of Compensation"), (14, "Non-fatal Cases"), (12, "Temporary Incapacity")],
+            [(13, "IMPORTANT NOTE"), (12, "Medical Expenses"), (12, "Note: Surcharge"), (12, "Prostheses")],
+            [(18, "Chapter 6 Calculation of Earnings"), (14, "Average Earnings"), (12, "Wages")],
+        ],
+    )
+    paths = {tuple(r["metadata"]["section_path"]) for r in _chunks(guide)}
+    above = ("Chapter 5 Amount of Compensation", "Non-fatal Cases")
+    assert (*above, "IMPORTANT NOTE") in paths
+    assert (*above, "Medical Expenses") in paths
+    assert (*above, "Prostheses") in paths
+    assert not any("IMPORTANT NOTE" in path[:-1] or "Note: Surcharge" in path[:-1] for path in paths), paths
+
+
 def _parts_guide_pdf(path: Path) -> Path:
     """A guide in two parts whose contents list prints each part with its first chapter on
     one line (``Part I Chapter 1 Wages ........ 2``), as the Labour Department's guides do;

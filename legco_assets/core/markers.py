@@ -194,6 +194,11 @@ UNIT_NOTE = re.compile(
     r"billions?|thousands?|per\s+cent|%)|[港美]?(?:千|萬|百萬|億)?元|%)\s*[)）]",
     re.IGNORECASE,
 )
+# A note's own heading, the title of a boxed aside: ``IMPORTANT NOTE``, ``Note:``, ``Notes: …``,
+# ``N.B.``, ``註：``, ``備註``; alone or before a colon (``Notes on the Accounts`` is a section).
+NOTE_HEADING = re.compile(
+    r"^\s*(?:(?:important\s+)?notes?|n\.\s?b\.?|(?:重要)?(?:註|注|備註|附註))\s*(?:[:：︰]|$)", re.IGNORECASE
+)
 CONTINUED = re.compile(r"[(（]\s*(?:cont(?:inued|['’]d|\.)?|續)\s*[)）]|[─—-]\s*續\s*$", re.IGNORECASE)
 FAQ_TITLE = re.compile(
     r"^(?:Frequently\s+Asked\s+Questions|FAQs?|[\u4e00-\u9fff「」《》〈〉]{0,16}?(?:常見問題(?:解答)?|問與答)|Questions?\s+and\s+Answers?)"

@@ -269,10 +269,16 @@ def _from_toc(
 
 
 def nest(headings: list[Heading]) -> list[Heading]:
-    """Level and path of each heading: under the last heading of an outer rank before it."""
+    """Level and path of each heading: under the last heading of an outer rank before it.
+
+    A note's heading (``IMPORTANT NOTE``, ``Note:``: :data:`markers.NOTE_HEADING`) heads no
+    one: a note is an aside, boxed or set apart, and the heading after it goes on the
+    section the note interrupted, though a guide may print the note's title in a larger type
+    than its subsections (``IMPORTANT NOTE`` took ``Medical Expenses`` and the rest of the
+    chapter as its children)."""
     stack: list[Heading] = []
     for heading in headings:
-        while stack and stack[-1].rank >= heading.rank:
+        while stack and (stack[-1].rank >= heading.rank or markers.NOTE_HEADING.match(stack[-1].text)):
             stack.pop()
         stack.append(heading)
         heading.level = len(stack)
