@@ -57,7 +57,10 @@ def pdf_bytes(tag: str) -> bytes:
 
 
 # -- settings ---------------------------------------------------------------------------------
-FEED_TIMEOUT_S = 0.5
+# short, so the fault tests that wait it out stay fast, yet long enough that a local server's
+# answer on a loaded 2-core machine never passes it (at 0.5 s one did, once in a full run, and
+# a fault test read a timeout where it had scripted an HTTP 500)
+FEED_TIMEOUT_S = 1.5
 
 
 def feed_settings(server: FakeHansardServer, root: Path, **changes: object) -> Settings:
