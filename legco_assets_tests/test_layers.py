@@ -35,7 +35,8 @@ LAYERS = [
     "pipeline",
     "evaluation",
 ]
-TOP_MODULES = {"pipeline": "pipeline"}  # the rest of core/*.py is shared
+# the rest of core/*.py is shared
+TOP_MODULES = {"pipeline": "pipeline", "embedding_ahead": "pipeline"}
 
 
 def layer_of(parts: list[str]) -> str:
@@ -269,9 +270,13 @@ def layout_rows() -> dict[str, set[str]]:
 def test_the_design_layout_names_every_module(folder: str) -> None:
     names = layout_rows()[folder]
     here = PACKAGE / folder
-    modules = {p.stem for p in here.glob("*.py") if p.stem != "__init__"} - (
-        {"pipeline"} if folder == "core/" else set()
-    )
+    # a module with a heading of its own (`core/pipeline.py`) is named there
+    headed = {
+        row[len(folder) : -len(".py")]
+        for row in layout_rows()
+        if row.startswith(folder) and row.endswith(".py")
+    }
+    modules = {p.stem for p in here.glob("*.py") if p.stem != "__init__"} - headed
     for sub in (
         p
         for p in here.iterdir()

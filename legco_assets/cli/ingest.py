@@ -169,23 +169,44 @@ def ingest_files(
     strategy's run makes the shared stages too; when one of those fails, the paper's later
     strategies have nothing to chunk and fail with it (said per strategy). A paper is
     ingested when at least one strategy reached the index."""
+    from legco_assets.core.embedding_ahead import embedding_ahead
     from legco_assets.core.sources import DocumentIndex
+
+    index = DocumentIndex(settings.documents_dir)
+    claimed, aliases = _claim(index, files)
+    # the papers' vectors are made in a process of their own while the runs do the rest
+    with embedding_ahead(settings, [(key, path) for path, key in claimed], strategies) as ahead:
+        if ahead is None and claimed:
+            _warm_up(settings)
+        return _materialise(claimed, aliases, index, strategies, settings, out)
+
+
+def _warm_up(settings: Settings) -> None:
+    """Load this process's model while Dagster starts and the first stages run."""
+    from legco_assets.core.search import embedding_function
+
+    try:
+        embedding_function(settings).warm_up()
+    except ValueError:  # a bad EMBEDDING_MODEL: vector_index reports it, as a step failure
+        pass
+
+
+def _materialise(
+    claimed: list[tuple[Path, str]],
+    aliases: list[tuple[Path, str, bool]],
+    index: Any,
+    strategies: list[Strategy],
+    settings: Settings,
+    out: Any,
+) -> dict[str, Any]:
+    """The runs of :func:`ingest_files`, each claimed file with each strategy in turn."""
     from legco_assets.defs.instance import dagster_instance
     from legco_assets.defs.jobs import STRATEGY_ASSETS
     from legco_assets.defs.location import build_definitions
     from legco_assets.defs.partitions import documents_partitions
 
-    if files:  # the model loads while Dagster starts and the first stages run
-        from legco_assets.core.search import embedding_function
-
-        try:
-            embedding_function(settings).warm_up()
-        except ValueError:  # a bad EMBEDDING_MODEL: vector_index reports it, as a step failure
-            pass
     instance = dagster_instance(settings)
     definitions = build_definitions(settings)  # the code location's, bound to this command's settings
-    index = DocumentIndex(settings.documents_dir)
-    claimed, aliases = _claim(index, files)
     files, keys = [f for f, _ in claimed], [k for _, k in claimed]
     existing = set(instance.get_dynamic_partitions(documents_partitions.name))
     instance.add_dynamic_partitions(

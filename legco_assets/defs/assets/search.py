@@ -8,6 +8,7 @@ import dagster as dg
 
 from legco_assets.core import pipeline
 from legco_assets.core.artifacts import Artifacts, chunks_file
+from legco_assets.core.embedding_ahead import wait_for
 from legco_assets.core.settings import Settings, Strategy
 from legco_assets.core.sources import counterpart_question_counts
 
@@ -60,6 +61,7 @@ def vector_index(
     tag_strategy(context, config.strategy)
     settings = legco.settings()
     collection = chroma.collection(settings)
+    wait_for(context.partition_key, config.strategy)  # the vectors `ingest` makes ahead, in a process
     outcome = pipeline.stage_vector_index(settings, context.partition_key, config.strategy, collection)
     result, paired = outcome.stored, outcome.counterpart
     versions = stored_versions(collection, context.partition_key)

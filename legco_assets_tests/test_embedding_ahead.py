@@ -1,0 +1,114 @@
+"""``ingest`` embeds its papers ahead of their runs in a process of its own
+(``core/embedding_ahead.py``): what it stores is what the runs would store embedding each
+paper themselves, the runs embed none of the chunks it was given, and a run never waits for a
+paper the process was not given or for a process that has died."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from legco_assets.core import embedding_ahead
+from legco_assets.core.search import open_collection
+from legco_assets.core.search.embeddings import UseMultilingualEmbedding
+from legco_assets.core.settings import Settings, Strategy
+
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "samples"
+PAPERS = [SAMPLES / "sample_en_qa.pdf", SAMPLES / "sample_zh_speaking_notes.pdf"]
+
+
+@contextlib.contextmanager
+def _nothing_ahead(*args: Any) -> Iterator[None]:
+    yield None
+
+
+def _ingest(home: Path, monkeypatch: pytest.MonkeyPatch, ahead: bool) -> tuple[Settings, list[str]]:
+    """The two papers ingested with both strategies into ``home``; and the texts this process's
+    own embedder was asked for."""
+    from legco_assets.cli.ingest import ingest_files
+
+    monkeypatch.setenv("LEGCO_DATA_DIR", str(home / "data"))
+    monkeypatch.setenv("DAGSTER_HOME", str(home / "dagster_home"))
+    for name in ("LLM_BASE_URL", "LLM_MODEL_NAME", "CHROMA_HOST", "EMBEDDING_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    embedded: list[str] = []
+    original = UseMultilingualEmbedding._embed
+
+    def counted(self: UseMultilingualEmbedding, texts: list[str]) -> list[np.ndarray]:
+        embedded.extend(texts)
+        return original(self, texts)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(UseMultilingualEmbedding, "_embed", counted)
+        if not ahead:
+            patch.setattr(embedding_ahead, "embedding_ahead", _nothing_ahead)
+        settings = Settings(data_dir=home / "data", inbox=home / "data" / "inbox")
+        summary = ingest_files(PAPERS, [Strategy.token, Strategy.question], settings, out=io.StringIO())
+    assert summary["documents"] == 2 and not summary["failed"], summary
+    return settings, embedded
+
+
+def _stored(settings: Settings) -> dict[str, tuple[str, np.ndarray]]:
+    got = open_collection(settings).get(include=["documents", "embeddings"])
+    return {i: (d, np.asarray(e)) for i, d, e in zip(got["ids"], got["documents"], got["embeddings"])}
+
+
+def _cache_keys(settings: Settings) -> set[str]:
+    with contextlib.closing(sqlite3.connect(settings.cache_dir / "embeddings.sqlite3")) as db:
+        return {key for (key,) in db.execute("SELECT key FROM vectors")}
+
+
+def test_papers_embedded_ahead_are_stored_as_the_runs_would_store_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ahead, here_ahead = _ingest(tmp_path / "ahead", monkeypatch, ahead=True)
+    inside, here_inside = _ingest(tmp_path / "inside", monkeypatch, ahead=False)
+    stored_ahead, stored_inside = _stored(ahead), _stored(inside)
+    assert len(stored_ahead) > 20 and stored_ahead.keys() == stored_inside.keys()
+    for chunk_id, (text, vector) in stored_ahead.items():
+        assert text == stored_inside[chunk_id][0]
+        np.testing.assert_allclose(vector, stored_inside[chunk_id][1], atol=1e-5)
+    # the same texts were embedded (the chunks and the question sides), none of them twice over
+    assert _cache_keys(ahead) == _cache_keys(inside)
+    chunk_texts = {text for text, _ in stored_ahead.values()}
+    assert chunk_texts <= set(here_inside)  # without the process, the runs embed every chunk
+    assert not chunk_texts & set(here_ahead)  # with it, they embed none
+
+
+def test_a_run_waits_only_for_a_paper_the_process_was_given_and_while_it_lives(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", inbox=tmp_path / "data" / "inbox")
+    missing = tmp_path / "gone.pdf"  # the process cannot read it: it says so and goes on
+    with embedding_ahead.embedding_ahead(settings, [("gone", missing)], [Strategy.token]) as ahead:
+        assert ahead is not None
+        started = time.perf_counter()
+        embedding_ahead.wait_for("another-paper", Strategy.token)
+        assert time.perf_counter() - started < 0.1
+        embedding_ahead.wait_for("gone", Strategy.token)  # reported done though it failed
+    with embedding_ahead.embedding_ahead(settings, [("never", PAPERS[0])], [Strategy.question]) as ahead:
+        assert ahead is not None
+        ahead._process.kill()
+        ahead._process.join()
+        started = time.perf_counter()
+        embedding_ahead.wait_for("never", Strategy.question)
+        assert time.perf_counter() - started < 2 * embedding_ahead.WAIT_STEP_S + 0.5
+    embedding_ahead.wait_for("never", Strategy.question)  # no process: no wait
+
+
+def test_no_process_when_the_chunks_need_an_llm(tmp_path: Path) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        inbox=tmp_path / "data" / "inbox",
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_model_name="scripted",
+    )
+    assert settings.llm_enabled
+    with embedding_ahead.embedding_ahead(settings, [("a", PAPERS[0])], [Strategy.token]) as ahead:
+        assert ahead is None
