@@ -112,3 +112,19 @@ def test_no_process_when_the_chunks_need_an_llm(tmp_path: Path) -> None:
     assert settings.llm_enabled
     with embedding_ahead.embedding_ahead(settings, [("a", PAPERS[0])], [Strategy.token]) as ahead:
         assert ahead is None
+
+
+def test_a_bad_model_ends_the_process_without_a_traceback(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The runs' vector_index reports an unknown EMBEDDING_MODEL as a step failure; the process
+    ahead leaves that to them and ends at once."""
+    settings = Settings(
+        data_dir=tmp_path / "data", inbox=tmp_path / "data" / "inbox", embedding_model="no-such-model"
+    )
+    with embedding_ahead.embedding_ahead(settings, [("a", PAPERS[0])], [Strategy.token]) as ahead:
+        assert ahead is not None
+        ahead._process.join(timeout=120)
+        assert ahead._process.exitcode == 0
+        embedding_ahead.wait_for("a", Strategy.token)  # the process is gone: no wait
+    assert "Traceback" not in capfd.readouterr().err

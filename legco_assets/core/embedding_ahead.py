@@ -37,22 +37,32 @@ def embed_papers(
     strategies: Sequence[str],
     done: Queue[tuple[str, str]],
 ) -> None:
-    """The process's whole life: each paper's chunks with each strategy and their question
-    sides into the vector cache, in order; ``(document id, strategy)`` put on ``done`` after
-    each (a failed one too: its run embeds what it needs)."""
-    from .pipeline import chunk_paper
+    """The process's whole life: each paper read once, its chunks with each strategy and their
+    question sides into the vector cache, in order; ``(document id, strategy)`` put on ``done``
+    after each (a paper it could not read too: its runs say why)."""
+    from .pipeline import chunk_paper_with
     from .search import embedding_function, question_side
 
-    embed = embedding_function(settings)
+    try:
+        embed = embedding_function(settings)
+    except ValueError:  # a bad EMBEDDING_MODEL: each run's vector_index says so, as a step failure
+        return
     for document_id, path in papers:
+        try:  # read once, chunked with each strategy
+            chunked = chunk_paper_with(
+                path, [Strategy(s) for s in strategies], settings, use_llm=False, check=False
+            )
+        except Exception:  # noqa: BLE001 - the runs read the paper themselves and say why it failed
+            chunked = {}
         for strategy in strategies:
+            paper = chunked.get(Strategy(strategy))
             try:
-                records = chunk_paper(path, Strategy(strategy), settings, use_llm=False, check=False).records
-                embed([r.text for r in records])
-                sides = list(dict.fromkeys(question_side(r) for r in records if r.metadata.question_text))
-                if sides:
-                    embed(sides)
-            except Exception:  # noqa: BLE001 - the run reads the paper itself and says why it failed
+                if paper is not None:
+                    embed([r.text for r in paper.records])
+                    sides = [question_side(r) for r in paper.records if r.metadata.question_text]
+                    if sides:
+                        embed(list(dict.fromkeys(sides)))
+            except Exception:  # noqa: BLE001 - an embedder's failure: the run meets it and reports it
                 pass
             done.put((document_id, strategy))
 

@@ -9,7 +9,7 @@ stage needs. :func:`chunk_paper` runs the same steps in memory for ``legco-asset
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -120,9 +120,22 @@ def chunk_paper(
     path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, check: bool = True
 ) -> ChunkedPaper:
     """The whole pipeline in memory for one file: chunk records and (``check``) the paper's
-    checks, nothing written. The steps are the stages' (a paper read here has no official
-    question records: their match says it did not run). A long PDF's table geometry runs in
-    worker processes meanwhile (:func:`.tables.start_page_tables`)."""
+    checks, nothing written (:func:`chunk_paper_with`, one strategy)."""
+    return chunk_paper_with(path, [strategy], settings, use_llm, check)[strategy]
+
+
+def chunk_paper_with(
+    path: str | Path,
+    strategies: Sequence[Strategy],
+    settings: Settings,
+    use_llm: bool = True,
+    check: bool = True,
+) -> dict[Strategy, ChunkedPaper]:
+    """The whole pipeline in memory for one file, read once and chunked with each strategy:
+    chunk records and (``check``) the paper's checks, nothing written. The steps are the
+    stages' (a paper read here has no official question records: their match says it did not
+    run). A long PDF's table geometry runs in worker processes meanwhile
+    (:func:`.tables.start_page_tables`)."""
     source = read_source(path)
     with start_page_tables(source) as geometry:
         extracted = extract_document(source)
@@ -131,16 +144,32 @@ def chunk_paper(
             require_text(path, extracted.pages)
         pages = extracted.pages
         # the token strategy takes only the sections' paths from the structure: the rules' do
-        structure = paper_structure(pages, settings, llm if strategy is Strategy.question else None)
+        structures: dict[bool, StructureOutcome] = {}  # by whether the LLM is asked
+        for strategy in strategies:
+            asks = llm is not None and strategy is Strategy.question
+            if asks not in structures:
+                structures[asks] = paper_structure(pages, settings, llm if asks else None)
         # chunking needs the tokenizer and the tables; loading it first leaves the
         # workers more of the tables
         encoding(settings.cache_dir)
         tables = page_tables_as_read(source, pages, settings, llm, geometry)
-        chunks = build_chunks(slug(path), strategy, pages, settings, structure.sections, tables)
-    records = stamp([c.to_record(Path(path).name, source.sha256) for c in chunks], structure.paper)
-    chunking.summarise(records, llm if settings.chunk_summaries else None)
-    checks = check_paper(records, pages, structure.sections, strategy, settings, structure) if check else []
-    return ChunkedPaper(records, checks)
+        structure_of = {s: structures[llm is not None and s is Strategy.question] for s in strategies}
+        chunks = {
+            s: build_chunks(slug(path), s, pages, settings, structure_of[s].sections, tables)
+            for s in strategies
+        }
+    out: dict[Strategy, ChunkedPaper] = {}
+    for strategy in strategies:
+        structure = structure_of[strategy]
+        records = stamp(
+            [c.to_record(Path(path).name, source.sha256) for c in chunks[strategy]], structure.paper
+        )
+        chunking.summarise(records, llm if settings.chunk_summaries else None)
+        checks = (
+            check_paper(records, pages, structure.sections, strategy, settings, structure) if check else []
+        )
+        out[strategy] = ChunkedPaper(records, checks)
+    return out
 
 
 def paper_facts(
