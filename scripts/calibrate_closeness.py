@@ -15,10 +15,16 @@ store that often still answers (the measure used before 2026-12-06).
     python scripts/calibrate_closeness.py collect --set gold --out /tmp/dev.json
     python scripts/calibrate_closeness.py choose /tmp/dev.json        # dev sets only
     python scripts/calibrate_closeness.py score /tmp/heldout.json      # once, after freezing
+    python scripts/calibrate_closeness.py probe /tmp/dev.json         # dev sets only
 
 ``choose`` prints, per strategy, the thresholds that flag ``no_close_match`` for the most
 absent questions while flagging at most 10% of present ones; ``score`` the precision and
-recall of ``weak`` (absent questions are the positives) under :data:`closeness.CLOSENESS`.
+recall of ``weak`` (absent questions are the positives) under :data:`closeness.CLOSENESS`;
+``probe`` how far any score of the rankers' lists separates absent from present on the
+development sets: each alone (its AUC, and the absent share it flags at 10% of present), and
+all of them weighed together by a logistic regression, fitted on all the sets (the most a
+weighting can reach on them) and on all but one set, scored on the set left out (what it
+keeps on a set it was not fitted to).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from legco_assets.core.settings import Settings  # noqa: E402
 
 FIXTURE_PAPERS = REPO / "legco_assets_tests" / "fixtures" / "pdfs"
 K = 5  # hits judged per query (the service's default k)
+PROBED = 30  # each ranker's scores kept per query for ``probe``
 STRATEGIES = ("token", "question")
 MAX_PRESENT_FLAGGED = 0.10
 # papers that answer one another's questions, by the start of their file names: the Labour
@@ -106,6 +113,10 @@ def collect(names: list[str], out: Path, absent: str = "subject") -> None:
                         "question": q.id,
                         "case": case,
                         "hits": [asdict(hit_scores(lists, h.id)) for h in hits],
+                        # each ranker's own scores, best first (what ``probe`` reads)
+                        "lists": {
+                            r: [[c.score, c.coverage] for c in found[:PROBED]] for r, found in lists.items()
+                        },
                     }
                 )
     print(f"{', '.join(names)}: {len(asked)} questions, {len(papers)} papers", file=sys.stderr)
@@ -179,6 +190,86 @@ def score(rows: list[dict]) -> None:
             )
 
 
+def probe_features(row: dict) -> dict[str, float]:
+    """The scores a judgement could read for one query: the top ``K`` hits' best scores (what
+    :data:`CLOSENESS` reads), each ranker's best score, and how far that best stands above the
+    ranker's ranks 6 to 30 (a query its store answers should have one hit standing out)."""
+    hits = row["hits"]
+    out = {
+        f"hit {key}": max((h[key] for h in hits), default=0.0) for key in ("vector", "question", "coverage")
+    }
+    for ranker in ("vector", "question", "bm25"):
+        scores = [score for score, _ in row["lists"].get(ranker, [])]
+        if not scores:
+            continue
+        out[f"{ranker} best"] = scores[0]
+        rest = scores[5:]
+        out[f"{ranker} lead"] = scores[0] - (sum(rest) / len(rest) if rest else 0.0)
+    return out
+
+
+def auc(absent: np.ndarray, present: np.ndarray) -> float:
+    """The chance that a present question scores above an absent one (ties count half)."""
+    above = (present[:, None] > absent[None, :]).mean()
+    ties = (present[:, None] == absent[None, :]).mean()
+    return float(above + ties / 2)
+
+
+def logistic(x: np.ndarray, y: np.ndarray, ridge: float = 1e-2) -> np.ndarray:
+    """Weights (bias first) of a ridge logistic regression of ``y`` on ``x`` by Newton steps."""
+    design = np.hstack([np.ones((len(x), 1)), x])
+    weights = np.zeros(design.shape[1])
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-design @ weights))
+        hessian = design.T @ (design * (p * (1 - p))[:, None]) + ridge * np.eye(len(weights))
+        step = np.linalg.solve(hessian, design.T @ (p - y) + ridge * weights)
+        weights -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return weights
+
+
+def flags_at_present_share(fit: np.ndarray, x: np.ndarray, y: np.ndarray, test: np.ndarray) -> np.ndarray:
+    """Which ``test`` rows are flagged by the weights' score at the cut that flags
+    :data:`MAX_PRESENT_FLAGGED` of the fitted rows' present questions."""
+    score = np.hstack([np.ones((len(x), 1)), x]) @ fit
+    cut = np.quantile(score[y == 0], 1 - MAX_PRESENT_FLAGGED)
+    return (np.hstack([np.ones((len(test), 1)), test]) @ fit) > cut
+
+
+def probe(rows: list[dict]) -> None:
+    rows = [r for r in rows if r["set"] in DEV and "lists" in r]
+    if not rows:
+        raise SystemExit("no development rows with the rankers' lists: collect them again")
+    for strategy in STRATEGIES:
+        mine = [r for r in rows if r["strategy"] == strategy]
+        table = [probe_features(r) for r in mine]
+        names = [n for n in table[0] if len({t.get(n, 0.0) for t in table}) > 1]
+        x = np.array([[t.get(n, 0.0) for n in names] for t in table])
+        y = np.array([r["case"] == "absent" for r in mine], dtype=float)
+        sets = np.array([r["set"] for r in mine])
+        print(f"{strategy}: {int(y.sum())} absent, {int((1 - y).sum())} present")
+        for i, name in enumerate(names):
+            absent, present = x[y == 1, i], x[y == 0, i]
+            cut = np.quantile(present, MAX_PRESENT_FLAGGED)
+            print(f"  {name:18} AUC {auc(absent, present):.3f}  absent flagged {np.mean(absent < cut):.3f}")
+        scale = (x - x.mean(0)) / x.std(0)
+        fitted = flags_at_present_share(logistic(scale, y), scale, y, scale)
+        print(
+            f"  all, weighed on every set:   absent flagged {fitted[y == 1].mean():.3f}  "
+            f"present {fitted[y == 0].mean():.3f}"
+        )
+        out = np.zeros(len(y), dtype=bool)
+        for name in sorted(set(sets)):
+            fit_on, left = sets != name, sets == name
+            weights = logistic(scale[fit_on], y[fit_on])
+            out[left] = flags_at_present_share(weights, scale[fit_on], y[fit_on], scale[left])
+        print(
+            f"  all, weighed on the others:  absent flagged {out[y == 1].mean():.3f}  "
+            f"present {out[y == 0].mean():.3f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -193,14 +284,14 @@ def main() -> None:
         default="subject",
         help="the absent case removes the papers on the question's subject (default) or its paper only",
     )
-    for name in ("choose", "score"):
+    for name in ("choose", "score", "probe"):
         sub.add_parser(name).add_argument("features", nargs="+")
     args = parser.parse_args()
     if args.command == "collect":
         collect(args.set.split(","), Path(args.out), args.absent)
         return
     rows = [row for path in args.features for row in json.loads(Path(path).read_text(encoding="utf-8"))]
-    choose(rows) if args.command == "choose" else score(rows)
+    {"choose": choose, "score": score, "probe": probe}[args.command](rows)
 
 
 if __name__ == "__main__":
