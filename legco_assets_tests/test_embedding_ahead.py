@@ -1,13 +1,18 @@
 """``ingest`` embeds its papers ahead of their runs in a process of its own
 (``core/embedding_ahead.py``): what it stores is what the runs would store embedding each
 paper themselves, the runs embed none of the chunks it was given, and a run never waits for a
-paper the process was not given or for a process that has died."""
+paper the process was not given or for a process that has died; a Ctrl-C stops the command
+and the process with it."""
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,3 +133,61 @@ def test_a_bad_model_ends_the_process_without_a_traceback(
         assert ahead._process.exitcode == 0
         embedding_ahead.wait_for("a", Strategy.token)  # the process is gone: no wait
     assert "Traceback" not in capfd.readouterr().err
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux: /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _spawned_python(pid: int) -> bool:
+    try:
+        return b"spawn_main" in (Path("/proc") / str(pid) / "cmdline").read_bytes()
+    except OSError:
+        return False
+
+
+def test_ctrl_c_stops_the_command_and_its_process_ahead(tmp_path: Path) -> None:
+    """Dagster turns a Ctrl-C inside a run into a failed run; the command stops there (one line,
+    exit 130) rather than going on to the next paper, and the process ahead ends with it."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LLM_", "CHROMA_", "EMBEDDING_", "LEGCO_", "DAGSTER_"))
+    }
+    env.update({"LEGCO_DATA_DIR": str(tmp_path / "data"), "DAGSTER_HOME": str(tmp_path / "dagster_home")})
+    papers = [*PAPERS, SAMPLES / "sample_zh_qa.pdf"]
+    command = [sys.executable, "-m", "legco_assets.cli", "ingest", *map(str, papers), "--strategy", "both"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if line.startswith("[1/3]"):
+                break
+        ahead = [pid for pid in _children(process.pid) if _spawned_python(pid)]
+        assert len(ahead) == 1  # the process ahead runs beside the first paper's runs
+        time.sleep(1.5)  # inside the first paper's first run (its vectors take the model's load)
+        os.killpg(process.pid, signal.SIGINT)  # a terminal's Ctrl-C: the whole process group
+        out, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err[-2000:]
+    assert "legco-assets: error: interrupted" in err
+    assert "[2/3]" not in out
+    assert "embedding_ahead" not in err  # no traceback from the process ahead
+    deadline = time.monotonic() + 10
+    while _spawned_python(ahead[0]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _spawned_python(ahead[0])

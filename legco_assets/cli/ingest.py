@@ -72,6 +72,19 @@ def _failure_message(result: Any) -> str:
     return "run failed"
 
 
+def _interrupted(result: Any) -> bool:
+    """Whether the run stopped because the command was interrupted (Ctrl-C). Why: Dagster
+    catches the interrupt inside the run and returns a failed run; the command would go on to
+    the next paper, so a user's Ctrl-C stopped one run, not the command."""
+    for event in result.all_events:
+        error = event.event_specific_data.error if event.is_step_failure else None
+        while error is not None:
+            if (error.cls_name or "").endswith("DagsterExecutionInterruptedError"):
+                return True
+            error = error.cause
+    return False
+
+
 def _stage_lines(result: Any) -> list[str]:
     """Each materialisation of the run as one line: the asset and its summary facts."""
     from legco_assets.defs.results import stage_facts
@@ -230,6 +243,8 @@ def _materialise(
             started = time.perf_counter()
             if shared_failure is None:
                 result = _run_strategy(instance, definitions, key, strategy, upstream=i == 0)
+                if _interrupted(result):
+                    raise KeyboardInterrupt
                 for line in _stage_lines(result):
                     print(line, file=out, flush=True)
                 for blocking, line in _failed_checks(result):

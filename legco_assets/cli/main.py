@@ -56,6 +56,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     except ConfigError as exc:  # a bad environment variable: its one line, not a traceback
         common.fail(str(exc))
         return 2
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's code for it, not a traceback
+        common.fail("interrupted")
+        return 130
 
 
 def run() -> None:

@@ -16,7 +16,9 @@ it. It is used only when the chunks need no LLM (with one, they would be asked o
 from __future__ import annotations
 
 import multiprocessing
+import os
 import queue
+import signal
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,11 +45,16 @@ def embed_papers(
     from .pipeline import chunk_paper_with
     from .search import embedding_function, question_side
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the command's to act on: it ends this process
+    parent = os.getppid()
+
     try:
         embed = embedding_function(settings)
     except ValueError:  # a bad EMBEDDING_MODEL: each run's vector_index says so, as a step failure
         return
     for document_id, path in papers:
+        if os.getppid() != parent:  # the command is gone (killed): nobody waits for these vectors
+            return
         try:  # read once, chunked with each strategy
             chunked = chunk_paper_with(
                 path, [Strategy(s) for s in strategies], settings, use_llm=False, check=False
