@@ -9,9 +9,10 @@ building the parser must import nothing heavy.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -77,7 +78,8 @@ def _interrupted(result: Any) -> bool:
     catches the interrupt inside the run and returns a failed run; the command would go on to
     the next paper, so a user's Ctrl-C stopped one run, not the command."""
     for event in result.all_events:
-        error = event.event_specific_data.error if event.is_step_failure else None
+        failed = event.is_step_failure or event.is_run_failure
+        error = getattr(event.event_specific_data, "error", None) if failed else None
         while error is not None:
             if (error.cls_name or "").endswith("DagsterExecutionInterruptedError"):
                 return True
@@ -122,7 +124,7 @@ def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Strategy,
     from legco_assets.defs.names import SOURCE_TAG, STRATEGY_TAG
 
     job = definitions.resolve_job_def(JOBS[strategy].name)
-    with runs_of_the_code_location(instance):  # on the Overview timeline too, as the UI's runs are
+    with runs_of_the_code_location(instance), _interrupts_as_ctrl_c():  # on the Overview timeline too
         return job.execute_in_process(
             run_config={
                 **strategy_run_config(strategy),
@@ -134,6 +136,18 @@ def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Strategy,
             asset_selection=None if upstream else [dg.AssetKey(name) for name in STRATEGY_ASSETS],
             tags={STRATEGY_TAG: strategy.value, SOURCE_TAG: "cli"},
         )
+
+
+@contextlib.contextmanager
+def _interrupts_as_ctrl_c() -> Iterator[None]:
+    """An interrupt Dagster raises out of a run (outside its steps) as the KeyboardInterrupt it
+    was: the command's one line, not a traceback."""
+    import dagster as dg
+
+    try:
+        yield
+    except dg.DagsterExecutionInterruptedError:
+        raise KeyboardInterrupt from None
 
 
 def _failed_steps(result: Any) -> list[str]:

@@ -8,7 +8,7 @@ run's ``vector_index`` waits for its paper's vectors (:func:`wait_for`) and find
 The two processes share the cores instead of taking turns with them.
 
 Nothing depends on it but speed: the process computes the same chunk texts as the runs do
-(:func:`.pipeline.chunk_paper` with the same settings, no LLM), and whatever it did not embed
+(:func:`.pipeline.chunk_paper_with` with the same settings, no LLM), and whatever it did not embed
 (a paper it could not read, a text that came out otherwise) the run embeds itself, as without
 it. It is used only when the chunks need no LLM (with one, they would be asked of it twice).
 """
