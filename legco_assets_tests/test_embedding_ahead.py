@@ -191,3 +191,50 @@ def test_ctrl_c_stops_the_command_and_its_process_ahead(tmp_path: Path) -> None:
     while _spawned_python(ahead[0]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _spawned_python(ahead[0])
+
+
+def _interrupting_job() -> Any:
+    """A one-step job whose step is interrupted as a terminal's Ctrl-C would interrupt it."""
+    import dagster as dg
+
+    @dg.op
+    def interrupted_step() -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # the interrupt ends the step before this does
+
+    @dg.job
+    def interrupted() -> None:
+        interrupted_step()
+
+    return interrupted
+
+
+def test_a_ctrl_c_inside_a_step_stops_the_command_not_only_the_run() -> None:
+    """Dagster ends the run as a failure and returns; the command raises KeyboardInterrupt."""
+    import dagster as dg
+
+    from legco_assets.cli.ingest import _ctrl_c_stops_the_command
+
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), _ctrl_c_stops_the_command():
+        result = _interrupting_job().execute_in_process(
+            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False
+        )
+        assert not result.success  # the run itself only failed
+    assert time.monotonic() - started < 5
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.set_wakeup_fd(-1) == -1  # the command's wakeup socket is gone with the run
+
+
+def test_a_ctrl_c_dagster_drops_after_a_runs_last_step_still_stops_the_command() -> None:
+    """What a run does outside its steps: Dagster holds the interrupt for the next step, and
+    drops it when the run ends with none left (the run succeeds); the command still stops."""
+    from dagster._utils.interrupts import capture_interrupts
+
+    from legco_assets.cli.ingest import _ctrl_c_stops_the_command
+
+    with pytest.raises(KeyboardInterrupt), _ctrl_c_stops_the_command():
+        with capture_interrupts():  # as execute_in_process holds it around a run
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

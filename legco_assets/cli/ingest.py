@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import signal
+import socket
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -73,20 +76,6 @@ def _failure_message(result: Any) -> str:
     return "run failed"
 
 
-def _interrupted(result: Any) -> bool:
-    """Whether the run stopped because the command was interrupted (Ctrl-C). Why: Dagster
-    catches the interrupt inside the run and returns a failed run; the command would go on to
-    the next paper, so a user's Ctrl-C stopped one run, not the command."""
-    for event in result.all_events:
-        failed = event.is_step_failure or event.is_run_failure
-        error = getattr(event.event_specific_data, "error", None) if failed else None
-        while error is not None:
-            if (error.cls_name or "").endswith("DagsterExecutionInterruptedError"):
-                return True
-            error = error.cause
-    return False
-
-
 def _stage_lines(result: Any) -> list[str]:
     """Each materialisation of the run as one line: the asset and its summary facts."""
     from legco_assets.defs.results import stage_facts
@@ -124,7 +113,7 @@ def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Strategy,
     from legco_assets.defs.names import SOURCE_TAG, STRATEGY_TAG
 
     job = definitions.resolve_job_def(JOBS[strategy].name)
-    with runs_of_the_code_location(instance), _interrupts_as_ctrl_c():  # on the Overview timeline too
+    with runs_of_the_code_location(instance), _ctrl_c_stops_the_command():  # on the Overview timeline too
         return job.execute_in_process(
             run_config={
                 **strategy_run_config(strategy),
@@ -139,15 +128,41 @@ def _run_strategy(instance: Any, definitions: Any, key: str, strategy: Strategy,
 
 
 @contextlib.contextmanager
-def _interrupts_as_ctrl_c() -> Iterator[None]:
-    """An interrupt Dagster raises out of a run (outside its steps) as the KeyboardInterrupt it
-    was: the command's one line, not a traceback."""
+def _ctrl_c_stops_the_command() -> Iterator[None]:
+    """A Ctrl-C (or SIGTERM) that comes during a run stops the command, as the
+    KeyboardInterrupt it was. Why: Dagster holds a run's interrupts for its steps; one inside a
+    step ends the run as a failure, and one after the last step is dropped when the run ends, so
+    the command went on to the next paper. Python writes each signal's number to the wakeup
+    socket whatever handler is installed, so every one that came during the run is seen."""
     import dagster as dg
 
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only: a run in another thread is not interrupted
+        return
+    receive, send = socket.socketpair()
+    receive.setblocking(False)
+    send.setblocking(False)
+    previous = signal.set_wakeup_fd(send.fileno(), warn_on_full_buffer=False)
     try:
-        yield
-    except dg.DagsterExecutionInterruptedError:
-        raise KeyboardInterrupt from None
+        try:
+            yield
+        except dg.DagsterExecutionInterruptedError:  # raised out of the run, outside its steps
+            raise KeyboardInterrupt from None
+        if _received(receive) & {signal.SIGINT, signal.SIGTERM}:
+            raise KeyboardInterrupt
+    finally:
+        signal.set_wakeup_fd(previous)
+        receive.close()
+        send.close()
+
+
+def _received(receive: socket.socket) -> set[int]:
+    """The signals written to the wakeup socket so far."""
+    numbers: set[int] = set()
+    with contextlib.suppress(BlockingIOError):
+        while chunk := receive.recv(512):
+            numbers.update(chunk)
+    return numbers
 
 
 def _failed_steps(result: Any) -> list[str]:
@@ -257,8 +272,6 @@ def _materialise(
             started = time.perf_counter()
             if shared_failure is None:
                 result = _run_strategy(instance, definitions, key, strategy, upstream=i == 0)
-                if _interrupted(result):
-                    raise KeyboardInterrupt
                 for line in _stage_lines(result):
                     print(line, file=out, flush=True)
                 for blocking, line in _failed_checks(result):
