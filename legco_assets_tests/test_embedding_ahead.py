@@ -168,7 +168,14 @@ def test_ctrl_c_stops_the_command_and_its_process_ahead(tmp_path: Path) -> None:
     papers = [*PAPERS, SAMPLES / "sample_zh_qa.pdf"]
     command = [sys.executable, "-m", "legco_assets.cli", "ingest", *map(str, papers), "--strategy", "both"]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,
+        # as from a terminal: a suite started in the background of a script hands SIGINT down ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert process.stdout is not None
@@ -215,6 +222,7 @@ def test_a_ctrl_c_inside_a_step_stops_the_command_not_only_the_run() -> None:
 
     from legco_assets.cli.ingest import _ctrl_c_stops_the_command
 
+    before = signal.getsignal(signal.SIGINT)  # ignored where the suite was started in the background
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt), _ctrl_c_stops_the_command():
         result = _interrupting_job().execute_in_process(
@@ -222,7 +230,7 @@ def test_a_ctrl_c_inside_a_step_stops_the_command_not_only_the_run() -> None:
         )
         assert not result.success  # the run itself only failed
     assert time.monotonic() - started < 5
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before
     assert signal.set_wakeup_fd(-1) == -1  # the command's wakeup socket is gone with the run
 
 
@@ -233,8 +241,9 @@ def test_a_ctrl_c_dagster_drops_after_a_runs_last_step_still_stops_the_command()
 
     from legco_assets.cli.ingest import _ctrl_c_stops_the_command
 
+    before = signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt), _ctrl_c_stops_the_command():
         with capture_interrupts():  # as execute_in_process holds it around a run
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.1)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is before
