@@ -38,9 +38,11 @@ rounds' own ratios:
 
 ``--producer platypus`` times papers of another producer instead (reportlab platypus:
 Chinese paragraphs with CJK word-wrap, a gridded table every few pages; ``make_long_paper
---platypus``, font ``STSong-Light`` or ``--cjk-font PATH``), whose short text runs make
-per-object and per-rectangle work show; ``--producer both`` (with ``--pairs``) runs the
-pairs on both papers, one table each, so the two ratios are read side by side.
+--platypus``, font ``STSong-Light``, ``--cjk-font PATH`` or ``--box-font``: a generated TTF
+embedded as a word processor embeds its font, for machines with no CJK font), whose short
+text runs make per-object and per-rectangle work show; ``--producer both`` (with
+``--pairs``) runs the pairs on both papers, one table each, so the two ratios are read side
+by side.
     .venv/bin/python scripts/benchmark.py --pairs 5 --against ../older-checkout \
         --paper ../shared/corpus/real/legco/hansard_20121121_translate-c.pdf
 """
@@ -361,6 +363,11 @@ def main() -> None:
         "--cjk-font", type=Path, help="platypus papers: a TTF/TTC with CJK glyphs instead of STSong-Light"
     )
     parser.add_argument(
+        "--box-font",
+        action="store_true",
+        help="platypus papers: embed a generated TTF of box glyphs (no CJK font needed)",
+    )
+    parser.add_argument(
         "--paper",
         type=Path,
         help="time this PDF instead of generated papers (e.g. data/samples/sample_zh_qa.pdf for start-up)",
@@ -387,7 +394,13 @@ def main() -> None:
         print(json.dumps(run_sensor(int(args.child_sensor[0]), Path(args.child_sensor[1]))))
         return
 
-    from make_long_paper import SOURCES, TABLE_LIGHT_SOURCES, make_long_paper, make_platypus_paper
+    from make_long_paper import (
+        SOURCES,
+        TABLE_LIGHT_SOURCES,
+        make_box_font,
+        make_long_paper,
+        make_platypus_paper,
+    )
 
     work = Path(tempfile.mkdtemp(prefix="legco-bench-"))
     try:
@@ -402,8 +415,9 @@ def main() -> None:
                 raise SystemExit("--producer both is for --pairs (a stage table holds one producer)")
         platypus: dict[int, Path] = {}
         if args.producer in ("platypus", "both") and not args.paper:
+            font = make_box_font(work / "boxes.ttf") if args.box_font else args.cjk_font
             for n in args.pages:
-                path = make_platypus_paper(n, work / f"platypus-{n}.pdf", args.cjk_font)
+                path = make_platypus_paper(n, work / f"platypus-{n}.pdf", font)
                 platypus[_page_count(path)] = path
             if args.producer == "platypus":
                 papers = platypus

@@ -20,7 +20,10 @@ Chinese paragraphs with CJK word-wrap (short text runs, a few characters each: ~
 rectangles a page where the fixtures' producer writes a few dozen), numbered headings, and
 a gridded table every few pages. The font is reportlab's built-in CID font ``STSong-Light``
 (no file needed, glyphs not embedded: PDFium still extracts the Unicode text), or with
-``--font PATH`` a TTF/TTC with CJK glyphs (e.g. wqy-microhei.ttc), embedded.
+``--font PATH`` a TTF/TTC with CJK glyphs (e.g. wqy-microhei.ttc), embedded; ``--box-font``
+embeds a generated TTF of box glyphs instead, for a machine with no CJK font installed.
+
+    python scripts/make_long_paper.py 480 /tmp/paper-480-boxes.pdf --platypus --box-font
 """
 
 from __future__ import annotations
@@ -77,6 +80,44 @@ _SENTENCES = [
     "秘書處已把委員的意見轉交當局考慮，並會適時向事務委員會匯報進展。",
 ]
 _HEADINGS = ["背景", "諮詢結果", "委員的關注", "財務影響", "推行時間表", "未來路向"]
+# what the paper prints besides them: section and paragraph numbers, the tables' cells
+_PRINTED = "第節　項目二零三四年變動開支0123456789.%- "
+
+
+def make_box_font(target: Path) -> Path:
+    """Write a TrueType font to ``target`` whose glyphs are plain boxes, one for each
+    character the platypus paper prints. Why: the paper set in a TTF is embedded as a word
+    processor embeds its font (a subset with its ToUnicode map), which PDFium reads far
+    faster than the built-in ``STSong-Light``, so the text-only process is quick and our own
+    per-object work shows in the ratio; no CJK font need be installed to make it."""
+    from fontTools.fontBuilder import FontBuilder
+    from fontTools.pens.ttGlyphPen import TTGlyphPen
+
+    chars = sorted(set("".join(_SENTENCES) + "".join(_HEADINGS) + _PRINTED))
+    names = {c: f"uni{ord(c):04X}" for c in chars}
+    widths = {".notdef": 1000} | {names[c]: 1000 if ord(c) > 0x2000 else 550 for c in chars}
+    glyphs = {}
+    for name, width in widths.items():
+        pen = TTGlyphPen(None)
+        if name not in (names[" "], names["\u3000"]):  # the spaces draw nothing
+            pen.moveTo((60, -60))
+            pen.lineTo((60, 760))
+            pen.lineTo((width - 60, 760))
+            pen.lineTo((width - 60, -60))
+            pen.closePath()
+        glyphs[name] = pen.glyph()
+    font = FontBuilder(1000, isTTF=True)
+    font.setupGlyphOrder(list(widths))
+    font.setupCharacterMap({ord(c): name for c, name in names.items()})
+    font.setupGlyf(glyphs)
+    font.setupHorizontalMetrics({name: (width, 60) for name, width in widths.items()})
+    font.setupHorizontalHeader(ascent=880, descent=-120)
+    font.setupNameTable({"familyName": "Legco Bench Boxes", "styleName": "Regular"})
+    font.setupOS2(sTypoAscender=880, sTypoDescender=-120, usWinAscent=880, usWinDescent=120)
+    font.setupPost()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    font.save(str(target))
+    return target
 
 
 def make_platypus_paper(pages: int, target: Path, font: Path | None = None) -> Path:
@@ -147,9 +188,15 @@ def main() -> None:
     parser.add_argument(
         "--font", type=Path, help="with --platypus: a TTF/TTC with CJK glyphs instead of STSong-Light"
     )
+    parser.add_argument(
+        "--box-font",
+        action="store_true",
+        help="with --platypus: embed a generated TTF of box glyphs (TARGET.ttf beside the paper)",
+    )
     args = parser.parse_args()
     if args.platypus:
-        path = make_platypus_paper(args.pages, args.target, args.font)
+        font = make_box_font(args.target.with_suffix(".ttf")) if args.box_font else args.font
+        path = make_platypus_paper(args.pages, args.target, font)
         print(f"{path}: about {args.pages} pages, {path.stat().st_size:,} bytes (reportlab platypus)")
         return
     sources = TABLE_LIGHT_SOURCES if args.table_light else SOURCES
