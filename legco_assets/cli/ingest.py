@@ -133,7 +133,8 @@ def _ctrl_c_stops_the_command() -> Iterator[None]:
     KeyboardInterrupt it was. Why: Dagster holds a run's interrupts for its steps; one inside a
     step ends the run as a failure, and one after the last step is dropped when the run ends, so
     the command went on to the next paper. Python writes each signal's number to the wakeup
-    socket whatever handler is installed, so every one that came during the run is seen."""
+    socket whichever Python handler takes it (Dagster's, during the run), so every one that
+    came during the run is seen."""
     import dagster as dg
 
     if threading.current_thread() is not threading.main_thread():
