@@ -207,7 +207,7 @@ def _interrupting_job() -> Any:
     @dg.op
     def interrupted_step() -> None:
         os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(5)  # the interrupt ends the step before this does
+        time.sleep(5)  # the interrupt ends the step in its sleep
 
     @dg.job
     def interrupted() -> None:
@@ -223,13 +223,12 @@ def test_a_ctrl_c_inside_a_step_stops_the_command_not_only_the_run() -> None:
     from legco_assets.cli.ingest import _ctrl_c_stops_the_command
 
     before = signal.getsignal(signal.SIGINT)  # ignored where the suite was started in the background
-    started = time.monotonic()
     with pytest.raises(KeyboardInterrupt), _ctrl_c_stops_the_command():
         result = _interrupting_job().execute_in_process(
             instance=dg.DagsterInstance.ephemeral(), raise_on_error=False
         )
-        assert not result.success  # the run itself only failed
-    assert time.monotonic() - started < 5
+    [failure] = result.get_step_failure_events()  # the run itself only failed, by the interrupt
+    assert failure.event_specific_data.error.cls_name == "DagsterExecutionInterruptedError"
     assert signal.getsignal(signal.SIGINT) is before
     assert signal.set_wakeup_fd(-1) == -1  # the command's wakeup socket is gone with the run
 
