@@ -71,24 +71,11 @@ def test_long_paper_same_tables_in_the_same_order_with_one_or_two_workers(long_p
 def test_workers_are_forked_only_from_a_single_threaded_process(
     long_paper: bytes, forked: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(workers_module, "_single_threaded", lambda: forked)
+    monkeypatch.setattr(workers_module, "single_threaded", lambda: forked)
     with GeometricTables(long_paper, workers=2, min_pages=2) as geometry:
         kinds = {type(w.process) for w in geometry._workers}
         assert kinds == ({workers_module._Forked} if forked else {subprocess.Popen})
         assert geometry.result() == geometric_tables(long_paper)
-
-
-def test_single_threaded_counts_native_threads_too() -> None:
-    import threading
-
-    stop = threading.Event()
-    thread = threading.Thread(target=stop.wait)
-    thread.start()
-    try:
-        assert not workers_module._single_threaded()
-    finally:
-        stop.set()
-        thread.join()
 
 
 def test_a_worker_that_cannot_start_or_dies_leaves_the_pages_to_the_caller(
@@ -96,12 +83,12 @@ def test_a_worker_that_cannot_start_or_dies_leaves_the_pages_to_the_caller(
 ) -> None:
     serial = geometric_tables(long_paper)
     with monkeypatch.context() as patch:  # spawned
-        patch.setattr(workers_module, "_single_threaded", lambda: False)
+        patch.setattr(workers_module, "single_threaded", lambda: False)
         patch.setattr(workers_module.sys, "executable", "/nonexistent/python")  # cannot start
         assert parallel(long_paper) == serial
         patch.setattr(workers_module.sys, "executable", "/bin/true")  # starts, reports nothing
         assert parallel(long_paper) == serial
-    monkeypatch.setattr(workers_module, "_single_threaded", lambda: True)  # forked
+    monkeypatch.setattr(workers_module, "single_threaded", lambda: True)  # forked
     serve = workers_module._serve
     monkeypatch.setattr(workers_module, "_serve", lambda pdf_bytes, numbers, out: None)  # reports nothing
     assert parallel(long_paper) == serial

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .. import markers
+from ..forked import run_shared
 from ..records import Chunk, DocumentText, Page, PageTables, Section, Table, join_path
 from ..settings import Strategy
 from ..structure import (
@@ -45,6 +47,9 @@ from .token_chunking import TokenChunkingStrategy, table_windows, with_paths
 CHUNKED_TYPES = {"qa", "narrative", "table", "speaking_notes"}
 MIN_BODY_TOKENS = 64  # below this a heading prefix is dropped rather than starve the body
 SEPARATOR_SLACK = 400  # chars a piece may grow by in the document (page breaks, notes dropped)
+# sections holding fewer characters are chunked in this process alone: a fork and its
+# pickled chunks cost more than half of their chunking saves
+SHARED_MIN_CHARS = 100_000
 
 
 @dataclass
@@ -180,17 +185,19 @@ class QuestionChunkingStrategy:
         sections = join_short_sections(sections, doc, self.join_tokens)
         if not any(s.type == "qa" for s in sections):
             return self._fallback(document_id, doc, sections, tables)
-        chunks: list[Chunk] = []
+        jobs: list[tuple[Section, Callable[[], list[Chunk]]]] = []
         question_index = 0
         for section in sections:
             if section.type == "qa":
-                chunks.extend(self._qa_chunks(document_id, doc, section, question_index, tables))
+                jobs.append(
+                    (section, partial(self._qa_chunks, document_id, doc, section, question_index, tables))
+                )
                 question_index += 1
             elif section.type == "annex":
-                chunks.extend(self._annex_chunks(document_id, doc, section, tables))
+                jobs.append((section, partial(self._annex_chunks, document_id, doc, section, tables)))
             elif section.type in CHUNKED_TYPES:
-                chunks.extend(self._section_chunks(document_id, doc, section, tables))
-        return link_annex_chunks(_numbered(chunks))
+                jobs.append((section, partial(self._section_chunks, document_id, doc, section, tables)))
+        return link_annex_chunks(_numbered(_run_sections(jobs)))
 
     # -- text of a section -------------------------------------------------------------------
     def _tidy(self, doc: DocumentText, start: int, end: int) -> str:
@@ -409,13 +416,12 @@ class QuestionChunkingStrategy:
         """Sections when the paper has headings; token windows when it has none."""
         structured = any(s.heading for s in sections if s.type in CHUNKED_TYPES | {"toc"})
         if structured:
-            chunks = [
-                c
+            jobs: list[tuple[Section, Callable[[], list[Chunk]]]] = [
+                (s, partial(self._section_chunks, document_id, doc, s, tables, fallback="sections"))
                 for s in sections
                 if s.type in CHUNKED_TYPES
-                for c in self._section_chunks(document_id, doc, s, tables, fallback="sections")
             ]
-            return _numbered(chunks)
+            return _numbered(_run_sections(jobs))
         return self._token_fallback(document_id, doc, tables, sections)
 
     def _token_fallback(
@@ -434,6 +440,15 @@ class QuestionChunkingStrategy:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+def _run_sections(jobs: list[tuple[Section, Callable[[], list[Chunk]]]]) -> list[Chunk]:
+    """The chunks of each section in order, the later sections' chunked by a forked copy of
+    this process meanwhile when the text is long enough (:func:`.forked.run_shared`: the
+    sections are independent, and the same chunks come back either way)."""
+    work = sum(len(s.text) for s, _ in jobs)
+    parts = run_shared([job for _, job in jobs], work, SHARED_MIN_CHARS)
+    return [chunk for part in parts for chunk in part]
+
+
 def _numbered(chunks: list[Chunk]) -> list[Chunk]:
     for index, chunk in enumerate(chunks):
         chunk.index = index

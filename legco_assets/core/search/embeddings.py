@@ -15,7 +15,6 @@ never embedded twice.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 import threading
 from abc import abstractmethod
@@ -28,6 +27,7 @@ import numpy as np
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.utils.embedding_functions import register_embedding_function
 
+from ..forked import cores
 from ..settings import Settings
 
 
@@ -69,14 +69,6 @@ class VectorCache:
                 "INSERT OR REPLACE INTO vectors VALUES (?, ?)",
                 [(k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
             )
-
-
-def _cores() -> int:
-    """The cores this process may run on (its affinity, which a container's limit may narrow)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 class _CachedEmbedding(EmbeddingFunction[Documents]):
@@ -187,7 +179,7 @@ class UseMultilingualEmbedding(_CachedEmbedding):
             else:
                 with (
                     self._blas.limit(limits=1, user_api="blas"),
-                    ThreadPoolExecutor(min(_cores(), len(shares))) as pool,
+                    ThreadPoolExecutor(min(cores(), len(shares))) as pool,
                 ):
                     encoded = list(pool.map(encoder.encode, shares))
         return [np.asarray(v, dtype=np.float32) for block in encoded for v in block]

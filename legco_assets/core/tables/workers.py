@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..forked import cores, single_threaded
 from ..read import pdf_page_count
 from ..records import Table
 from .geometry import geometric_tables, page_tables_of, tables_of
@@ -31,11 +32,7 @@ _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # so a worker imports 
 
 
 def _spare_cores() -> int:
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(0, min(MAX_WORKERS, cores - 1))
+    return max(0, min(MAX_WORKERS, cores() - 1))
 
 
 def serve_worker(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
@@ -64,15 +61,6 @@ def _serve(pdf_bytes: bytes, numbers: list[int], stdout: BinaryIO) -> None:
             return
         pickle.dump((position, found), stdout)
         stdout.flush()
-
-
-def _single_threaded() -> bool:
-    """True when this process runs one thread, native ones included (Linux says so in
-    /proc): only then is forking safe (no lock can be left held in the child)."""
-    try:
-        return len(os.listdir("/proc/self/task")) == 1
-    except OSError:
-        return False
 
 
 class _Forked:
@@ -245,7 +233,7 @@ class GeometricTables:
         numbers = self._numbers or []
         # runs of equal length, one per worker plus the caller's own share at the back
         size = -(-len(numbers) // workers)
-        fork = hasattr(os, "fork") and _single_threaded()  # decided before any thread starts
+        fork = hasattr(os, "fork") and single_threaded()  # decided before any thread starts
         try:
             for first in range(0, len(numbers), size):
                 self._workers.append(
