@@ -1,9 +1,9 @@
 """Jobs shared with a forked child give exactly what this process alone gives.
 
-Why: ``forked.run_shared`` hands the back of a list of jobs to a forked copy of the process
-(the question chunker's sections of a long paper); the chunks must not depend on which
-process chunked a section, on whether the child ran at all, or on how it ended, and a
-child must never outlive the call.
+Why: ``forked.SharedRun`` hands the back of a list of jobs to a forked copy of the process
+(a long PDF's pages as read, the question chunker's sections); the pages and the chunks must
+not depend on which process read or chunked them, on whether the child ran at all, or on
+how it ended, and a child must never outlive the call.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 from legco_assets.core import forked
 from legco_assets.core.chunking import question_chunking
 from legco_assets.core.pipeline import chunk_file
+from legco_assets.core.read import extract_document, read_source, start_extract
 from legco_assets.core.settings import Settings, Strategy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
@@ -149,7 +150,7 @@ def long_papers(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """A long paper of exchanges (the fixture papers) and one of headed Chinese narrative
     (reportlab's platypus: the question chunker's sections without pairs)."""
     folder = tmp_path_factory.mktemp("long")
-    return [make_long_paper(60, folder / "exchanges.pdf"), make_platypus_paper(40, folder / "narrative.pdf")]
+    return [make_long_paper(60, folder / "exchanges.pdf"), make_platypus_paper(50, folder / "narrative.pdf")]
 
 
 def test_a_long_papers_chunks_are_the_same_with_and_without_the_child(
@@ -163,6 +164,30 @@ def test_a_long_papers_chunks_are_the_same_with_and_without_the_child(
         before = len(forks)
         monkeypatch.setattr(question_chunking, "SHARED_MIN_CHARS", 0)
         shared = chunk_file(paper, Strategy.question, settings, use_llm=False)
-        assert len(forks) == before + 1, paper.name  # the child chunked the later sections
+        assert len(forks) == before + 2, (
+            paper.name
+        )  # children read the later pages, chunked the later sections
         assert len(alone) > 20 and shared == alone, paper.name
     assert all(_reaped(pid) for pid in forks)
+
+
+def test_a_long_pdfs_pages_read_with_the_child_are_the_pages_read_alone(
+    long_papers: list[Path], forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for paper in long_papers:
+        source = read_source(paper)
+        with monkeypatch.context() as patch:
+            patch.setattr(forked, "cores", lambda: 1)
+            alone = extract_document(source)
+        before = len(forks)
+        shared = extract_document(source)
+        assert len(forks) == before + 1, paper.name  # the child read the later pages
+        assert len(alone.pages) >= 40 and shared == alone, paper.name
+        assert any(p.headings for p in shared.pages), paper.name  # the typography's hints came back
+    assert all(_reaped(pid) for pid in forks)
+
+
+def test_a_reading_begun_and_dropped_leaves_no_child(long_papers: list[Path], forks: list[int]) -> None:
+    with start_extract(read_source(long_papers[0])) as reading:
+        assert reading.kind == "pdf" and len(forks) == 1
+    assert _reaped(forks[0])

@@ -22,7 +22,7 @@ import pickle
 import signal
 import struct
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -51,28 +51,58 @@ def can_fork() -> bool:
 
 def run_shared(jobs: Sequence[Callable[[], T]], work: int, min_work: int) -> list[T]:
     """``[job() for job in jobs]``, shared with a forked child when ``work`` (what the jobs
-    are expected to take, in any unit) reaches ``min_work`` and :func:`can_fork`.
+    are expected to take, in any unit) reaches ``min_work`` and :func:`can_fork`
+    (:class:`SharedRun`, started and finished at once)."""
+    return SharedRun(jobs, work, min_work).results()
 
-    This process takes jobs from the front and the child from the back, each saying in a
-    shared page which it has taken, until they meet: jobs of very different cost (a
-    section with tables beside a page of prose) end up evenly shared, whatever their order.
-    Where both took the same job at the meeting point it was run twice, with the same
-    result; whatever the child did not report is run here."""
-    if len(jobs) < 2 or work < min_work or not can_fork():
-        return [job() for job in jobs]
-    board = _Board(len(jobs))
-    child = _Child.start(lambda: board.run_back(jobs))
-    if child is None:
-        return [job() for job in jobs]
-    try:
-        done: dict[int, T] = board.run_front(jobs)
-        back = child.results()
-    finally:
-        child.close()
-        board.shared.close()
-    if isinstance(back, dict):
-        done = {**back, **done}
-    return [done[i] if i in done else job() for i, job in enumerate(jobs)]
+
+class SharedRun(Generic[T]):
+    """``[job() for job in jobs]``, begun: when ``work`` reaches ``min_work`` and
+    :func:`can_fork`, a forked child starts on the jobs from the back at once, and
+    :meth:`results` takes them from the front in this process until the two meet.
+
+    Why begun: the child must be forked before this process starts a thread (a long PDF's
+    table workers), and it can be busy meanwhile. Each side says in a shared page which job
+    it has taken, so jobs of very different cost (a section with tables beside a page of
+    prose) end up evenly shared, whatever their order. Where both took the same job at the
+    meeting point it was run twice, with the same result; whatever the child did not report
+    is run here."""
+
+    def __init__(self, jobs: Sequence[Callable[[], T]], work: int, min_work: int) -> None:
+        self.jobs = jobs
+        self._board: _Board | None = None
+        self._child: _Child | None = None
+        if len(jobs) < 2 or work < min_work or not can_fork():
+            return
+        board = _Board(len(jobs))
+        self._child = _Child.start(lambda: board.run_back(jobs))
+        if self._child is None:
+            board.shared.close()
+        else:
+            self._board = board
+
+    def results(self) -> list[T]:
+        jobs, board, child = self.jobs, self._board, self._child
+        if board is None or child is None:
+            return [job() for job in jobs]
+        self._board = self._child = None
+        try:
+            done: dict[int, T] = board.run_front(jobs)
+            back = child.results()
+        finally:
+            child.close()
+            board.shared.close()
+        if isinstance(back, dict):
+            done = {**back, **done}
+        return [done[i] if i in done else job() for i, job in enumerate(jobs)]
+
+    def close(self) -> None:
+        """Stop a child whose results will not be asked for (the caller failed before)."""
+        if self._child is not None:
+            self._child.close()
+        if self._board is not None:
+            self._board.shared.close()
+        self._board = self._child = None
 
 
 class _Board:

@@ -22,13 +22,13 @@ from .quality import Check, PaperFacts, paper_checks
 from .read import (
     SourceBytes,
     detect_language,
-    extract_document,
     guess_title,
     page_furniture,
     read_source,
     readable_pages,
     render_page_png,
     require_text,
+    start_extract,
     text_pages,
 )
 from .records import Chunk, ChunkRecord, ExtractedDocument, Page, PageTables, Section, Table
@@ -137,8 +137,9 @@ def chunk_paper_with(
     run). A long PDF's table geometry runs in worker processes meanwhile
     (:func:`.tables.start_page_tables`)."""
     source = read_source(path)
-    with start_page_tables(source) as geometry:
-        extracted = extract_document(source)
+    # a long PDF's pages are shared with a forked reader before the table workers start
+    with start_extract(source) as reading, start_page_tables(source) as geometry:
+        extracted = reading.result()
         llm = LLMClient.from_settings(settings) if use_llm else None
         if readable_pages(extracted, source.data, settings, llm) is not None:
             require_text(path, extracted.pages)

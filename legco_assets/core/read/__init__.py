@@ -14,6 +14,7 @@ from .extract import (
     pdf_page_count,
     read_source,
     render_page_png,
+    start_extract,
     upright_textpage,
 )
 from .headings import starts_lower
@@ -67,6 +68,7 @@ __all__ = [
     "read_source",
     "readable_pages",
     "render_page_png",
+    "start_extract",
     "reply_text",
     "require_text",
     "scanned_pages",

@@ -13,14 +13,17 @@ import hashlib
 import io
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 from ..errors import DocumentError
+from ..forked import SharedRun
 from ..records import ExtractedDocument, Page
 from ..storage import StorePath, location
+from .headings import PageSamples, assign_levels, page_samples
 from .qa_tables import asks_and_answers, label_cell, row_asks, row_title
 from .text_pages import printed_pages
+from .visible import visible_text
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")
 TEXT_SUFFIXES = {".txt": "txt", ".md": "md", ".markdown": "md"}
@@ -72,7 +75,49 @@ def document_kind(source: SourceBytes) -> str:
 
 def extract_document(source: SourceBytes) -> ExtractedDocument:
     """Text per page (raw only; :mod:`preprocess` fills ``cleaned``)."""
-    kind = document_kind(source)
+    with start_extract(source) as reading:
+        return reading.result()
+
+
+class PendingDocument:
+    """:func:`extract_document` begun (:func:`start_extract`): :meth:`result` gives the
+    document, :meth:`close` (or leaving the ``with``) stops what was started for it."""
+
+    def __init__(self, source: SourceBytes) -> None:
+        self.source = source
+        self.kind = document_kind(source)
+        self._pdf = _start_pdf_texts(source) if self.kind == "pdf" else None
+
+    def result(self) -> ExtractedDocument:
+        if self._pdf is None:
+            return _document(self.source, self.kind, None)
+        pdf, self._pdf = self._pdf, None
+        return _document(self.source, self.kind, pdf.result())
+
+    def close(self) -> None:
+        if self._pdf is not None:
+            self._pdf.close()
+            self._pdf = None
+
+    def __enter__(self) -> PendingDocument:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def start_extract(source: SourceBytes) -> PendingDocument:
+    """:func:`extract_document`, begun now: a long PDF's pages are shared with a forked copy
+    of this process, which starts reading them from the back at once where this process can
+    fork (:class:`..forked.SharedRun`: single-threaded, a core to spare). Why begun: the
+    caller starts its table workers next, and their threads would rule the fork out."""
+    return PendingDocument(source)
+
+
+def _document(
+    source: SourceBytes, kind: str, pdf: tuple[str, list[str], dict[int, list[list[Any]]], list[int]] | None
+) -> ExtractedDocument:
+    """The document of ``source`` (``pdf``: a PDF's texts as :class:`_PdfTexts` read them)."""
     if kind == "html":
         from .html_reader import read_html
 
@@ -82,8 +127,8 @@ def extract_document(source: SourceBytes) -> ExtractedDocument:
         return ExtractedDocument(path=str(source.path), kind=kind, extractor="lxml", pages=[page])
     hints: dict[int, list[list[Any]]] = {}
     hidden: list[int] = []
-    if kind == "pdf":
-        extractor, texts, hints, hidden = _pdf_texts(source)
+    if pdf is not None:
+        extractor, texts, hints, hidden = pdf
     elif kind == "docx":
         text, docx_hints = _docx_text(source)
         extractor, texts, hints = "python-docx", [text], {1: docx_hints}
@@ -130,23 +175,49 @@ def _normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x02", "").replace("\ufffe", "")
 
 
-def _pdf_texts(source: SourceBytes) -> tuple[str, list[str], dict[int, list[list[Any]]], list[int]]:
-    """Extractor, text per page, heading hints, and per page the characters left out as
-    off the page or invisible (:mod:`visible`)."""
-    if not source.data.lstrip()[:5].startswith(b"%PDF"):
-        raise DocumentError(source.path, "not a PDF (the file does not start with %PDF)")
-    try:
-        return ("pypdfium2", *_pdfium_texts(source))
-    except DocumentError:
-        raise
-    except Exception as pdfium_error:  # PDFium refused the file: try the pure-Python reader
+class _PdfTexts:
+    """A PDF's texts being read: extractor, text per page, heading hints, and per page the
+    characters left out as off the page or invisible (:mod:`visible`). PDFium reads it
+    (:class:`_PdfiumTexts`); pypdf only where PDFium refused the file, when it opened or
+    while it read."""
+
+    def __init__(self, source: SourceBytes) -> None:
+        self.source = source
+        self._pdfium: _PdfiumTexts | None = None
+        self._refused: Exception | None = None
         try:
-            texts, hidden = _pypdf_texts(source)
+            self._pdfium = _pdfium_texts(source)
+        except DocumentError:
+            raise
+        except Exception as pdfium_error:  # PDFium refused the file: the pure-Python reader
+            self._refused = pdfium_error
+
+    def result(self) -> tuple[str, list[str], dict[int, list[list[Any]]], list[int]]:
+        if self._pdfium is not None:
+            try:
+                return ("pypdfium2", *self._pdfium.result())
+            except DocumentError:
+                raise
+            except Exception as pdfium_error:
+                self._refused = pdfium_error
+        assert self._refused is not None
+        try:
+            texts, hidden = _pypdf_texts(self.source)
             return "pypdf", texts, {}, hidden
         except DocumentError:
             raise
         except Exception:
-            raise DocumentError(source.path, _pdf_reason(pdfium_error)) from pdfium_error
+            raise DocumentError(self.source.path, _pdf_reason(self._refused)) from self._refused
+
+    def close(self) -> None:
+        if self._pdfium is not None:
+            self._pdfium.close()
+
+
+def _start_pdf_texts(source: SourceBytes) -> _PdfTexts:
+    if not source.data.lstrip()[:5].startswith(b"%PDF"):
+        raise DocumentError(source.path, "not a PDF (the file does not start with %PDF)")
+    return _PdfTexts(source)
 
 
 def _pdf_reason(exc: Exception) -> str:
@@ -156,37 +227,68 @@ def _pdf_reason(exc: Exception) -> str:
     return "corrupt or truncated PDF (cannot be parsed)"
 
 
-def _pdfium_texts(source: SourceBytes) -> tuple[list[str], dict[int, list[list[Any]]], list[int]]:
+# fewer pages: read in this process alone (a fork and the pages' pickled text cost more than
+# half of their reading saves)
+SHARED_MIN_PAGES = 40
+
+
+def _pdfium_texts(source: SourceBytes) -> _PdfiumTexts:
+    """The document opened with PDFium and its pages' reading begun (:class:`_PdfiumTexts`)."""
+    return _PdfiumTexts(source)
+
+
+class _PdfiumTexts:
     """Text per page as a reader sees it (:mod:`visible`), the heading hints the typography
-    gives (:mod:`headings`), read while each text page is open, and the characters left out."""
-    import pypdfium2 as pdfium
+    gives (:mod:`headings`), read while each text page is open, and the characters left out;
+    a long document's pages shared with a forked copy of this process (:class:`SharedRun`),
+    which holds the open document too."""
+
+    def __init__(self, source: SourceBytes) -> None:
+        import pypdfium2 as pdfium
+
+        try:
+            self.pdf = pdfium.PdfDocument(source.data)
+        except pdfium.PdfiumError as exc:
+            if "password" in str(exc).lower():
+                raise DocumentError(source.path, "encrypted PDF (a password is required to open it)") from exc
+            raise
+        try:
+            if len(self.pdf) == 0:
+                raise DocumentError(source.path, "PDF has no pages")
+            fonts: dict[int, bool] = {}  # a cache of the document's fonts, per process
+            jobs = [partial(_read_page, self.pdf, index, fonts) for index in range(len(self.pdf))]
+            self.run: SharedRun[tuple[str, PageSamples, int]] = SharedRun(jobs, len(jobs), SHARED_MIN_PAGES)
+        except BaseException:
+            self.pdf.close()
+            raise
+
+    def result(self) -> tuple[list[str], dict[int, list[list[Any]]], list[int]]:
+        try:
+            read = self.run.results()
+        finally:
+            self.close()
+        return [t for t, _, _ in read], assign_levels([s for _, s, _ in read]), [h for _, _, h in read]
+
+    def close(self) -> None:
+        self.run.close()
+        self.pdf.close()
+
+
+def _read_page(pdf: Any, index: int, fonts: dict[int, bool]) -> tuple[str, PageSamples, int]:
+    """One page's text as a reader sees it, its heading samples and its characters left out."""
     import pypdfium2.raw as pdfium_raw
 
-    from .headings import assign_levels, page_samples
-    from .visible import visible_text
-
+    page = pdf[index]
     try:
-        pdf = pdfium.PdfDocument(source.data)
-    except pdfium.PdfiumError as exc:
-        if "password" in str(exc).lower():
-            raise DocumentError(source.path, "encrypted PDF (a password is required to open it)") from exc
-        raise
-    try:
-        if len(pdf) == 0:
-            raise DocumentError(source.path, "PDF has no pages")
-        texts, samples, fonts, hidden = [], [], {}, []
-        for index in range(len(pdf)):
-            page = pdf[index]
-            textpage = upright_textpage(page)
+        textpage = upright_textpage(page)
+        try:
             seen = visible_text(pdfium_raw, page, textpage.raw, textpage.get_text_range())
-            samples.append(page_samples(textpage.raw, seen.aligned, index + 1, fonts, page.raw, seen.paths))
-            texts.append(_normalise_newlines(seen.text))
-            hidden.append(seen.dropped)
+            samples = page_samples(textpage.raw, seen.aligned, index + 1, fonts, page.raw, seen.paths)
+        finally:
             textpage.close()
-            page.close()
-        return texts, assign_levels(samples), hidden
     finally:
-        pdf.close()
+        page.close()
+    return _normalise_newlines(seen.text), samples, seen.dropped
 
 
 def _pypdf_texts(source: SourceBytes) -> tuple[list[str], list[int]]:

@@ -28,6 +28,11 @@ from .geometry import geometric_tables, page_tables_of, tables_of
 # -- geometry on more than one core ------------------------------------------------------------------
 PARALLEL_MIN_PAGES = 100  # fewer pages: starting a worker (~0.1 s of a fresh Python) saves nothing
 MAX_WORKERS = 3  # worker processes at most, besides the caller's own
+# A forked worker yields the cores to the caller's own reading of the text (and to the child
+# reading its later pages, ``forked.SharedRun``): the text is what the next steps wait for,
+# while the tables are needed only when the sections are chunked. Measured on two cores,
+# 480 pages: the chunk command 6-10% faster than at the caller's niceness.
+FORKED_NICENESS = 10
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # so a worker imports this very code
 
 
@@ -78,6 +83,7 @@ class _Forked:
             code = 1
             try:
                 os.close(read_fd)
+                os.nice(FORKED_NICENESS)
                 with os.fdopen(write_fd, "wb") as out:
                     _serve(pdf_bytes, numbers, out)
                 code = 0
