@@ -139,6 +139,9 @@ def chunk_paper_with(
     source = read_source(path)
     # a long PDF's pages are shared with a forked reader before the table workers start
     with start_extract(source) as reading, start_page_tables(source) as geometry:
+        # chunking needs the tokenizer: loaded while the reader's child reads the last pages
+        # (the two share the pages as they go, so this costs the reading nothing)
+        encoding(settings.cache_dir)
         extracted = reading.result()
         llm = LLMClient.from_settings(settings) if use_llm else None
         if readable_pages(extracted, source.data, settings, llm) is not None:
@@ -150,9 +153,6 @@ def chunk_paper_with(
             asks = llm is not None and strategy is Strategy.question
             if asks not in structures:
                 structures[asks] = paper_structure(pages, settings, llm if asks else None)
-        # chunking needs the tokenizer and the tables; loading it first leaves the
-        # workers more of the tables
-        encoding(settings.cache_dir)
         tables = page_tables_as_read(source, pages, settings, llm, geometry)
         structure_of = {s: structures[llm is not None and s is Strategy.question] for s in strategies}
         chunks = {
