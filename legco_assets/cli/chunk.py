@@ -21,11 +21,15 @@ def cmd_chunk(args: argparse.Namespace, settings: Settings) -> int:
     line on stderr: ``check failed`` for a blocking one (Dagster keeps such chunks out of
     Chroma), ``warning`` for the others. ``--strict``: a failed blocking check exits 1."""
     from legco_assets.core.errors import DocumentError
-    from legco_assets.core.pipeline import chunk_paper
+    from legco_assets.core.read import read_source, start_extract
 
     strategy = args.strategy or settings.default_strategy
     try:
-        paper = chunk_paper(args.file, strategy, settings, use_llm=not args.no_llm)
+        # begun before the pipeline's imports: a long PDF's forked reader reads meanwhile
+        with start_extract(read_source(args.file)) as reading:
+            from legco_assets.core.pipeline import chunk_paper
+
+            paper = chunk_paper(args.file, strategy, settings, use_llm=not args.no_llm, reading=reading)
     except DocumentError as exc:
         common.fail(str(exc))
         return 1

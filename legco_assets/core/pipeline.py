@@ -20,6 +20,7 @@ from .excerpts import ExcerptsOutcome, excerpt_folder, excerpt_source_kind, with
 from .llm import LLMClient
 from .quality import Check, PaperFacts, paper_checks
 from .read import (
+    PendingDocument,
     SourceBytes,
     detect_language,
     guess_title,
@@ -117,11 +118,16 @@ def chunk_file(
 
 
 def chunk_paper(
-    path: str | Path, strategy: Strategy, settings: Settings, use_llm: bool = True, check: bool = True
+    path: str | Path,
+    strategy: Strategy,
+    settings: Settings,
+    use_llm: bool = True,
+    check: bool = True,
+    reading: PendingDocument | None = None,
 ) -> ChunkedPaper:
     """The whole pipeline in memory for one file: chunk records and (``check``) the paper's
     checks, nothing written (:func:`chunk_paper_with`, one strategy)."""
-    return chunk_paper_with(path, [strategy], settings, use_llm, check)[strategy]
+    return chunk_paper_with(path, [strategy], settings, use_llm, check, reading)[strategy]
 
 
 def chunk_paper_with(
@@ -130,15 +136,20 @@ def chunk_paper_with(
     settings: Settings,
     use_llm: bool = True,
     check: bool = True,
+    reading: PendingDocument | None = None,
 ) -> dict[Strategy, ChunkedPaper]:
     """The whole pipeline in memory for one file, read once and chunked with each strategy:
     chunk records and (``check``) the paper's checks, nothing written. The steps are the
     stages' (a paper read here has no official question records: their match says it did not
     run). A long PDF's table geometry runs in worker processes meanwhile
-    (:func:`.tables.start_page_tables`)."""
-    source = read_source(path)
-    # a long PDF's pages are shared with a forked reader before the table workers start
-    with start_extract(source) as reading, start_page_tables(source) as geometry:
+    (:func:`.tables.start_page_tables`). ``reading``: the file's reading as the caller began
+    it (:func:`.read.start_extract`: ``legco-assets chunk`` begins it before it imports this
+    module)."""
+    if reading is None:
+        # a long PDF's pages are shared with a forked reader before the table workers start
+        reading = start_extract(read_source(path))
+    source = reading.source
+    with reading, start_page_tables(source) as geometry:
         # chunking needs the tokenizer: loaded while the reader's child reads the last pages
         # (the two share the pages as they go, so this costs the reading nothing)
         encoding(settings.cache_dir)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .extract import (
     SUPPORTED_SUFFIXES,
+    PendingDocument,
     SourceBytes,
     document_kind,
     extract_document,
@@ -49,6 +50,7 @@ __all__ = [
     "Furniture",
     "MIN_TEXT_CHARS_PER_PAGE",
     "NO_TEXT",
+    "PendingDocument",
     "SUPPORTED_SUFFIXES",
     "SourceBytes",
     "clean_pages",
