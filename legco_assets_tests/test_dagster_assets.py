@@ -69,13 +69,13 @@ def test_graph_materialises_and_a_stage_reruns_without_reparsing(registered, mon
     data, key = registered
     assert key == "paper-one-e"
     parses = {"n": 0}
-    original = extract._pdfium_texts
 
-    def counting(source):
-        parses["n"] += 1
-        return original(source)
+    class Counting(extract._PdfiumTexts):
+        def __init__(self, source) -> None:
+            parses["n"] += 1
+            super().__init__(source)
 
-    monkeypatch.setattr(extract, "_pdfium_texts", counting)
+    monkeypatch.setattr(extract, "_PdfiumTexts", Counting)
     with dg.instance_for_test() as instance:
         instance.add_dynamic_partitions(documents_partitions.name, [key])
         result = _materialize(instance, data, key, Strategy.token)

@@ -1,10 +1,11 @@
-"""Independent jobs shared with a forked copy of this process: the child does the back of
-the list while this process does the front.
+"""Independent jobs shared with a forked copy of this process: the child takes them from
+the back of the list while this process takes them from the front, until the two meet.
 
-Why: ``legco-assets chunk`` on a long paper spends its last second on one core (its table
-workers are done by then), chunking section after section, while the sections are
-independent of each other. A fork starts at once with everything this process holds (the
-pages, the sections, the tables, the loaded tokenizer) and sends back only the results.
+Why: ``legco-assets chunk`` on a long paper read its pages on one core (its other core ran
+the table geometry) and chunked its sections on one core (the geometry done by then), while
+the pages, and then the sections, are independent of each other. A fork starts at once with
+everything this process holds (the open document, the sections, the tables, the loaded
+tokenizer) and sends back only the results.
 
 Only from a single-threaded process, on a machine with a core to spare: a thread that holds
 a lock when the process forks leaves it held in the child for ever (a Dagster run worker, a

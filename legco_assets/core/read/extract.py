@@ -89,8 +89,10 @@ class PendingDocument:
         self._pdf = _start_pdf_texts(source) if self.kind == "pdf" else None
 
     def result(self) -> ExtractedDocument:
-        if self._pdf is None:
+        if self.kind != "pdf":
             return _document(self.source, self.kind, None)
+        if self._pdf is None:
+            raise RuntimeError(f"{self.source.path}: its reading was closed or has given its document")
         pdf, self._pdf = self._pdf, None
         return _document(self.source, self.kind, pdf.result())
 
@@ -186,7 +188,7 @@ class _PdfTexts:
         self._pdfium: _PdfiumTexts | None = None
         self._refused: Exception | None = None
         try:
-            self._pdfium = _pdfium_texts(source)
+            self._pdfium = _PdfiumTexts(source)
         except DocumentError:
             raise
         except Exception as pdfium_error:  # PDFium refused the file: the pure-Python reader
@@ -230,11 +232,6 @@ def _pdf_reason(exc: Exception) -> str:
 # fewer pages: read in this process alone (a fork and the pages' pickled text cost more than
 # half of their reading saves)
 SHARED_MIN_PAGES = 40
-
-
-def _pdfium_texts(source: SourceBytes) -> _PdfiumTexts:
-    """The document opened with PDFium and its pages' reading begun (:class:`_PdfiumTexts`)."""
-    return _PdfiumTexts(source)
 
 
 class _PdfiumTexts:
