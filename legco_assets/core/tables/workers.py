@@ -31,7 +31,7 @@ MAX_WORKERS = 3  # worker processes at most, besides the caller's own
 # A forked worker yields the cores to the caller's own reading of the text (and to the child
 # reading its later pages, ``forked.SharedRun``): the text is what the next steps wait for,
 # while the tables are needed only when the sections are chunked. Measured on two cores,
-# 480 pages: the chunk command 6-10% faster than at the caller's niceness.
+# 480 pages: the chunk command about 10% faster than at the caller's niceness.
 FORKED_NICENESS = 10
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])  # so a worker imports this very code
 
