@@ -22,7 +22,7 @@ from ..records import ExtractedDocument, Page
 from ..storage import StorePath, location
 from .headings import PageSamples, assign_levels, page_samples
 from .qa_tables import asks_and_answers, label_cell, row_asks, row_title
-from .text_pages import printed_pages
+from .record_pages import printed_pages
 from .visible import visible_text
 
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+\S")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from legco_assets.core.read import clean_pages, extract_document, read_source
-from legco_assets.core.read.text_pages import printed_pages
+from legco_assets.core.read.record_pages import printed_pages
 from legco_assets.core.records import DocumentText
 from legco_assets.core.structure import detect_structure
 
