@@ -60,6 +60,33 @@ def test_chunk_never_imports_dagster(tmp_path: Path) -> None:
     assert done.stdout.strip() == "False"
 
 
+def test_chunk_begins_reading_before_the_settings_load(tmp_path: Path) -> None:
+    """``chunk`` begins a long PDF's reading (its forked reader) before the settings load:
+    building the parser and beginning the reading import neither the settings nor pydantic
+    (a fifth of a second, which the reader spends on the other core), and the reading
+    begun gives every page; a file that cannot be read begins nothing and the command says
+    why in one line."""
+    pages = [
+        [f"Q{n} What is the allowance rate for district {n}?", "It is paid monthly."] for n in range(1, 46)
+    ]
+    paper = make_pdf(tmp_path / "p.pdf", pages)
+    code = (
+        "import sys; from legco_assets.cli.main import build_parser\n"
+        f"args = build_parser().parse_args(['chunk', {str(paper)!r}])\n"
+        "begun = args.begin(args)\n"
+        "print(sorted(m for m in ('pydantic', 'pydantic_settings', 'legco_assets.core.settings') if m in sys.modules))\n"
+        "with begun: print(len(begun.result().pages))\n"
+        "missing = build_parser().parse_args(['chunk', 'missing.pdf'])\n"
+        "print(missing.begin(missing))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["[]", "45", "None"]
+    missing = _run("chunk", str(tmp_path / "missing.pdf"), "--strategy", "token")
+    assert missing.returncode == 1 and missing.stdout == ""
+    assert missing.stderr.count("\n") == 1 and "missing.pdf" in missing.stderr
+
+
 def test_question_chunk_loads_no_network_llm_or_store_library(tmp_path: Path) -> None:
     """Start-up (a command must start fast): ``chunk --no-llm`` of a question paper imports none of what it
     does not use: the feed's HTTP client (httpx, which brings click, rich and pygments), the

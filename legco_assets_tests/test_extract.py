@@ -171,3 +171,19 @@ def test_a_docx_faq_without_labels_gives_a_pair_per_question(style: str, tmp_pat
     ]
     assert [p["metadata"]["question_text"] for p in pairs] == DOCX_ASKED
     assert [p["text"].split("\n")[-1] for p in pairs] == DOCX_ANSWERED
+
+
+def test_every_name_of_the_read_package_is_what_its_module_defines() -> None:
+    """The names the read package offers, those loaded when first asked for included, are
+    the functions and values their modules define, never a submodule of the same name
+    (a submodule imported first is an attribute of the package under its own name)."""
+    import types
+    from importlib import import_module
+
+    from legco_assets.core import read
+
+    for name in read.__all__:
+        value = getattr(read, name)
+        assert not isinstance(value, types.ModuleType), name
+    assert read.text_pages is import_module("legco_assets.core.read.paper").text_pages
+    assert read.NO_TEXT == import_module("legco_assets.core.read.transcribe").NO_TEXT

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from . import common
 
 if TYPE_CHECKING:  # annotations only: building the parser imports no core module
+    from legco_assets.core.read import PendingDocument
     from legco_assets.core.settings import Settings
 
 
@@ -25,8 +26,7 @@ def cmd_chunk(args: argparse.Namespace, settings: Settings) -> int:
 
     strategy = args.strategy or settings.default_strategy
     try:
-        # begun before the pipeline's imports: a long PDF's forked reader reads meanwhile
-        with start_extract(read_source(args.file)) as reading:
+        with args.begun or start_extract(read_source(args.file)) as reading:
             from legco_assets.core.pipeline import chunk_paper
 
             paper = chunk_paper(args.file, strategy, settings, use_llm=not args.no_llm, reading=reading)
@@ -43,6 +43,19 @@ def cmd_chunk(args: argparse.Namespace, settings: Settings) -> int:
     return 1 if args.strict and any(c.blocking for c in failed) else 0
 
 
+def begin_chunk(args: argparse.Namespace) -> PendingDocument | None:
+    """The file's reading begun before the settings and the pipeline load (a long PDF's
+    forked reader reads meanwhile); None when the file cannot be read, which
+    :func:`cmd_chunk` then reports as it reads it itself."""
+    from legco_assets.core.errors import DocumentError
+    from legco_assets.core.read import read_source, start_extract
+
+    try:
+        return start_extract(read_source(args.file))
+    except DocumentError:
+        return None
+
+
 def add_command(sub: Any) -> None:
     chunk = sub.add_parser("chunk", help="print a file's chunks as JSON Lines")
     chunk.add_argument("file")
@@ -57,4 +70,4 @@ def add_command(sub: Any) -> None:
         action="store_true",
         help="exit 1 when a blocking check fails (as Dagster would keep the chunks out of Chroma)",
     )
-    chunk.set_defaults(func=cmd_chunk, one_shot=True)
+    chunk.set_defaults(func=cmd_chunk, begin=begin_chunk, one_shot=True)

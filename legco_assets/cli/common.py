@@ -3,9 +3,10 @@ warning and failed-check messages, and the strategy and search-mode arguments. T
 are read once, by the program's entry (:mod:`.main`), and passed to each command.
 
 Commands import this module and nothing above it. Of the core it imports only the two
-closed sets its options list, the strategies and the search modes, and the settings'
-declaration beside the strategies (whose default the help names), and the rest inside its
-functions, so building the parser imports nothing heavy. An
+closed sets its options list, the strategies and the search modes (:mod:`..core.modes`,
+which imports nothing), and the rest inside its functions, so building the parser imports
+nothing heavy, not even the settings' pydantic (``chunk`` starts reading a long PDF before
+they load). An
 option's value reaches its command as the set's member (:class:`AsStrategy`, :class:`AsMode`).
 """
 
@@ -15,16 +16,17 @@ import argparse
 import sys
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from legco_assets.core.modes import Mode
-from legco_assets.core.settings import Settings, Strategy
+from legco_assets.core.modes import DEFAULT_STRATEGY, Mode, Strategy
+
+if TYPE_CHECKING:  # annotations only
+    from legco_assets.core.settings import Settings
 
 # what the options accept and their help lists, as typed
 STRATEGY_CHOICES = tuple(s.value for s in Strategy)
 # the setting that a command without --strategy follows, and its value when unset
-_UNSET_STRATEGY = Settings.model_fields["default_strategy"].default.value
-STRATEGY_DEFAULT = f"default: DEFAULT_CHUNKING_STRATEGY, {_UNSET_STRATEGY} when unset"
+STRATEGY_DEFAULT = f"default: DEFAULT_CHUNKING_STRATEGY, {DEFAULT_STRATEGY.value} when unset"
 MODES = tuple(m.value for m in Mode)
 
 

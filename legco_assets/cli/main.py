@@ -13,6 +13,7 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import ExitStack
 
 from . import ask, browse, chunk, common, evaluate, excerpt, feed, forget, ingest, lineage, serve, tables
 
@@ -48,6 +49,22 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    """The command with the settings. A command may begin its work before they load
+    (``args.begin``, kept as ``args.begun`` and closed after the command): ``chunk`` forks
+    a long PDF's reader while pydantic loads, on a core that would wait otherwise."""
+    try:
+        with ExitStack() as stack:
+            begin = getattr(args, "begin", None)
+            args.begun = begin(args) if begin else None
+            if args.begun is not None:
+                stack.enter_context(args.begun)
+            return _run(args)
+    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's code for it, not a traceback
+        common.fail("interrupted")
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
     from legco_assets.core.errors import ConfigError
     from legco_assets.core.settings import Settings
 
@@ -56,9 +73,6 @@ def _dispatch(args: argparse.Namespace) -> int:
     except ConfigError as exc:  # a bad environment variable: its one line, not a traceback
         common.fail(str(exc))
         return 2
-    except KeyboardInterrupt:  # Ctrl-C: one line and the shell's code for it, not a traceback
-        common.fail("interrupted")
-        return 130
 
 
 def run() -> None:

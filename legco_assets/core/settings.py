@@ -25,23 +25,8 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .errors import ConfigError
+from .modes import DEFAULT_STRATEGY, Strategy
 from .storage import StorePath, is_remote, is_store_path, location
-
-
-class Strategy(str, Enum):
-    """The chunking strategies; the value is what users type and what ids carry."""
-
-    token = "token"
-    question = "question"
-
-    @classmethod
-    def parse(cls, value: str) -> Strategy:
-        """Turn user input into a strategy, with an error that lists the valid ones."""
-        try:
-            return cls(value.strip().lower())
-        except ValueError:
-            valid = ", ".join(s.value for s in cls)
-            raise ValueError(f"unknown strategy {value!r} (valid: {valid})") from None
 
 
 class StructureMode(str, Enum):
@@ -226,7 +211,7 @@ class Settings(BaseSettings):
     # -- chunking ---------------------------------------------------------------------------------
     default_strategy: Strategy = _setting(
         "DEFAULT_CHUNKING_STRATEGY",
-        Strategy.token,
+        DEFAULT_STRATEGY,
         "The strategy of chunk and ingest without --strategy, and of a Dagster run without one.",
         section="chunking",
     )
