@@ -227,6 +227,9 @@ class S3Server:
             f"-master.port.grpc={p['master_grpc']}", f"-volume.port.grpc={p['volume_grpc']}",
             f"-filer.port.grpc={p['filer_grpc']}", f"-s3.port.grpc={p['s3_grpc']}",
             "-master.telemetry=false",  # nothing reaches the network
+            # started again on its folder, the master waits out one election before it leads
+            # (10 s by default); a stopping volume server waits for nobody here
+            "-master.electionTimeout=1s", "-volume.preStopSeconds=0",
             "-s3.port.iceberg=0", "-s3.port.lance=0",  # catalogs this project does not use (fixed ports)
             # a bucket is a collection that takes volumes of its own: small ones, and room for many
             "-master.volumeSizeLimitMB=64", "-volume.max=128",
@@ -288,8 +291,11 @@ class S3Server:
         return log.read_text(errors="replace")[-2000:] if log.exists() else ""
 
     def stop(self) -> None:
-        if self.process is not None:
-            stop_group(self.process)
+        """Killed, as an outage stops it: weed's own shutdown takes 15-25 s, and what it has
+        acknowledged is on disk already (started again on the folder, it serves it)."""
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
 
 
 def start_s3_server(folder: Path) -> S3Server:
