@@ -22,6 +22,10 @@ from ..jobs import JOBS, STRATEGY_ASSETS
 from ..names import CONTENT_TAG, FAILURE_TAG, PARTITION_TAG, RUN_TAG_PREFIX, STRATEGIES_TAG, STRATEGY_TAG
 
 CHAINED_ASSETS = [dg.AssetKey(name) for name in STRATEGY_ASSETS]  # chunks, vector_index, chunk_excerpts
+# how often the daemon looks for ended runs: a paper's next strategy starts within seconds of
+# its first (Dagster's default, 30 s, left a small paper's second strategy waiting up to half a
+# minute after a run of a few seconds); a look is one read of the run events since its cursor
+CHAIN_INTERVAL_S = 5
 
 
 def next_strategy(tags: dict[str, str]) -> Strategy | None:
@@ -61,6 +65,7 @@ def failed_shared_stages(instance: dg.DagsterInstance, run_id: str) -> list[str]
 
 @dg.run_status_sensor(
     run_status=dg.DagsterRunStatus.SUCCESS,
+    minimum_interval_seconds=CHAIN_INTERVAL_S,
     monitored_jobs=list(JOBS.values()),
     request_jobs=list(JOBS.values()),
     default_status=dg.DefaultSensorStatus.RUNNING,
@@ -73,6 +78,7 @@ def strategy_chain_sensor(context: dg.RunStatusSensorContext) -> dg.RunRequest |
 
 @dg.run_status_sensor(
     run_status=dg.DagsterRunStatus.FAILURE,
+    minimum_interval_seconds=CHAIN_INTERVAL_S,
     monitored_jobs=list(JOBS.values()),
     request_jobs=list(JOBS.values()),
     default_status=dg.DefaultSensorStatus.RUNNING,
