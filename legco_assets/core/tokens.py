@@ -13,6 +13,7 @@ import os
 import re
 import sys
 from array import array
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate, chain
@@ -162,25 +163,66 @@ _long_line_ids = lru_cache(maxsize=1 << 8)(_encoded_line)
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 bytes that do not start a character
 
 
+class TokenOffsets:
+    """The char offset where each token of ``text`` starts, as ``Encoding.decode_with_offsets``
+    gives them (a token that starts inside a character reports the offset of the character
+    it starts inside), answered for the tokens asked about: ``offsets[k]``, ``len(offsets)``
+    and :meth:`first_at`.
+
+    Why not the list: a window is cut by a few offsets (its last token, the overlap's first),
+    while the list measured every token of every section of a long paper, about a tenth of
+    its chunking. Tokens never cross a line as :func:`_lines` cuts it (see :func:`token_ids`),
+    and a line's tokens hold its characters, so a line's offsets are its own from its start,
+    measured when first asked about: each distinct token is decoded and measured once per
+    process (the characters it starts, and whether it starts inside a character), and the
+    offsets are a running sum less the inside flags, iterated in C."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = _lines(text)
+        self._ids = [_line_ids(line) for line in self._lines]
+        self._ends = list(accumulate(map(len, self._ids)))  # tokens up to each line's end
+        self._starts = list(accumulate(map(len, self._lines), initial=0))  # chars before each line
+        self._own: dict[int, list[int]] = {}  # a line's offsets from its own start, once asked
+
+    def __len__(self) -> int:
+        return self._ends[-1]
+
+    def __getitem__(self, k: int) -> int:
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        line = bisect_right(self._ends, k)
+        return self._starts[line] + self._line_offsets(line)[k - self._before(line)]
+
+    def first_at(self, char: int) -> int:
+        """The first token that starts at or after ``char`` (``bisect_left`` of the list)."""
+        line = bisect_right(self._starts, char) - 1
+        if line >= len(self._lines):
+            return len(self)
+        own = self._line_offsets(line)
+        found = bisect_left(own, char - self._starts[line])
+        return self._before(line) + found  # past the line's last token: the next line's first
+
+    def _before(self, line: int) -> int:
+        return self._ends[line - 1] if line else 0
+
+    def _line_offsets(self, line: int) -> list[int]:
+        own = self._own.get(line)
+        if own is None:
+            own = self._own[line] = _own_offsets(self._ids[line])
+        return own
+
+
 # per token met so far in this process: the characters it starts (the bytes that start one),
 # and 1 when it starts inside a character (its first byte continues one), else 0
 _TOKEN_CHARS: dict[int, int] = {}
 _TOKEN_INSIDE: dict[int, int] = {}
 
 
-def token_char_offsets(text: str) -> list[int]:
-    """Char offset where each token of ``text`` starts (tokens may split a character;
-    such a token reports the offset of the character it starts inside). The offsets of
-    ``Encoding.decode_with_offsets``, which decodes and measures every token in Python one
-    by one; here each distinct token is decoded and measured once per process (its
-    characters: the bytes that start one; whether it starts inside a character), and the
-    offsets are a running sum less the inside flags, iterated in C (``map``,
-    ``accumulate``): a long paper repeats its few thousand distinct tokens hundreds of
-    times, and its sections are windowed one by one."""
-    enc = encoding()
-    ids = token_ids(text)
+def _own_offsets(ids: Sequence[int]) -> list[int]:
+    """Where each of a line's tokens starts in the line (its first token at 0: a line
+    starts with a character)."""
     new = [token for token in set(ids) if token not in _TOKEN_CHARS]
-    for token, piece in zip(new, enc.decode_tokens_bytes(new)):
+    for token, piece in zip(new, encoding().decode_tokens_bytes(new)):
         _TOKEN_CHARS[token] = len(piece.translate(None, _CONTINUATION))
         _TOKEN_INSIDE[token] = int(0x80 <= piece[0] < 0xC0)
     starts = accumulate(map(_TOKEN_CHARS.__getitem__, ids), initial=0)

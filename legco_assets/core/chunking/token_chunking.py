@@ -20,7 +20,7 @@ from ..records import Chunk, DocumentText, Page, PageTables, Section, Table
 from ..settings import Strategy
 from ..structure import contents_spans, path_at, path_starts
 from ..tables import weave_pages_placed
-from ..tokens import count_tokens, token_char_offsets
+from ..tokens import TokenOffsets, count_tokens
 from .boundaries import BOUNDARY_PATTERNS, best_cut, snap_start
 from .internal_notes import mark_internal_notes
 from .table_rows import TableCuts
@@ -57,7 +57,7 @@ def table_windows(
         raise ValueError("chunk size must be positive")
     if not 0 <= overlap < size:
         raise ValueError("chunk overlap must be at least 0 and below the chunk size")
-    offsets = token_char_offsets(text)
+    offsets = TokenOffsets(text)
     cuts = TableCuts(text if tables else "")
     spans: list[tuple[int, int, str]] = []
     start = 0
@@ -75,7 +75,7 @@ def table_windows(
 
 def _window_end(
     text: str,
-    offsets: list[int],
+    offsets: TokenOffsets,
     start: int,
     size: int,
     patterns: tuple[re.Pattern[str], ...],
@@ -84,7 +84,7 @@ def _window_end(
 ) -> int:
     lead = header + "\n" if header else ""
     room = max(1, size - count_tokens(lead)) if lead else size
-    first = bisect.bisect_left(offsets, start)
+    first = offsets.first_at(start)
     limit = len(text) if first + room >= len(offsets) else offsets[first + room]
     end = cuts.cut(start, best_cut(text, start, limit, start + (limit - start) // 2, patterns))
     # the token count of a slice can differ from the whole text's: verify and shrink
@@ -94,10 +94,10 @@ def _window_end(
     return max(end, start + 1)
 
 
-def _next_start(text: str, offsets: list[int], start: int, end: int, overlap: int, cuts: TableCuts) -> int:
+def _next_start(text: str, offsets: TokenOffsets, start: int, end: int, overlap: int, cuts: TableCuts) -> int:
     if overlap == 0:
         return end
-    last = bisect.bisect_left(offsets, end)
+    last = offsets.first_at(end)
     back = lambda n: offsets[max(0, last - n)]  # noqa: E731 - char offset n tokens before end
     target = back(overlap)
     low, high = back(int(overlap * (1 + OVERLAP_SLACK))), back(int(overlap * (1 - OVERLAP_SLACK)))
