@@ -228,8 +228,7 @@ class S3Server:
             f"-filer.port.grpc={p['filer_grpc']}", f"-s3.port.grpc={p['s3_grpc']}",
             "-master.telemetry=false",  # nothing reaches the network
             # started again on its folder, the master waits out one election before it leads
-            # (10 s by default); a stopping volume server waits for nobody here
-            "-master.electionTimeout=1s", "-volume.preStopSeconds=0",
+            "-master.electionTimeout=1s",  # (10 s by default)
             "-s3.port.iceberg=0", "-s3.port.lance=0",  # catalogs this project does not use (fixed ports)
             # a bucket is a collection that takes volumes of its own: small ones, and room for many
             "-master.volumeSizeLimitMB=64", "-volume.max=128",

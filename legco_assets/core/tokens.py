@@ -170,10 +170,10 @@ class TokenOffsets:
     and :meth:`first_at`.
 
     Why not the list: a window is cut by a few offsets (its last token, the overlap's first),
-    while the list measured every token of every section of a long paper, about a tenth of
-    its chunking. Tokens never cross a line as :func:`_lines` cuts it (see :func:`token_ids`),
-    and a line's tokens hold its characters, so a line's offsets are its own from its start,
-    measured when first asked about: each distinct token is decoded and measured once per
+    while the list measured every token of every section of a long paper (a sixth of its
+    chunking under the profiler). Tokens never cross a line as :func:`_lines` cuts it (see
+    :func:`token_ids`), and a line's tokens hold its characters, so a line's offsets are its
+    own from its start, measured when first asked about: each distinct token is decoded and measured once per
     process (the characters it starts, and whether it starts inside a character), and the
     offsets are a running sum less the inside flags, iterated in C."""
 
