@@ -144,13 +144,16 @@ _PIECES = [
 
 
 def test_counts_and_tokens_built_from_lines_are_tiktokens_own() -> None:
-    """``count_tokens``, ``token_ids`` and ``TokenOffsets`` add up a text's lines, each encoded
-    once: they must equal encoding the text whole, wherever its line breaks fall (every mix of the pieces
-    the pre-tokenizer treats specially around a break, and every slice of a fixture paper's
-    text at a window's scale)."""
+    """``count_tokens`` and ``TokenOffsets`` add up a text's lines, each encoded once: the
+    lines' tokens must equal encoding the text whole, wherever its line breaks fall (every
+    mix of the pieces the pre-tokenizer treats specially around a break, and every slice of
+    a fixture paper's text at a window's scale)."""
     import random
 
-    from legco_assets.core.tokens import token_ids
+    from legco_assets.core.tokens import _line_ids, _lines
+
+    def token_ids(text: str) -> list[int]:  # the lines' tokens, one after the other
+        return [token for line in _lines(text) for token in _line_ids(line)]
 
     enc = encoding()
     rng = random.Random(62)

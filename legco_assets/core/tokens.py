@@ -16,7 +16,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import accumulate, chain
+from itertools import accumulate
 from operator import sub
 from pathlib import Path
 
@@ -111,29 +111,23 @@ _LINE_BREAK = re.compile(r"\n(?=\S)")
 def _lines(text: str) -> list[str]:
     """``text`` cut after each such line break (split at the break and the break put back:
     a pattern that starts with the break itself is scanned for many times faster than a
-    look-behind)."""
+    look-behind): its lines' tokens, one after the other, are the text's.
+
+    Why: cl100k encodes each piece of its pre-tokenizer (``_PATTERN``) on its own, and a line
+    break followed by a non-space character always ends a piece there (no alternative of the
+    pattern runs from a line break into a non-space character, and it has no look-behind),
+    with the same pieces before and after as in the two parts alone. Why by lines: the
+    chunkers encode a section, then count each window when they cut it, again when they
+    shrink it and again with its heading line in front; these overlapping texts share most
+    of their lines, so each encodes only the lines not met yet (:func:`_line_ids`)."""
     *lines, last = _LINE_BREAK.split(text)
     return [f"{line}\n" for line in lines] + [last]
 
 
-def token_ids(text: str) -> list[int]:
-    """``encoding().encode_ordinary(text)``, built from its lines' tokens, each line encoded
-    once while it is kept (:func:`_line_ids`).
-
-    Why the lines' tokens are the text's: cl100k encodes each piece of its pre-tokenizer
-    (``_PATTERN``) on its own, and a line break followed by a non-space character always
-    ends a piece there (no alternative of the pattern runs from a line break into a
-    non-space character, and it has no look-behind), with the same pieces before and after
-    as in the two parts alone. Why by lines: the chunkers encode a section, then count each
-    window when they cut it, again when they shrink it and again with its heading line in
-    front; these overlapping texts share most of their lines, so each encodes only the
-    lines not met yet."""
-    return list(chain.from_iterable(map(_line_ids, _lines(text))))
-
-
 @lru_cache(maxsize=4096)
 def count_tokens(text: str) -> int:
-    """Tokens in ``text``, special-token look-alikes counted as text (:func:`token_ids`).
+    """Tokens in ``text``, special-token look-alikes counted as text, as ``encode_ordinary``
+    counts them: its lines' tokens added up (:func:`_lines`).
     Cached too: a chunk is counted again, whole, when it is recorded."""
     return sum(map(len, map(_line_ids, _lines(text))))
 
@@ -171,9 +165,9 @@ class TokenOffsets:
 
     Why not the list: a window is cut by a few offsets (its last token, the overlap's first),
     while the list measured every token of every section of a long paper (a sixth of its
-    chunking under the profiler). Tokens never cross a line as :func:`_lines` cuts it (see
-    :func:`token_ids`), and a line's tokens hold its characters, so a line's offsets are its
-    own from its start, measured when first asked about: each distinct token is decoded and measured once per
+    chunking under the profiler). Tokens never cross a line as :func:`_lines` cuts it, and a
+    line's tokens hold its characters, so a line's offsets are its own from its start,
+    measured when first asked about: each distinct token is decoded and measured once per
     process (the characters it starts, and whether it starts inside a character), and the
     offsets are a running sum less the inside flags, iterated in C."""
 
