@@ -78,6 +78,14 @@ class Fault:
         return cls("bad_json")
 
 
+def short_limit_for(settings: Settings, fault: Any) -> Settings:
+    """``settings`` with a half-second LLM limit when ``fault`` is a scripted timeout, so the
+    test waits half a second for it, not the whole generous limit."""
+    if isinstance(fault, Fault) and fault.kind == "timeout":
+        return settings.with_(llm_timeout_s=0.5)
+    return settings
+
+
 def message_text(messages: list[dict[str, Any]]) -> str:
     """Every text part of the messages, joined by newlines."""
     parts: list[str] = []

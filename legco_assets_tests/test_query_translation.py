@@ -20,7 +20,7 @@ from legco_assets.core.search import (
 from legco_assets.core.settings import Settings
 
 from .factories import ZH_PAIRS, question_records
-from .llm_server import FakeLLMServer, Fault
+from .llm_server import FakeLLMServer, Fault, short_limit_for
 from .runs import cli_in_process
 
 ASKED = "How many flooding black spots are still left across Hong Kong?"
@@ -81,6 +81,7 @@ def test_a_failed_translation_searches_the_query_alone(
     llm_store, llm_server: FakeLLMServer, fault: Any
 ) -> None:
     settings, collection = llm_store
+    settings = short_limit_for(settings, fault)
     llm_server.enqueue(fault, fault)  # the first try and the translator's one retry
     retriever = Retriever.open(settings, collection=collection, rerank=False)
     hits = retriever.search(ASKED, k=3, strategy="question")

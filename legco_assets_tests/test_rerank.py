@@ -23,7 +23,7 @@ from legco_assets.core.search import (
 from legco_assets.core.settings import Settings
 
 from .factories import EN_PAIRS, ZH_PAIRS, chunk_record, question_records
-from .llm_server import FakeLLMServer, Fault
+from .llm_server import FakeLLMServer, Fault, short_limit_for
 from .runs import cli_in_process
 
 ASKED = "What is the fine for running a care home without a licence?"
@@ -100,6 +100,7 @@ def test_search_calls_are_not_held_to_the_per_document_budget(llm_store, llm_ser
 )
 def test_a_failed_reranking_keeps_the_fused_order(llm_store, llm_server: FakeLLMServer, fault: Any) -> None:
     settings, collection = llm_store
+    settings = short_limit_for(settings, fault)
     llm_server.enqueue(fault, fault)  # the first try and the reranker's one retry
     hits = Retriever.open(settings, collection=collection, translate=False).search(
         ASKED, k=5, strategy="question"
