@@ -1,7 +1,7 @@
 """The reader's cheap screens give the answers of the slow, exact reading they stand in for.
 
-The visible-text screen (one walk over a page's objects: render modes, text objects' bounds)
-only decides which pages are read character by character; reading every page that way must
+The visible-text screen (PDFium's character boxes asked about the regions around the page,
+one walk over a page's objects for their render modes) only decides which pages are read character by character; reading every page that way must
 give the same text. The heading reader's drawn edges are read only for the paths around a
 candidate line; a grid judged from those must be the grid judged from all of the page's
 edges. Checked on the committed fixture PDFs (off-page placeholders, an invisible line,
@@ -57,7 +57,7 @@ def test_the_screen_reads_every_page_as_the_character_by_character_reading_does(
         for page, textpage in _pages(path):
             text = textpage.get_text_range()
             seen = visible.visible_text(raw, page, textpage.raw, text)
-            screen = visible._Screen(raw, page.get_bbox())
+            screen = visible._Screen(raw)
             screen.walk(page.raw, raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject)
             invisible = screen.invisible if not visible._scanned(raw, page.raw, page.get_bbox()) else set()
             exact = visible._filtered(raw, textpage.raw, page.get_bbox(), invisible)

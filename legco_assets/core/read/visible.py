@@ -10,9 +10,11 @@ Such characters are dropped at reading and counted (``Page.off_page_chars``), so
 Invisible text (render mode 3) is dropped too, except over a picture that fills the page:
 there it is a scan's OCR layer, the page's only readable text.
 
-Speed: every page is screened by one walk over its objects (:class:`_Screen`: each text
-object's render mode and bounds); characters are looked at one by one only on a page that
-the screen flags, so a paper whose text is all on its pages reads as fast as before.
+Speed: every page is screened first, and characters are looked at one by one only on a page
+that the screen flags, so a paper whose text is all on its pages reads as fast as before:
+PDFium says in four calls whether any character's box reaches beyond the box
+(:func:`_reaches_off`), and one walk over the page's objects reads each text object's
+render mode (:class:`_Screen`).
 """
 
 from __future__ import annotations
@@ -46,13 +48,13 @@ class VisibleText:
 def visible_text(raw: Any, page: Any, textpage: Any, text: str) -> VisibleText:
     """``text`` (the text page's ``get_text_range``) as a reader sees it on ``page``."""
     crop = page.get_bbox()  # the crop box within the media box: what a viewer shows
-    screen = _Screen(raw, crop)
+    screen = _Screen(raw)
     screen.walk(page.raw, raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject)
     invisible = screen.invisible
     if invisible and _scanned(raw, page.raw, crop):
         invisible = set()  # a scan's OCR layer is meant to be read
     paths = tuple(screen.paths)
-    if not invisible and not screen.leaves:
+    if not invisible and not _reaches_off(raw, textpage, crop):
         return VisibleText(text, text, 0, paths)
     seen = _filtered(raw, textpage, crop, invisible)
     # a page the screen flagged that hides nothing after all reads as its text page says
@@ -68,66 +70,68 @@ def _inside(x: float, y: float, crop: tuple[float, float, float, float]) -> bool
     return left - _EDGE <= x <= right + _EDGE and bottom - _EDGE <= y <= top + _EDGE
 
 
+# beyond any page: the far side of the four regions around the box (PDFium's rectangles are floats)
+_FAR = 1e30
+
+
+def _reaches_off(raw: Any, textpage: Any, crop: tuple[float, float, float, float]) -> bool:
+    """Whether any character's box reaches past the box (with ``_EDGE`` of slack), asked of
+    PDFium's text page for the four regions around it: the count of the text it finds
+    there (``FPDFText_GetBoundedText`` without a buffer: the characters whose boxes meet
+    the region) is 0 only when none does. A character whose centre is off the box has its
+    box reaching there, so no page that :func:`_filtered` would change is missed; a glyph
+    that merely overhangs the edge flags a page that then reads as its text page says.
+
+    Why the text page: it holds every character's box already, so four calls answer what a
+    bounds call per text object answered (a Hansard page holds ~140 text objects, a page of
+    reportlab's CJK word-wrap ~160), about half of the screen's time."""
+    left, bottom, right, top = crop
+    regions = (
+        (-_FAR, _FAR, left - _EDGE, -_FAR),  # left, top, right, bottom (PDF space, y up)
+        (right + _EDGE, _FAR, _FAR, -_FAR),
+        (-_FAR, bottom - _EDGE, _FAR, -_FAR),
+        (-_FAR, _FAR, _FAR, top + _EDGE),
+    )
+    bounded = raw.FPDFText_GetBoundedText
+    return any(bounded(textpage, *region, None, 0) > 0 for region in regions)
+
+
 class _Screen:
-    """One walk over a page's objects (inside form XObjects too) that answers both screens:
-    which text objects are drawn in render mode 3 (by address), and whether any text
-    reaches beyond the crop box.
+    """One walk over a page's objects (inside form XObjects too): which text objects are
+    drawn in render mode 3 (by address), and the page's top-level path objects.
 
-    Why one walk: a producer that writes short runs (reportlab's CJK word-wrap: ~150 text
-    objects and as many text rectangles a page) made the rectangles' screen and the render
-    modes' scan two loops of a few hundred PDFium calls each, every page. Here each object
-    costs a render-mode call (PDFium answers -1 for an object that is not text, so no type
-    call is needed for text) and, until one is found outside, a bounds call: a text
-    object's bounds hold its glyphs' boxes, so when every one lies inside the box (with
-    ``_EDGE`` of slack) no character's centre can be outside it. A form XObject is judged by
-    its own bounds in page space (its contents' bounds are in the form's space). The screen
-    only says which pages are read character by character; what is left out is decided
-    there (:func:`_filtered`), so a page it flags for nothing reads as before."""
+    Each object costs a render-mode call (PDFium answers -1 for an object that is not text,
+    so no type call is needed for text); whether text reaches off the page is asked of the
+    text page instead (:func:`_reaches_off`). The screen only says which pages are read
+    character by character; what is left out is decided there (:func:`_filtered`)."""
 
-    def __init__(self, raw: Any, crop: tuple[float, float, float, float]) -> None:
+    def __init__(self, raw: Any) -> None:
         self.raw = raw
-        left, bottom, right, top = crop
-        self.box = (left - _EDGE, bottom - _EDGE, right + _EDGE, top + _EDGE)
         self.invisible: set[int] = set()
-        self.leaves = False
         self.paths: list[Any] = []  # top-level path objects, in page order
-        self._edges = [ctypes.c_float() for _ in range(4)]
-        self._refs = [ctypes.byref(v) for v in self._edges]
 
     def walk(self, container: Any, count: Any, get: Any, nested: bool = False) -> None:
-        """The hot loop (a Hansard page holds ~140 text objects, a reportlab page ~150):
-        PDFium's functions and the box bound to locals, no call of ours per object.
-        ``nested``: inside a form, whose objects' bounds are not in page space."""
+        """The hot loop (a Hansard page holds ~140 text objects, a reportlab page ~160):
+        PDFium's functions bound to locals, no call of ours per object. ``nested``: inside
+        a form, whose paths are not the page's own."""
         raw = self.raw
         get_mode, get_type, form_type = (
             raw.FPDFTextObj_GetTextRenderMode,
             raw.FPDFPageObj_GetType,
             raw.FPDF_PAGEOBJ_FORM,
         )
-        get_bounds, refs = raw.FPDFPageObj_GetBounds, self._refs
         path_type, paths = raw.FPDF_PAGEOBJ_PATH, (None if nested else self.paths)
-        left, bottom, right, top = self._edges
-        x0, y0, x1, y1 = self.box
-        check = not (nested or self.leaves)  # bounds are read until one object is outside
         for i in range(count(container)):
             obj = get(container, i)
             mode = get_mode(obj)
-            if mode < 0:
-                kind = get_type(obj)
-                if kind != form_type:
-                    if kind == path_type and paths is not None:
-                        paths.append(obj)
-                    continue  # a path, an image, a shading
             if mode == INVISIBLE_MODE:
                 self.invisible.add(_address(obj))
-            if (
-                check
-                and get_bounds(obj, *refs)  # an object without bounds (an empty run) is nowhere
-                and (left.value < x0 or bottom.value < y0 or right.value > x1 or top.value > y1)
-            ):
-                self.leaves, check = True, False
-            if mode < 0:  # a form XObject: judged by its own bounds, its objects for their modes
-                self.walk(obj, raw.FPDFFormObj_CountObjects, raw.FPDFFormObj_GetObject, True)
+            elif mode < 0:
+                kind = get_type(obj)
+                if kind == form_type:  # a form XObject: its objects for their modes
+                    self.walk(obj, raw.FPDFFormObj_CountObjects, raw.FPDFFormObj_GetObject, True)
+                elif kind == path_type and paths is not None:
+                    paths.append(obj)
 
 
 def _address(obj: Any) -> int:

@@ -25,8 +25,10 @@ def display_width(text: str) -> int:
 
 def wider_than(text: str, limit: int) -> bool:
     """``display_width(text) > limit``, without counting a line whose length alone says so
-    (the structure rules ask it of every line of a paper; most are paragraphs)."""
-    return len(text) > limit or display_width(text) > limit
+    (the structure rules ask it of every line of a paper; most are paragraphs, and many of
+    the rest are short enough to fit even if every character were CJK)."""
+    size = len(text)
+    return size > limit or (2 * size > limit and display_width(text) > limit)
 
 
 def join_wrapped(lines: list[str]) -> str:
