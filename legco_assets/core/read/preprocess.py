@@ -63,8 +63,13 @@ def join_letter_spacing(text: str) -> str:
     return markers.CJK_GAP.sub("", text)
 
 
+# compiled once: the cleaning asks these of every line of every page
+_SPACES = re.compile(r"\s+")
+_DIGITS = re.compile(r"\d+")
+
+
 def _squash(line: str) -> str:
-    return re.sub(r"\s+", "", line)
+    return _SPACES.sub("", line)
 
 
 def is_furniture(line: str, page_number: int) -> bool:
@@ -87,7 +92,7 @@ _KEY_EDGES = re.compile(r"^(?:[A-Z]?#)+|(?:[A-Z]?#)+$")  # page numbers and anne
 def _running_key(line: str) -> str:
     """Digits (page numbers, dates) are wildcards; page numbers and annex page labels may sit
     at either end (odd/even pages, ``… A1`` on annex pages)."""
-    return _KEY_EDGES.sub("", re.sub(r"\d+", "#", _squash(line)))
+    return _KEY_EDGES.sub("", _DIGITS.sub("#", _squash(line)))
 
 
 def running_headers(pages: list[list[str]]) -> set[str]:
