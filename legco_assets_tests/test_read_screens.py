@@ -2,11 +2,11 @@
 
 The visible-text screen (PDFium's character boxes asked about the regions around the page,
 one walk over a page's objects for their render modes) only decides which pages are read
-character by character; reading every page that way must give the same text. The heading reader's drawn edges are read only for the paths around a
-candidate line; a grid judged from those must be the grid judged from all of the page's
-edges. Checked on the committed fixture PDFs (off-page placeholders, an invisible line,
-ruled tables) and on a short paper from another producer (reportlab platypus, CJK
-word-wrap: short text runs, gridded tables)."""
+character by character; reading every page that way must give the same text. The heading
+reader's drawn edges are read only for the paths around a candidate line; a grid judged from
+those must be the grid judged from all of the page's edges. Checked on the committed fixture
+PDFs (off-page placeholders, an invisible line, ruled tables) and on a short paper from
+another producer (reportlab platypus, CJK word-wrap: short text runs, gridded tables)."""
 
 from __future__ import annotations
 
