@@ -648,6 +648,39 @@ def test_a_bold_numbered_row_of_a_data_table_is_the_next_heading() -> None:
     ]
 
 
+def test_two_tables_in_a_row_stay_two_tables(tmp_path: Path) -> None:
+    """A Council agenda prints the papers tabled as two tables back to back
+    (``</table><table>``): a blank line keeps them apart, so the second's header is no row of
+    the first, and a window that continues the second repeats its own header."""
+    row = "<tr><td>{}</td><td>{}</td><td>{}</td></tr>"
+    first = "".join(row.format(f"{n}.", f"Regulation {n} of 2014", f"{100 + n}/2014") for n in range(1, 40))
+    second = "".join(row.format(f"{n}.", f"Report {n} of the Panel", "-") for n in range(1, 40))
+    markup = (
+        "<html><body><h2>I. Tabling of Papers</h2><table>"
+        + row.format("Subsidiary Legislation", "", "L.N. No.")
+        + first
+        + "</table><table>"
+        + row.format("Other Papers", "", "")
+        + second
+        + "</table></body></html>"
+    )
+    lines = read_html("inline.html", markup.encode()).text.split("\n")
+    gap = lines.index("| Other Papers |  |  |")
+    assert (
+        lines[gap - 1] == ""
+        and lines[gap - 2].startswith("| 39. | Regulation 39")
+        and lines[gap + 1] == "|---|---|---|"
+    )
+    page = tmp_path / "agenda.html"
+    page.write_bytes(markup.encode())
+    settings = Settings(data_dir=tmp_path / "data", chunk_size=120, chunk_overlap=0)
+    records = chunk_file(page, Strategy.question, settings, use_llm=False)
+    later = [r["text"] for r in records if "Report 30 of the Panel" in r["text"]]
+    assert later and all(
+        "| Other Papers |" in text and "Subsidiary Legislation" not in text for text in later
+    )
+
+
 def test_lettered_headings_keep_their_level_when_some_letters_look_roman(tmp_path: Path) -> None:
     """``I.`` and ``V.`` in a run of lettered headings (``H.``, ``I.``, ``J.``…) are letters:
     they do not go above the others as a Council agenda's numbered parts do."""

@@ -324,7 +324,8 @@ class _Reader:
         self._walk(body if body is not None else root)
         self._break()
         lines = _without_sign_off(self.lines)
-        breaks = [lines[n] for n in sorted(set(self.breaks)) if n < len(lines)]
+        # a break before a table set apart by a blank line (:meth:`_grid`) opens at its header
+        breaks = [lines[n] or lines[n + 1] for n in sorted(set(self.breaks)) if n < len(lines)]
         return HtmlPage("\n".join(lines), self.headings, self.tables, breaks=breaks)
 
     # line assembly
@@ -451,6 +452,10 @@ class _Reader:
             return
         header, body = _grid([[text for c in row for text in _spanned(c)] for row in rows])
         markdown = to_markdown(header, body)
+        if self.lines and self.lines[-1].startswith("|"):
+            # a table right after another (``</table><table>``) is kept apart by a blank line,
+            # as Markdown needs: else its header and separator read as rows of the one above
+            self.lines.append("")
         self.lines.extend(markdown.split("\n"))
         self.tables.append(Table(page=1, header=header, rows=body, markdown=markdown, method="html"))
 
