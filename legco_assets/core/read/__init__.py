@@ -26,6 +26,7 @@ from .extract import (
 )
 from .headings import starts_lower
 from .html_reader import read_html
+from .pdfium_calls import bare_calls
 from .preprocess import (
     Furniture,
     clean_pages,
@@ -82,6 +83,7 @@ __all__ = [
     "clean_pages",
     "clean_text",
     "detect_language",
+    "bare_calls",
     "document_kind",
     "extract_document",
     "guess_title",

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import markers
+from .pdfium_calls import bare_calls
 
 CANDIDATE_MAX_WIDTH = 96  # display width (CJK = 2) of the longest line read as a possible title
 BODY_SAMPLES_PER_PAGE = 1  # long lines per page read for the body style
@@ -140,10 +141,12 @@ def starts_lower(text: str) -> bool:
 
 class _Reader:
     """Style of single characters of one text page, with the font facts that do not change
-    within a font (its name: a ``Bold`` face) looked up once per font."""
+    within a font (its name: a ``Bold`` face) looked up once per font. The per-character
+    calls go without ctypes' argument conversion (:mod:`.pdfium_calls`)."""
 
     def __init__(self, raw: object, textpage: object, fonts: dict[int, bool]) -> None:
         self.raw, self.textpage, self.fonts = raw, textpage, fonts
+        self.calls = bare_calls()
         self.count = raw.FPDFText_CountChars(textpage)
         # one set of out-parameters for every box read (a box is read ~40 times a page)
         self._edges = [ctypes.c_double() for _ in range(4)]
@@ -152,7 +155,7 @@ class _Reader:
     def size(self, index: int) -> float:
         """Effective font size of one character (text matrix applied)."""
         raw, textpage = self.raw, self.textpage
-        size = raw.FPDFText_GetFontSize(textpage, index)
+        size = self.calls.FPDFText_GetFontSize(textpage, index)
         if size < 2.0:  # the size is in the text matrix (``/F1 1 Tf`` scaled by ``Tm``)
             matrix = raw.FS_MATRIX()
             if raw.FPDFText_GetMatrix(textpage, index, ctypes.byref(matrix)):
@@ -160,17 +163,17 @@ class _Reader:
         return size
 
     def style(self, index: int) -> LineStyle:
-        raw, textpage = self.raw, self.textpage
+        calls, textpage = self.calls, self.textpage
         size = self.size(index)
-        weight = raw.FPDFText_GetFontWeight(textpage, index)
-        obj = raw.FPDFText_GetTextObject(textpage, index)
+        weight = calls.FPDFText_GetFontWeight(textpage, index)
+        obj = calls.FPDFText_GetTextObject(textpage, index)
         drawn = False
         if obj:
-            drawn = raw.FPDFTextObj_GetTextRenderMode(obj) == FILL_STROKE or self._bold_face(obj)
+            drawn = calls.FPDFTextObj_GetTextRenderMode(obj) == FILL_STROKE or self._bold_face(obj)
         return LineStyle(round(size, 2), int(weight), drawn)
 
     def _bold_face(self, obj: object) -> bool:
-        font = self.raw.FPDFTextObj_GetFont(obj)
+        font = self.calls.FPDFTextObj_GetFont(obj)
         address = ctypes.c_void_p.from_buffer(font).value or 0
         if address not in self.fonts:
             name = ctypes.create_string_buffer(128)
@@ -182,7 +185,7 @@ class _Reader:
     def box(self, index: int) -> tuple[float, float, float, float]:
         """(left, right, bottom, top) of one character, in PDF points."""
         left, right, bottom, top = self._edges
-        self.raw.FPDFText_GetCharBox(self.textpage, index, *self._refs)
+        self.calls.FPDFText_GetCharBox(self.textpage, index, *self._refs)
         return left.value, right.value, bottom.value, top.value
 
     def line_box(self, start: int, line: str) -> tuple[float, float, float, float]:

@@ -23,6 +23,8 @@ import ctypes
 from dataclasses import dataclass, field
 from typing import Any
 
+from .pdfium_calls import bare_calls
+
 INVISIBLE_MODE = 3  # PDF text render mode 3: neither filled nor stroked
 SCAN_COVERAGE = 0.5  # an image over this share of the page makes invisible text an OCR layer
 _EDGE = 1.0  # pt of slack at the box's edges: glyph boxes overhang by a hair
@@ -49,7 +51,8 @@ def visible_text(raw: Any, page: Any, textpage: Any, text: str) -> VisibleText:
     """``text`` (the text page's ``get_text_range``) as a reader sees it on ``page``."""
     crop = page.get_bbox()  # the crop box within the media box: what a viewer shows
     screen = _Screen(raw)
-    screen.walk(page.raw, raw.FPDFPage_CountObjects, raw.FPDFPage_GetObject)
+    calls = bare_calls()
+    screen.walk(page.raw, calls.FPDFPage_CountObjects, calls.FPDFPage_GetObject)
     invisible = screen.invisible
     if invisible and _scanned(raw, page.raw, crop):
         invisible = set()  # a scan's OCR layer is meant to be read
@@ -101,9 +104,10 @@ class _Screen:
     drawn in render mode 3 (by address), and the page's top-level path objects.
 
     Each object costs a render-mode call (PDFium answers -1 for an object that is not text,
-    so no type call is needed for text); whether text reaches off the page is asked of the
-    text page instead (:func:`_reaches_off`). The screen only says which pages are read
-    character by character; what is left out is decided there (:func:`_filtered`)."""
+    so no type call is needed for text), made without ctypes' argument conversion
+    (:mod:`.pdfium_calls`); whether text reaches off the page is asked of the text page
+    instead (:func:`_reaches_off`). The screen only says which pages are read character by
+    character; what is left out is decided there (:func:`_filtered`)."""
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw
@@ -114,10 +118,10 @@ class _Screen:
         """The hot loop (a Hansard page holds ~140 text objects, a reportlab page ~160):
         PDFium's functions bound to locals, no call of ours per object. ``nested``: inside
         a form, whose paths are not the page's own."""
-        raw = self.raw
+        raw, calls = self.raw, bare_calls()
         get_mode, get_type, form_type = (
-            raw.FPDFTextObj_GetTextRenderMode,
-            raw.FPDFPageObj_GetType,
+            calls.FPDFTextObj_GetTextRenderMode,
+            calls.FPDFPageObj_GetType,
             raw.FPDF_PAGEOBJ_FORM,
         )
         path_type, paths = raw.FPDF_PAGEOBJ_PATH, (None if nested else self.paths)

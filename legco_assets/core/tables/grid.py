@@ -271,9 +271,11 @@ def table_from_grid(page_number: int, grid: _Grid, chars: list[PageChar]) -> Tab
         cx, cy = (ch.x0 + ch.x1) / 2, (ch.top + ch.bottom) / 2
         if not (left <= cx <= right and top <= cy <= bottom):
             continue
-        c = min(cols - 1, max(0, bisect_right(xs, cx) - 1))
-        r = min(rows - 1, max(0, bisect_right(ys, cy) - 1))
-        buckets[owner[(r, c)]].append(ch)
+        # inside the grid: the cell whose left and top edges are the last at or before the
+        # centre (one on the right or bottom edge goes to the last cell)
+        c = bisect_right(xs, cx) - 1
+        r = bisect_right(ys, cy) - 1
+        buckets[owner[(r if r < rows else rows - 1, c if c < cols else cols - 1)]].append(ch)
     lines = [_lines(b) for b in buckets]
     texts = [_join_lines([_line_text(line) for line in cell]) for cell in lines]
     if sum(1 for t in texts if t) < 3:

@@ -3,7 +3,9 @@ table geometry (:mod:`.geometry`) is built from.
 
 Why the raw API: reading a page's path objects (bounds only, a few microseconds each) is
 what keeps the gate cheap on every page, and reading characters is most of the cost of a
-table page, so both go straight to PDFium's C functions, reusing their ctypes buffers.
+table page, so both go straight to PDFium's C functions, reusing their ctypes buffers; the
+walk over every object and the per-character and per-rectangle calls go without ctypes'
+argument conversion (:mod:`..read.pdfium_calls`: out-parameters by reference).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..read import normalise_chars_aligned, pdfium_page_chars
+from ..read import bare_calls, normalise_chars_aligned, pdfium_page_chars
 
 SNAP = 3.0  # points: edges closer than this are one line
 THIN = 3.0  # points: a filled rectangle thinner than this is a ruling line
@@ -63,11 +65,23 @@ def _apply(m: Matrix, x: float, y: float) -> tuple[float, float]:
     return a * x + c * y + e, b * x + d * y + f
 
 
+class _Box:
+    """Four doubles PDFium writes a box into, with references to them in the order each of
+    its functions takes them (the calls of :mod:`..read.pdfium_calls` take references)."""
+
+    def __init__(self) -> None:
+        self.l, self.r, self.b, self.t = (ctypes.c_double() for _ in range(4))
+        refs = {name: ctypes.byref(value) for name, value in zip("lrbt", (self.l, self.r, self.b, self.t))}
+        self.char = tuple(refs[k] for k in "lrbt")  # FPDFText_GetCharBox: left, right, bottom, top
+        self.rect = tuple(refs[k] for k in "ltrb")  # FPDFText_GetRect: left, top, right, bottom
+
+
 class PageReader:
     """Reads edges and characters of one PDFium page through the raw API (fast)."""
 
     def __init__(self, raw: Any, page: Any, height: float) -> None:
         self.raw = raw
+        self.calls = bare_calls()
         self.page = page
         self.height = height
         self._f = [ctypes.c_float() for _ in range(4)]
@@ -223,16 +237,17 @@ class PageReader:
         return True
 
     def edges(self) -> tuple[list[Edge], list[Edge]]:
-        raw = self.raw
+        raw, calls = self.raw, self.calls
+        get_object, get_type = calls.FPDFPage_GetObject, calls.FPDFPageObj_GetType
         h: list[Edge] = []
         v: list[Edge] = []
         stack: list[tuple[Any, Matrix, int]] = []
-        count = raw.FPDFPage_CountObjects(self.page)
+        count = calls.FPDFPage_CountObjects(self.page)
         for index in range(count):
-            stack.append((raw.FPDFPage_GetObject(self.page, index), _IDENTITY, 0))
+            stack.append((get_object(self.page, index), _IDENTITY, 0))
         while stack:
             obj, outer, depth = stack.pop()
-            kind = raw.FPDFPageObj_GetType(obj)
+            kind = get_type(obj)
             if kind == raw.FPDF_PAGEOBJ_PATH:
                 self._path(obj, outer, h, v)
             elif kind == raw.FPDF_PAGEOBJ_FORM and depth < 3:
@@ -247,10 +262,11 @@ class PageReader:
         top-based ``[x0, top, x1, bottom]``). Text lines far from every region are skipped
         whole (:meth:`_visits`), the rest of the page after one box lookup per character:
         reading characters is most of the cost of a table page."""
-        raw = self.raw
+        raw, calls = self.raw, self.calls
         height = self.height
-        get_box, is_generated = raw.FPDFText_GetCharBox, raw.FPDFText_IsGenerated
-        l, r, b, t = (ctypes.c_double() for _ in range(4))
+        get_box, is_generated = calls.FPDFText_GetCharBox, calls.FPDFText_IsGenerated
+        box = _Box()
+        l, r, b, t = box.l, box.r, box.b, box.t
         loose = raw.FS_RECTF()
         loose_ref = ctypes.byref(loose)
         # the near test in PDF coordinates (y up): a centre within 2 * SNAP of a region
@@ -262,7 +278,7 @@ class PageReader:
         text = pdfium_page_chars(textpage)
         out: list[PageChar] = []
         space = printed = False
-        for start, end in self._visits(textpage, text, boxes):
+        for start, end in self._visits(textpage, text, boxes, box):
             for index in range(start, end):
                 ch = text[index]
                 if ch.isspace() or ch in "\x00\x02\ufffe":
@@ -270,7 +286,7 @@ class PageReader:
                         space = True
                         printed = printed or (ch not in "\r\n" and not is_generated(textpage, index))
                     continue
-                if not get_box(textpage, index, l, r, b, t):
+                if not get_box(textpage, index, *box.char):
                     continue
                 cx, cy = (l.value + r.value) / 2, (b.value + t.value) / 2
                 for bx0, bx1, by0, by1 in boxes:
@@ -319,7 +335,7 @@ class PageReader:
         # loose boxes (advance width, ascent/descent) make gaps between glyphs honest
         # ("1" has a narrow ink box); tight boxes keep lines apart, except for flat
         # glyphs such as "一" and "─"
-        if self.raw.FPDFText_GetLooseCharBox(textpage, index, loose_ref):
+        if self.calls.FPDFText_GetLooseCharBox(textpage, index, loose_ref):
             x0, x1 = loose.left, loose.right
             loose_top, loose_bottom = self.height - loose.top, self.height - loose.bottom
             if bottom - top < 0.4 * (loose_bottom - loose_top):
@@ -327,14 +343,14 @@ class PageReader:
         return PageChar(ch, x0, top, x1, bottom, space, printed)
 
     def _visits(
-        self, textpage: Any, text: str, boxes: list[tuple[float, float, float, float]]
+        self, textpage: Any, text: str, boxes: list[tuple[float, float, float, float]], box: _Box
     ) -> Iterator[tuple[int, int]]:
         """Index ranges of ``text`` to read char by char: all of it, except the start of a
         text line that lies far from every box. Exact, not a guess: a line is skipped only
         when PDFium's rectangles of its text (loose boxes), widened by their own height,
         miss every box, and up to (not including) its last printed character, which is
-        read as usual and, being far too, leaves the space flags as the skipped ones would."""
-        l, t, r, b = (ctypes.c_double() for _ in range(4))
+        read as usual and, being far too, leaves the space flags as the skipped ones would.
+        ``box``: where PDFium writes the rectangles and boxes read."""
         start = 0
         position = 0
         for line in text.split("\n"):
@@ -342,7 +358,7 @@ class PageReader:
             last = end - 1
             while last >= position and (text[last].isspace() or text[last] in "\x00\x02\ufffe"):
                 last -= 1
-            if last - position >= 8 and self._line_far(textpage, position, last, boxes, l, t, r, b):
+            if last - position >= 8 and self._line_far(textpage, position, last, boxes, box):
                 yield start, position
                 start = last
             position = end + 1
@@ -354,26 +370,29 @@ class PageReader:
         first: int,
         last: int,
         boxes: list[tuple[float, float, float, float]],
-        l: Any,
-        t: Any,
-        r: Any,
-        b: Any,
+        box: _Box,
     ) -> bool:
-        raw = self.raw
-        count = raw.FPDFText_CountRects(textpage, first, last - first + 1)
+        calls = self.calls
+        l, t, r, b = box.l, box.t, box.r, box.b
+        count = calls.FPDFText_CountRects(textpage, first, last - first + 1)
         if count <= 0:
             return False
+        get_rect, rect = calls.FPDFText_GetRect, box.rect
         for i in range(count):
-            if not raw.FPDFText_GetRect(textpage, i, l, t, r, b):
+            if not get_rect(textpage, i, *rect):
                 return False
-            slack = abs(t.value - b.value) + 1.0
-            x0, x1 = min(l.value, r.value) - slack, max(l.value, r.value) + slack
-            y0, y1 = min(t.value, b.value) - slack, max(t.value, b.value) + slack
+            x0, x1, y0, y1 = l.value, r.value, b.value, t.value
+            if x0 > x1:
+                x0, x1 = x1, x0
+            if y0 > y1:
+                y0, y1 = y1, y0
+            slack = y1 - y0 + 1.0  # the rectangle widened by its own height
+            x0, x1, y0, y1 = x0 - slack, x1 + slack, y0 - slack, y1 + slack
             for bx0, bx1, by0, by1 in boxes:
                 if x0 <= bx1 and bx0 <= x1 and y0 <= by1 and by0 <= y1:
                     return False
         # the last printed character is read as usual; it must be a far one
-        if not raw.FPDFText_GetCharBox(textpage, last, l, r, b, t):
+        if not calls.FPDFText_GetCharBox(textpage, last, *box.char):
             return False
         cx, cy = (l.value + r.value) / 2, (b.value + t.value) / 2
         return not any(bx0 <= cx <= bx1 and by0 <= cy <= by1 for bx0, bx1, by0, by1 in boxes)
