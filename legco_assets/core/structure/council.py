@@ -34,6 +34,7 @@ MAIN, SUPPLEMENTARY, WRITTEN = "main", "supplementary", "written"
 
 _ROMAN_DIGITS = "ivx"  # a reply's parts are numbered (i), (ii) … in lower case
 _LIST_END = re.compile(r"[;；,，]\s*(?:及|和|或|and|or)\s*$")
+_COLON = re.compile("[:：︰]")  # the colons a speaker's label ends with
 
 
 @dataclass(frozen=True)
@@ -76,20 +77,23 @@ def _role(m: re.Match[str]) -> tuple[str, str]:
 
 def speaker_turns(text: str, start: int, end: int) -> list[Turn]:
     """The turns that open a line inside ``text[start:end]``, each ending where the next
-    starts (the last one at ``end``)."""
+    starts (the last one at ``end``). Only the lines with a colon are tried: every label
+    ends with one (``markers.SPEAKER_TURN``), and most lines of a paper hold none."""
     turns: list[Turn] = []
-    pos = start
-    while pos < end:
+    tried = -1  # the start of the last line tried
+    for colon in _COLON.finditer(text, start, end):
+        pos = text.rfind("\n", start, colon.start()) + 1 or start
+        if pos == tried:
+            continue
+        tried = pos
         nl = text.find("\n", pos, end)
         line_end = end if nl < 0 else nl
         stripped = text[pos:line_end].lstrip()
-        if stripped:
-            m = turn_at(stripped)
-            if m:
-                lead = line_end - pos - len(stripped)
-                role, speaker = _role(m)
-                turns.append(Turn(role, speaker, pos + lead, pos + lead + m.end()))
-        pos = line_end + 1
+        m = turn_at(stripped)
+        if m:
+            lead = line_end - pos - len(stripped)
+            role, speaker = _role(m)
+            turns.append(Turn(role, speaker, pos + lead, pos + lead + m.end()))
     bounded = []
     for n, turn in enumerate(turns):
         stop = turns[n + 1].start if n + 1 < len(turns) else end
