@@ -11,6 +11,9 @@ import re
 # --- characters ---------------------------------------------------------------------------
 CJK = r"\u2e80-\u2fdf\u3000-\u303f\u31c0-\u31ef\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 CJK_CHAR = re.compile(f"[{CJK}]")
+# a run of anything else: a line's CJK characters counted as what its runs leave (a run per
+# stretch of Latin text is far fewer matches than a match per CJK character)
+NON_CJK_RUN = re.compile(f"[^{CJK}]+")
 # a space (or several) with CJK on both sides: letter-spaced Chinese
 CJK_GAP = re.compile(f"(?<=[{CJK}])[ \u00a0\u3000]+(?=[{CJK}])")
 # a CJK character followed by one space, used to measure how letter-spaced a page is

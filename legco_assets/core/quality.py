@@ -129,6 +129,8 @@ def leaked_furniture(
     heading, which is content). Only a line that the chunk's pages print where furniture
     stands (``at_edges``, when known) is judged: a contents entry ``支援市民和企業 72`` in the
     body of a page looks like a header and its page number, but no page prints it at an edge."""
+    if at_edges is not None and not at_edges:
+        return None  # the chunk's pages print no furniture at their edges: no line is judged
     # furniture lines are short: a long line is content, and is not even squashed
     squashed = ["".join(ln.split()) if len(ln) <= MAX_FURNITURE_CHARS else "" for ln in lines]
     for k, (line, s) in enumerate(zip(lines, squashed)):
