@@ -11,9 +11,16 @@ import re
 # --- characters ---------------------------------------------------------------------------
 CJK = r"\u2e80-\u2fdf\u3000-\u303f\u31c0-\u31ef\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 CJK_CHAR = re.compile(f"[{CJK}]")
-# a run of anything else: a line's CJK characters counted as what its runs leave (a run per
-# stretch of Latin text is far fewer matches than a match per CJK character)
+# a run of anything else (:func:`cjk_count`)
 NON_CJK_RUN = re.compile(f"[^{CJK}]+")
+
+
+def cjk_count(text: str) -> int:
+    """How many of ``text``'s characters are CJK: its length less its other runs' (a match
+    per run of other characters, where ``CJK_CHAR.findall`` made a string per CJK one)."""
+    return len(text) - sum(map(len, NON_CJK_RUN.findall(text)))
+
+
 # a space (or several) with CJK on both sides: letter-spaced Chinese
 CJK_GAP = re.compile(f"(?<=[{CJK}])[ \u00a0\u3000]+(?=[{CJK}])")
 # a CJK character followed by one space, used to measure how letter-spaced a page is

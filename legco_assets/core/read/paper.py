@@ -20,7 +20,7 @@ MIN_TEXT_CHARS_PER_PAGE = 50  # fewer non-blank characters: a stamp or page numb
 
 def detect_language(text: str) -> str:
     letters = sum(ch.isalpha() for ch in text[:20000]) or 1
-    cjk = len(markers.CJK_CHAR.findall(text[:20000]))
+    cjk = markers.cjk_count(text[:20000])
     return "zh-Hant" if cjk / letters > 0.2 else "en"
 
 

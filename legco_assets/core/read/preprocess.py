@@ -55,7 +55,7 @@ def is_letter_spaced(text: str) -> bool:
     """True when most CJK characters on the page are followed by a single space."""
     if not markers.CJK_SPACED.search(text):
         return False  # none is: one scan instead of counting every CJK character
-    cjk = len(markers.CJK_CHAR.findall(text))
+    cjk = markers.cjk_count(text)
     return cjk >= 10 and len(markers.CJK_SPACED.findall(text)) >= 0.3 * cjk
 
 

@@ -39,7 +39,7 @@ def row_asks(row: list[str]) -> bool:
 
 def label_cell(text: str) -> bool:
     """A cell that is only a label (``問1.``, ``Q1.``, ``答``, ``1.``, ``(a)``): short, no sentence."""
-    width = len(text) + len(markers.CJK_CHAR.findall(text))
+    width = len(text) + markers.cjk_count(text)
     return (
         width <= LABEL_CELL_WIDTH
         and not markers.SENTENCE_END.search(text.rstrip(".．:：︰"))

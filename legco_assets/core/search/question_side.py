@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import markers
 from ..records import ChunkRecord, join_path
+from ..structure.text import display_width
 
 OPENING_MIN = 40  # display width (CJK counts 2): a lone short line (a label, a figure) is no opening
 OPENING_MAX = 240  # display width: about one long English sentence, or two Chinese ones
@@ -58,15 +59,10 @@ def opening_of(text: str, skip: set[str] | frozenset[str] = frozenset()) -> str:
         if not line or line in skip or set(line) <= set("|-: "):  # blank, a heading again, a table rule
             continue
         taken.append(line)
-        size += _width(line)
+        size += display_width(line)
         if size >= OPENING_MAX or (size >= OPENING_MIN and markers.SENTENCE_END.search(line)):
             break
     return " ".join(taken)[:OPENING_MAX]
-
-
-def _width(text: str) -> int:
-    """Width as printed (a CJK character counts twice), so one limit fits both scripts."""
-    return len(text) + len(markers.CJK_CHAR.findall(text))
 
 
 def _headings(path: list[str]) -> list[str]:

@@ -19,9 +19,8 @@ QUOTE_MAX_LINES = 200  # a motion or resolution quoted in full runs to a few pag
 
 
 def display_width(text: str) -> int:
-    """Width as printed: a CJK character counts twice, so one limit fits both scripts
-    (twice the length, less the characters outside CJK, measured run by run)."""
-    return 2 * len(text) - sum(map(len, markers.NON_CJK_RUN.findall(text)))
+    """Width as printed: a CJK character counts twice, so one limit fits both scripts."""
+    return len(text) + markers.cjk_count(text)
 
 
 def wider_than(text: str, limit: int) -> bool:
