@@ -145,17 +145,17 @@ def _find_anagram(index: TextIndex, needle: str, taken: list[tuple[int, int]]) -
     """A run of whole lines holding exactly the needle's characters, in any order (PDF text
     may read a row's wrapped cells line by line across the row)."""
     target = Counter(needle)
-    if not target <= index.counts:
+    if not _within(target, index.counts):
         return None
     lines = index.lines
     for i, (start, _, first, size) in enumerate(lines):
-        if not size or not first <= target:
+        if not size or not _within(first, target):
             continue
         remaining = target.copy()
         total = 0
         for j in range(i, len(lines)):
             counts, size_j = lines[j][2], lines[j][3]
-            if not counts <= remaining:
+            if not _within(counts, remaining):
                 break
             remaining -= counts
             total += size_j
@@ -179,12 +179,20 @@ def _absorb_header(index: TextIndex, span: tuple[int, int], header: list[str]) -
     while line >= 0:
         begin, _, counts, size = index.lines[line]
         if size:
-            if not counts <= budget:
+            if not _within(counts, budget):
                 break
             budget -= counts
             start = begin
         line -= 1
     return (start, span[1]) if start is not None else None
+
+
+def _within(part: Counter[str], whole: Counter[str]) -> bool:
+    """``part <= whole`` for counts of characters (all positive): only ``part``'s characters
+    are looked up, where ``Counter.__le__`` walks every character of ``whole`` too (a
+    section's whole text, on each table it places)."""
+    get = whole.get
+    return all(get(ch, 0) >= n for ch, n in part.items())
 
 
 def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
@@ -361,7 +369,7 @@ def _follows(text: str, before: tuple[int, int], span: tuple[int, int], header: 
     between = text[before[1] : span[0]].strip()
     if len(between) <= GAP_CHARS and "\n" not in between:
         return True
-    return Counter(_squash(between)) <= Counter(_squash("".join(header)))  # the header printed again
+    return _within(Counter(_squash(between)), Counter(_squash("".join(header))))  # the header printed again
 
 
 def embed_tables(text: str, tables: list[Table]) -> tuple[str, int]:
