@@ -237,25 +237,35 @@ class PageReader:
         return True
 
     def edges(self) -> tuple[list[Edge], list[Edge]]:
-        raw, calls = self.raw, self.calls
+        """The page's ruling lines and box sides, from its paths and those of its forms
+        (three deep), read last object first and a form's own objects right after it."""
+        calls, page = self.calls, self.page
         get_object, get_type = calls.FPDFPage_GetObject, calls.FPDFPageObj_GetType
+        path_kind, form_kind = self.raw.FPDF_PAGEOBJ_PATH, self.raw.FPDF_PAGEOBJ_FORM
         h: list[Edge] = []
         v: list[Edge] = []
-        stack: list[tuple[Any, Matrix, int]] = []
-        count = calls.FPDFPage_CountObjects(self.page)
-        for index in range(count):
-            stack.append((get_object(self.page, index), _IDENTITY, 0))
-        while stack:
-            obj, outer, depth = stack.pop()
+        for index in range(calls.FPDFPage_CountObjects(page) - 1, -1, -1):
+            obj = get_object(page, index)
             kind = get_type(obj)
-            if kind == raw.FPDF_PAGEOBJ_PATH:
-                self._path(obj, outer, h, v)
-            elif kind == raw.FPDF_PAGEOBJ_FORM and depth < 3:
-                inner = _mul(self._matrix(obj), outer)
-                for index in range(raw.FPDFFormObj_CountObjects(obj)):
-                    stack.append((raw.FPDFFormObj_GetObject(obj, index), inner, depth + 1))
+            if kind == path_kind:
+                self._path(obj, _IDENTITY, h, v)
+            elif kind == form_kind:
+                self._form(obj, _IDENTITY, 1, h, v)
         self._fill_edges(h, v)
         return h, v
+
+    def _form(self, form: Any, outer: Matrix, depth: int, h: list[Edge], v: list[Edge]) -> None:
+        """The paths of a form XObject whose objects are ``depth`` deep (a form inside is
+        read while they are less than 3 deep), last object first."""
+        raw = self.raw
+        inner = _mul(self._matrix(form), outer)
+        for index in range(raw.FPDFFormObj_CountObjects(form) - 1, -1, -1):
+            obj = raw.FPDFFormObj_GetObject(form, index)
+            kind = raw.FPDFPageObj_GetType(obj)
+            if kind == raw.FPDF_PAGEOBJ_PATH:
+                self._path(obj, inner, h, v)
+            elif kind == raw.FPDF_PAGEOBJ_FORM and depth < 3:
+                self._form(obj, inner, depth + 1, h, v)
 
     def chars(self, textpage: Any, regions: list[list[float]]) -> list[PageChar]:
         """Characters whose box centre may fall inside one of ``regions`` (grid bboxes,
