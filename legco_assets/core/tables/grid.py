@@ -16,14 +16,17 @@ from ..markdown_tables import to_markdown
 from ..records import Table
 from .page_reader import SNAP, Edge, PageChar
 
-_CJK_RANGES = ((0x2E80, 0x9FFF), (0xF900, 0xFAFF), (0xFF00, 0xFFEF), (0x20000, 0x2FFFF))
-
 
 def is_cjk(ch: str) -> bool:
+    """CJK radicals to ideographs, compatibility ideographs, full-width forms, and the
+    supplementary ideographs (asked of every character of a table's cells: comparisons, no
+    loop)."""
     code = ord(ch)
     if code < 0x2E80:  # Latin, digits, punctuation: most characters of a table
         return False
-    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+    return (
+        code <= 0x9FFF or 0xF900 <= code <= 0xFAFF or 0xFF00 <= code <= 0xFFEF or 0x20000 <= code <= 0x2FFFF
+    )
 
 
 # -- edges to grids -------------------------------------------------------------------------------
