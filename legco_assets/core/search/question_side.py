@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import markers
 from ..records import ChunkRecord, join_path
-from ..structure.text import display_width
+from ..structure import display_width
 
 OPENING_MIN = 40  # display width (CJK counts 2): a lone short line (a label, a figure) is no opening
 OPENING_MAX = 240  # display width: about one long English sentence, or two Chinese ones

@@ -52,7 +52,7 @@ from .recut import apply_outline
 from .rules import detect_structure
 from .summary import structure_summary, unchunked_pages
 from .tabular import looks_tabular
-from .text import drop_internal_refs, internal_note_spans, join_pages
+from .text import display_width, drop_internal_refs, internal_note_spans, join_pages
 from .toc import toc_entries
 
 __all__ = [
@@ -90,6 +90,7 @@ __all__ = [
     "asked_headings",
     "break_starts",
     "detect_structure",
+    "display_width",
     "drop_internal_refs",
     "internal_note_spans",
     "find_structure",
