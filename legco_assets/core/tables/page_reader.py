@@ -288,7 +288,7 @@ class PageReader:
         text = pdfium_page_chars(textpage)
         out: list[PageChar] = []
         space = printed = False
-        for start, end in self._visits(textpage, text, boxes, box):
+        for start, end in self._visits(textpage, text, boxes):
             for index in range(start, end):
                 ch = text[index]
                 if ch.isspace() or ch in "\x00\x02\ufffe":
@@ -353,14 +353,14 @@ class PageReader:
         return PageChar(ch, x0, top, x1, bottom, space, printed)
 
     def _visits(
-        self, textpage: Any, text: str, boxes: list[tuple[float, float, float, float]], box: _Box
+        self, textpage: Any, text: str, boxes: list[tuple[float, float, float, float]]
     ) -> Iterator[tuple[int, int]]:
         """Index ranges of ``text`` to read char by char: all of it, except the start of a
         text line that lies far from every box. Exact, not a guess: a line is skipped only
         when PDFium's rectangles of its text (loose boxes), widened by their own height,
         miss every box, and up to (not including) its last printed character, which is
-        read as usual and, being far too, leaves the space flags as the skipped ones would.
-        ``box``: where PDFium writes the rectangles and boxes read."""
+        read as usual and, being far too, leaves the space flags as the skipped ones would."""
+        box = _Box()  # its own: the caller reads characters between the ranges given
         start = 0
         position = 0
         for line in text.split("\n"):
