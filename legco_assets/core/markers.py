@@ -123,7 +123,10 @@ _ZH_OFFICIAL = r"[\u4e00-\u9fff]{2,20}(?:局長|司長|主席|署長|處長|秘�
 _EN_OFFICIAL = r"(?:(?:DEPUTY|UNDER|PERMANENT|CHIEF|FINANCIAL)\s+){0,2}SECRETARY\b[A-Z ,'&-]*?"
 _ZH_PRESIDENT = r"(?:代理|全委會)?副?主席"
 _EN_PRESIDENT = r"(?:DEPUTY\s+)?(?:PRESIDENT|CHAIRMAN)"
-_COLON = r"\s*[:：︰]"
+_COLONS = "[:：︰]"
+_COLON = rf"\s*{_COLONS}"
+# the colon a speaker's label ends with: a line without one opens no turn
+LABEL_COLON = _deferred(_COLONS)
 # hansard: ``1. 林健鋒議員：…`` / ``1. MR JEFFREY LAM (in Chinese): …`` asks,
 # ``勞工及福利局局長：主席，…`` / ``SECRETARY FOR … (in Chinese): President, …`` replies (text after the
 # match; a long title may leave ``President, …`` to the next line; a reply need not open by

@@ -34,7 +34,6 @@ MAIN, SUPPLEMENTARY, WRITTEN = "main", "supplementary", "written"
 
 _ROMAN_DIGITS = "ivx"  # a reply's parts are numbered (i), (ii) … in lower case
 _LIST_END = re.compile(r"[;；,，]\s*(?:及|和|或|and|or)\s*$")
-_COLON = re.compile("[:：︰]")  # the colons a speaker's label ends with
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def speaker_turns(text: str, start: int, end: int) -> list[Turn]:
     ends with one (``markers.SPEAKER_TURN``), and most lines of a paper hold none."""
     turns: list[Turn] = []
     tried = -1  # the start of the last line tried
-    for colon in _COLON.finditer(text, start, end):
+    for colon in markers.LABEL_COLON.finditer(text, start, end):
         pos = text.rfind("\n", start, colon.start()) + 1 or start
         if pos == tried:
             continue
